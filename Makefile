@@ -1,0 +1,58 @@
+# paimon-c top-level commands. See README.md.
+#   make          build libpaimon (static + shared) and build/paimon
+#   make test     install deps, build with ASan+UBSan, run unit tests, fuzz smoke, interop tests
+#   make demo     install deps, build, run the built-in example
+#   make fuzz     longer libFuzzer runs (FUZZ_SECONDS per target, default 60)
+#   make bench    build and run benchmarks against the named peers
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+SMOKE_SECONDS ?= 5
+PY := .venv/bin/python
+
+.PHONY: all build deps test unit fuzz-build fuzz-smoke fuzz interop demo bench valgrind clean
+
+all: build
+
+build:
+	@scripts/deps.sh build
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build -j $(JOBS)
+
+build-asan:
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPM_SANITIZE=ON -DPM_BENCH=OFF >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+
+deps-test:
+	@scripts/deps.sh test
+
+unit: deps-test build-asan
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+fuzz-build: deps-test
+	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPM_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+
+fuzz-smoke: fuzz-build
+	@scripts/fuzz.sh build-fuzz/fuzz $(SMOKE_SECONDS)
+
+fuzz: fuzz-build
+	@scripts/fuzz.sh build-fuzz/fuzz $(FUZZ_SECONDS)
+
+interop: deps-test build
+	@PAIMON_BIN=$(CURDIR)/build/paimon PAIMON_LIB=$(CURDIR)/build/libpaimon.so \
+	  $(PY) -m pytest -q tests/interop
+
+valgrind: deps-test build
+	@scripts/valgrind.sh build
+
+test: unit fuzz-smoke interop
+
+demo: build
+	@scripts/demo.sh
+
+bench: deps-test build
+	@scripts/bench.sh
+
+clean:
+	rm -rf build build-asan build-fuzz

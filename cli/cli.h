@@ -1,0 +1,32 @@
+/*
+ * cli/cli.h — shared declarations of the `paimon` command-line tool.
+ *
+ * Each command lives in cli/cmd_<name>.c and exports one entry point with the
+ * signature below plus a one-line summary; cli/main.c holds the table.
+ * Commands print results to stdout, errors to stderr, and return the process
+ * exit code (0 ok, 1 failure, 2 usage error).
+ */
+#ifndef PM_CLI_H
+#define PM_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "paimon/error.h"
+
+typedef int (*pm_cli_fn)(int argc, char **argv);
+
+typedef struct pm_cli_command {
+    const char *name;
+    const char *summary;
+    pm_cli_fn run;
+} pm_cli_command;
+
+/* Print "paimon <cmd>: <error chain>" to stderr, free e, return 1. */
+int pm_cli_fail(const char *cmd, pm_error *e);
+/* Print a usage error to stderr and return 2. */
+int pm_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True if argv contains -h or --help. */
+bool pm_cli_wants_help(int argc, char **argv);
+
+#endif

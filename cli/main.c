@@ -1,0 +1,73 @@
+/*
+ * cli/main.c — entry point of `paimon`: dispatches to cmd_<name>.c.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int pm_cmd_cat(int argc, char **argv);
+int pm_cmd_meta(int argc, char **argv);
+
+static const pm_cli_command commands[] = {
+    {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
+    {"meta", "print the footer of a Parquet file as JSON", pm_cmd_meta},
+};
+
+int pm_cli_fail(const char *cmd, pm_error *e)
+{
+    char *s = pm_error_format(e);
+    fprintf(stderr, "paimon %s: error [%s]: %s\n", cmd, pm_code_name(pm_error_root_code(e)),
+            s ? s : "out of memory");
+    free(s);
+    pm_error_free(e);
+    return 1;
+}
+
+int pm_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "paimon %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'paimon %s --help'.\n", cmd);
+    return 2;
+}
+
+bool pm_cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return true;
+    return false;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: paimon <command> [options]\n\n"
+               "paimon-c: a native engine for Apache Paimon tables.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'paimon <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "paimon: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

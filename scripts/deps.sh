@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# scripts/deps.sh — install what paimon-c needs, idempotently and quietly.
+#   scripts/deps.sh build   Debian packages to build the library and CLI
+#   scripts/deps.sh test    + clang/libFuzzer, valgrind and the Python test venv (.venv)
+# Runs `apt-get update` once, only when a package is missing.
+set -euo pipefail
+mode=${1:-build}
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+pkgs=(build-essential cmake pkg-config libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
+      libjansson-dev libroaring-dev libmicrohttpd-dev libcmocka-dev)
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+  pkgs+=(clang libclang-rt-14-dev valgrind python3-venv)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "$mode" = test ] || [ "$mode" = bench ]; then
+  venv="$here/.venv"
+  req="$here/tests/interop/requirements.txt"
+  stamp="$venv/.requirements.stamp"
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+  fi
+  if [ ! -f "$stamp" ] || ! cmp -s "$req" "$stamp"; then
+    echo "deps: installing Python test oracles into .venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+    cp "$req" "$stamp"
+  fi
+fi

@@ -1,0 +1,2 @@
+/* tests/unit/support/empty.c — keeps the support library non-empty. */
+int pm_test_support_anchor;

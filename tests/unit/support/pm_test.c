@@ -1,0 +1,56 @@
+/*
+ * tests/unit/support/pm_test.c — helpers shared by unit tests (see pm_test.h).
+ */
+#define _GNU_SOURCE
+#include "pm_test.h"
+
+#include <ftw.h>
+#include <string.h>
+#include <unistd.h>
+
+char *pm_test_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = "/tmp";
+    char *path = malloc(strlen(base) + 32);
+    if (!path)
+        return NULL;
+    sprintf(path, "%s/pmtest-XXXXXX", base);
+    if (!mkdtemp(path)) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(p);
+}
+
+void pm_test_rmtree(const char *path)
+{
+    if (path)
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+uint8_t *pm_test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *d = malloc(n > 0 ? (size_t)n : 1);
+    if (d && n > 0 && fread(d, 1, (size_t)n, f) != (size_t)n) {
+        free(d);
+        d = NULL;
+    }
+    fclose(f);
+    if (d && len)
+        *len = (size_t)n;
+    return d;
+}

@@ -1,0 +1,54 @@
+/*
+ * tests/unit/support/pm_test.h — shared helpers for cmocka unit tests.
+ *
+ * Include this instead of <cmocka.h>.  PM_OK_OR_FAIL(expr) fails the test
+ * with the full error chain when a paimon call returns an error;
+ * PM_EXPECT_ERR(expr, code) asserts a specific error code and frees it.
+ * pm_test_tmpdir() makes a fresh temporary directory per test process.
+ */
+#ifndef PM_TEST_H
+#define PM_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "paimon/error.h"
+
+#define PM_OK_OR_FAIL(expr)                                              \
+    do {                                                                 \
+        pm_error *pm_t_e_ = (expr);                                      \
+        if (pm_t_e_) {                                                   \
+            char *pm_t_s_ = pm_error_format(pm_t_e_);                    \
+            print_error("%s:%d: %s failed: %s\n", __FILE__, __LINE__,     \
+                        #expr, pm_t_s_ ? pm_t_s_ : "?");                  \
+            free(pm_t_s_);                                               \
+            pm_error_free(pm_t_e_);                                      \
+            fail();                                                      \
+        }                                                                \
+    } while (0)
+
+#define PM_EXPECT_ERR(expr, code)                                        \
+    do {                                                                 \
+        pm_error *pm_t_e_ = (expr);                                      \
+        if (!pm_t_e_) {                                                  \
+            print_error("%s:%d: %s unexpectedly succeeded\n", __FILE__,   \
+                        __LINE__, #expr);                                \
+            fail();                                                      \
+        }                                                                \
+        assert_int_equal(pm_error_code(pm_t_e_), (code));                \
+        pm_error_free(pm_t_e_);                                          \
+    } while (0)
+
+/* A fresh directory under $TMPDIR, removed by pm_test_rmtree. Caller frees. */
+char *pm_test_tmpdir(void);
+/* rm -rf path (test helper only). */
+void pm_test_rmtree(const char *path);
+/* Read a whole file; caller frees. NULL on failure. */
+uint8_t *pm_test_read_file(const char *path, size_t *len);
+
+#endif
