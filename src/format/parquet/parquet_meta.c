@@ -53,7 +53,7 @@ static pm_error *read_bytes_field(pq_thrift_reader *r, pm_arena *a, uint8_t t, c
                                   uint32_t *len, const char *what)
 {
     PM_TRY(pq_thrift_expect(t, PQ_TT_BINARY, what));
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     uint32_t n;
     PM_TRY(pq_thrift_binary(r, &p, &n));
     if (a) {
@@ -71,7 +71,7 @@ static pm_error *read_bytes_field(pq_thrift_reader *r, pm_arena *a, uint8_t t, c
 static pm_error *read_string_field(pq_thrift_reader *r, pm_arena *a, uint8_t t, const char **out,
                                    const char *what)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     PM_TRY(read_bytes_field(r, a, t, &p, NULL, what));
     *out = (const char *)p;
     return NULL;
@@ -335,7 +335,7 @@ static pm_error *parse_key_value(pq_thrift_reader *r, pm_arena *a, pq_key_value 
 static pm_error *parse_key_values(pq_thrift_reader *r, pm_arena *a, uint8_t t, pq_key_value **out,
                                   uint32_t *count, const char *what)
 {
-    void *items;
+    void *items = NULL;
     PM_TRY(read_list_alloc(r, a, t, PQ_TT_STRUCT, sizeof(pq_key_value), &items, count, what));
     *out = items;
     PM_TRY(pq_thrift_struct_enter(r));
@@ -382,7 +382,7 @@ static pm_error *parse_column_meta(pq_thrift_reader *r, pm_arena *a, pq_column_m
         switch (id) {
         case 1: PM_TRY(read_i32_field(r, t, &m->type, "ColumnMetaData.type")); break;
         case 2: {
-            void *items;
+            void *items = NULL;
             PM_TRY(read_list_alloc(r, a, t, PQ_TT_I32, sizeof(int32_t), &items, &m->num_encodings,
                                    "ColumnMetaData.encodings"));
             m->encodings = items;
@@ -391,12 +391,12 @@ static pm_error *parse_column_meta(pq_thrift_reader *r, pm_arena *a, pq_column_m
             break;
         }
         case 3: {
-            void *items;
+            void *items = NULL;
             PM_TRY(read_list_alloc(r, a, t, PQ_TT_BINARY, sizeof(char *), &items, &m->path_len,
                                    "ColumnMetaData.path_in_schema"));
             m->path_in_schema = items;
             for (uint32_t i = 0; i < m->path_len; i++) {
-                const uint8_t *p;
+                const uint8_t *p = NULL;
                 uint32_t n;
                 PM_TRY(pq_thrift_binary(r, &p, &n));
                 m->path_in_schema[i] = pm_arena_strndup(a, (const char *)p, n);
@@ -422,7 +422,7 @@ static pm_error *parse_column_meta(pq_thrift_reader *r, pm_arena *a, pq_column_m
             m->has_statistics = true;
             break;
         case 13: {
-            void *items;
+            void *items = NULL;
             PM_TRY(read_list_alloc(r, a, t, PQ_TT_STRUCT, sizeof(pq_page_encoding_stats), &items,
                                    &m->num_encoding_stats, "ColumnMetaData.encoding_stats"));
             m->encoding_stats = items;
@@ -513,7 +513,7 @@ static pm_error *parse_row_group(pq_thrift_reader *r, pm_arena *a, pq_row_group 
             seen |= SEEN(id);
         switch (id) {
         case 1: {
-            void *items;
+            void *items = NULL;
             PM_TRY(read_list_alloc(r, a, t, PQ_TT_STRUCT, sizeof(pq_column_chunk), &items, &g->num_columns,
                                    "RowGroup.columns"));
             g->columns = items;
@@ -526,7 +526,7 @@ static pm_error *parse_row_group(pq_thrift_reader *r, pm_arena *a, pq_row_group 
         case 2: PM_TRY(read_i64_field(r, t, &g->total_byte_size, "RowGroup.total_byte_size")); break;
         case 3: PM_TRY(read_i64_field(r, t, &g->num_rows, "RowGroup.num_rows")); break;
         case 4: {
-            void *items;
+            void *items = NULL;
             PM_TRY(read_list_alloc(r, a, t, PQ_TT_STRUCT, sizeof(pq_sorting_column), &items,
                                    &g->num_sorting_columns, "RowGroup.sorting_columns"));
             g->sorting_columns = items;
@@ -575,7 +575,7 @@ static pm_error *parse_file_meta(pq_thrift_reader *r, pm_pq_file_meta *m)
         switch (id) {
         case 1: PM_TRY(read_i32_field(r, t, &m->version, "FileMetaData.version")); break;
         case 2: {
-            void *items;
+            void *items = NULL;
             PM_TRY(read_list_alloc(r, a, t, PQ_TT_STRUCT, sizeof(pq_schema_element), &items, &m->num_schema,
                                    "FileMetaData.schema"));
             m->schema = items;
@@ -587,7 +587,7 @@ static pm_error *parse_file_meta(pq_thrift_reader *r, pm_pq_file_meta *m)
         }
         case 3: PM_TRY(read_i64_field(r, t, &m->num_rows, "FileMetaData.num_rows")); break;
         case 4: {
-            void *items;
+            void *items = NULL;
             PM_TRY(read_list_alloc(r, a, t, PQ_TT_STRUCT, sizeof(pq_row_group), &items, &m->num_row_groups,
                                    "FileMetaData.row_groups"));
             m->row_groups = items;

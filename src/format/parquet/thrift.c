@@ -224,7 +224,7 @@ static pm_error *skip_value(pq_thrift_reader *r, uint8_t type, bool in_container
     case PQ_TT_UUID:
         return pm_cursor_skip(&r->cur, 16, "thrift uuid");
     case PQ_TT_BINARY: {
-        const uint8_t *p;
+        const uint8_t *p = NULL;
         uint32_t n;
         return pq_thrift_binary(r, &p, &n);
     }
