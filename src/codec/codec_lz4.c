@@ -178,7 +178,7 @@ pm_error *pm_codec_lz4_append(bool hadoop, const uint8_t *in, size_t n, pm_buf *
         if (ok)
             return NULL;
     }
-    size_t size;
+    size_t size = 0;
     PM_TRY(raw_size(in, n, &size));
     if (size > limit)
         return pm_error_new(PM_ECORRUPT, "lz4 block of %zu bytes exceeds the limit of %zu", size,

@@ -31,7 +31,7 @@ static pm_error *snappy_size(const uint8_t *in, size_t n, size_t *size)
 
 pm_error *pm_codec_snappy_exact(const uint8_t *in, size_t n, uint8_t *out, size_t out_len)
 {
-    size_t size;
+    size_t size = 0;
     PM_TRY(snappy_size(in, n, &size));
     if (size != out_len)
         return pm_error_new(PM_ECORRUPT, "snappy data has %zu bytes, expected %zu", size,
@@ -44,7 +44,7 @@ pm_error *pm_codec_snappy_exact(const uint8_t *in, size_t n, uint8_t *out, size_
 
 pm_error *pm_codec_snappy_append(const uint8_t *in, size_t n, pm_buf *out, size_t limit)
 {
-    size_t size;
+    size_t size = 0;
     PM_TRY(snappy_size(in, n, &size));
     if (size > limit)
         return pm_error_new(PM_ECORRUPT, "snappy data of %zu bytes exceeds the limit of %zu",
