@@ -160,7 +160,7 @@ pm_error *pm_codec_lz4_exact(bool hadoop, const uint8_t *in, size_t n, uint8_t *
 {
     if (hadoop) {
         outwin w = {out, NULL, out_len, 0};
-        bool ok;
+        bool ok = false;
         PM_TRY(hadoop_decode(in, n, &w, &ok));
         if (ok && w.produced == out_len)
             return NULL;
@@ -173,7 +173,7 @@ pm_error *pm_codec_lz4_append(bool hadoop, const uint8_t *in, size_t n, pm_buf *
 {
     if (hadoop) {
         outwin w = {NULL, out, limit, 0};
-        bool ok;
+        bool ok = false;
         PM_TRY(hadoop_decode(in, n, &w, &ok));
         if (ok)
             return NULL;

@@ -75,7 +75,7 @@ pm_error *pm_codec_zlib_compress(pm_codec_ctx *ctx, bool gzip, int level, const 
     if (level != Z_DEFAULT_COMPRESSION && (level < 1 || level > 9))
         return pm_error_new(PM_EINVALID, "%s level %d out of range [1, 9]",
                             gzip ? "gzip" : "deflate", level);
-    z_stream tmp, *s;
+    z_stream tmp, *s = NULL;
     PM_TRY(get_deflater(ctx, &tmp, gzip ? GZIP_DEFLATE_BITS : RAW_BITS, level, &s));
     pm_error *e = NULL;
     size_t consumed = 0;
@@ -198,7 +198,7 @@ static pm_error *zlib_run(z_stream *s, bool gzip, const uint8_t *in, size_t n, u
 pm_error *pm_codec_zlib_exact(pm_codec_ctx *ctx, bool gzip, const uint8_t *in, size_t n,
                               uint8_t *out, size_t out_len)
 {
-    z_stream tmp, *s;
+    z_stream tmp, *s = NULL;
     PM_TRY(get_inflater(ctx, &tmp, gzip ? GZIP_INFLATE_BITS : RAW_BITS, &s));
     size_t produced = 0;
     pm_error *e = zlib_run(s, gzip, in, n, out, NULL, out_len, &produced);
@@ -213,7 +213,7 @@ pm_error *pm_codec_zlib_exact(pm_codec_ctx *ctx, bool gzip, const uint8_t *in, s
 pm_error *pm_codec_zlib_append(pm_codec_ctx *ctx, bool gzip, const uint8_t *in, size_t n,
                                pm_buf *out, size_t limit)
 {
-    z_stream tmp, *s;
+    z_stream tmp, *s = NULL;
     PM_TRY(get_inflater(ctx, &tmp, gzip ? GZIP_INFLATE_BITS : RAW_BITS, &s));
     size_t produced = 0;
     pm_error *e = zlib_run(s, gzip, in, n, NULL, out, limit, &produced);

@@ -152,8 +152,8 @@ static pm_error *zstd_run(ZSTD_DCtx *d, const uint8_t *in, size_t n, uint8_t *fi
 pm_error *pm_codec_zstd_exact(pm_codec_ctx *ctx, const uint8_t *in, size_t n, uint8_t *out,
                               size_t out_len)
 {
-    ZSTD_DCtx *d;
-    bool temp;
+    ZSTD_DCtx *d = NULL;
+    bool temp = false;
     PM_TRY(get_dctx(ctx, &d, &temp));
     size_t produced = 0;
     pm_error *e = zstd_run(d, in, n, out, NULL, out_len, &produced);
@@ -167,8 +167,8 @@ pm_error *pm_codec_zstd_exact(pm_codec_ctx *ctx, const uint8_t *in, size_t n, ui
 pm_error *pm_codec_zstd_append(pm_codec_ctx *ctx, const uint8_t *in, size_t n, pm_buf *out,
                                size_t limit)
 {
-    ZSTD_DCtx *d;
-    bool temp;
+    ZSTD_DCtx *d = NULL;
+    bool temp = false;
     PM_TRY(get_dctx(ctx, &d, &temp));
     size_t produced = 0;
     pm_error *e = zstd_run(d, in, n, NULL, out, limit, &produced);
