@@ -465,7 +465,7 @@ static void test_stats_binary_and_decimal(void **state)
     assert_false(t.has_min);   /* UNSIGNED order: no legacy stats */
     /* min + max >= 4096 bytes: statistics dropped entirely */
     uint8_t big[4096];
-    memset(big, 'z', sizeof big);
+    memset(big, 0xff, sizeof big);   /* becomes the max: 0 + 4096 bytes */
     PM_OK_OR_FAIL(pq_stats_update_bytes(&s, big, sizeof big));
     PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
     assert_false(t.has_null_count || t.has_min_value || t.has_max_value);

@@ -223,8 +223,9 @@ static void test_atomic_types(void **state)
     assert_int_equal(s.leaves[5].stats, PQS_BYTES);
     assert_false(s.leaves[5].legacy_stats);
     assert_true(s.leaves[9].legacy_stats);
-    assert_int_equal(s.leaves[12].kind, PQV_INT96);
-    assert_true(s.leaves[12].dict_ok);
+    assert_int_equal(s.leaves[12].kind, PQV_I64);
+    assert_int_equal(s.leaves[13].kind, PQV_INT96);
+    assert_true(s.leaves[13].dict_ok);
     assert_int_equal(s.leaves[0].max_def, 0);
     assert_int_equal(s.leaves[1].max_def, 1);
     pm_arena_free(&a);
@@ -278,8 +279,10 @@ static void test_nested_ids_and_levels(void **state)
     assert_int_equal(s.leaves[0].max_def, 4);
     assert_int_equal(s.leaves[0].max_rep, 2);
     assert_int_equal(s.leaves[0].path_len, 5);
-    assert_int_equal(s.leaves[0].steps[1].rep_level, 1);
-    assert_int_equal(s.leaves[0].steps[2].rep_level, 2);
+    assert_int_equal(s.leaves[0].nsteps, 3);
+    assert_int_equal(s.leaves[0].steps[0].rep_level, 1);
+    assert_int_equal(s.leaves[0].steps[1].rep_level, 2);
+    assert_int_equal(s.leaves[0].steps[2].kind, PQ_STEP_LEAF);
     /* m key: required map (0) + repeated (1) = 1 */
     assert_int_equal(s.leaves[1].max_def, 1);
     assert_int_equal(s.leaves[1].max_rep, 1);
@@ -288,7 +291,7 @@ static void test_nested_ids_and_levels(void **state)
     /* r.x.value.list.element: r 1, x 1, kv 1, value 1, list 1, element 1 = 6, rep 2 */
     assert_int_equal(s.leaves[4].max_def, 6);
     assert_int_equal(s.leaves[4].max_rep, 2);
-    assert_int_equal(s.leaves[4].nsteps, 5);
+    assert_int_equal(s.leaves[4].nsteps, 4);
     assert_int_equal(s.leaves[4].steps[0].kind, PQ_STEP_ROW);
     assert_int_equal(s.leaves[4].steps[1].kind, PQ_STEP_MAP_VALUE);
     assert_int_equal(s.leaves[4].steps[2].kind, PQ_STEP_LIST);
