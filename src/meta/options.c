@@ -170,6 +170,7 @@ static const pm_option_def REGISTRY[PM_OPT__COUNT] = {
     DEF(PM_OPT_BRANCH, "branch", PM_OPTK_STRING, "main"),
     DEF(PM_OPT_PATH, "path", PM_OPTK_STRING, NULL),
     DEF(PM_OPT_PRIMARY_KEY, "primary-key", PM_OPTK_LIST, NULL),
+    DEF(PM_OPT_PRIMARY_KEY_NULLABLE, "primary-key.nullable", PM_OPTK_BOOL, "false"),
     DEF(PM_OPT_PARTITION, "partition", PM_OPTK_LIST, NULL),
     DEF(PM_OPT_FILE_FORMAT, "file.format", PM_OPTK_STRING, "parquet"),
     DEF(PM_OPT_FILE_FORMAT_PER_LEVEL, "file.format.per.level", PM_OPTK_MAP, ""),
