@@ -11,7 +11,7 @@ pm_error *pm_avro_read_long_slow(pm_cursor *c, int64_t *out)
 
 pm_error *pm_avro_read_int(pm_cursor *c, int32_t *out)
 {
-    int64_t v;
+    int64_t v = 0;
     PM_TRY(pm_avro_read_long(c, &v));
     if (v < INT32_MIN || v > INT32_MAX)
         return pm_error_new(PM_ECORRUPT, "avro int out of range: %lld", (long long)v);
@@ -39,7 +39,7 @@ pm_error *pm_avro_read_float(pm_cursor *c, float *out)
 
 pm_error *pm_avro_read_double(pm_cursor *c, double *out)
 {
-    uint64_t u;
+    uint64_t u = 0;
     PM_TRY(pm_cursor_u64le(c, &u, "avro double"));
     memcpy(out, &u, 8);
     return NULL;
@@ -47,7 +47,7 @@ pm_error *pm_avro_read_double(pm_cursor *c, double *out)
 
 pm_error *pm_avro_read_bytes(pm_cursor *c, const uint8_t **p, size_t *n)
 {
-    int64_t len;
+    int64_t len = 0;
     PM_TRY(pm_avro_read_long(c, &len));
     if (len < 0)
         return pm_error_new(PM_ECORRUPT, "negative avro bytes length %lld", (long long)len);
@@ -61,7 +61,7 @@ pm_error *pm_avro_read_bytes(pm_cursor *c, const uint8_t **p, size_t *n)
 
 pm_error *pm_avro_read_branch(pm_cursor *c, const pm_avro_node *u, size_t *branch)
 {
-    int64_t b;
+    int64_t b = 0;
     PM_TRY(pm_avro_read_long(c, &b));
     if (b < 0 || (uint64_t)b >= u->n)
         return pm_error_new(PM_ECORRUPT, "avro union branch %lld out of range (%zu branches)",
@@ -72,13 +72,13 @@ pm_error *pm_avro_read_branch(pm_cursor *c, const pm_avro_node *u, size_t *branc
 
 pm_error *pm_avro_read_block_count(pm_cursor *c, size_t item_min, int64_t *count)
 {
-    int64_t n;
+    int64_t n = 0;
     PM_TRY(pm_avro_read_long(c, &n));
     if (n < 0) {
         if (n == INT64_MIN)
             return pm_error_new(PM_ECORRUPT, "avro block count overflows");
         n = -n;
-        int64_t bytes;
+        int64_t bytes = 0;
         PM_TRY(pm_avro_read_long(c, &bytes));
         if (bytes < 0 || (uint64_t)bytes > pm_cursor_left(c))
             return pm_error_new(PM_ECORRUPT, "avro block byte size %lld out of range",
@@ -97,9 +97,9 @@ pm_error *pm_avro_skip(pm_cursor *c, const pm_avro_node *n, int depth)
     if (depth > PM_AVRO_MAX_VALUE_DEPTH)
         return pm_error_new(PM_ECORRUPT, "avro value nested deeper than %d levels",
                             PM_AVRO_MAX_VALUE_DEPTH);
-    int64_t v;
-    const uint8_t *p;
-    size_t len;
+    int64_t v = 0;
+    const uint8_t *p = NULL;
+    size_t len = 0;
     switch (n->kind) {
     case PM_AVRO_NULL: return NULL;
     case PM_AVRO_BOOLEAN: return pm_cursor_skip(c, 1, "avro boolean");
@@ -116,7 +116,7 @@ pm_error *pm_avro_skip(pm_cursor *c, const pm_avro_node *n, int depth)
             PM_TRY(pm_avro_skip(c, n->fields[i].type, depth + 1));
         return NULL;
     case PM_AVRO_UNION: {
-        size_t b;
+        size_t b = 0;
         PM_TRY(pm_avro_read_branch(c, n, &b));
         return pm_avro_skip(c, n->branches[b], depth + 1);
     }
@@ -125,13 +125,13 @@ pm_error *pm_avro_skip(pm_cursor *c, const pm_avro_node *n, int depth)
         bool map = n->kind == PM_AVRO_MAP;
         for (;;) {
             /* A block with a byte size can be jumped over whole. */
-            int64_t cnt;
+            int64_t cnt = 0;
             const uint8_t *start = c->p;
             PM_TRY(pm_avro_read_long(c, &cnt));
             if (cnt == 0)
                 return NULL;
             if (cnt < 0) {
-                int64_t bytes;
+                int64_t bytes = 0;
                 PM_TRY(pm_avro_read_long(c, &bytes));
                 if (bytes < 0)
                     return pm_error_new(PM_ECORRUPT, "negative avro block byte size");
@@ -172,7 +172,7 @@ pm_error *pm_avro_put_float(pm_buf *b, float v)
 
 pm_error *pm_avro_put_double(pm_buf *b, double v)
 {
-    uint64_t u;
+    uint64_t u = 0;
     memcpy(&u, &v, 8);
     return pm_buf_append_u64le(b, u);
 }

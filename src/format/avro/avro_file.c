@@ -115,13 +115,13 @@ static void free_meta(pm_avro_file *f)
 /* Decode magic, metadata and sync from c; *header_len = bytes used. */
 static pm_error *parse_header(pm_avro_file *f, pm_cursor *c)
 {
-    const uint8_t *magic;
+    const uint8_t *magic = NULL;
     PM_TRY(pm_cursor_take(c, 4, &magic, "avro magic"));
     if (memcmp(magic, "Obj\x01", 4) != 0)
         return pm_error_new(PM_ECORRUPT, "not an avro object container file (bad magic)");
     size_t cap = 0;
     for (;;) {
-        int64_t count;
+        int64_t count = 0;
         PM_TRY(pm_avro_read_block_count(c, 2, &count)); /* key + value: >= 2 bytes */
         if (count == 0)
             break;
@@ -147,7 +147,7 @@ static pm_error *parse_header(pm_avro_file *f, pm_cursor *c)
             m->len = vn;
         }
     }
-    const uint8_t *sync;
+    const uint8_t *sync = NULL;
     PM_TRY(pm_cursor_take(c, 16, &sync, "avro sync marker"));
     memcpy(f->sync, sync, 16);
     return NULL;
@@ -170,7 +170,7 @@ static pm_error *read_header(pm_avro_file *f)
     size_t window = HEADER_WINDOW;
     for (;;) {
         size_t n = f->size < window ? (size_t)f->size : window;
-        const uint8_t *p;
+        const uint8_t *p = NULL;
         PM_TRY(src_read(f, 0, n, &p));
         pm_cursor c = pm_cursor_make(p, n);
         free_meta(f);
@@ -186,14 +186,14 @@ static pm_error *read_header(pm_avro_file *f)
         pm_error_free(e);
         window *= 4;
     }
-    size_t slen;
+    size_t slen = 0;
     const uint8_t *schema = pm_avro_file_meta(f, "avro.schema", &slen);
     if (!schema)
         return pm_error_new(PM_ECORRUPT, "avro header has no avro.schema");
     if (memchr(schema, 0, slen))
         return pm_error_new(PM_ECORRUPT, "avro.schema contains a NUL byte");
     PM_TRY(pm_strndup(&f->schema_json, (const char *)schema, slen));
-    size_t clen;
+    size_t clen = 0;
     const uint8_t *codec = pm_avro_file_meta(f, "avro.codec", &clen);
     PM_TRY(pm_strndup(&f->codec_name, codec ? (const char *)codec : "null", codec ? clen : 4));
     PM_TRY(pm_avro_codec_from_name(f->codec_name, &f->codec));
@@ -212,7 +212,7 @@ static pm_error *open_common(pm_avro_file *f, const pm_avro_file_options *opt, c
 pm_error *pm_avro_file_open(pm_input *in, const pm_avro_file_options *opt, pm_avro_file **out)
 {
     *out = NULL;
-    pm_avro_file *f;
+    pm_avro_file *f = NULL;
     PM_TRY(pm_calloc(&f, 1, sizeof *f));
     f->in = in;
     f->size = pm_input_size(in);
@@ -230,7 +230,7 @@ pm_error *pm_avro_file_open_memory(const uint8_t *data, size_t len, const char *
                                    const pm_avro_file_options *opt, pm_avro_file **out)
 {
     *out = NULL;
-    pm_avro_file *f;
+    pm_avro_file *f = NULL;
     PM_TRY(pm_calloc(&f, 1, sizeof *f));
     static const uint8_t empty[1];
     f->mem = data ? data : empty;
@@ -268,7 +268,7 @@ const char *pm_avro_file_name(const pm_avro_file *f) { return f->name; }
 static pm_error *next_block(pm_avro_file *f, const uint8_t **data, size_t *len, int64_t *count)
 {
     uint64_t left = f->size - f->pos;
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     size_t hn = left < 20 ? (size_t)left : 20;
     PM_TRY(src_read(f, f->pos, hn, &p));
     pm_cursor c = pm_cursor_make(p, hn);

@@ -273,7 +273,7 @@ static pm_error *parse_object(parser *p, json_t *obj, const char *ns, int depth,
     }
     const char *t = json_string_value(jt);
     pm_avro_kind kind;
-    pm_avro_node *n;
+    pm_avro_node *n = NULL;
     if (primitive_kind(t, &kind)) {
         PM_TRY(new_node(p, kind, &n));
         apply_logical(obj, n);
@@ -358,7 +358,7 @@ static pm_error *parse_node(parser *p, json_t *j, const char *ns, int depth, pm_
         return NULL;
     }
     if (json_is_array(j)) {
-        pm_avro_node *n;
+        pm_avro_node *n = NULL;
         PM_TRY(new_node(p, PM_AVRO_UNION, &n));
         size_t nb = json_array_size(j);
         if (nb == 0)
@@ -434,7 +434,7 @@ pm_error *pm_avro_schema_parse(const char *json, size_t n, pm_avro_schema **out)
     if (!root)
         return pm_error_new(PM_ECORRUPT, "avro schema is not valid JSON: %s (line %d)", jerr.text,
                             jerr.line);
-    pm_avro_schema *s;
+    pm_avro_schema *s = NULL;
     pm_error *e = pm_calloc(&s, 1, sizeof *s);
     if (e) {
         json_decref(root);
