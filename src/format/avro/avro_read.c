@@ -87,6 +87,7 @@ struct pm_avro_reader {
     int64_t left;            /* objects left in the current block */
     bool done;
     pm_error *failed;        /* sticky error (copy returned each call) */
+    const pm_avro_node *root_union; /* ["null", record] top schema, else NULL */
 };
 
 /* ---- plan building ---- */
@@ -516,6 +517,12 @@ static pm_error *reader_init(pm_avro_reader *r, const pm_type *read_type,
     pm_arena_init(&r->arena, 0);
     r->batch_rows = opt && opt->batch_rows > 0 ? opt->batch_rows : DEFAULT_BATCH_ROWS;
     const pm_avro_node *root = pm_avro_file_schema(r->file)->root;
+    /* Paimon 0.9 wrote a nullable top row: ["null", record]. */
+    if (root->kind == PM_AVRO_UNION && root->n == 2 && root->null_branch >= 0 &&
+        root->branches[1 - root->null_branch]->kind == PM_AVRO_RECORD) {
+        r->root_union = root;
+        root = root->branches[1 - root->null_branch];
+    }
     if (root->kind != PM_AVRO_RECORD)
         return pm_error_new(PM_EUNSUPPORTED, "avro file schema is a %s, not a record",
                             pm_avro_kind_name(root->kind));
@@ -527,6 +534,7 @@ static pm_error *reader_init(pm_avro_reader *r, const pm_type *read_type,
             return pm_oom();
     } else {
         PM_TRY(pm_avro_schema_to_type(root, &r->type));
+        r->type->nullable = r->root_union != NULL;
     }
     builder b = {&r->arena};
     PM_TRY(new_plan(&b, OP_RECORD, root, r->type, &r->root));
@@ -587,6 +595,27 @@ static pm_error *fail(pm_avro_reader *r, pm_error *e)
     return e;
 }
 
+/* One top-level object into the batch columns. */
+static pm_error *decode_row(pm_avro_reader *r)
+{
+    if (r->root_union) {
+        size_t br = 0;
+        PM_TRY(pm_avro_read_branch(&r->cur, r->root_union, &br));
+        if ((int)br == r->root_union->null_branch) {
+            /* A null top row: every column null. */
+            for (size_t i = 0; i < r->batch->ncolumns; i++) {
+                pm_column *c = r->batch->columns[i];
+                if (!c->type->nullable)
+                    return pm_error_new(PM_ECORRUPT, "null row, but column '%s' is NOT NULL",
+                                        r->type->fields[i].name);
+                PM_TRY(pm_column_append_null(c));
+            }
+            return NULL;
+        }
+    }
+    return decode_record_into(r->root, &r->cur, r->batch->columns);
+}
+
 pm_error *pm_avro_reader_next(pm_avro_reader *r, pm_batch **out)
 {
     *out = NULL;
@@ -612,7 +641,7 @@ pm_error *pm_avro_reader_next(pm_avro_reader *r, pm_batch **out)
             }
             r->cur = pm_cursor_make(r->block, r->block_len);
         }
-        e = decode_record_into(r->root, &r->cur, r->batch->columns);
+        e = decode_row(r);
         if (e)
             return fail(r, e);
         r->left--;

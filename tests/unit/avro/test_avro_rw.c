@@ -488,6 +488,17 @@ static void test_java_files(void **state)
     assert_non_null(strstr((const char *)got.data, "\"_MIN_ROW_ID\":null"));
     pm_type_free(rt);
     free(data);
+
+    /* Paimon 0.9 wrote the top row as ["null", record]. */
+    data = pm_test_read_file(PM_FIXTURES_DIR "/java-written/avro-format/manifest/avro_manifest_09", &len);
+    rt = parse_type("ROW<_VERSION INT, _KIND TINYINT, _FILE ROW<_FILE_NAME STRING, _ROW_COUNT BIGINT>>");
+    pm_buf_clear(&got);
+    PM_OK_OR_FAIL(read_json(data, len, rt, 0, &got, NULL, NULL));
+    assert_string_equal((const char *)got.data,
+                        "{\"_VERSION\":2,\"_KIND\":0,\"_FILE\":{\"_FILE_NAME\":"
+                        "\"data-dd28db13-0f8f-43a5-a0df-684e7dc93c55-0.avro\",\"_ROW_COUNT\":3}}\n");
+    pm_type_free(rt);
+    free(data);
     pm_buf_free(&got);
 }
 
