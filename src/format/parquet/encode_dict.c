@@ -1,0 +1,280 @@
+/*
+ * format/parquet/encode_dict.c — the writer's dictionary: a hash table from
+ * physical values to dense entry indices (see pq_encode.h).
+ *
+ * Layout: `slots` is a power-of-two open-addressing table of entry index + 1
+ * (0 = empty), probed linearly from hash & mask; it doubles when more than
+ * half full.  Entries live in insertion order in `values` (fixed width:
+ * entry i at i*width; byte strings: offsets[i]..offsets[i+1], with the
+ * entry's hash kept in `hashes` so probes rarely touch the bytes).
+ */
+#include "format/parquet/pq_encode.h"
+
+#include <stdlib.h>
+
+#include "base/mem.h"
+
+#define PQ_DICT_MIN_SLOTS 1024u
+
+static inline uint32_t hash64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+static inline uint32_t hash32(uint32_t x)
+{
+    return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+uint32_t pq_hash_bytes(const uint8_t *p, size_t n)
+{
+    const uint64_t m = 0x9E3779B97F4A7C15ull;
+    uint64_t h = 0x243F6A8885A308D3ull ^ (n * m);
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * m;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t w = 0;
+        memcpy(&w, p, n);
+        h = (h ^ w ^ ((uint64_t)n << 56)) * m;
+        h ^= h >> 29;
+    }
+    return hash64(h);
+}
+
+pm_error *pq_dict_init(pq_dict *d, int width)
+{
+    memset(d, 0, sizeof *d);
+    d->width = width;
+    PM_TRY(pm_calloc(&d->slots, PQ_DICT_MIN_SLOTS, sizeof *d->slots));
+    d->mask = PQ_DICT_MIN_SLOTS - 1;
+    if (width == 0) {
+        d->cap = 256;
+        pm_error *e = pm_calloc(&d->offsets, d->cap + 1, sizeof *d->offsets);
+        if (!e)
+            e = pm_calloc(&d->hashes, d->cap, sizeof *d->hashes);
+        if (e) {
+            pq_dict_free(d);
+            return e;
+        }
+    }
+    return NULL;
+}
+
+void pq_dict_free(pq_dict *d)
+{
+    if (!d)
+        return;
+    free(d->slots);
+    free(d->offsets);
+    free(d->hashes);
+    pm_buf_free(&d->values);
+    memset(d, 0, sizeof *d);
+}
+
+void pq_dict_clear(pq_dict *d)
+{
+    pq_dict_truncate(d, 0);
+}
+
+static uint32_t entry_hash(const pq_dict *d, uint32_t i)
+{
+    switch (d->width) {
+    case 0:
+        return d->hashes[i];
+    case 4: {
+        uint32_t v;
+        memcpy(&v, d->values.data + 4 * (size_t)i, 4);
+        return hash32(v);
+    }
+    case 8: {
+        uint64_t v;
+        memcpy(&v, d->values.data + 8 * (size_t)i, 8);
+        return hash64(v);
+    }
+    default:
+        return pq_hash_bytes(d->values.data + (size_t)d->width * i, (size_t)d->width);
+    }
+}
+
+/* Fill an empty slot table with entries [0, count). */
+static void fill_slots(const pq_dict *d, uint32_t *slots, uint32_t mask)
+{
+    for (uint32_t i = 0; i < d->count; i++) {
+        uint32_t s = entry_hash(d, i) & mask;
+        while (slots[s])
+            s = (s + 1) & mask;
+        slots[s] = i + 1;
+    }
+}
+
+static pm_error *rehash(pq_dict *d, uint32_t nslots)
+{
+    uint32_t *slots;
+    PM_TRY(pm_calloc(&slots, nslots, sizeof *slots));
+    fill_slots(d, slots, nslots - 1);
+    free(d->slots);
+    d->slots = slots;
+    d->mask = nslots - 1;
+    return NULL;
+}
+
+void pq_dict_truncate(pq_dict *d, uint32_t n)
+{
+    if (n >= d->count)
+        return;
+    if (d->width) {
+        d->byte_size = (int64_t)n * d->width;
+        d->values.len = (size_t)n * (size_t)d->width;
+    } else {
+        d->values.len = d->offsets[n];
+        d->byte_size = (int64_t)d->offsets[n] + 4 * (int64_t)n;
+    }
+    d->count = n;
+    /* Removing entries breaks linear-probe chains: rebuild the table in place. */
+    memset(d->slots, 0, ((size_t)d->mask + 1) * sizeof *d->slots);
+    fill_slots(d, d->slots, d->mask);
+}
+
+static inline pm_error *maybe_grow(pq_dict *d)
+{
+    if ((uint64_t)(d->count + 1) * 2 > (uint64_t)d->mask + 1) {
+        if (d->mask >= 0x7fffffffu)
+            return pm_error_new(PM_ENOMEM, "dictionary too large");
+        return rehash(d, (d->mask + 1) * 2);
+    }
+    return NULL;
+}
+
+pm_error *pq_dict_put32(pq_dict *d, uint32_t v, uint32_t *idx, bool *added)
+{
+    uint32_t s = hash32(v) & d->mask;
+    const uint8_t *vals = d->values.data;
+    for (;;) {
+        uint32_t e = d->slots[s];
+        if (!e)
+            break;
+        uint32_t x;
+        memcpy(&x, vals + 4 * (size_t)(e - 1), 4);
+        if (x == v) {
+            *idx = e - 1;
+            *added = false;
+            return NULL;
+        }
+        s = (s + 1) & d->mask;
+    }
+    PM_TRY(pm_buf_append(&d->values, &v, 4));
+    d->slots[s] = d->count + 1;
+    *idx = d->count++;
+    *added = true;
+    d->byte_size += 4;
+    return maybe_grow(d);
+}
+
+pm_error *pq_dict_put64(pq_dict *d, uint64_t v, uint32_t *idx, bool *added)
+{
+    uint32_t s = hash64(v) & d->mask;
+    const uint8_t *vals = d->values.data;
+    for (;;) {
+        uint32_t e = d->slots[s];
+        if (!e)
+            break;
+        uint64_t x;
+        memcpy(&x, vals + 8 * (size_t)(e - 1), 8);
+        if (x == v) {
+            *idx = e - 1;
+            *added = false;
+            return NULL;
+        }
+        s = (s + 1) & d->mask;
+    }
+    PM_TRY(pm_buf_append(&d->values, &v, 8));
+    d->slots[s] = d->count + 1;
+    *idx = d->count++;
+    *added = true;
+    d->byte_size += 8;
+    return maybe_grow(d);
+}
+
+pm_error *pq_dict_put96(pq_dict *d, const uint8_t v[12], uint32_t *idx, bool *added)
+{
+    uint32_t s = pq_hash_bytes(v, 12) & d->mask;
+    for (;;) {
+        uint32_t e = d->slots[s];
+        if (!e)
+            break;
+        if (!memcmp(d->values.data + 12 * (size_t)(e - 1), v, 12)) {
+            *idx = e - 1;
+            *added = false;
+            return NULL;
+        }
+        s = (s + 1) & d->mask;
+    }
+    PM_TRY(pm_buf_append(&d->values, v, 12));
+    d->slots[s] = d->count + 1;
+    *idx = d->count++;
+    *added = true;
+    d->byte_size += 12;
+    return maybe_grow(d);
+}
+
+pm_error *pq_dict_put_bytes(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *idx, bool *added)
+{
+    uint32_t h = pq_hash_bytes(p, len);
+    uint32_t s = h & d->mask;
+    for (;;) {
+        uint32_t e = d->slots[s];
+        if (!e)
+            break;
+        uint32_t i = e - 1;
+        if (d->hashes[i] == h && d->offsets[i + 1] - d->offsets[i] == len &&
+            !memcmp(d->values.data + d->offsets[i], p, len)) {
+            *idx = i;
+            *added = false;
+            return NULL;
+        }
+        s = (s + 1) & d->mask;
+    }
+    if ((uint64_t)d->values.len + len > UINT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "dictionary larger than 4 GiB");
+    if (d->count == d->cap) {
+        uint32_t cap = d->cap * 2;
+        PM_TRY(pm_realloc_array(&d->offsets, (size_t)cap + 1, sizeof *d->offsets));
+        PM_TRY(pm_realloc_array(&d->hashes, cap, sizeof *d->hashes));
+        d->cap = cap;
+    }
+    PM_TRY(pm_buf_append(&d->values, p, len));
+    d->hashes[d->count] = h;
+    d->offsets[d->count + 1] = (uint32_t)d->values.len;
+    d->slots[s] = d->count + 1;
+    *idx = d->count++;
+    *added = true;
+    d->byte_size += 4 + (int64_t)len;
+    return maybe_grow(d);
+}
+
+pm_error *pq_dict_write_plain(const pq_dict *d, uint32_t n, pm_buf *out)
+{
+    if (n > d->count)
+        n = d->count;
+    if (d->width)
+        return pm_buf_append(out, d->values.data, (size_t)n * (size_t)d->width);
+    PM_TRY(pm_buf_reserve(out, (size_t)d->offsets[n] + 4 * (size_t)n));
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len = d->offsets[i + 1] - d->offsets[i];
+        uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
+        pm_buf_put(out, le, 4);
+        pm_buf_put(out, d->values.data + d->offsets[i], len);
+    }
+    return NULL;
+}

@@ -1,0 +1,291 @@
+/*
+ * format/parquet/pq_stats.c — writer-side column statistics (orders and the
+ * thrift layout rules are in pq_stats.h).
+ */
+#include "format/parquet/pq_stats.h"
+
+#include <string.h>
+
+void pq_stats_init(pq_stats *s, pq_stats_kind kind)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+}
+
+void pq_stats_free(pq_stats *s)
+{
+    pm_buf_free(&s->min_bytes);
+    pm_buf_free(&s->max_bytes);
+}
+
+void pq_stats_reset(pq_stats *s)
+{
+    s->null_count = 0;
+    s->has_minmax = false;
+    memset(&s->min, 0, sizeof s->min);
+    memset(&s->max, 0, sizeof s->max);
+    pm_buf_clear(&s->min_bytes);
+    pm_buf_clear(&s->max_bytes);
+}
+
+void pq_stats_update_i32(pq_stats *s, const int32_t *v, size_t n)
+{
+    if (n == 0)
+        return;
+    int32_t mn = s->has_minmax ? s->min.i32 : v[0];
+    int32_t mx = s->has_minmax ? s->max.i32 : v[0];
+    for (size_t i = 0; i < n; i++) {
+        mn = v[i] < mn ? v[i] : mn;
+        mx = v[i] > mx ? v[i] : mx;
+    }
+    s->min.i32 = mn;
+    s->max.i32 = mx;
+    s->has_minmax = true;
+}
+
+void pq_stats_update_i64(pq_stats *s, const int64_t *v, size_t n)
+{
+    if (n == 0)
+        return;
+    int64_t mn = s->has_minmax ? s->min.i64 : v[0];
+    int64_t mx = s->has_minmax ? s->max.i64 : v[0];
+    for (size_t i = 0; i < n; i++) {
+        mn = v[i] < mn ? v[i] : mn;
+        mx = v[i] > mx ? v[i] : mx;
+    }
+    s->min.i64 = mn;
+    s->max.i64 = mx;
+    s->has_minmax = true;
+}
+
+void pq_stats_update_f32(pq_stats *s, const float *v, size_t n)
+{
+    float mn = s->has_minmax ? s->min.f32 : INFINITY;
+    float mx = s->has_minmax ? s->max.f32 : -INFINITY;
+    bool seen = s->has_minmax;
+    for (size_t i = 0; i < n; i++) {
+        float x = v[i];
+        bool ok = x == x;   /* NaN is ignored */
+        seen |= ok;
+        mn = ok && x < mn ? x : mn;
+        mx = ok && x > mx ? x : mx;
+    }
+    if (seen) {
+        s->min.f32 = mn;
+        s->max.f32 = mx;
+        s->has_minmax = true;
+    }
+}
+
+void pq_stats_update_f64(pq_stats *s, const double *v, size_t n)
+{
+    double mn = s->has_minmax ? s->min.f64 : INFINITY;
+    double mx = s->has_minmax ? s->max.f64 : -INFINITY;
+    bool seen = s->has_minmax;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i];
+        bool ok = x == x;
+        seen |= ok;
+        mn = ok && x < mn ? x : mn;
+        mx = ok && x > mx ? x : mx;
+    }
+    if (seen) {
+        s->min.f64 = mn;
+        s->max.f64 = mx;
+        s->has_minmax = true;
+    }
+}
+
+void pq_stats_update_bool(pq_stats *s, bool v)
+{
+    if (!s->has_minmax) {
+        s->min.b = s->max.b = v;
+        s->has_minmax = true;
+        return;
+    }
+    if (!v)
+        s->min.b = false;
+    if (v)
+        s->max.b = true;
+}
+
+void pq_stats_update_d128(pq_stats *s, __int128 v)
+{
+    if (!s->has_minmax) {
+        s->min.d128 = s->max.d128 = v;
+        s->has_minmax = true;
+        return;
+    }
+    if (v < s->min.d128)
+        s->min.d128 = v;
+    if (v > s->max.d128)
+        s->max.d128 = v;
+}
+
+static int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+    size_t n = na < nb ? na : nb;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c)
+        return c;
+    return na < nb ? -1 : na > nb;
+}
+
+static pm_error *set_bytes(pm_buf *b, const uint8_t *p, size_t len)
+{
+    pm_buf_clear(b);
+    return pm_buf_append(b, p, len);
+}
+
+pm_error *pq_stats_update_bytes(pq_stats *s, const uint8_t *p, size_t len)
+{
+    if (!s->has_minmax) {
+        PM_TRY(set_bytes(&s->min_bytes, p, len));
+        PM_TRY(set_bytes(&s->max_bytes, p, len));
+        s->has_minmax = true;
+        return NULL;
+    }
+    if (cmp_bytes(p, len, s->min_bytes.data, s->min_bytes.len) < 0)
+        PM_TRY(set_bytes(&s->min_bytes, p, len));
+    else if (cmp_bytes(p, len, s->max_bytes.data, s->max_bytes.len) > 0)
+        PM_TRY(set_bytes(&s->max_bytes, p, len));
+    return NULL;
+}
+
+pm_error *pq_stats_merge(pq_stats *d, const pq_stats *s)
+{
+    d->null_count += s->null_count;
+    if (!s->has_minmax)
+        return NULL;
+    switch (d->kind) {
+    case PQS_NONE:
+        return NULL;
+    case PQS_BOOL:
+        pq_stats_update_bool(d, s->min.b);
+        pq_stats_update_bool(d, s->max.b);
+        return NULL;
+    case PQS_I32:
+        pq_stats_update_i32(d, &s->min.i32, 1);
+        pq_stats_update_i32(d, &s->max.i32, 1);
+        return NULL;
+    case PQS_I64:
+        pq_stats_update_i64(d, &s->min.i64, 1);
+        pq_stats_update_i64(d, &s->max.i64, 1);
+        return NULL;
+    case PQS_F32:
+        pq_stats_update_f32(d, &s->min.f32, 1);
+        pq_stats_update_f32(d, &s->max.f32, 1);
+        return NULL;
+    case PQS_F64:
+        pq_stats_update_f64(d, &s->min.f64, 1);
+        pq_stats_update_f64(d, &s->max.f64, 1);
+        return NULL;
+    case PQS_DEC128:
+        pq_stats_update_d128(d, s->min.d128);
+        pq_stats_update_d128(d, s->max.d128);
+        return NULL;
+    case PQS_BYTES:
+        PM_TRY(pq_stats_update_bytes(d, s->min_bytes.data, s->min_bytes.len));
+        return pq_stats_update_bytes(d, s->max_bytes.data, s->max_bytes.len);
+    }
+    return NULL;
+}
+
+void pq_decimal_to_be(__int128 v, int32_t n, uint8_t *out)
+{
+    unsigned __int128 u = (unsigned __int128)v;
+    for (int32_t i = n - 1; i >= 0; i--) {
+        out[i] = (uint8_t)u;
+        u >>= 8;
+    }
+}
+
+size_t pq_stats_value_bytes(const pq_stats *s, int which, int32_t flba_len, uint8_t buf[16],
+                            const uint8_t **out)
+{
+    const pq_stat_value *v = which ? &s->max : &s->min;
+    *out = buf;
+    switch (s->kind) {
+    case PQS_BOOL:
+        buf[0] = v->b ? 1 : 0;
+        return 1;
+    case PQS_I32:
+        memcpy(buf, &v->i32, 4);
+        return 4;
+    case PQS_I64:
+        memcpy(buf, &v->i64, 8);
+        return 8;
+    case PQS_F32: {
+        float f = v->f32;
+        if (f == 0.0f)
+            f = which ? 0.0f : -0.0f;
+        memcpy(buf, &f, 4);
+        return 4;
+    }
+    case PQS_F64: {
+        double f = v->f64;
+        if (f == 0.0)
+            f = which ? 0.0 : -0.0;
+        memcpy(buf, &f, 8);
+        return 8;
+    }
+    case PQS_DEC128:
+        pq_decimal_to_be(v->d128, flba_len, buf);
+        return (size_t)flba_len;
+    case PQS_BYTES: {
+        const pm_buf *b = which ? &s->max_bytes : &s->min_bytes;
+        *out = b->data;
+        return b->len;
+    }
+    case PQS_NONE:
+        break;
+    }
+    return 0;
+}
+
+static uint8_t *arena_copy(pm_arena *a, const uint8_t *p, size_t n)
+{
+    uint8_t *d = pm_arena_alloc(a, n ? n : 1, 1);
+    if (d && n)
+        memcpy(d, p, n);
+    return d;
+}
+
+pm_error *pq_stats_to_thrift(const pq_stats *s, const pq_leaf *leaf, pm_arena *a, pq_statistics *out)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t bmin[16], bmax[16];
+    const uint8_t *pmin = NULL, *pmax = NULL;
+    size_t nmin = 0, nmax = 0;
+    bool minmax = s->has_minmax && s->kind != PQS_NONE;
+    if (minmax) {
+        nmin = pq_stats_value_bytes(s, 0, leaf->type_length, bmin, &pmin);
+        nmax = pq_stats_value_bytes(s, 1, leaf->type_length, bmax, &pmax);
+    }
+    /* Binary statistics (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY, INT96) at or over
+     * the size limit are dropped entirely. */
+    bool binary = leaf->phys == PQ_BYTE_ARRAY || leaf->phys == PQ_FIXED_LEN_BYTE_ARRAY;
+    if (binary && minmax && nmin + nmax >= PQ_MAX_STATS_SIZE)
+        return NULL;
+    out->has_null_count = true;
+    out->null_count = s->null_count;
+    if (!minmax)
+        return NULL;
+    uint8_t *cmin = arena_copy(a, pmin, nmin), *cmax = arena_copy(a, pmax, nmax);
+    if (!cmin || !cmax)
+        return pm_error_new(PM_ENOMEM, "out of memory");
+    bool same = nmin == nmax && !memcmp(cmin, cmax, nmin);
+    out->has_min_value = out->has_max_value = true;
+    out->min_value = cmin;
+    out->min_value_len = (uint32_t)nmin;
+    out->max_value = cmax;
+    out->max_value_len = (uint32_t)nmax;
+    if (leaf->legacy_stats || same) {
+        out->has_min = out->has_max = true;
+        out->min = cmin;
+        out->min_len = (uint32_t)nmin;
+        out->max = cmax;
+        out->max_len = (uint32_t)nmax;
+    }
+    return NULL;
+}

@@ -1,0 +1,744 @@
+/*
+ * format/parquet/pq_write_column.c — the leaf column writer (rules in
+ * pq_write_column.h).
+ *
+ * Steps for rows [r0, r1) of a leaf:
+ *   1. cut the range at the page limits (row count; raw size estimated from
+ *      fixed widths or byte-string offsets);
+ *   2. levels: flat leaves read the validity bitmap directly (runs of equal
+ *      bits become RLE runs); nested leaves go through pq_levels;
+ *   3. values: gathered in blocks of PQ_BLOCK from the column buffers (or
+ *      used in place when contiguous and already in physical form),
+ *      statistics updated per block, then dictionary ids or PLAIN bytes;
+ *   4. a full page is closed: levels + values assembled, compressed, page
+ *      header (with CRC32 of the compressed bytes) appended to the chunk.
+ */
+#include "format/parquet/pq_write_column.h"
+
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "base/mem.h"
+
+#define PQ_BLOCK 1024
+
+static int dict_width(int32_t phys)
+{
+    switch (phys) {
+    case PQ_INT32:
+    case PQ_FLOAT:
+        return 4;
+    case PQ_INT64:
+    case PQ_DOUBLE:
+        return 8;
+    case PQ_INT96:
+        return 12;
+    default:
+        return 0;
+    }
+}
+
+/* Raw PLAIN bytes of one fixed-width value (0 for byte strings). */
+static int raw_width(const pq_leaf *l)
+{
+    switch (l->phys) {
+    case PQ_BOOLEAN:
+        return 1;
+    case PQ_INT32:
+    case PQ_FLOAT:
+        return 4;
+    case PQ_INT64:
+    case PQ_DOUBLE:
+        return 8;
+    case PQ_INT96:
+        return 12;
+    case PQ_FIXED_LEN_BYTE_ARRAY:
+        return l->type_length;
+    default:
+        return 0;
+    }
+}
+
+static void page_reset(pq_colw *cw)
+{
+    pm_buf_clear(&cw->rep_buf);
+    pm_buf_clear(&cw->def_buf);
+    pq_rle_init(&cw->rep_enc, &cw->rep_buf, cw->rep_width);
+    pq_rle_init(&cw->def_enc, &cw->def_buf, cw->def_width);
+    pm_buf_clear(&cw->vals);
+    cw->bool_acc = 0;
+    cw->bool_bits = 0;
+    cw->nids = 0;
+    cw->page_values = 0;
+    cw->page_rows = 0;
+    cw->page_raw = 0;
+}
+
+pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_options *opt,
+                       pm_codec_ctx *codec)
+{
+    memset(cw, 0, sizeof *cw);
+    cw->leaf = leaf;
+    cw->opt = opt;
+    cw->codec = codec;
+    cw->def_width = pq_bit_width((uint64_t)leaf->max_def);
+    cw->rep_width = pq_bit_width((uint64_t)leaf->max_rep);
+    if (leaf->dict_ok)
+        PM_TRY(pq_dict_init(&cw->dict, dict_width(leaf->phys)));
+    cw->dict_on = opt->dictionary && leaf->dict_ok;
+    cw->first_page = true;
+    pq_stats_init(&cw->stats, leaf->stats);
+    pq_stats_init(&cw->total, leaf->stats);
+    page_reset(cw);
+    return NULL;
+}
+
+void pq_colw_free(pq_colw *cw)
+{
+    if (!cw)
+        return;
+    pm_buf_free(&cw->rep_buf);
+    pm_buf_free(&cw->def_buf);
+    pm_buf_free(&cw->vals);
+    free(cw->ids);
+    pq_dict_free(&cw->dict);
+    pm_buf_free(&cw->chunk);
+    pq_stats_free(&cw->stats);
+    pq_stats_free(&cw->total);
+    pm_buf_free(&cw->body);
+    pm_buf_free(&cw->comp);
+    pm_buf_free(&cw->hdr);
+    pq_levels_free(&cw->lv);
+    memset(cw, 0, sizeof *cw);
+}
+
+static int64_t page_bytes(const pq_colw *cw)
+{
+    return (int64_t)(cw->rep_buf.len + cw->def_buf.len) + cw->page_raw;
+}
+
+uint64_t pq_colw_buffered(const pq_colw *cw)
+{
+    uint64_t n = cw->chunk.len + (uint64_t)page_bytes(cw);
+    if (cw->dict_on || cw->dict_used)
+        n += (uint64_t)cw->dict.byte_size;
+    return n;
+}
+
+/* ---- values -------------------------------------------------------------- */
+
+static pm_error *reserve_ids(pq_colw *cw, size_t k)
+{
+    if (cw->nids + k <= cw->ids_cap)
+        return NULL;
+    size_t cap = cw->ids_cap ? cw->ids_cap : 4096;
+    while (cap < cw->nids + k)
+        cap *= 2;
+    PM_TRY(pm_realloc_array(&cw->ids, cap, sizeof *cw->ids));
+    cw->ids_cap = cap;
+    return NULL;
+}
+
+/* Give up the dictionary for the rest of the chunk: the page's ids become
+ * PLAIN values, the dictionary keeps the entries written pages use. */
+static pm_error *fallback(pq_colw *cw)
+{
+    const pq_dict *d = &cw->dict;
+    size_t need = d->width ? cw->nids * (size_t)d->width : 0;
+    PM_TRY(pm_buf_reserve(&cw->vals, need));
+    for (size_t i = 0; i < cw->nids; i++) {
+        uint32_t len;
+        const uint8_t *p = pq_dict_entry(d, cw->ids[i], &len);
+        if (!d->width)
+            PM_TRY(pm_buf_append_u32le(&cw->vals, len));
+        PM_TRY(pm_buf_append(&cw->vals, p, len));
+    }
+    cw->nids = 0;
+    cw->dict_on = false;
+    pq_dict_truncate(&cw->dict, cw->dict_used);
+    return NULL;
+}
+
+static inline bool dict_full(const pq_colw *cw)
+{
+    return cw->dict.byte_size > cw->opt->dictionary_page_size;
+}
+
+static pm_error *emit32(pq_colw *cw, const uint32_t *v, size_t k)
+{
+    if (cw->dict_on) {
+        PM_TRY(reserve_ids(cw, k));
+        for (size_t i = 0; i < k; i++) {
+            uint32_t id;
+            bool added;
+            PM_TRY(pq_dict_put32(&cw->dict, v[i], &id, &added));
+            cw->ids[cw->nids++] = id;
+            cw->page_raw += 4;
+            if (added && dict_full(cw)) {
+                PM_TRY(fallback(cw));
+                v += i + 1;
+                k -= i + 1;
+                goto plain;
+            }
+        }
+        return NULL;
+    }
+plain:
+    cw->page_raw += 4 * (int64_t)k;
+    return pm_buf_append(&cw->vals, v, 4 * k);
+}
+
+static pm_error *emit64(pq_colw *cw, const uint64_t *v, size_t k)
+{
+    if (cw->dict_on) {
+        PM_TRY(reserve_ids(cw, k));
+        for (size_t i = 0; i < k; i++) {
+            uint32_t id;
+            bool added;
+            PM_TRY(pq_dict_put64(&cw->dict, v[i], &id, &added));
+            cw->ids[cw->nids++] = id;
+            cw->page_raw += 8;
+            if (added && dict_full(cw)) {
+                PM_TRY(fallback(cw));
+                v += i + 1;
+                k -= i + 1;
+                goto plain;
+            }
+        }
+        return NULL;
+    }
+plain:
+    cw->page_raw += 8 * (int64_t)k;
+    return pm_buf_append(&cw->vals, v, 8 * k);
+}
+
+static pm_error *emit96(pq_colw *cw, const uint8_t *v, size_t k)
+{
+    if (cw->dict_on) {
+        PM_TRY(reserve_ids(cw, k));
+        for (size_t i = 0; i < k; i++) {
+            uint32_t id;
+            bool added;
+            PM_TRY(pq_dict_put96(&cw->dict, v + 12 * i, &id, &added));
+            cw->ids[cw->nids++] = id;
+            cw->page_raw += 12;
+            if (added && dict_full(cw)) {
+                PM_TRY(fallback(cw));
+                v += 12 * (i + 1);
+                k -= i + 1;
+                goto plain;
+            }
+        }
+        return NULL;
+    }
+plain:
+    cw->page_raw += 12 * (int64_t)k;
+    return pm_buf_append(&cw->vals, v, 12 * k);
+}
+
+#define POS(i) (pos ? pos[i] : start + (int64_t)(i))
+
+static void to_int96(int64_t ns, uint8_t out[12])
+{
+    /* Paimon Timestamp: millis = floor(ns / 1e6), nanos of milli in [0, 1e6).
+     * julian day and nanos of day use Java's truncating division. */
+    int64_t millis = ns / 1000000;
+    int64_t nano_of_milli = ns % 1000000;
+    if (nano_of_milli < 0) {
+        millis -= 1;
+        nano_of_milli += 1000000;
+    }
+    int32_t julian = (int32_t)(millis / 86400000 + 2440588);
+    int64_t nanos_of_day = (millis % 86400000) * 1000000 + nano_of_milli;
+    memcpy(out, &nanos_of_day, 8);
+    memcpy(out + 8, &julian, 4);
+}
+
+static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64_t *pos,
+                                  int64_t start, int64_t n)
+{
+    const int32_t *off = pm_column_offsets(col);
+    const uint8_t *data = col->data.data;
+    pq_stats *st = &cw->stats;
+    int64_t i = 0;
+    if (cw->dict_on) {
+        PM_TRY(reserve_ids(cw, (size_t)n));
+        for (; i < n; i++) {
+            int64_t p = POS(i);
+            uint32_t len = (uint32_t)(off[p + 1] - off[p]);
+            const uint8_t *v = data + off[p];
+            uint32_t id;
+            bool added;
+            PM_TRY(pq_dict_put_bytes(&cw->dict, v, len, &id, &added));
+            cw->ids[cw->nids++] = id;
+            cw->page_raw += 4 + (int64_t)len;
+            if (added) {
+                PM_TRY(pq_stats_update_bytes(st, v, len));
+                if (dict_full(cw)) {
+                    PM_TRY(fallback(cw));
+                    i++;
+                    break;
+                }
+            }
+        }
+        if (cw->dict_on)
+            return NULL;
+    }
+    for (; i < n; i++) {
+        int64_t p = POS(i);
+        uint32_t len = (uint32_t)(off[p + 1] - off[p]);
+        const uint8_t *v = data + off[p];
+        PM_TRY(pq_stats_update_bytes(st, v, len));
+        PM_TRY(pm_buf_reserve(&cw->vals, 4 + (size_t)len));
+        uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
+        pm_buf_put(&cw->vals, le, 4);
+        pm_buf_put(&cw->vals, v, len);
+        cw->page_raw += 4 + (int64_t)len;
+    }
+    return NULL;
+}
+
+static pm_error *put_bools(pq_colw *cw, const pm_column *col, const int64_t *pos, int64_t start,
+                           int64_t n)
+{
+    PM_TRY(pm_buf_reserve(&cw->vals, (size_t)(n / 8) + 2));
+    for (int64_t i = 0; i < n; i++) {
+        bool v = pm_column_bool(col, POS(i));
+        pq_stats_update_bool(&cw->stats, v);
+        cw->bool_acc |= (uint8_t)((v ? 1 : 0) << cw->bool_bits);
+        if (++cw->bool_bits == 8) {
+            cw->vals.data[cw->vals.len++] = cw->bool_acc;
+            cw->bool_acc = 0;
+            cw->bool_bits = 0;
+        }
+    }
+    cw->page_raw = (int64_t)cw->vals.len + (cw->bool_bits ? 1 : 0);
+    return NULL;
+}
+
+/* Values at positions POS(0..n-1) of the leaf column. */
+static pm_error *put_values(pq_colw *cw, const pm_column *col, const int64_t *pos, int64_t start,
+                            int64_t n)
+{
+    const pq_leaf *l = cw->leaf;
+    pq_stats *st = &cw->stats;
+    switch (l->kind) {
+    case PQV_BOOL:
+        return put_bools(cw, col, pos, start, n);
+    case PQV_BYTES:
+        return put_bytes_values(cw, col, pos, start, n);
+    default:
+        break;
+    }
+    union {
+        uint32_t u32[PQ_BLOCK];
+        uint64_t u64[PQ_BLOCK];
+        uint8_t b[16 * PQ_BLOCK];
+    } tmp;
+    const uint8_t *vals = col->values.data;
+    for (int64_t o = 0; o < n; o += PQ_BLOCK) {
+        size_t k = (size_t)(n - o < PQ_BLOCK ? n - o : PQ_BLOCK);
+        const int64_t *pp = pos ? pos + o : NULL;
+        int64_t s0 = start + o;
+#define P(i) (pp ? pp[i] : s0 + (int64_t)(i))
+        switch (l->kind) {
+        case PQV_I32:
+        case PQV_F32: {
+            const uint32_t *v;
+            if (!pp) {
+                v = (const uint32_t *)(const void *)vals + s0;
+            } else {
+                const uint32_t *src = (const uint32_t *)(const void *)vals;
+                for (size_t i = 0; i < k; i++)
+                    tmp.u32[i] = src[pp[i]];
+                v = tmp.u32;
+            }
+            if (l->kind == PQV_F32)
+                pq_stats_update_f32(st, (const float *)(const void *)v, k);
+            else
+                pq_stats_update_i32(st, (const int32_t *)(const void *)v, k);
+            PM_TRY(emit32(cw, v, k));
+            break;
+        }
+        case PQV_I8:
+            for (size_t i = 0; i < k; i++)
+                tmp.u32[i] = (uint32_t)(int32_t)((const int8_t *)vals)[P(i)];
+            pq_stats_update_i32(st, (const int32_t *)(const void *)tmp.u32, k);
+            PM_TRY(emit32(cw, tmp.u32, k));
+            break;
+        case PQV_I16:
+            for (size_t i = 0; i < k; i++)
+                tmp.u32[i] = (uint32_t)(int32_t)((const int16_t *)(const void *)vals)[P(i)];
+            pq_stats_update_i32(st, (const int32_t *)(const void *)tmp.u32, k);
+            PM_TRY(emit32(cw, tmp.u32, k));
+            break;
+        case PQV_DEC32:
+            for (size_t i = 0; i < k; i++) {
+                __int128 d;
+                memcpy(&d, vals + 16 * P(i), 16);
+                tmp.u32[i] = (uint32_t)(int32_t)d;
+            }
+            pq_stats_update_i32(st, (const int32_t *)(const void *)tmp.u32, k);
+            PM_TRY(emit32(cw, tmp.u32, k));
+            break;
+        case PQV_I64:
+        case PQV_F64: {
+            const uint64_t *v;
+            if (!pp) {
+                v = (const uint64_t *)(const void *)vals + s0;
+            } else {
+                const uint64_t *src = (const uint64_t *)(const void *)vals;
+                for (size_t i = 0; i < k; i++)
+                    tmp.u64[i] = src[pp[i]];
+                v = tmp.u64;
+            }
+            if (l->kind == PQV_F64)
+                pq_stats_update_f64(st, (const double *)(const void *)v, k);
+            else
+                pq_stats_update_i64(st, (const int64_t *)(const void *)v, k);
+            PM_TRY(emit64(cw, v, k));
+            break;
+        }
+        case PQV_DEC64:
+            for (size_t i = 0; i < k; i++) {
+                __int128 d;
+                memcpy(&d, vals + 16 * P(i), 16);
+                tmp.u64[i] = (uint64_t)(int64_t)d;
+            }
+            pq_stats_update_i64(st, (const int64_t *)(const void *)tmp.u64, k);
+            PM_TRY(emit64(cw, tmp.u64, k));
+            break;
+        case PQV_INT96:
+            for (size_t i = 0; i < k; i++) {
+                int64_t ns;
+                memcpy(&ns, vals + 8 * P(i), 8);
+                to_int96(ns, tmp.b + 12 * i);
+            }
+            PM_TRY(emit96(cw, tmp.b, k));
+            break;
+        case PQV_DECFLBA: {
+            int32_t w = l->type_length;
+            for (size_t i = 0; i < k; i++) {
+                __int128 d;
+                memcpy(&d, vals + 16 * P(i), 16);
+                pq_stats_update_d128(st, d);
+                pq_decimal_to_be(d, w, tmp.b + (size_t)w * i);
+            }
+            cw->page_raw += (int64_t)w * (int64_t)k;
+            PM_TRY(pm_buf_append(&cw->vals, tmp.b, (size_t)w * k));
+            break;
+        }
+        default:
+            return pm_error_new(PM_EINTERNAL, "unexpected value kind %d", (int)l->kind);
+        }
+#undef P
+    }
+    return NULL;
+}
+
+/* ---- levels and rows ----------------------------------------------------- */
+
+static pm_error *write_flat(pq_colw *cw, const pm_column *col, int64_t r0, int64_t n)
+{
+    const pq_leaf *l = cw->leaf;
+    bool has_nulls = col->null_count > 0;
+    int64_t nulls = 0;
+    if (has_nulls) {
+        const uint8_t *bm = col->validity.data;
+        if (!l->steps[0].nullable) {
+            for (int64_t r = r0; r < r0 + n; r++)
+                if (!((bm[r >> 3] >> (r & 7)) & 1))
+                    return pm_error_new(PM_EINVALID, "field '%s' is NOT NULL but has a null value",
+                                        l->steps[0].name);
+            has_nulls = false;
+        }
+    }
+    if (l->max_def > 0) {
+        if (has_nulls)
+            PM_TRY(pq_rle_put_bitmap(&cw->def_enc, col->validity.data, r0, n, 0, 1));
+        else
+            PM_TRY(pq_rle_put_run(&cw->def_enc, 1, (uint64_t)n));
+    }
+    cw->page_values += n;
+    if (!has_nulls)
+        return put_values(cw, col, NULL, r0, n);
+
+    /* Positions of the valid rows. */
+    pq_levels *lv = &cw->lv;
+    if (lv->pos_cap < (size_t)n) {
+        PM_TRY(pm_realloc_array(&lv->pos, (size_t)n, sizeof *lv->pos));
+        lv->pos_cap = (size_t)n;
+    }
+    const uint8_t *bm = col->validity.data;
+    size_t k = 0;
+    for (int64_t r = r0; r < r0 + n; r++) {
+        lv->pos[k] = r;
+        k += (bm[r >> 3] >> (r & 7)) & 1;
+    }
+    nulls = n - (int64_t)k;
+    cw->stats.null_count += nulls;
+    return put_values(cw, col, lv->pos, 0, (int64_t)k);
+}
+
+static pm_error *write_nested(pq_colw *cw, const pm_column *top, int64_t r0, int64_t n)
+{
+    const pq_leaf *l = cw->leaf;
+    pq_levels *lv = &cw->lv;
+    PM_TRY(pq_levels_compute(lv, l, top, r0, r0 + n));
+    if (l->max_rep > 0)
+        for (size_t i = 0; i < lv->n; i++)
+            PM_TRY(pq_rle_put(&cw->rep_enc, lv->rep[i]));
+    if (l->max_def > 0)
+        for (size_t i = 0; i < lv->n; i++)
+            PM_TRY(pq_rle_put(&cw->def_enc, lv->def[i]));
+    cw->page_values += (int64_t)lv->n;
+    cw->stats.null_count += lv->nulls;
+    return put_values(cw, lv->leaf_col, lv->pos, 0, (int64_t)lv->npos);
+}
+
+/* Rows from r0 (at most n) that fill the rest of the page. */
+static int64_t rows_fitting(pq_colw *cw, const pm_column *col, int64_t r0, int64_t n)
+{
+    int64_t left = cw->opt->page_size - page_bytes(cw);
+    if (left <= 0)
+        return 1;
+    const pq_leaf *l = cw->leaf;
+    if (!l->flat) {
+        double avg = cw->avg_row_bytes > 0 ? cw->avg_row_bytes : 64;
+        int64_t fit = (int64_t)((double)left / avg) + 1;
+        return fit < n ? fit : n;
+    }
+    int w = raw_width(l);
+    if (w > 0) {
+        int64_t fit = left / w + 1;
+        return fit < n ? fit : n;
+    }
+    const int32_t *off = pm_column_offsets(col);
+    int64_t acc = 0;
+    for (int64_t i = 0; i < n; i++) {
+        acc += 4 + (int64_t)(off[r0 + i + 1] - off[r0 + i]);
+        if (acc >= left)
+            return i + 1;
+    }
+    return n;
+}
+
+static pm_error *flush_page(pq_colw *cw);
+
+pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r1)
+{
+    const pm_pq_writer_options *o = cw->opt;
+    while (r0 < r1) {
+        if (cw->page_rows >= o->page_row_limit || page_bytes(cw) >= o->page_size) {
+            PM_TRY(flush_page(cw));
+            continue;
+        }
+        int64_t n = r1 - r0;
+        if (n > o->page_row_limit - cw->page_rows)
+            n = o->page_row_limit - cw->page_rows;
+        n = rows_fitting(cw, top, r0, n);
+        int64_t before = page_bytes(cw);
+        if (cw->leaf->flat)
+            PM_TRY(write_flat(cw, top, r0, n));
+        else
+            PM_TRY(write_nested(cw, top, r0, n));
+        if (!cw->leaf->flat) {
+            double per_row = (double)(page_bytes(cw) - before) / (double)n;
+            cw->avg_row_bytes = cw->avg_row_bytes > 0 ? (cw->avg_row_bytes + per_row) / 2 : per_row;
+            if (cw->avg_row_bytes < 1)
+                cw->avg_row_bytes = 1;
+        }
+        cw->page_rows += n;
+        r0 += n;
+    }
+    if (cw->page_rows >= o->page_row_limit || page_bytes(cw) >= o->page_size)
+        PM_TRY(flush_page(cw));
+    return NULL;
+}
+
+/* ---- pages --------------------------------------------------------------- */
+
+static pm_error *append_levels(pm_buf *body, pq_rle_encoder *enc)
+{
+    PM_TRY(pq_rle_finish(enc));
+    PM_TRY(pm_buf_append_u32le(body, (uint32_t)enc->out->len));
+    return pm_buf_append(body, enc->out->data, enc->out->len);
+}
+
+/* Compress `body` and append header + compressed bytes to `dst`. The header
+ * is filled except sizes and CRC. Returns the header length. */
+static pm_error *emit_page(pq_colw *cw, pq_page_header *h, pm_buf *dst, size_t *hdr_len)
+{
+    const pm_buf *data = &cw->body;
+    if (cw->opt->codec != PM_CODEC_NONE) {
+        pm_buf_clear(&cw->comp);
+        PM_TRY(pm_codec_compress(cw->codec, cw->opt->codec, cw->opt->codec_level, cw->body.data,
+                                 cw->body.len, &cw->comp));
+        data = &cw->comp;
+    }
+    if (cw->body.len > INT32_MAX || data->len > INT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
+    h->uncompressed_page_size = (int32_t)cw->body.len;
+    h->compressed_page_size = (int32_t)data->len;
+    if (cw->opt->page_crc) {
+        h->has_crc = true;
+        h->crc = (int32_t)(uint32_t)crc32(crc32(0L, Z_NULL, 0), data->data, (uInt)data->len);
+    }
+    pm_buf_clear(&cw->hdr);
+    PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
+    PM_TRY(pm_buf_reserve(dst, cw->hdr.len + data->len));
+    pm_buf_put(dst, cw->hdr.data, cw->hdr.len);
+    pm_buf_put(dst, data->data, data->len);
+    *hdr_len = cw->hdr.len;
+    return NULL;
+}
+
+static pm_error *flush_page(pq_colw *cw)
+{
+    if (cw->page_values == 0)
+        return NULL;
+    const pq_leaf *l = cw->leaf;
+    pm_buf *body = &cw->body;
+    pm_buf_clear(body);
+    if (l->max_rep > 0)
+        PM_TRY(append_levels(body, &cw->rep_enc));
+    if (l->max_def > 0)
+        PM_TRY(append_levels(body, &cw->def_enc));
+    size_t levels_len = body->len;
+
+    int32_t encoding = PQ_ENC_PLAIN;
+    if (cw->dict_on) {
+        /* parquet-java: bit width of the largest id the dictionary holds now. */
+        int width = cw->dict.count ? pq_bit_width(cw->dict.count - 1) : 32;
+        PM_TRY(pm_buf_append_byte(body, (uint8_t)width));
+        PM_TRY(pq_rle_encode(body, width, cw->ids, cw->nids));
+        int64_t encoded = (int64_t)(body->len - levels_len);
+        if (cw->first_page && !(encoded + cw->dict.byte_size < cw->page_raw)) {
+            PM_TRY(fallback(cw));
+            body->len = levels_len;
+        } else {
+            encoding = PQ_ENC_PLAIN_DICTIONARY;
+            cw->dict_used = cw->dict.count;
+        }
+    }
+    if (encoding == PQ_ENC_PLAIN) {
+        if (cw->bool_bits) {
+            PM_TRY(pm_buf_append_byte(&cw->vals, cw->bool_acc));
+            cw->bool_acc = 0;
+            cw->bool_bits = 0;
+        }
+        PM_TRY(pm_buf_append(body, cw->vals.data, cw->vals.len));
+    }
+    cw->first_page = false;
+
+    pq_page_header h;
+    memset(&h, 0, sizeof h);
+    h.type = PQ_DATA_PAGE;
+    h.has_data_page_header = true;
+    if (cw->page_values > INT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "page with more than 2^31 values");
+    h.data_page_header.num_values = (int32_t)cw->page_values;
+    h.data_page_header.encoding = encoding;
+    h.data_page_header.definition_level_encoding = l->max_def > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
+    h.data_page_header.repetition_level_encoding = l->max_rep > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
+    size_t hdr_len;
+    PM_TRY(emit_page(cw, &h, &cw->chunk, &hdr_len));
+    cw->chunk_uncompressed += (int64_t)(hdr_len + body->len);
+    cw->chunk_values += cw->page_values;
+    if (encoding == PQ_ENC_PLAIN)
+        cw->pages_plain++;
+    else
+        cw->pages_dict++;
+    page_reset(cw);
+    return NULL;
+}
+
+/* ---- chunk --------------------------------------------------------------- */
+
+static pm_error *write_out(pm_output *out, const pm_buf *b)
+{
+    return b->len ? pm_output_write(out, b->data, b->len) : NULL;
+}
+
+pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_column_chunk *cc)
+{
+    const pq_leaf *l = cw->leaf;
+    PM_TRY(flush_page(cw));
+    memset(cc, 0, sizeof *cc);
+    pq_column_meta *m = &cc->meta_data;
+    cc->has_meta_data = true;
+    int64_t start = (int64_t)pm_output_pos(out);
+    int64_t uncompressed = cw->chunk_uncompressed;
+    bool has_dict = cw->dict_used > 0;
+    if (has_dict) {
+        pm_buf_clear(&cw->body);
+        PM_TRY(pq_dict_write_plain(&cw->dict, cw->dict_used, &cw->body));
+        pq_page_header h;
+        memset(&h, 0, sizeof h);
+        h.type = PQ_DICTIONARY_PAGE;
+        h.has_dictionary_page_header = true;
+        h.dictionary_page_header.num_values = (int32_t)cw->dict_used;
+        h.dictionary_page_header.encoding = PQ_ENC_PLAIN_DICTIONARY;
+        pm_buf page = PM_BUF_INIT;
+        size_t hdr_len;
+        pm_error *e = emit_page(cw, &h, &page, &hdr_len);
+        if (!e)
+            e = write_out(out, &page);
+        pm_buf_free(&page);
+        PM_TRY(e);
+        uncompressed += (int64_t)(hdr_len + cw->body.len);
+        m->has_dictionary_page_offset = true;
+        m->dictionary_page_offset = start;
+    }
+    m->data_page_offset = (int64_t)pm_output_pos(out);
+    PM_TRY(write_out(out, &cw->chunk));
+    int64_t end = (int64_t)pm_output_pos(out);
+
+    m->type = l->phys;
+    int32_t encs[4];
+    uint32_t nenc = 0;
+    if (cw->pages_plain)
+        encs[nenc++] = PQ_ENC_PLAIN;
+    if (has_dict)
+        encs[nenc++] = PQ_ENC_PLAIN_DICTIONARY;
+    if (l->max_def > 0 || l->max_rep > 0)
+        encs[nenc++] = PQ_ENC_RLE;
+    if (l->max_def == 0 || l->max_rep == 0)
+        encs[nenc++] = PQ_ENC_BIT_PACKED;
+    m->encodings = pm_arena_alloc(a, sizeof(int32_t) * nenc, _Alignof(int32_t));
+    pq_page_encoding_stats *es = pm_arena_alloc(a, sizeof *es * 3, _Alignof(pq_page_encoding_stats));
+    if (!m->encodings || !es)
+        return pm_error_new(PM_ENOMEM, "out of memory");
+    memcpy(m->encodings, encs, sizeof(int32_t) * nenc);
+    m->num_encodings = nenc;
+    m->path_in_schema = l->path;
+    m->path_len = l->path_len;
+    m->codec = (int32_t)cw->opt->codec;
+    m->num_values = cw->chunk_values;
+    m->total_uncompressed_size = uncompressed;
+    m->total_compressed_size = end - start;
+    m->has_statistics = true;
+    PM_TRY(pq_stats_to_thrift(&cw->stats, l, a, &m->statistics));
+    uint32_t nes = 0;
+    if (has_dict)
+        es[nes++] = (pq_page_encoding_stats){PQ_DICTIONARY_PAGE, PQ_ENC_PLAIN_DICTIONARY, 1};
+    if (cw->pages_dict)
+        es[nes++] = (pq_page_encoding_stats){PQ_DATA_PAGE, PQ_ENC_PLAIN_DICTIONARY, cw->pages_dict};
+    if (cw->pages_plain)
+        es[nes++] = (pq_page_encoding_stats){PQ_DATA_PAGE, PQ_ENC_PLAIN, cw->pages_plain};
+    m->encoding_stats = es;
+    m->num_encoding_stats = nes;
+
+    PM_TRY(pq_stats_merge(&cw->total, &cw->stats));
+    pq_stats_reset(&cw->stats);
+    pm_buf_clear(&cw->chunk);
+    cw->chunk_values = 0;
+    cw->chunk_uncompressed = 0;
+    cw->pages_dict = cw->pages_plain = 0;
+    if (l->dict_ok)
+        pq_dict_clear(&cw->dict);
+    cw->dict_on = cw->opt->dictionary && l->dict_ok;
+    cw->dict_used = 0;
+    cw->first_page = true;
+    return NULL;
+}

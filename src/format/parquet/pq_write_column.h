@@ -1,0 +1,103 @@
+/*
+ * format/parquet/pq_write_column.h — the writer of one leaf column: levels,
+ * values, pages and the column chunk of the current row group.
+ *
+ * A pq_colw encodes rows of its leaf into the current page (levels through
+ * RLE encoders, values as dictionary ids or PLAIN bytes, statistics on the
+ * side), closes pages at the size/row limits (compress, page header, CRC,
+ * append to the chunk buffer) and, at the end of a row group, writes the
+ * chunk (dictionary page first) to the output and describes it for the
+ * footer.  Dictionary rules follow parquet-java's FallbackValuesWriter:
+ *   - PARQUET_1_0 dictionary-encodes every physical type but BOOLEAN and
+ *     FIXED_LEN_BYTE_ARRAY;
+ *   - after every value, a dictionary larger than dictionary_page_size
+ *     makes the column fall back to PLAIN for the rest of the chunk; the
+ *     current page is rewritten PLAIN and the dictionary page keeps only the
+ *     entries written pages use;
+ *   - the first page of a chunk also falls back when ids + dictionary are
+ *     not smaller than the PLAIN size;
+ *   - page size counts raw PLAIN bytes (binary: 4 + length) even when
+ *     dictionary-encoded.
+ *
+ * pq_levels computes definition/repetition levels and the positions of
+ * present values for a nested leaf (see pq_schema_write.h for the levels).
+ */
+#ifndef PM_PQ_WRITE_COLUMN_H
+#define PM_PQ_WRITE_COLUMN_H
+
+#include "codec/codec.h"
+#include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_writer.h"
+#include "format/parquet/pq_encode.h"
+#include "format/parquet/pq_schema_write.h"
+#include "format/parquet/pq_stats.h"
+#include "io/fileio.h"
+#include "types/column.h"
+
+typedef struct pq_levels {
+    uint16_t *def, *rep;    /* one entry per level */
+    size_t n, cap;
+    int64_t *pos;           /* positions of present values in leaf_col */
+    size_t npos, pos_cap;
+    const pm_column *leaf_col;
+    int64_t nulls;          /* entries with def < max_def (nulls and empty lists) */
+} pq_levels;
+
+void pq_levels_free(pq_levels *lv);
+/* Levels and value positions of rows [r0, r1) of `top` for `leaf`.
+ * PM_EINVALID for a null in a NOT NULL field or a null map key, or for
+ * inconsistent offsets. */
+pm_error *pq_levels_compute(pq_levels *lv, const pq_leaf *leaf, const pm_column *top, int64_t r0,
+                            int64_t r1);
+
+typedef struct pq_colw {
+    const pq_leaf *leaf;
+    const pm_pq_writer_options *opt;
+    pm_codec_ctx *codec;          /* shared, borrowed */
+
+    /* current page */
+    pm_buf rep_buf, def_buf;
+    pq_rle_encoder rep_enc, def_enc;
+    int rep_width, def_width;
+    pm_buf vals;                  /* PLAIN values */
+    uint8_t bool_acc;             /* BOOLEAN: partial byte */
+    int bool_bits;
+    uint32_t *ids;                /* dictionary ids of the page */
+    size_t nids, ids_cap;
+    int64_t page_values;          /* level entries (num_values) */
+    int64_t page_rows;
+    int64_t page_raw;             /* PLAIN-equivalent value bytes */
+
+    /* dictionary */
+    bool dict_on;                 /* values currently go through the dictionary */
+    bool first_page;              /* no page written yet in this chunk */
+    uint32_t dict_used;           /* entries used by written pages */
+    pq_dict dict;
+
+    /* chunk of the current row group */
+    pm_buf chunk;                 /* data pages: header + body each */
+    int64_t chunk_values;
+    int64_t chunk_uncompressed;   /* headers + uncompressed bodies of data pages */
+    int32_t pages_dict, pages_plain;
+    bool used_rle_levels, used_bitpacked_levels;
+    pq_stats stats;               /* this chunk */
+    pq_stats total;               /* all row groups */
+    double avg_row_bytes;         /* nested leaves: raw bytes per row estimate */
+
+    /* scratch */
+    pm_buf body, comp, hdr;
+    pq_levels lv;
+} pq_colw;
+
+pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_options *opt,
+                       pm_codec_ctx *codec);
+void pq_colw_free(pq_colw *cw);
+/* Encode rows [r0, r1) of the top-level column `top`. */
+pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r1);
+/* Buffered bytes of the current row group (pages, open page, dictionary). */
+uint64_t pq_colw_buffered(const pq_colw *cw);
+/* Close the open page, write the chunk at the output's position and fill
+ * `cc` (strings and arrays from `a`); resets for the next row group. */
+pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_column_chunk *cc);
+
+#endif

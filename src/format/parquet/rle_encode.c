@@ -1,0 +1,222 @@
+/*
+ * format/parquet/rle_encode.c — the RLE / bit-packing hybrid encoder used for
+ * definition and repetition levels and for dictionary indices (layout and
+ * run-detection rules in pq_encode.h).
+ *
+ * Hot paths reserve the worst-case output size once per call and then write
+ * without further checks: every 8 values produce at most one group
+ * (bit_width bytes) or one RLE run (<= 10 header + 4 value bytes), plus a
+ * bit-packed run header byte.
+ */
+#include "format/parquet/pq_encode.h"
+
+#define PQ_NO_RUN SIZE_MAX
+
+void pq_rle_init(pq_rle_encoder *e, pm_buf *out, int bit_width)
+{
+    e->out = out;
+    e->bit_width = bit_width;
+    e->byte_width = (bit_width + 7) / 8;
+    e->nbuf = 0;
+    e->prev = 0;
+    e->repeat = 0;
+    e->groups = 0;
+    e->header_pos = PQ_NO_RUN;
+}
+
+void pq_pack8(const uint32_t *v, int w, uint8_t *out)
+{
+    if (w == 0)
+        return;
+    if (w <= 8) {
+        uint64_t acc = 0;
+        for (int i = 0; i < 8; i++)
+            acc |= (uint64_t)v[i] << (i * w);
+        for (int i = 0; i < w; i++)
+            out[i] = (uint8_t)(acc >> (8 * i));
+        return;
+    }
+    if (w == 16 || w == 32) {
+        int bytes = w / 8;
+        for (int i = 0; i < 8; i++)
+            for (int b = 0; b < bytes; b++)
+                out[i * bytes + b] = (uint8_t)(v[i] >> (8 * b));
+        return;
+    }
+    uint64_t acc = 0;
+    int bits = 0;
+    uint8_t *p = out;
+    for (int i = 0; i < 8; i++) {
+        acc |= (uint64_t)v[i] << bits;
+        bits += w;
+        while (bits >= 8) {
+            *p++ = (uint8_t)acc;
+            acc >>= 8;
+            bits -= 8;
+        }
+    }
+}
+
+/* Worst-case bytes for n more values (see file comment). */
+static size_t worst_case(const pq_rle_encoder *e, uint64_t n)
+{
+    size_t per_group = (size_t)(e->bit_width > 14 ? e->bit_width : 14) + 2;
+    return (size_t)(n / 8 + 3) * per_group + 16;
+}
+
+static void end_bitpacked_run(pq_rle_encoder *e)
+{
+    if (e->header_pos == PQ_NO_RUN)
+        return;
+    e->out->data[e->header_pos] = (uint8_t)(e->groups << 1 | 1);
+    e->header_pos = PQ_NO_RUN;
+    e->groups = 0;
+}
+
+/* Unchecked: the caller reserved room. */
+static void write_rle_run(pq_rle_encoder *e)
+{
+    end_bitpacked_run(e);
+    pm_buf *o = e->out;
+    o->len += pq_put_uvarint(o->data + o->len, e->repeat << 1);
+    uint32_t v = e->prev;
+    for (int i = 0; i < e->byte_width; i++)
+        o->data[o->len++] = (uint8_t)(v >> (8 * i));
+    e->repeat = 0;
+    e->nbuf = 0;
+}
+
+static void write_group(pq_rle_encoder *e)
+{
+    if (e->groups >= 63)
+        end_bitpacked_run(e);
+    pm_buf *o = e->out;
+    if (e->header_pos == PQ_NO_RUN) {
+        e->header_pos = o->len;
+        o->data[o->len++] = 0;
+    }
+    pq_pack8(e->buf, e->bit_width, o->data + o->len);
+    o->len += (size_t)e->bit_width;
+    e->nbuf = 0;
+    e->repeat = 0;
+    e->groups++;
+}
+
+static inline void put_unchecked(pq_rle_encoder *e, uint32_t v)
+{
+    if (v == e->prev) {
+        if (++e->repeat >= 8)
+            return;
+    } else {
+        if (e->repeat >= 8)
+            write_rle_run(e);
+        e->repeat = 1;
+        e->prev = v;
+    }
+    e->buf[e->nbuf++] = v;
+    if (e->nbuf == 8)
+        write_group(e);
+}
+
+pm_error *pq_rle_put(pq_rle_encoder *e, uint32_t v)
+{
+    PM_TRY(pm_buf_reserve(e->out, worst_case(e, 1)));
+    put_unchecked(e, v);
+    return NULL;
+}
+
+pm_error *pq_rle_put_run(pq_rle_encoder *e, uint32_t v, uint64_t n)
+{
+    if (n == 0)
+        return NULL;
+    if (v == e->prev && e->repeat >= 8) {
+        e->repeat += n;
+        return NULL;
+    }
+    PM_TRY(pm_buf_reserve(e->out, worst_case(e, 16)));
+    while (n > 0 && !(v == e->prev && e->repeat >= 8)) {
+        put_unchecked(e, v);
+        n--;
+    }
+    e->repeat += n;
+    return NULL;
+}
+
+pm_error *pq_rle_put_many(pq_rle_encoder *e, const uint32_t *v, size_t n)
+{
+    PM_TRY(pm_buf_reserve(e->out, worst_case(e, n)));
+    for (size_t i = 0; i < n; i++)
+        put_unchecked(e, v[i]);
+    return NULL;
+}
+
+/* Bytes [byte, min(byte + 8, nbytes)) as a little-endian word. */
+static inline uint64_t load_word(const uint8_t *bm, int64_t byte, int64_t nbytes)
+{
+    if (byte + 8 <= nbytes) {
+        uint64_t w;
+        memcpy(&w, bm + byte, 8);
+        return w;
+    }
+    uint64_t w = 0;
+    for (int64_t i = byte; i < nbytes; i++)
+        w |= (uint64_t)bm[i] << (8 * (i - byte));
+    return w;
+}
+
+/* First index in (i, end) whose bit differs from `bit`, or end. */
+static int64_t next_change(const uint8_t *bm, int64_t i, int64_t end, int bit)
+{
+    int64_t nbytes = (end + 7) >> 3;
+    uint64_t flip = bit ? ~(uint64_t)0 : 0;
+    while (i < end) {
+        int64_t byte = i >> 3;
+        int sh = (int)(i & 7);
+        uint64_t w = (load_word(bm, byte, nbytes) ^ flip) >> sh;
+        int64_t avail = 64 - sh;
+        if (w) {
+            int64_t pos = __builtin_ctzll(w);
+            if (pos < avail)
+                return i + pos < end ? i + pos : end;
+        }
+        i += avail;
+    }
+    return end;
+}
+
+pm_error *pq_rle_put_bitmap(pq_rle_encoder *e, const uint8_t *bm, int64_t start, int64_t n,
+                            uint32_t zero, uint32_t one)
+{
+    int64_t i = start, end = start + n;
+    while (i < end) {
+        int bit = (bm[i >> 3] >> (i & 7)) & 1;
+        int64_t j = next_change(bm, i, end, bit);
+        PM_TRY(pq_rle_put_run(e, bit ? one : zero, (uint64_t)(j - i)));
+        i = j;
+    }
+    return NULL;
+}
+
+pm_error *pq_rle_finish(pq_rle_encoder *e)
+{
+    PM_TRY(pm_buf_reserve(e->out, worst_case(e, 8)));
+    if (e->repeat >= 8) {
+        write_rle_run(e);
+    } else if (e->nbuf > 0) {
+        for (int i = e->nbuf; i < 8; i++)
+            e->buf[i] = 0;
+        write_group(e);
+    }
+    end_bitpacked_run(e);
+    e->nbuf = 0;
+    e->repeat = 0;
+    return NULL;
+}
+
+pm_error *pq_rle_encode(pm_buf *out, int bit_width, const uint32_t *v, size_t n)
+{
+    pq_rle_encoder e;
+    pq_rle_init(&e, out, bit_width);
+    PM_TRY(pq_rle_put_many(&e, v, n));
+    return pq_rle_finish(&e);
+}

@@ -1,0 +1,1077 @@
+/*
+ * types/arrow.c — pm_batch <-> Arrow C Data Interface.
+ *
+ * Export (zero-copy).  A batch becomes a struct array ("+s", no validity)
+ * with one child per column; every ArrowArray node points straight at a
+ * column's buffers and holds its own reference on that column, so a
+ * consumer may move children out and release nodes in any order.  The
+ * release callback of a node releases its remaining children, drops its
+ * column reference and frees the node's private data.  Formats:
+ *   BOOLEAN b   TINYINT c   SMALLINT s   INT i   BIGINT l   FLOAT f
+ *   DOUBLE g    DECIMAL(p,s) d:p,s (decimal128)   CHAR/VARCHAR u
+ *   BINARY/VARBINARY/BLOB z   DATE tdD   TIME ttm (int32 millis)
+ *   TIMESTAMP(p) tsm:/tsu:/tsn: (unit by precision, empty time zone)
+ *   TIMESTAMP_LTZ(p) tsm:UTC/tsu:UTC/tsn:UTC
+ *   ARRAY +l (child "element")   ROW +s (children = fields)
+ *   MAP +m with one non-nullable "+s" child "entries" whose children are
+ *   "key" (non-nullable) and "value"; MULTISET as map<element, int32>.
+ * Buffers: [validity or NULL when null_count == 0, values] for fixed
+ * width, [validity, int32 offsets, data] for var-width, [validity,
+ * offsets] for lists and maps, [validity] for structs.  Empty buffers are
+ * replaced by a static block of zeros (so offsets of an empty column read
+ * as [0]).  Nullability flags follow the Paimon types; every ROW field
+ * carries its field id as schema metadata "PARQUET:field_id", as Arrow
+ * does for Parquet.
+ *
+ * Import (copying).  The target type of each column comes from `row_type`
+ * (matched by name) or is derived from the Arrow format (ids from
+ * PARQUET:field_id metadata, else numbered in pre-order from 0).  The
+ * schema is first compiled into a tree of import nodes that checks every
+ * format against its target type once, then each array node is checked
+ * for its buffer and child counts, then rows are appended with the column
+ * builders.  Accepted besides the export formats: U/Z large strings, w:n
+ * fixed-size binary, +L large lists, tss: timestamps, tdm dates, tts/ttu/
+ * ttn times (converted to the target's unit; finer-to-coarser conversions
+ * floor).  Dictionary-encoded, view, run-end, union and unsigned types are
+ * PM_EUNSUPPORTED.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "types/column.h"
+
+static _Alignas(64) const uint8_t zero_block[64];
+
+static const void *buf_or_zero(const pm_buf *b)
+{
+    return b->len ? (const void *)b->data : (const void *)zero_block;
+}
+
+/* ------------------------------------------------------------------ */
+/* Export: arrays                                                      */
+
+typedef struct exp_array {
+    pm_column *col;                 /* one reference, NULL for the batch root */
+    const void *buffers[3];
+    struct ArrowArray *child_mem;   /* n_children structs */
+    struct ArrowArray **child_ptrs;
+} exp_array;
+
+static void release_array(struct ArrowArray *a)
+{
+    if (!a || !a->release)
+        return;
+    exp_array *p = a->private_data;
+    for (int64_t i = 0; i < a->n_children; i++) {
+        struct ArrowArray *c = a->children[i];
+        if (c && c->release)
+            c->release(c);
+    }
+    pm_column_release(p->col);
+    free(p->child_mem);
+    free(p->child_ptrs);
+    free(p);
+    a->release = NULL;
+}
+
+/* Allocate the node's private data and child slots. */
+static pm_error *array_node(struct ArrowArray *out, int64_t nchildren, exp_array **pp)
+{
+    memset(out, 0, sizeof *out);
+    exp_array *p = calloc(1, sizeof *p);
+    if (!p)
+        return pm_oom();
+    if (nchildren) {
+        p->child_mem = calloc((size_t)nchildren, sizeof *p->child_mem);
+        p->child_ptrs = calloc((size_t)nchildren, sizeof *p->child_ptrs);
+        if (!p->child_mem || !p->child_ptrs) {
+            free(p->child_mem);
+            free(p->child_ptrs);
+            free(p);
+            return pm_oom();
+        }
+        for (int64_t i = 0; i < nchildren; i++)
+            p->child_ptrs[i] = &p->child_mem[i];
+    }
+    out->private_data = p;
+    out->buffers = p->buffers;
+    out->children = p->child_ptrs;
+    out->n_children = 0; /* raised as children are filled, so release is always safe */
+    out->release = release_array;
+    *pp = p;
+    return NULL;
+}
+
+static pm_error *check_column(const pm_column *c)
+{
+    const pm_type *t = c->type;
+    size_t n = (size_t)c->length;
+    if (c->length < 0 || c->null_count < 0 || c->null_count > c->length)
+        return pm_error_new(PM_EINTERNAL, "%s column has length %lld and %lld nulls",
+                            pm_type_id_name(t->id), (long long)c->length, (long long)c->null_count);
+    if (c->null_count && c->validity.len * 8 < n)
+        return pm_error_new(PM_EINTERNAL, "%s column validity bitmap shorter than its %zu rows",
+                            pm_type_id_name(t->id), n);
+    int w = pm_type_value_width(t);
+    if (w && c->values.len < n * (size_t)w)
+        return pm_error_new(PM_EINTERNAL, "%s column values shorter than its %zu rows",
+                            pm_type_id_name(t->id), n);
+    if (t->id == PM_TYPE_BOOLEAN && c->values.len * 8 < n)
+        return pm_error_new(PM_EINTERNAL, "BOOLEAN column bitmap shorter than its %zu rows", n);
+    bool offs = pm_type_is_varlen(t) || t->id == PM_TYPE_ARRAY || t->id == PM_TYPE_MAP ||
+                t->id == PM_TYPE_MULTISET;
+    if (offs && n) {
+        if (c->offsets.len < (n + 1) * 4)
+            return pm_error_new(PM_EINTERNAL, "%s column has fewer than %zu offsets",
+                                pm_type_id_name(t->id), n + 1);
+        int32_t last = pm_column_offsets(c)[n];
+        int64_t limit = pm_type_is_varlen(t) ? (int64_t)c->data.len : c->children[0]->length;
+        if (last < 0 || last > limit)
+            return pm_error_new(PM_EINTERNAL, "%s column offset %d beyond its data",
+                                pm_type_id_name(t->id), (int)last);
+    }
+    if (t->id == PM_TYPE_ROW)
+        for (size_t i = 0; i < c->nchildren; i++)
+            if (c->children[i]->length < c->length)
+                return pm_error_new(PM_EINTERNAL, "ROW field '%s' has fewer rows than the row",
+                                    t->fields[i].name);
+    return NULL;
+}
+
+static pm_error *export_column(pm_column *c, struct ArrowArray *out);
+
+/* The "entries" struct of a MAP/MULTISET column: children keys and values. */
+static pm_error *export_entries(pm_column *c, struct ArrowArray *out)
+{
+    exp_array *p;
+    PM_TRY(array_node(out, 2, &p));
+    p->col = pm_column_retain(c);
+    out->length = c->children[0]->length;
+    out->null_count = 0;
+    out->n_buffers = 1;
+    p->buffers[0] = NULL;
+    for (int i = 0; i < 2; i++) {
+        pm_error *e = export_column(c->children[i], p->child_ptrs[i]);
+        if (e) {
+            release_array(out);
+            return e;
+        }
+        out->n_children = i + 1;
+    }
+    return NULL;
+}
+
+static pm_error *export_column(pm_column *c, struct ArrowArray *out)
+{
+    memset(out, 0, sizeof *out);
+    PM_TRY(check_column(c));
+    const pm_type *t = c->type;
+    int64_t nchildren = t->id == PM_TYPE_ROW ? (int64_t)c->nchildren
+                        : (t->id == PM_TYPE_ARRAY || t->id == PM_TYPE_MAP || t->id == PM_TYPE_MULTISET) ? 1
+                                                                                                        : 0;
+    exp_array *p;
+    PM_TRY(array_node(out, nchildren, &p));
+    p->col = pm_column_retain(c);
+    out->length = c->length;
+    out->null_count = c->null_count;
+    out->offset = 0;
+    p->buffers[0] = c->null_count ? (const void *)c->validity.data : NULL;
+    pm_error *e = NULL;
+    switch (t->id) {
+    case PM_TYPE_CHAR:
+    case PM_TYPE_VARCHAR:
+    case PM_TYPE_BINARY:
+    case PM_TYPE_VARBINARY:
+    case PM_TYPE_BLOB:
+        out->n_buffers = 3;
+        p->buffers[1] = buf_or_zero(&c->offsets);
+        p->buffers[2] = buf_or_zero(&c->data);
+        break;
+    case PM_TYPE_ARRAY:
+        out->n_buffers = 2;
+        p->buffers[1] = buf_or_zero(&c->offsets);
+        e = export_column(c->children[0], p->child_ptrs[0]);
+        break;
+    case PM_TYPE_MAP:
+    case PM_TYPE_MULTISET:
+        out->n_buffers = 2;
+        p->buffers[1] = buf_or_zero(&c->offsets);
+        e = export_entries(c, p->child_ptrs[0]);
+        break;
+    case PM_TYPE_ROW:
+        out->n_buffers = 1;
+        for (size_t i = 0; i < c->nchildren && !e; i++) {
+            e = export_column(c->children[i], p->child_ptrs[i]);
+            if (!e)
+                out->n_children = (int64_t)i + 1;
+        }
+        if (!e)
+            return NULL;
+        break;
+    default:
+        out->n_buffers = 2;
+        p->buffers[1] = buf_or_zero(&c->values);
+        break;
+    }
+    if (e) {
+        release_array(out);
+        return e;
+    }
+    out->n_children = nchildren;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Export: schemas                                                     */
+
+typedef struct exp_schema {
+    char *format;
+    char *name;
+    char *metadata;
+    struct ArrowSchema *child_mem;
+    struct ArrowSchema **child_ptrs;
+} exp_schema;
+
+static void release_schema(struct ArrowSchema *s)
+{
+    if (!s || !s->release)
+        return;
+    exp_schema *p = s->private_data;
+    for (int64_t i = 0; i < s->n_children; i++) {
+        struct ArrowSchema *c = s->children[i];
+        if (c && c->release)
+            c->release(c);
+    }
+    free(p->format);
+    free(p->name);
+    free(p->metadata);
+    free(p->child_mem);
+    free(p->child_ptrs);
+    free(p);
+    s->release = NULL;
+}
+
+static pm_error *format_of(const pm_type *t, char *buf, size_t cap)
+{
+    const char *f = NULL;
+    switch (t->id) {
+    case PM_TYPE_BOOLEAN: f = "b"; break;
+    case PM_TYPE_TINYINT: f = "c"; break;
+    case PM_TYPE_SMALLINT: f = "s"; break;
+    case PM_TYPE_INT: f = "i"; break;
+    case PM_TYPE_BIGINT: f = "l"; break;
+    case PM_TYPE_FLOAT: f = "f"; break;
+    case PM_TYPE_DOUBLE: f = "g"; break;
+    case PM_TYPE_CHAR:
+    case PM_TYPE_VARCHAR: f = "u"; break;
+    case PM_TYPE_BINARY:
+    case PM_TYPE_VARBINARY:
+    case PM_TYPE_BLOB: f = "z"; break;
+    case PM_TYPE_DATE: f = "tdD"; break;
+    case PM_TYPE_TIME: f = "ttm"; break;
+    case PM_TYPE_ARRAY: f = "+l"; break;
+    case PM_TYPE_MAP:
+    case PM_TYPE_MULTISET: f = "+m"; break;
+    case PM_TYPE_ROW: f = "+s"; break;
+    case PM_TYPE_DECIMAL:
+        snprintf(buf, cap, "d:%d,%d", (int)t->precision, (int)t->scale);
+        return NULL;
+    case PM_TYPE_TIMESTAMP:
+    case PM_TYPE_TIMESTAMP_LTZ: {
+        int64_t u = pm_timestamp_units_per_second(t->precision);
+        snprintf(buf, cap, "ts%c:%s", u == 1000 ? 'm' : u == 1000000 ? 'u' : 'n',
+                 t->id == PM_TYPE_TIMESTAMP_LTZ ? "UTC" : "");
+        return NULL;
+    }
+    default:
+        return pm_error_new(PM_EUNSUPPORTED, "%s has no Arrow export", pm_type_id_name(t->id));
+    }
+    snprintf(buf, cap, "%s", f);
+    return NULL;
+}
+
+/* Arrow metadata blob with one key/value pair (int32 native-endian lengths). */
+static char *field_id_metadata(int32_t id)
+{
+    static const char key[] = "PARQUET:field_id";
+    char val[16];
+    int32_t klen = (int32_t)(sizeof key - 1), vlen = (int32_t)snprintf(val, sizeof val, "%d", (int)id);
+    int32_t one = 1;
+    size_t n = 12 + (size_t)klen + (size_t)vlen;
+    char *m = malloc(n);
+    if (!m)
+        return NULL;
+    char *w = m;
+    memcpy(w, &one, 4), w += 4;
+    memcpy(w, &klen, 4), w += 4;
+    memcpy(w, key, (size_t)klen), w += klen;
+    memcpy(w, &vlen, 4), w += 4;
+    memcpy(w, val, (size_t)vlen);
+    return m;
+}
+
+/* Export one schema node.  has_id: attach PARQUET:field_id. */
+static pm_error *export_schema(const pm_type *t, const char *name, bool has_id, int32_t id,
+                               bool nullable, struct ArrowSchema *out)
+{
+    memset(out, 0, sizeof *out);
+    char fmt[32];
+    PM_TRY(format_of(t, fmt, sizeof fmt));
+    int64_t n = t->id == PM_TYPE_ROW ? (int64_t)t->nfields
+                : (t->id == PM_TYPE_ARRAY || t->id == PM_TYPE_MAP || t->id == PM_TYPE_MULTISET) ? 1
+                                                                                                : 0;
+    exp_schema *p = calloc(1, sizeof *p);
+    if (!p)
+        return pm_oom();
+    out->private_data = p;
+    out->release = release_schema;
+    out->flags = nullable ? ARROW_FLAG_NULLABLE : 0;
+    pm_error *e = NULL;
+    if (!(p->format = strdup(fmt)) || !(p->name = strdup(name ? name : "")) ||
+        (has_id && !(p->metadata = field_id_metadata(id)))) {
+        e = pm_oom();
+        goto fail;
+    }
+    out->format = p->format;
+    out->name = p->name;
+    out->metadata = p->metadata;
+    if (n) {
+        p->child_mem = calloc((size_t)n, sizeof *p->child_mem);
+        p->child_ptrs = calloc((size_t)n, sizeof *p->child_ptrs);
+        if (!p->child_mem || !p->child_ptrs) {
+            e = pm_oom();
+            goto fail;
+        }
+        for (int64_t i = 0; i < n; i++)
+            p->child_ptrs[i] = &p->child_mem[i];
+        out->children = p->child_ptrs;
+    }
+    if (t->id == PM_TYPE_ROW) {
+        for (size_t i = 0; i < t->nfields; i++) {
+            const pm_field *f = &t->fields[i];
+            e = export_schema(f->type, f->name, true, f->id, f->type->nullable, p->child_ptrs[i]);
+            if (e) {
+                e = pm_error_wrap(e, 0, "field '%s'", f->name);
+                goto fail;
+            }
+            out->n_children = (int64_t)i + 1;
+        }
+    } else if (t->id == PM_TYPE_ARRAY) {
+        e = export_schema(t->element, "element", false, 0, t->element->nullable, p->child_ptrs[0]);
+        if (e)
+            goto fail;
+        out->n_children = 1;
+    } else if (t->id == PM_TYPE_MAP || t->id == PM_TYPE_MULTISET) {
+        /* entries struct: key (never nullable) and value */
+        pm_type *entries = pm_type_new_row(false);
+        if (!entries) {
+            e = pm_oom();
+            goto fail;
+        }
+        pm_type *k = pm_type_clone(t->id == PM_TYPE_MAP ? t->key : t->element);
+        pm_type *v = t->id == PM_TYPE_MAP ? pm_type_clone(t->value) : pm_type_new(PM_TYPE_INT, false);
+        if (!k || !v) {
+            pm_type_free(k);
+            pm_type_free(v);
+            pm_type_free(entries);
+            e = pm_oom();
+            goto fail;
+        }
+        k->nullable = false;
+        e = pm_type_add_field(entries, 0, "key", k);
+        if (!e)
+            e = pm_type_add_field(entries, 1, "value", v);
+        else
+            pm_type_free(v);
+        if (!e) {
+            /* no field ids on the synthetic entries/key/value nodes */
+            struct ArrowSchema *es = p->child_ptrs[0];
+            e = export_schema(entries, "entries", false, 0, false, es);
+            if (!e) {
+                out->n_children = 1;
+                exp_schema *ep = es->private_data;
+                for (int i = 0; i < 2; i++) {
+                    exp_schema *cp = ep->child_ptrs[i]->private_data;
+                    free(cp->metadata);
+                    cp->metadata = NULL;
+                    ep->child_ptrs[i]->metadata = NULL;
+                }
+            }
+        }
+        pm_type_free(entries);
+        if (e)
+            goto fail;
+    }
+    return NULL;
+fail:
+    release_schema(out);
+    return e;
+}
+
+pm_error *pm_type_export_schema(const pm_type *row_type, struct ArrowSchema *schema)
+{
+    if (!row_type || row_type->id != PM_TYPE_ROW)
+        return pm_error_new(PM_EINVALID, "Arrow schema export needs a ROW type");
+    return export_schema(row_type, "", false, 0, false, schema);
+}
+
+pm_error *pm_batch_export(const pm_batch *b, struct ArrowSchema *schema, struct ArrowArray *array)
+{
+    memset(array, 0, sizeof *array);
+    for (size_t i = 0; i < b->ncolumns; i++)
+        if (b->columns[i]->length != b->num_rows)
+            return pm_error_new(PM_EINVALID, "column '%s' has %lld rows, the batch %lld",
+                                b->type->fields[i].name, (long long)b->columns[i]->length,
+                                (long long)b->num_rows);
+    PM_TRY(pm_type_export_schema(b->type, schema));
+    exp_array *p;
+    pm_error *e = array_node(array, (int64_t)b->ncolumns, &p);
+    if (e) {
+        schema->release(schema);
+        return e;
+    }
+    array->length = b->num_rows;
+    array->null_count = 0;
+    array->n_buffers = 1;
+    p->buffers[0] = NULL;
+    for (size_t i = 0; i < b->ncolumns; i++) {
+        e = export_column(b->columns[i], p->child_ptrs[i]);
+        if (e) {
+            e = pm_error_wrap(e, 0, "column '%s'", b->type->fields[i].name);
+            goto fail;
+        }
+        array->n_children = (int64_t)i + 1;
+    }
+    return NULL;
+fail:
+    release_array(array);
+    schema->release(schema);
+    return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* Import                                                              */
+
+typedef enum {
+    IK_BOOL, IK_FIXED,      /* same width, plain copy */
+    IK_SCALE_DOWN32,        /* int64 source / div -> int32 (floor) */
+    IK_SCALE_UP32,          /* int32 source * mul -> int32 */
+    IK_TS,                  /* int64 source, unit conversion */
+    IK_VAR32, IK_VAR64, IK_FIXEDBIN,
+    IK_LIST32, IK_LIST64, IK_MAP, IK_STRUCT
+} imp_kind;
+
+typedef struct imp_node {
+    imp_kind kind;
+    int width;              /* IK_FIXED value width; IK_FIXEDBIN byte width */
+    int64_t mul, div;       /* unit conversion */
+    const struct ArrowSchema *schema;
+    size_t nchildren;
+    struct imp_node *children;
+    ptrdiff_t *child_index; /* IK_STRUCT: arrow child for each target field, -1 = absent */
+} imp_node;
+
+static void imp_free(imp_node *n)
+{
+    for (size_t i = 0; i < n->nchildren; i++)
+        imp_free(&n->children[i]);
+    free(n->children);
+    free(n->child_index);
+}
+
+/* Metadata lookup of PARQUET:field_id; returns false when absent. */
+static bool meta_field_id(const char *m, int32_t *out)
+{
+    if (!m)
+        return false;
+    int32_t n;
+    memcpy(&n, m, 4);
+    const char *p = m + 4;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t kl, vl;
+        memcpy(&kl, p, 4);
+        p += 4;
+        const char *k = p;
+        p += kl;
+        memcpy(&vl, p, 4);
+        p += 4;
+        const char *v = p;
+        p += vl;
+        if (kl == 16 && memcmp(k, "PARQUET:field_id", 16) == 0 && vl > 0 && vl < 12) {
+            char buf[12];
+            memcpy(buf, v, (size_t)vl);
+            buf[vl] = 0;
+            char *end;
+            long id = strtol(buf, &end, 10);
+            if (*end || id < INT32_MIN || id > INT32_MAX)
+                return false;
+            *out = (int32_t)id;
+            return true;
+        }
+    }
+    return false;
+}
+
+static pm_error *unsupported_format(const struct ArrowSchema *s)
+{
+    return pm_error_new(PM_EUNSUPPORTED, "Arrow format '%s'%s%s%s is not supported", s->format,
+                        s->name && *s->name ? " (field '" : "", s->name && *s->name ? s->name : "",
+                        s->name && *s->name ? "')" : "");
+}
+
+/* Derive a Paimon type from an Arrow schema node. */
+static pm_error *derive_type(const struct ArrowSchema *s, int32_t *next_id, pm_type **out)
+{
+    *out = NULL;
+    const char *f = s->format;
+    bool nullable = (s->flags & ARROW_FLAG_NULLABLE) != 0;
+    pm_type *t = NULL;
+    if (s->dictionary)
+        return pm_error_new(PM_EUNSUPPORTED, "dictionary-encoded Arrow field '%s' is not supported",
+                            s->name ? s->name : "");
+    if (!strcmp(f, "b")) t = pm_type_new(PM_TYPE_BOOLEAN, nullable);
+    else if (!strcmp(f, "c")) t = pm_type_new(PM_TYPE_TINYINT, nullable);
+    else if (!strcmp(f, "s")) t = pm_type_new(PM_TYPE_SMALLINT, nullable);
+    else if (!strcmp(f, "i")) t = pm_type_new(PM_TYPE_INT, nullable);
+    else if (!strcmp(f, "l")) t = pm_type_new(PM_TYPE_BIGINT, nullable);
+    else if (!strcmp(f, "f")) t = pm_type_new(PM_TYPE_FLOAT, nullable);
+    else if (!strcmp(f, "g")) t = pm_type_new(PM_TYPE_DOUBLE, nullable);
+    else if (!strcmp(f, "u") || !strcmp(f, "U")) t = pm_type_new_string(PM_TYPE_VARCHAR, PM_MAX_LENGTH, nullable);
+    else if (!strcmp(f, "z") || !strcmp(f, "Z")) t = pm_type_new_string(PM_TYPE_VARBINARY, PM_MAX_LENGTH, nullable);
+    else if (!strncmp(f, "w:", 2)) {
+        long n = strtol(f + 2, NULL, 10);
+        if (n < 1 || n > INT32_MAX)
+            return unsupported_format(s);
+        t = pm_type_new_string(PM_TYPE_BINARY, (int32_t)n, nullable);
+    } else if (!strcmp(f, "tdD") || !strcmp(f, "tdm")) t = pm_type_new(PM_TYPE_DATE, nullable);
+    else if (!strcmp(f, "tts")) t = pm_type_new_temporal(PM_TYPE_TIME, 0, nullable);
+    else if (!strcmp(f, "ttm")) t = pm_type_new_temporal(PM_TYPE_TIME, 3, nullable);
+    else if (!strcmp(f, "ttu")) t = pm_type_new_temporal(PM_TYPE_TIME, 6, nullable);
+    else if (!strcmp(f, "ttn")) t = pm_type_new_temporal(PM_TYPE_TIME, 9, nullable);
+    else if (!strncmp(f, "ts", 2) && f[2] && f[3] == ':') {
+        int p = f[2] == 's' ? 0 : f[2] == 'm' ? 3 : f[2] == 'u' ? 6 : f[2] == 'n' ? 9 : -1;
+        if (p < 0)
+            return unsupported_format(s);
+        t = pm_type_new_temporal(f[4] ? PM_TYPE_TIMESTAMP_LTZ : PM_TYPE_TIMESTAMP, p, nullable);
+    } else if (!strncmp(f, "d:", 2)) {
+        int p, sc, bits = 128;
+        int n = sscanf(f + 2, "%d,%d,%d", &p, &sc, &bits);
+        if (n < 2 || bits != 128 || p < 1 || p > 38 || sc < 0 || sc > p)
+            return unsupported_format(s);
+        t = pm_type_new_decimal(p, sc, nullable);
+    } else if (!strcmp(f, "+l") || !strcmp(f, "+L")) {
+        if (s->n_children != 1)
+            return pm_error_new(PM_EINVALID, "Arrow list '%s' needs one child", s->name ? s->name : "");
+        pm_type *el;
+        PM_TRY(derive_type(s->children[0], next_id, &el));
+        t = pm_type_new_array(el, nullable);
+    } else if (!strcmp(f, "+m")) {
+        const struct ArrowSchema *es = s->n_children == 1 ? s->children[0] : NULL;
+        if (!es || es->n_children != 2)
+            return pm_error_new(PM_EINVALID, "Arrow map '%s' needs an entries struct of key and value",
+                                s->name ? s->name : "");
+        pm_type *k, *v;
+        PM_TRY(derive_type(es->children[0], next_id, &k));
+        pm_error *e = derive_type(es->children[1], next_id, &v);
+        if (e) {
+            pm_type_free(k);
+            return e;
+        }
+        t = pm_type_new_map(k, v, nullable);
+    } else if (!strcmp(f, "+s")) {
+        t = pm_type_new_row(nullable);
+        if (!t)
+            return pm_oom();
+        for (int64_t i = 0; i < s->n_children; i++) {
+            const struct ArrowSchema *c = s->children[i];
+            int32_t id;
+            if (!meta_field_id(c->metadata, &id))
+                id = (*next_id)++;
+            pm_type *ct;
+            pm_error *e = derive_type(c, next_id, &ct);
+            if (!e)
+                e = pm_type_add_field(t, id, c->name ? c->name : "", ct);
+            if (e) {
+                pm_type_free(t);
+                return pm_error_wrap(e, 0, "field '%s'", c->name ? c->name : "");
+            }
+        }
+        return (*out = t), NULL;
+    } else {
+        return unsupported_format(s);
+    }
+    if (!t)
+        return pm_oom();
+    *out = t;
+    return NULL;
+}
+
+static pm_error *mismatch(const struct ArrowSchema *s, const pm_type *t)
+{
+    return pm_error_new(PM_EINVALID, "Arrow format '%s' of field '%s' does not fit %s", s->format,
+                        s->name ? s->name : "", pm_type_id_name(t->id));
+}
+
+static int64_t unit_of(char c)
+{
+    return c == 's' ? 1 : c == 'm' ? 1000 : c == 'u' ? 1000000 : c == 'n' ? 1000000000 : 0;
+}
+
+static void set_conv(imp_node *n, int64_t from, int64_t to)
+{
+    n->mul = to >= from ? to / from : 1;
+    n->div = from > to ? from / to : 1;
+}
+
+/* Compile the import of Arrow schema `s` into a column of type `t`. */
+static pm_error *compile(const struct ArrowSchema *s, const pm_type *t, imp_node *n)
+{
+    memset(n, 0, sizeof *n);
+    n->schema = s;
+    n->mul = n->div = 1;
+    const char *f = s->format;
+    if (!f)
+        return pm_error_new(PM_EINVALID, "Arrow schema without a format");
+    if (s->dictionary)
+        return pm_error_new(PM_EUNSUPPORTED, "dictionary-encoded Arrow field '%s' is not supported",
+                            s->name ? s->name : "");
+    switch (t->id) {
+    case PM_TYPE_BOOLEAN:
+        if (strcmp(f, "b"))
+            return mismatch(s, t);
+        n->kind = IK_BOOL;
+        return NULL;
+    case PM_TYPE_TINYINT:
+    case PM_TYPE_SMALLINT:
+    case PM_TYPE_INT:
+    case PM_TYPE_BIGINT:
+    case PM_TYPE_FLOAT:
+    case PM_TYPE_DOUBLE: {
+        static const char fm[] = {[PM_TYPE_TINYINT] = 'c', [PM_TYPE_SMALLINT] = 's', [PM_TYPE_INT] = 'i',
+                                  [PM_TYPE_BIGINT] = 'l', [PM_TYPE_FLOAT] = 'f', [PM_TYPE_DOUBLE] = 'g'};
+        if (f[0] != fm[t->id] || f[1])
+            return mismatch(s, t);
+        n->kind = IK_FIXED;
+        n->width = pm_type_value_width(t);
+        return NULL;
+    }
+    case PM_TYPE_DECIMAL: {
+        int p, sc, bits = 128;
+        if (strncmp(f, "d:", 2) || sscanf(f + 2, "%d,%d,%d", &p, &sc, &bits) < 2)
+            return mismatch(s, t);
+        if (bits != 128)
+            return pm_error_new(PM_EUNSUPPORTED, "Arrow decimal%d field '%s' (only decimal128)", bits,
+                                s->name ? s->name : "");
+        if (sc != t->scale || p > t->precision)
+            return pm_error_new(PM_EINVALID, "Arrow decimal(%d, %d) of field '%s' does not fit DECIMAL(%d, %d)",
+                                p, sc, s->name ? s->name : "", (int)t->precision, (int)t->scale);
+        n->kind = IK_FIXED;
+        n->width = 16;
+        return NULL;
+    }
+    case PM_TYPE_CHAR:
+    case PM_TYPE_VARCHAR:
+        if (!strcmp(f, "u"))
+            n->kind = IK_VAR32;
+        else if (!strcmp(f, "U"))
+            n->kind = IK_VAR64;
+        else
+            return mismatch(s, t);
+        return NULL;
+    case PM_TYPE_BINARY:
+    case PM_TYPE_VARBINARY:
+    case PM_TYPE_BLOB:
+        if (!strcmp(f, "z"))
+            n->kind = IK_VAR32;
+        else if (!strcmp(f, "Z"))
+            n->kind = IK_VAR64;
+        else if (!strncmp(f, "w:", 2)) {
+            long w = strtol(f + 2, NULL, 10);
+            if (w < 1 || w > INT32_MAX)
+                return unsupported_format(s);
+            n->kind = IK_FIXEDBIN;
+            n->width = (int)w;
+        } else
+            return mismatch(s, t);
+        return NULL;
+    case PM_TYPE_DATE:
+        if (!strcmp(f, "tdD")) {
+            n->kind = IK_FIXED;
+            n->width = 4;
+        } else if (!strcmp(f, "tdm")) {
+            n->kind = IK_SCALE_DOWN32;
+            n->div = 86400000;
+        } else
+            return mismatch(s, t);
+        return NULL;
+    case PM_TYPE_TIME:
+        if (!strcmp(f, "ttm")) {
+            n->kind = IK_FIXED;
+            n->width = 4;
+        } else if (!strcmp(f, "tts")) {
+            n->kind = IK_SCALE_UP32;
+            n->mul = 1000;
+        } else if (!strcmp(f, "ttu") || !strcmp(f, "ttn")) {
+            n->kind = IK_SCALE_DOWN32;
+            n->div = f[2] == 'u' ? 1000 : 1000000;
+        } else
+            return mismatch(s, t);
+        return NULL;
+    case PM_TYPE_TIMESTAMP:
+    case PM_TYPE_TIMESTAMP_LTZ:
+        if (strncmp(f, "ts", 2) || !f[2] || f[3] != ':' || !unit_of(f[2]))
+            return mismatch(s, t);
+        n->kind = IK_TS;
+        set_conv(n, unit_of(f[2]), pm_timestamp_units_per_second(t->precision));
+        return NULL;
+    case PM_TYPE_ARRAY: {
+        if (strcmp(f, "+l") && strcmp(f, "+L"))
+            return mismatch(s, t);
+        if (s->n_children != 1)
+            return pm_error_new(PM_EINVALID, "Arrow list '%s' needs one child", s->name ? s->name : "");
+        n->kind = f[1] == 'l' ? IK_LIST32 : IK_LIST64;
+        if (!(n->children = calloc(1, sizeof *n->children)))
+            return pm_oom();
+        n->nchildren = 1;
+        return compile(s->children[0], t->element, &n->children[0]);
+    }
+    case PM_TYPE_MAP:
+    case PM_TYPE_MULTISET: {
+        if (strcmp(f, "+m"))
+            return mismatch(s, t);
+        const struct ArrowSchema *es = s->n_children == 1 ? s->children[0] : NULL;
+        if (!es || es->n_children != 2 || strcmp(es->format, "+s"))
+            return pm_error_new(PM_EINVALID, "Arrow map '%s' needs an entries struct of key and value",
+                                s->name ? s->name : "");
+        n->kind = IK_MAP;
+        if (!(n->children = calloc(2, sizeof *n->children)))
+            return pm_oom();
+        n->nchildren = 2;
+        pm_type *count = NULL;
+        if (t->id == PM_TYPE_MULTISET && !(count = pm_type_new(PM_TYPE_INT, false)))
+            return pm_oom();
+        pm_error *e = compile(es->children[0], t->id == PM_TYPE_MAP ? t->key : t->element, &n->children[0]);
+        if (!e)
+            e = compile(es->children[1], t->id == PM_TYPE_MAP ? t->value : count, &n->children[1]);
+        pm_type_free(count);
+        return e;
+    }
+    case PM_TYPE_ROW: {
+        if (strcmp(f, "+s"))
+            return mismatch(s, t);
+        n->kind = IK_STRUCT;
+        if (t->nfields) {
+            n->children = calloc(t->nfields, sizeof *n->children);
+            n->child_index = calloc(t->nfields, sizeof *n->child_index);
+            if (!n->children || !n->child_index)
+                return pm_oom();
+        }
+        n->nchildren = t->nfields;
+        for (size_t i = 0; i < t->nfields; i++) {
+            const pm_field *fd = &t->fields[i];
+            n->child_index[i] = -1;
+            for (int64_t j = 0; j < s->n_children; j++)
+                if (s->children[j]->name && !strcmp(s->children[j]->name, fd->name))
+                    n->child_index[i] = j;
+            if (n->child_index[i] < 0) {
+                if (!fd->type->nullable)
+                    return pm_error_new(PM_EINVALID, "Arrow struct '%s' lacks NOT NULL field '%s'",
+                                        s->name ? s->name : "", fd->name);
+                n->children[i].schema = NULL;
+                continue;
+            }
+            PM_TRY(pm_error_wrap(compile(s->children[n->child_index[i]], fd->type, &n->children[i]), 0,
+                                 "field '%s'", fd->name));
+        }
+        return NULL;
+    }
+    default:
+        return pm_error_new(PM_EUNSUPPORTED, "importing %s columns from Arrow", pm_type_id_name(t->id));
+    }
+}
+
+/* Check an array node's shape against its compiled import node. */
+static pm_error *check_array(const imp_node *n, const struct ArrowArray *a)
+{
+    if (!a || a->length < 0 || a->offset < 0)
+        return pm_error_new(PM_EINVALID, "Arrow array with negative length or offset");
+    int64_t nb = 2, nc = 0;
+    switch (n->kind) {
+    case IK_VAR32:
+    case IK_VAR64:
+        nb = 3;
+        break;
+    case IK_LIST32:
+    case IK_LIST64:
+    case IK_MAP:
+        nc = 1;
+        break;
+    case IK_STRUCT:
+        nb = 1;
+        nc = n->schema->n_children;
+        break;
+    default:
+        break;
+    }
+    if (a->n_buffers != nb || a->n_children != nc)
+        return pm_error_new(PM_EINVALID, "Arrow array for '%s' (format %s) has %lld buffers and %lld children, expected %lld and %lld",
+                            n->schema->name ? n->schema->name : "", n->schema->format, (long long)a->n_buffers,
+                            (long long)a->n_children, (long long)nb, (long long)nc);
+    if (a->dictionary)
+        return pm_error_new(PM_EUNSUPPORTED, "dictionary-encoded Arrow array");
+    for (int64_t i = 1; i < nb; i++)
+        if (!a->buffers[i] && a->length > 0)
+            return pm_error_new(PM_EINVALID, "Arrow array for '%s' lacks buffer %lld",
+                                n->schema->name ? n->schema->name : "", (long long)i);
+    if (n->kind == IK_MAP) {
+        const struct ArrowArray *e = a->children[0];
+        if (!e || e->n_children != 2)
+            return pm_error_new(PM_EINVALID, "Arrow map entries need two children");
+        PM_TRY(check_array(&n->children[0], e->children[0]));
+        return check_array(&n->children[1], e->children[1]);
+    }
+    if (n->kind == IK_STRUCT) {
+        for (size_t i = 0; i < n->nchildren; i++)
+            if (n->child_index[i] >= 0)
+                PM_TRY(check_array(&n->children[i], a->children[n->child_index[i]]));
+        return NULL;
+    }
+    if (nc)
+        return check_array(&n->children[0], a->children[0]);
+    return NULL;
+}
+
+static bool arrow_valid(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *v = a->buffers[0];
+    if (!v || a->null_count == 0)
+        return true;
+    int64_t k = a->offset + i;
+    return (v[k >> 3] >> (k & 7)) & 1;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static pm_error *import_row(const imp_node *n, pm_column *c, const struct ArrowArray *a, int64_t i);
+
+static pm_error *import_entries(const imp_node *n, pm_column *c, const struct ArrowArray *a, int64_t i,
+                                int64_t begin, int64_t end)
+{
+    (void)i;
+    for (int64_t j = begin; j < end; j++) {
+        if (n->kind == IK_MAP) {
+            const struct ArrowArray *e = a->children[0];
+            int64_t k = e->offset + j;
+            PM_TRY(import_row(&n->children[0], c->children[0], e->children[0], k));
+            PM_TRY(import_row(&n->children[1], c->children[1], e->children[1], k));
+        } else {
+            PM_TRY(import_row(&n->children[0], c->children[0], a->children[0], j));
+        }
+    }
+    return pm_column_end_nested(c);
+}
+
+/* Append logical row i of array a (a->offset not yet applied) to c. */
+static pm_error *import_row(const imp_node *n, pm_column *c, const struct ArrowArray *a, int64_t i)
+{
+    if (!arrow_valid(a, i)) {
+        if (!c->type->nullable)
+            return pm_error_new(PM_EINVALID, "null in NOT NULL field '%s'",
+                                n->schema->name ? n->schema->name : "");
+        return pm_column_append_null(c);
+    }
+    int64_t k = a->offset + i;
+    const uint8_t *b1 = a->n_buffers > 1 ? a->buffers[1] : NULL;
+    switch (n->kind) {
+    case IK_BOOL:
+        return pm_column_append_bool(c, (b1[k >> 3] >> (k & 7)) & 1);
+    case IK_FIXED:
+        switch (n->width) {
+        case 1: return pm_column_append_i8(c, ((const int8_t *)b1)[k]);
+        case 2: {
+            int16_t v;
+            memcpy(&v, b1 + 2 * k, 2);
+            return pm_column_append_i16(c, v);
+        }
+        case 4:
+            if (c->type->id == PM_TYPE_FLOAT) {
+                float v;
+                memcpy(&v, b1 + 4 * k, 4);
+                return pm_column_append_f32(c, v);
+            } else {
+                int32_t v;
+                memcpy(&v, b1 + 4 * k, 4);
+                return pm_column_append_i32(c, v);
+            }
+        case 8:
+            if (c->type->id == PM_TYPE_DOUBLE) {
+                double v;
+                memcpy(&v, b1 + 8 * k, 8);
+                return pm_column_append_f64(c, v);
+            } else {
+                int64_t v;
+                memcpy(&v, b1 + 8 * k, 8);
+                return pm_column_append_i64(c, v);
+            }
+        default: {
+            __int128 v;
+            memcpy(&v, b1 + 16 * k, 16);
+            return pm_column_append_decimal(c, v);
+        }
+        }
+    case IK_SCALE_DOWN32:
+    case IK_SCALE_UP32: {
+        int64_t v;
+        if (n->kind == IK_SCALE_UP32) {
+            int32_t w;
+            memcpy(&w, b1 + 4 * k, 4);
+            v = (int64_t)w * n->mul;
+        } else {
+            memcpy(&v, b1 + 8 * k, 8);
+            v = floor_div(v, n->div);
+        }
+        if (v < INT32_MIN || v > INT32_MAX)
+            return pm_error_new(PM_EINVALID, "value of field '%s' out of range for %s",
+                                n->schema->name ? n->schema->name : "", pm_type_id_name(c->type->id));
+        return pm_column_append_i32(c, (int32_t)v);
+    }
+    case IK_TS: {
+        int64_t v;
+        memcpy(&v, b1 + 8 * k, 8);
+        if (n->mul > 1) {
+            if (__builtin_mul_overflow(v, n->mul, &v))
+                return pm_error_new(PM_EINVALID, "timestamp of field '%s' out of range",
+                                    n->schema->name ? n->schema->name : "");
+        } else if (n->div > 1) {
+            v = floor_div(v, n->div);
+        }
+        return pm_column_append_i64(c, v);
+    }
+    case IK_VAR32: {
+        int32_t o0, o1;
+        memcpy(&o0, b1 + 4 * k, 4);
+        memcpy(&o1, b1 + 4 * (k + 1), 4);
+        if (o1 < o0 || o0 < 0)
+            return pm_error_new(PM_EINVALID, "Arrow offsets of field '%s' decrease",
+                                n->schema->name ? n->schema->name : "");
+        return pm_column_append_bytes(c, (const uint8_t *)a->buffers[2] + o0, (size_t)(o1 - o0));
+    }
+    case IK_VAR64: {
+        int64_t o0, o1;
+        memcpy(&o0, b1 + 8 * k, 8);
+        memcpy(&o1, b1 + 8 * (k + 1), 8);
+        if (o1 < o0 || o0 < 0)
+            return pm_error_new(PM_EINVALID, "Arrow offsets of field '%s' decrease",
+                                n->schema->name ? n->schema->name : "");
+        return pm_column_append_bytes(c, (const uint8_t *)a->buffers[2] + o0, (size_t)(o1 - o0));
+    }
+    case IK_FIXEDBIN:
+        return pm_column_append_bytes(c, b1 + (size_t)k * (size_t)n->width, (size_t)n->width);
+    case IK_LIST32:
+    case IK_MAP: {
+        int32_t o0, o1;
+        memcpy(&o0, b1 + 4 * k, 4);
+        memcpy(&o1, b1 + 4 * (k + 1), 4);
+        if (o1 < o0 || o0 < 0)
+            return pm_error_new(PM_EINVALID, "Arrow offsets of field '%s' decrease",
+                                n->schema->name ? n->schema->name : "");
+        return import_entries(n, c, a, i, o0, o1);
+    }
+    case IK_LIST64: {
+        int64_t o0, o1;
+        memcpy(&o0, b1 + 8 * k, 8);
+        memcpy(&o1, b1 + 8 * (k + 1), 8);
+        if (o1 < o0 || o0 < 0)
+            return pm_error_new(PM_EINVALID, "Arrow offsets of field '%s' decrease",
+                                n->schema->name ? n->schema->name : "");
+        return import_entries(n, c, a, i, o0, o1);
+    }
+    case IK_STRUCT:
+        for (size_t f = 0; f < n->nchildren; f++) {
+            if (n->child_index[f] < 0)
+                PM_TRY(pm_column_append_null(c->children[f]));
+            else
+                PM_TRY(import_row(&n->children[f], c->children[f], a->children[n->child_index[f]], k));
+        }
+        return pm_column_end_nested(c);
+    }
+    return pm_error_new(PM_EINTERNAL, "bad import node");
+}
+
+pm_error *pm_batch_import(pm_batch **out, const pm_type *row_type, const struct ArrowSchema *schema,
+                          const struct ArrowArray *array)
+{
+    *out = NULL;
+    if (!schema || !array || !schema->format || strcmp(schema->format, "+s"))
+        return pm_error_new(PM_EINVALID, "Arrow import needs a struct array (format '+s'), got '%s'",
+                            schema && schema->format ? schema->format : "(none)");
+    if (row_type && row_type->id != PM_TYPE_ROW)
+        return pm_error_new(PM_EINVALID, "Arrow import needs a ROW type");
+    /* 1. The batch's row type, in Arrow field order. */
+    pm_type *rt = pm_type_new_row(row_type ? row_type->nullable : (schema->flags & ARROW_FLAG_NULLABLE) != 0);
+    if (!rt)
+        return pm_oom();
+    pm_error *e = NULL;
+    int32_t next_id = 0;
+    for (int64_t i = 0; i < schema->n_children && !e; i++) {
+        const struct ArrowSchema *c = schema->children[i];
+        const char *name = c->name ? c->name : "";
+        pm_type *ft = NULL;
+        int32_t id;
+        if (row_type) {
+            ptrdiff_t k = pm_type_field_index(row_type, name);
+            if (k < 0) {
+                e = pm_error_new(PM_EINVALID, "Arrow column '%s' is not in the row type", name);
+                break;
+            }
+            id = row_type->fields[k].id;
+            if (!(ft = pm_type_clone(row_type->fields[k].type)))
+                e = pm_oom();
+        } else {
+            if (!meta_field_id(c->metadata, &id))
+                id = next_id++;
+            e = pm_error_wrap(derive_type(c, &next_id, &ft), 0, "column '%s'", name);
+        }
+        if (!e)
+            e = pm_type_add_field(rt, id, name, ft);
+    }
+    pm_batch *b = NULL;
+    imp_node root;
+    memset(&root, 0, sizeof root);
+    if (!e)
+        e = pm_batch_new(&b, rt);
+    /* 2. Compile and check shapes. */
+    if (!e)
+        e = compile(schema, rt, &root);
+    if (!e)
+        e = check_array(&root, array);
+    /* 3. Copy rows. */
+    for (size_t f = 0; !e && f < b->ncolumns; f++) {
+        const struct ArrowArray *ca = array->children[root.child_index[f]];
+        for (int64_t r = 0; r < array->length && !e; r++) {
+            if (!arrow_valid(array, r))
+                e = pm_error_new(PM_EINVALID, "Arrow struct array has a null top-level row %lld",
+                                 (long long)r);
+            else
+                e = import_row(&root.children[f], b->columns[f], ca, array->offset + r);
+        }
+        if (e)
+            e = pm_error_wrap(e, 0, "column '%s'", rt->fields[f].name);
+    }
+    if (!e)
+        e = pm_batch_finish(b, array->length);
+    imp_free(&root);
+    pm_type_free(rt);
+    if (e) {
+        pm_batch_free(b);
+        return e;
+    }
+    *out = b;
+    return NULL;
+}

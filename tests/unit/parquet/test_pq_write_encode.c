@@ -1,0 +1,521 @@
+/*
+ * tests/unit/parquet/test_pq_write_encode.c — writer encoders: the RLE /
+ * bit-packing hybrid (known bytes, run detection as parquet-java does it,
+ * every bit width 0..32 round-tripped through an independent decoder), the
+ * dictionary hash table and column statistics.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "pm_test.h"
+#include "format/parquet/pq_encode.h"
+#include "format/parquet/pq_stats.h"
+
+/* ---- an independent RLE-hybrid decoder ----------------------------------- */
+
+static uint64_t rd_uvarint(const uint8_t *p, size_t len, size_t *i)
+{
+    uint64_t v = 0;
+    int sh = 0;
+    while (*i < len) {
+        uint8_t b = p[(*i)++];
+        v |= (uint64_t)(b & 0x7f) << sh;
+        if (!(b & 0x80))
+            return v;
+        sh += 7;
+    }
+    fail_msg("truncated varint");
+    return 0;
+}
+
+/* Decode up to `n` values; returns how many were decoded (bit-packed runs
+ * may carry padding beyond n). */
+static size_t rle_decode(const uint8_t *p, size_t len, int w, uint32_t *out, size_t n)
+{
+    size_t i = 0, k = 0;
+    while (i < len && k < n) {
+        uint64_t h = rd_uvarint(p, len, &i);
+        if (h & 1) {
+            uint64_t count = (h >> 1) * 8;
+            uint64_t bitpos = 0;
+            for (uint64_t j = 0; j < count; j++) {
+                uint32_t v = 0;
+                for (int b = 0; b < w; b++, bitpos++) {
+                    size_t byte = i + bitpos / 8;
+                    assert_true(byte < len);
+                    v |= (uint32_t)((p[byte] >> (bitpos % 8)) & 1) << b;
+                }
+                if (k < n)
+                    out[k++] = v;
+            }
+            i += (size_t)((h >> 1) * (uint64_t)w);
+        } else {
+            uint64_t count = h >> 1;
+            uint32_t v = 0;
+            int bw = (w + 7) / 8;
+            for (int b = 0; b < bw; b++)
+                v |= (uint32_t)p[i + b] << (8 * b);
+            i += (size_t)bw;
+            for (uint64_t j = 0; j < count && k < n; j++)
+                out[k++] = v;
+        }
+    }
+    assert_int_equal(i, len);
+    return k;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* ---- RLE ----------------------------------------------------------------- */
+
+static void test_rle_known_bytes(void **state)
+{
+    (void)state;
+    pm_buf b = PM_BUF_INIT;
+    /* parquet-format's example: 0..7 at width 3 = one group 88 c6 fa. */
+    uint32_t v8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    PM_OK_OR_FAIL(pq_rle_encode(&b, 3, v8, 8));
+    assert_int_equal(b.len, 4);
+    assert_memory_equal(b.data, "\x03\x88\xc6\xfa", 4);
+
+    /* Ten ones at width 1: one RLE run (header 10 << 1, one value byte). */
+    uint32_t ones[10];
+    for (int i = 0; i < 10; i++)
+        ones[i] = 1;
+    pm_buf_clear(&b);
+    PM_OK_OR_FAIL(pq_rle_encode(&b, 1, ones, 10));
+    assert_int_equal(b.len, 2);
+    assert_memory_equal(b.data, "\x14\x01", 2);
+
+    /* 300 copies of 0x1234 at width 13: header 600 as varint, 2 value bytes. */
+    uint32_t many[300];
+    for (int i = 0; i < 300; i++)
+        many[i] = 0x1234;
+    pm_buf_clear(&b);
+    PM_OK_OR_FAIL(pq_rle_encode(&b, 13, many, 300));
+    assert_int_equal(b.len, 4);
+    assert_memory_equal(b.data, "\xd8\x04\x34\x12", 4);
+
+    /* Three values: padded to one group. */
+    uint32_t three[3] = {1, 0, 1};
+    pm_buf_clear(&b);
+    PM_OK_OR_FAIL(pq_rle_encode(&b, 1, three, 3));
+    assert_int_equal(b.len, 2);
+    assert_memory_equal(b.data, "\x03\x05", 2);
+
+    /* Seven equal values are not enough for a run: one padded group. */
+    uint32_t seven[7] = {2, 2, 2, 2, 2, 2, 2};
+    pm_buf_clear(&b);
+    PM_OK_OR_FAIL(pq_rle_encode(&b, 2, seven, 7));
+    assert_int_equal(b.len, 3);
+    assert_memory_equal(b.data, "\x03\xaa\x2a", 3);
+
+    /* Width 0 (a one-entry dictionary): headers only. */
+    uint32_t zeros[20] = {0};
+    pm_buf_clear(&b);
+    PM_OK_OR_FAIL(pq_rle_encode(&b, 0, zeros, 20));
+    assert_int_equal(b.len, 1);
+    assert_int_equal(b.data[0], 40);
+    pm_buf_free(&b);
+}
+
+static void test_rle_run_rules(void **state)
+{
+    (void)state;
+    pm_buf b = PM_BUF_INIT;
+    /* 3 distinct values then 20 copies of 5: the copies fill the group
+     * (5 of them are bit-packed), the remaining 15 become an RLE run. */
+    uint32_t v[23] = {1, 2, 3};
+    for (int i = 3; i < 23; i++)
+        v[i] = 5;
+    PM_OK_OR_FAIL(pq_rle_encode(&b, 3, v, 23));
+    /* group header, 3 packed bytes, RLE header (15 << 1), value */
+    assert_int_equal(b.len, 6);
+    assert_int_equal(b.data[0], 0x03);
+    assert_int_equal(b.data[4], 30);
+    assert_int_equal(b.data[5], 5);
+    uint32_t out[23];
+    assert_int_equal(rle_decode(b.data, b.len, 3, out, 23), 23);
+    assert_memory_equal(out, v, sizeof v);
+
+    /* 64 groups of alternating values: one run of 63 groups, then one more. */
+    uint32_t alt[512];
+    for (int i = 0; i < 512; i++)
+        alt[i] = (uint32_t)(i & 1);
+    pm_buf_clear(&b);
+    PM_OK_OR_FAIL(pq_rle_encode(&b, 1, alt, 512));
+    assert_int_equal(b.len, 1 + 63 + 1 + 1);
+    assert_int_equal(b.data[0], 63 << 1 | 1);
+    assert_int_equal(b.data[64], 1 << 1 | 1);
+    uint32_t out2[512];
+    assert_int_equal(rle_decode(b.data, b.len, 1, out2, 512), 512);
+    assert_memory_equal(out2, alt, sizeof alt);
+    pm_buf_free(&b);
+}
+
+static void test_rle_all_widths(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    static uint32_t v[N], out[N];
+    pm_buf b = PM_BUF_INIT;
+    for (int w = 0; w <= 32; w++) {
+        uint32_t mask = w == 32 ? 0xffffffffu : (uint32_t)((1ull << w) - 1);
+        for (int pattern = 0; pattern < 3; pattern++) {
+            for (int i = 0; i < N; i++) {
+                uint64_t r = rnd();
+                if (pattern == 0)
+                    v[i] = (uint32_t)r & mask;                         /* random: bit-packed */
+                else if (pattern == 1)
+                    v[i] = (uint32_t)((i / 37) * 2654435761u) & mask;  /* runs of 37 */
+                else
+                    v[i] = (r % 5 == 0) ? ((uint32_t)(r >> 8) & mask) : (mask & 3); /* mixed */
+            }
+            pm_buf_clear(&b);
+            PM_OK_OR_FAIL(pq_rle_encode(&b, w, v, N));
+            memset(out, 0xee, sizeof out);
+            assert_int_equal(rle_decode(b.data, b.len, w, out, N), N);
+            assert_memory_equal(out, v, sizeof v);
+        }
+    }
+    pm_buf_free(&b);
+}
+
+static void test_rle_bulk_equals_single(void **state)
+{
+    (void)state;
+    pm_buf a = PM_BUF_INIT, b = PM_BUF_INIT, c = PM_BUF_INIT;
+    for (int round = 0; round < 50; round++) {
+        int n = (int)(rnd() % 3000) + 1;
+        uint8_t bm[400];
+        for (size_t i = 0; i < sizeof bm; i++) {
+            uint64_t r = rnd();
+            bm[i] = round % 3 == 0 ? (uint8_t)r : round % 3 == 1 ? (r % 10 ? 0xff : (uint8_t)r) : (r % 7 ? 0 : 0xff);
+        }
+        int start = (int)(rnd() % 64);
+        if (start + n > (int)sizeof bm * 8)
+            n = (int)sizeof bm * 8 - start;
+        pq_rle_encoder ea, eb, ec;
+        pm_buf_clear(&a);
+        pm_buf_clear(&b);
+        pm_buf_clear(&c);
+        pq_rle_init(&ea, &a, 2);
+        pq_rle_init(&eb, &b, 2);
+        pq_rle_init(&ec, &c, 2);
+        for (int i = start; i < start + n; i++)
+            PM_OK_OR_FAIL(pq_rle_put(&ea, ((bm[i >> 3] >> (i & 7)) & 1) ? 3 : 1));
+        PM_OK_OR_FAIL(pq_rle_put_bitmap(&eb, bm, start, n, 1, 3));
+        /* put_run over the same runs */
+        int i = start;
+        while (i < start + n) {
+            int bit = (bm[i >> 3] >> (i & 7)) & 1, j = i;
+            while (j < start + n && ((bm[j >> 3] >> (j & 7)) & 1) == bit)
+                j++;
+            PM_OK_OR_FAIL(pq_rle_put_run(&ec, bit ? 3 : 1, (uint64_t)(j - i)));
+            i = j;
+        }
+        PM_OK_OR_FAIL(pq_rle_finish(&ea));
+        PM_OK_OR_FAIL(pq_rle_finish(&eb));
+        PM_OK_OR_FAIL(pq_rle_finish(&ec));
+        assert_int_equal(a.len, b.len);
+        assert_memory_equal(a.data, b.data, a.len);
+        assert_int_equal(a.len, c.len);
+        assert_memory_equal(a.data, c.data, a.len);
+    }
+    pm_buf_free(&a);
+    pm_buf_free(&b);
+    pm_buf_free(&c);
+}
+
+static void test_pack8(void **state)
+{
+    (void)state;
+    for (int w = 1; w <= 32; w++) {
+        uint32_t v[8], out[8];
+        uint32_t mask = w == 32 ? 0xffffffffu : (uint32_t)((1ull << w) - 1);
+        for (int i = 0; i < 8; i++)
+            v[i] = (uint32_t)rnd() & mask;
+        uint8_t packed[33];
+        packed[w] = 0xa5;
+        pq_pack8(v, w, packed);
+        assert_int_equal(packed[w], 0xa5);   /* exactly w bytes written */
+        uint8_t framed[34];
+        framed[0] = 0x03;
+        memcpy(framed + 1, packed, (size_t)w);
+        assert_int_equal(rle_decode(framed, (size_t)w + 1, w, out, 8), 8);
+        assert_memory_equal(out, v, sizeof v);
+    }
+}
+
+/* ---- dictionary ---------------------------------------------------------- */
+
+static void test_dict_fixed(void **state)
+{
+    (void)state;
+    pq_dict d;
+    PM_OK_OR_FAIL(pq_dict_init(&d, 8));
+    enum { N = 20000 };
+    uint32_t id;
+    bool added;
+    for (uint64_t i = 0; i < N; i++) {
+        PM_OK_OR_FAIL(pq_dict_put64(&d, i * 7919u, &id, &added));
+        assert_true(added);
+        assert_int_equal(id, i);
+    }
+    assert_int_equal(d.count, N);
+    assert_int_equal(d.byte_size, 8 * N);
+    for (uint64_t i = 0; i < N; i += 17) {
+        PM_OK_OR_FAIL(pq_dict_put64(&d, i * 7919u, &id, &added));
+        assert_false(added);
+        assert_int_equal(id, i);
+    }
+    pq_dict_truncate(&d, 100);
+    assert_int_equal(d.count, 100);
+    assert_int_equal(d.byte_size, 800);
+    PM_OK_OR_FAIL(pq_dict_put64(&d, 99 * 7919u, &id, &added));
+    assert_false(added);
+    assert_int_equal(id, 99);
+    PM_OK_OR_FAIL(pq_dict_put64(&d, 100 * 7919u, &id, &added));
+    assert_true(added);
+    assert_int_equal(id, 100);
+    pm_buf out = PM_BUF_INIT;
+    PM_OK_OR_FAIL(pq_dict_write_plain(&d, 3, &out));
+    assert_int_equal(out.len, 24);
+    uint64_t x;
+    memcpy(&x, out.data + 16, 8);
+    assert_int_equal(x, 2 * 7919u);
+    pm_buf_free(&out);
+    pq_dict_free(&d);
+
+    PM_OK_OR_FAIL(pq_dict_init(&d, 4));
+    PM_OK_OR_FAIL(pq_dict_put32(&d, 0xffffffffu, &id, &added));
+    PM_OK_OR_FAIL(pq_dict_put32(&d, 0, &id, &added));
+    assert_int_equal(id, 1);
+    PM_OK_OR_FAIL(pq_dict_put32(&d, 0xffffffffu, &id, &added));
+    assert_int_equal(id, 0);
+    assert_false(added);
+    pq_dict_free(&d);
+
+    PM_OK_OR_FAIL(pq_dict_init(&d, 12));
+    uint8_t a[12] = {1, 2, 3}, b2[12] = {1, 2, 4};
+    PM_OK_OR_FAIL(pq_dict_put96(&d, a, &id, &added));
+    PM_OK_OR_FAIL(pq_dict_put96(&d, b2, &id, &added));
+    assert_int_equal(id, 1);
+    PM_OK_OR_FAIL(pq_dict_put96(&d, a, &id, &added));
+    assert_int_equal(id, 0);
+    assert_int_equal(d.byte_size, 24);
+    pq_dict_free(&d);
+}
+
+static void test_dict_bytes(void **state)
+{
+    (void)state;
+    pq_dict d;
+    PM_OK_OR_FAIL(pq_dict_init(&d, 0));
+    char s[64];
+    uint32_t id;
+    bool added;
+    int64_t expect_size = 0;
+    for (int i = 0; i < 5000; i++) {
+        int n = snprintf(s, sizeof s, "value-%d", i * 31);
+        PM_OK_OR_FAIL(pq_dict_put_bytes(&d, (const uint8_t *)s, (uint32_t)n, &id, &added));
+        assert_true(added);
+        assert_int_equal(id, i);
+        expect_size += 4 + n;
+    }
+    PM_OK_OR_FAIL(pq_dict_put_bytes(&d, (const uint8_t *)"", 0, &id, &added));
+    assert_true(added);
+    expect_size += 4;
+    assert_int_equal(d.byte_size, expect_size);
+    for (int i = 0; i < 5000; i += 7) {
+        int n = snprintf(s, sizeof s, "value-%d", i * 31);
+        PM_OK_OR_FAIL(pq_dict_put_bytes(&d, (const uint8_t *)s, (uint32_t)n, &id, &added));
+        assert_false(added);
+        assert_int_equal(id, i);
+    }
+    PM_OK_OR_FAIL(pq_dict_put_bytes(&d, (const uint8_t *)"", 0, &id, &added));
+    assert_false(added);
+    assert_int_equal(id, 5000);
+    uint32_t len;
+    const uint8_t *p = pq_dict_entry(&d, 2, &len);
+    assert_int_equal(len, 8);
+    assert_memory_equal(p, "value-62", 8);
+    pm_buf out = PM_BUF_INIT;
+    PM_OK_OR_FAIL(pq_dict_write_plain(&d, 2, &out));
+    assert_int_equal(out.len, 4 + 7 + 4 + 8);
+    assert_memory_equal(out.data, "\x07\x00\x00\x00value-0\x08\x00\x00\x00value-31", out.len);
+    pq_dict_clear(&d);
+    assert_int_equal(d.count, 0);
+    assert_int_equal(d.byte_size, 0);
+    PM_OK_OR_FAIL(pq_dict_put_bytes(&d, (const uint8_t *)"value-0", 7, &id, &added));
+    assert_true(added);
+    assert_int_equal(id, 0);
+    pm_buf_free(&out);
+    pq_dict_free(&d);
+    assert_true(pq_hash_bytes((const uint8_t *)"abc", 3) != pq_hash_bytes((const uint8_t *)"abd", 3));
+}
+
+/* ---- statistics ---------------------------------------------------------- */
+
+static pq_leaf leaf_of(int32_t phys, pq_stats_kind k, bool legacy, int32_t tl)
+{
+    pq_leaf l;
+    memset(&l, 0, sizeof l);
+    l.phys = phys;
+    l.stats = k;
+    l.legacy_stats = legacy;
+    l.type_length = tl;
+    return l;
+}
+
+static void test_stats_numbers(void **state)
+{
+    (void)state;
+    pm_arena a;
+    pm_arena_init(&a, 0);
+    pq_stats s;
+    pq_statistics t;
+    pq_stats_init(&s, PQS_I32);
+    int32_t v[] = {5, -3, 17, 0};
+    pq_stats_update_i32(&s, v, 4);
+    s.null_count = 2;
+    pq_leaf l = leaf_of(PQ_INT32, PQS_I32, true, 0);
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_true(t.has_null_count && t.null_count == 2);
+    assert_true(t.has_min_value && t.has_max_value && t.has_min && t.has_max);
+    assert_memory_equal(t.min_value, "\xfd\xff\xff\xff", 4);
+    assert_memory_equal(t.max_value, "\x11\x00\x00\x00", 4);
+    /* DECIMAL on INT32: no legacy min/max (sort order UNKNOWN) ... */
+    l.legacy_stats = false;
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_true(t.has_min_value && !t.has_min && !t.has_max);
+    /* ... unless min == max */
+    pq_stats_reset(&s);
+    int32_t one = 42;
+    pq_stats_update_i32(&s, &one, 1);
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_true(t.has_min && t.has_max && t.has_min_value);
+    pq_stats_free(&s);
+
+    /* Doubles: NaN ignored, zeros normalized. */
+    pq_stats_init(&s, PQS_F64);
+    double d[] = {NAN, 0.0, 2.5, NAN};
+    pq_stats_update_f64(&s, d, 4);
+    l = leaf_of(PQ_DOUBLE, PQS_F64, true, 0);
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    double mn, mx;
+    memcpy(&mn, t.min_value, 8);
+    memcpy(&mx, t.max_value, 8);
+    assert_true(mn == 0.0 && signbit(mn));
+    assert_true(mx == 2.5);
+    pq_stats_reset(&s);
+    double nans[] = {NAN, NAN};
+    pq_stats_update_f64(&s, nans, 2);
+    assert_false(s.has_minmax);
+    double negz[] = {-0.0};
+    pq_stats_update_f64(&s, negz, 1);
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    memcpy(&mn, t.min_value, 8);
+    memcpy(&mx, t.max_value, 8);
+    assert_true(signbit(mn) && !signbit(mx));
+    pq_stats_free(&s);
+
+    /* int64 merge */
+    pq_stats x, y;
+    pq_stats_init(&x, PQS_I64);
+    pq_stats_init(&y, PQS_I64);
+    int64_t a1[] = {10, 20}, a2[] = {-5, 7};
+    pq_stats_update_i64(&x, a1, 2);
+    pq_stats_update_i64(&y, a2, 2);
+    x.null_count = 1;
+    y.null_count = 3;
+    PM_OK_OR_FAIL(pq_stats_merge(&x, &y));
+    assert_int_equal(x.min.i64, -5);
+    assert_int_equal(x.max.i64, 20);
+    assert_int_equal(x.null_count, 4);
+    pq_stats_free(&x);
+    pq_stats_free(&y);
+    pm_arena_free(&a);
+}
+
+static void test_stats_binary_and_decimal(void **state)
+{
+    (void)state;
+    pm_arena a;
+    pm_arena_init(&a, 0);
+    pq_stats s;
+    pq_statistics t;
+    pq_stats_init(&s, PQS_BYTES);
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, (const uint8_t *)"b", 1));
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, (const uint8_t *)"\xff", 1));   /* unsigned: largest */
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, (const uint8_t *)"a", 1));
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, (const uint8_t *)"", 0));      /* empty: smallest */
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, (const uint8_t *)"ab", 2));
+    pq_leaf l = leaf_of(PQ_BYTE_ARRAY, PQS_BYTES, false, 0);
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_true(t.has_min_value && t.min_value_len == 0);
+    assert_true(t.has_max_value && t.max_value_len == 1 && t.max_value[0] == 0xff);
+    assert_false(t.has_min);   /* UNSIGNED order: no legacy stats */
+    /* min + max >= 4096 bytes: statistics dropped entirely */
+    uint8_t big[4096];
+    memset(big, 0xff, sizeof big);   /* becomes the max: 0 + 4096 bytes */
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, big, sizeof big));
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_false(t.has_null_count || t.has_min_value || t.has_max_value);
+    pq_stats_free(&s);
+
+    pq_stats_init(&s, PQS_DEC128);
+    pq_stats_update_d128(&s, -1);
+    pq_stats_update_d128(&s, (__int128)123456789012345678LL * 1000);
+    pq_stats_update_d128(&s, -300);
+    l = leaf_of(PQ_FIXED_LEN_BYTE_ARRAY, PQS_DEC128, false, 10);
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_int_equal(t.min_value_len, 10);
+    assert_memory_equal(t.min_value, "\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xd4", 10);
+    uint8_t be[10];
+    pq_decimal_to_be((__int128)123456789012345678LL * 1000, 10, be);
+    assert_memory_equal(t.max_value, be, 10);
+    assert_false(t.has_min);
+    pq_stats_free(&s);
+
+    /* INT96: null count only */
+    pq_stats_init(&s, PQS_NONE);
+    s.null_count = 7;
+    l = leaf_of(PQ_INT96, PQS_NONE, false, 12);
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_true(t.has_null_count && t.null_count == 7);
+    assert_false(t.has_min_value || t.has_min);
+    pq_stats_free(&s);
+
+    pq_stats_init(&s, PQS_BOOL);
+    pq_stats_update_bool(&s, true);
+    pq_stats_update_bool(&s, false);
+    l = leaf_of(PQ_BOOLEAN, PQS_BOOL, true, 0);
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_true(t.has_min && t.min[0] == 0 && t.max[0] == 1);
+    pq_stats_free(&s);
+    pm_arena_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rle_known_bytes),
+        cmocka_unit_test(test_rle_run_rules),
+        cmocka_unit_test(test_rle_all_widths),
+        cmocka_unit_test(test_rle_bulk_equals_single),
+        cmocka_unit_test(test_pack8),
+        cmocka_unit_test(test_dict_fixed),
+        cmocka_unit_test(test_dict_bytes),
+        cmocka_unit_test(test_stats_numbers),
+        cmocka_unit_test(test_stats_binary_and_decimal),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
