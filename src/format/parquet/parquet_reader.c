@@ -22,9 +22,9 @@
 
 #include "base/cursor.h"
 #include "base/mem.h"
-#include "format/parquet/pq_assemble.h"
-#include "format/parquet/pq_chunk.h"
-#include "format/parquet/pq_schema.h"
+#include "format/parquet/pqr_assemble.h"
+#include "format/parquet/pqr_chunk.h"
+#include "format/parquet/pqr_schema.h"
 #include "types/column.h"
 
 #define DEFAULT_BATCH_ROWS 4096
@@ -37,14 +37,14 @@ struct pm_pq_reader {
     uint64_t data_end;          /* where the footer starts */
     char *name;
     pm_pq_file_meta *meta;
-    pq_schema *schema;
+    pqr_schema *schema;
     pm_type *proj_type;
     uint32_t nproj;
     uint32_t *proj;             /* schema field index per batch column */
     uint32_t nchunks;
-    pq_chunk *chunks;           /* projected leaves, in batch column order */
+    pqr_chunk *chunks;           /* projected leaves, in batch column order */
     pm_codec_ctx *codec;
-    pq_assembler asmb;
+    pqr_assembler asmb;
     pm_batch *batch;
     int64_t batch_rows;
     bool footer_only;
@@ -118,7 +118,7 @@ static pm_error *check_meta(pm_pq_reader *r)
 
 static pm_error *resolve_projection(pm_pq_reader *r, const pm_pq_reader_options *o)
 {
-    const pq_schema *s = r->schema;
+    const pqr_schema *s = r->schema;
     size_t n = o->columns ? o->ncolumns : o->column_ids ? o->ncolumn_ids : s->nfields;
     PM_TRY(pm_calloc(&r->proj, n ? n : 1, sizeof *r->proj));
     r->nproj = (uint32_t)n;
@@ -155,7 +155,7 @@ static pm_error *resolve_projection(pm_pq_reader *r, const pm_pq_reader_options 
         return pm_oom();
     uint32_t nchunks = 0;
     for (uint32_t i = 0; i < r->nproj; i++) {
-        const pq_top_field *f = &s->fields[r->proj[i]];
+        const pqr_field *f = &s->fields[r->proj[i]];
         if (f->err)
             return copy_error(f->err);
         pm_type *t = pm_type_clone(f->type);
@@ -168,9 +168,9 @@ static pm_error *resolve_projection(pm_pq_reader *r, const pm_pq_reader_options 
     r->nchunks = nchunks;
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->nproj; i++) {
-        const pq_top_field *f = &s->fields[r->proj[i]];
+        const pqr_field *f = &s->fields[r->proj[i]];
         for (uint32_t l = 0; l < f->nleaves; l++)
-            pq_chunk_init(&r->chunks[k++], &s->leaves[f->first_leaf + l], r->codec, 0);
+            pqr_chunk_init(&r->chunks[k++], &s->leaves[f->first_leaf + l], r->codec, 0);
     }
     return pm_batch_new(&r->batch, r->proj_type);
 }
@@ -185,9 +185,9 @@ static pm_error *open_common(pm_pq_reader *r, const pm_pq_reader_options *opts)
     r->footer_only = o->footer_only;
     r->filter = o->filter;
     r->filter_ctx = o->filter_ctx;
-    pq_assembler_init(&r->asmb);
+    pqr_assembler_init(&r->asmb);
     PM_TRY(read_footer(r));
-    PM_TRY(pq_schema_build(&r->schema, r->meta));
+    PM_TRY(pqr_schema_build(&r->schema, r->meta));
     PM_TRY(check_meta(r));
     if (!r->footer_only)
         PM_TRY(pm_codec_ctx_new(&r->codec));
@@ -243,14 +243,14 @@ void pm_pq_reader_free(pm_pq_reader *r)
     if (!r)
         return;
     for (uint32_t i = 0; i < r->nchunks; i++)
-        pq_chunk_free(&r->chunks[i]);
+        pqr_chunk_free(&r->chunks[i]);
     free(r->chunks);
     free(r->proj);
     pm_batch_free(r->batch);
     pm_type_free(r->proj_type);
-    pq_assembler_free(&r->asmb);
+    pqr_assembler_free(&r->asmb);
     pm_codec_ctx_free(r->codec);
-    pq_schema_free(r->schema);
+    pqr_schema_free(r->schema);
     pm_pq_file_meta_free(r->meta);
     free(r->name);
     free(r);
@@ -260,10 +260,10 @@ const pm_pq_file_meta *pm_pq_reader_meta(const pm_pq_reader *r) { return r->meta
 const pm_type *pm_pq_reader_schema(const pm_pq_reader *r) { return r->proj_type; }
 uint32_t pm_pq_reader_num_leaves(const pm_pq_reader *r) { return r->schema->nleaves; }
 
-static const pq_top_field *field_of_leaf(const pm_pq_reader *r, uint32_t leaf)
+static const pqr_field *field_of_leaf(const pm_pq_reader *r, uint32_t leaf)
 {
     for (uint32_t i = 0; i < r->schema->nfields; i++) {
-        const pq_top_field *f = &r->schema->fields[i];
+        const pqr_field *f = &r->schema->fields[i];
         if (leaf >= f->first_leaf && leaf < f->first_leaf + f->nleaves)
             return f;
     }
@@ -272,7 +272,7 @@ static const pq_top_field *field_of_leaf(const pm_pq_reader *r, uint32_t leaf)
 
 const pm_error *pm_pq_reader_leaf_error(const pm_pq_reader *r, uint32_t leaf)
 {
-    const pq_top_field *f = field_of_leaf(r, leaf);
+    const pqr_field *f = field_of_leaf(r, leaf);
     return f ? f->err : NULL;
 }
 
@@ -284,7 +284,7 @@ const char *pm_pq_reader_leaf_path(const pm_pq_reader *r, uint32_t leaf)
 int64_t pm_pq_reader_leaf_of(const pm_pq_reader *r, const char *name)
 {
     for (uint32_t i = 0; i < r->schema->nfields; i++) {
-        const pq_top_field *f = &r->schema->fields[i];
+        const pqr_field *f = &r->schema->fields[i];
         if (!strcmp(f->name, name))
             return f->node && f->node->kind == PQN_LEAF ? (int64_t)f->first_leaf : -1;
     }
@@ -293,14 +293,14 @@ int64_t pm_pq_reader_leaf_of(const pm_pq_reader *r, const char *name)
 
 const pm_type *pm_pq_reader_leaf_type(const pm_pq_reader *r, uint32_t leaf)
 {
-    return pq_schema_leaf_type(r->schema, leaf);
+    return pqr_schema_leaf_type(r->schema, leaf);
 }
 
 /* ------------------------------------------------------------------ */
 /* Row groups and batches                                              */
 /* ------------------------------------------------------------------ */
 
-static pm_error *load_chunk(pm_pq_reader *r, pq_chunk *c, const pq_column_chunk *cc)
+static pm_error *load_chunk(pm_pq_reader *r, pqr_chunk *c, const pq_column_chunk *cc)
 {
     if (!cc->has_meta_data)
         return pm_error_new(PM_EUNSUPPORTED, "column chunk without metadata (encrypted columns are not supported)");
@@ -321,11 +321,11 @@ static pm_error *load_chunk(pm_pq_reader *r, pq_chunk *c, const pq_column_chunk 
                             (long long)start, (long long)len, (unsigned long long)r->data_end);
     PM_TRY(pm_buf_resize(&c->raw, (size_t)len));
     PM_TRY(src_read(r, (uint64_t)start, c->raw.data, (size_t)len));
-    pq_chunk_start(c, cm);
+    pqr_chunk_start(c, cm);
     return NULL;
 }
 
-static const char *chunk_name(const pq_chunk *c)
+static const char *chunk_name(const pqr_chunk *c)
 {
     return c->leaf->path ? c->leaf->path : "?";
 }
@@ -342,7 +342,7 @@ static pm_error *open_row_group(pm_pq_reader *r, bool *found)
         if (r->filter && !r->filter(r->filter_ctx, r, g))
             continue;
         for (uint32_t i = 0; i < r->nchunks; i++) {
-            pq_chunk *c = &r->chunks[i];
+            pqr_chunk *c = &r->chunks[i];
             PM_TRY(pm_error_wrap(load_chunk(r, c, &rg->columns[c->leaf->column]), 0, "row group %u: column '%s'", g,
                                  chunk_name(c)));
         }
@@ -358,11 +358,11 @@ static pm_error *open_row_group(pm_pq_reader *r, bool *found)
 static pm_error *finish_row_group(pm_pq_reader *r)
 {
     for (uint32_t i = 0; i < r->nchunks; i++) {
-        pq_chunk *c = &r->chunks[i];
+        pqr_chunk *c = &r->chunks[i];
         bool eof = c->pos >= c->n;
         if (eof && c->leaf->max_rep == 0) {
             /* Flat leaves stop exactly at the last row: any further page must be empty. */
-            PM_TRY(pm_error_wrap(pq_chunk_next_page(c, &eof), 0, "row group %u: column '%s'", r->cur_rg,
+            PM_TRY(pm_error_wrap(pqr_chunk_next_page(c, &eof), 0, "row group %u: column '%s'", r->cur_rg,
                                  chunk_name(c)));
         }
         if (!eof || c->pos < c->n)
@@ -389,12 +389,12 @@ pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out)
     PM_TRY_GOTO(e, pm_batch_reset(r->batch), fail);
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->nproj; i++) {
-        const pq_top_field *f = &r->schema->fields[r->proj[i]];
+        const pqr_field *f = &r->schema->fields[r->proj[i]];
         pm_column *col = pm_batch_column(r->batch, i);
         for (uint32_t l = 0; l < f->nleaves; l++, k++) {
-            pq_chunk *c = &r->chunks[k];
+            pqr_chunk *c = &r->chunks[k];
             int64_t done;
-            PM_TRY_GOTO(e, pm_error_wrap(pq_assemble_leaf(&r->asmb, c, col, n, &done), 0, "row group %u: column '%s'",
+            PM_TRY_GOTO(e, pm_error_wrap(pqr_assemble_leaf(&r->asmb, c, col, n, &done), 0, "row group %u: column '%s'",
                                          r->cur_rg, chunk_name(c)),
                         fail);
             if (done != n) {
@@ -409,7 +409,7 @@ pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out)
                              f->name, (long long)col->length, (long long)n);
             goto fail;
         }
-        PM_TRY_GOTO(e, pm_error_wrap(pq_check_column(col), 0, "row group %u: field '%s'", r->cur_rg, f->name), fail);
+        PM_TRY_GOTO(e, pm_error_wrap(pqr_check_column(col), 0, "row group %u: field '%s'", r->cur_rg, f->name), fail);
     }
     PM_TRY_GOTO(e, pm_batch_finish(r->batch, n), fail);
     r->rg_left -= n;
@@ -434,7 +434,7 @@ pm_error *pm_pq_reader_stat(const pm_pq_reader *r, uint32_t rg, uint32_t leaf, b
     *present = false;
     if (rg >= r->meta->num_row_groups || leaf >= r->schema->nleaves)
         return pm_error_new(PM_EINVALID, "row group %u / column %u out of range", rg, leaf);
-    const pq_leaf *L = &r->schema->leaves[leaf];
+    const pqr_leaf *L = &r->schema->leaves[leaf];
     if (!L->type)
         return NULL;
     const pq_column_chunk *cc = &r->meta->row_groups[rg].columns[leaf];
@@ -468,21 +468,21 @@ pm_error *pm_pq_reader_stat(const pm_pq_reader *r, uint32_t rg, uint32_t leaf, b
     if (col->type->id != L->type->id)
         return pm_error_new(PM_EINVALID, "statistics column type differs from the leaf type");
     switch (L->vkind) {
-    case PQV_BOOL:
+    case PQR_BOOL:
         if (n != 1)
             return NULL;
         PM_TRY(pm_column_append_bool(col, p[0] != 0));
         break;
-    case PQV_VAR:
+    case PQR_VAR:
         if (L->ptype == PQ_FIXED_LEN_BYTE_ARRAY && n != (size_t)L->type_length)
             return NULL;
         PM_TRY(pm_column_append_bytes(col, p, n));
         break;
-    case PQV_FIXED: {
+    case PQR_FIXED: {
         if (L->ptype != PQ_BYTE_ARRAY && L->conv != PQC_BE_I128 && n != (size_t)L->pwidth)
             return NULL;
         uint8_t v[16];
-        pm_error *e = pq_convert_one(L, p, n, v);
+        pm_error *e = pqr_convert_one(L, p, n, v);
         if (e) {
             pm_error_free(e);
             return NULL;

@@ -1,6 +1,6 @@
 /*
- * format/parquet/pq_chunk.c — pages and values of one column chunk (see
- * pq_chunk.h).
+ * format/parquet/pqr_chunk.c — pages and values of one column chunk (see
+ * pqr_chunk.h).
  *
  * Page layout (parquet-format):
  *   <PageHeader (thrift)> <compressed_page_size bytes of body>
@@ -22,7 +22,7 @@
  * Dictionary pages are decoded once and kept in the target layout, so
  * dictionary-encoded pages decode as a gather of indices.
  */
-#include "format/parquet/pq_chunk.h"
+#include "format/parquet/pqr_chunk.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,7 +30,7 @@
 
 #include "base/mem.h"
 
-void pq_chunk_init(pq_chunk *c, const pq_leaf *leaf, pm_codec_ctx *codec, size_t max_page)
+void pqr_chunk_init(pqr_chunk *c, const pqr_leaf *leaf, pm_codec_ctx *codec, size_t max_page)
 {
     memset(c, 0, sizeof *c);
     c->leaf = leaf;
@@ -38,7 +38,7 @@ void pq_chunk_init(pq_chunk *c, const pq_leaf *leaf, pm_codec_ctx *codec, size_t
     c->max_page = max_page;
 }
 
-void pq_chunk_free(pq_chunk *c)
+void pqr_chunk_free(pqr_chunk *c)
 {
     pm_buf *bufs[] = {&c->raw, &c->dict_fixed, &c->dict_off, &c->dict_data, &c->page, &c->def, &c->rep,
                       &c->lens, &c->prefix, &c->prev, &c->scratch, &c->scratch_off, &c->scratch_data, &c->idx};
@@ -46,7 +46,7 @@ void pq_chunk_free(pq_chunk *c)
         pm_buf_free(bufs[i]);
 }
 
-void pq_chunk_start(pq_chunk *c, const pq_column_meta *cm)
+void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm)
 {
     c->cm = cm;
     c->raw_pos = 0;
@@ -102,7 +102,7 @@ static float half_to_float(uint16_t h)
 #define NANOS_PER_DAY 86400000000000LL
 
 /* Fixed-width physical values (pwidth bytes each) → target fixed values. */
-static pm_error *convert_fixed(const pq_leaf *L, const uint8_t *in, size_t n, uint8_t *out)
+static pm_error *convert_fixed(const pqr_leaf *L, const uint8_t *in, size_t n, uint8_t *out)
 {
     switch (L->conv) {
     case PQC_NONE:
@@ -208,9 +208,9 @@ static pm_error *convert_fixed(const pq_leaf *L, const uint8_t *in, size_t n, ui
 }
 
 /* Variable-width physical values (offsets relative into `data`) → target. */
-static pm_error *convert_var(const pq_leaf *L, const int32_t *off, const uint8_t *data, size_t n, const pq_dest *d)
+static pm_error *convert_var(const pqr_leaf *L, const int32_t *off, const uint8_t *data, size_t n, const pqr_dest *d)
 {
-    if (L->vkind == PQV_VAR) {
+    if (L->vkind == PQR_VAR) {
         size_t total = (size_t)off[n];
         PM_TRY(pm_buf_reserve(d->data, total));
         pm_buf_put(d->data, data, total);
@@ -239,10 +239,10 @@ static pm_error *convert_var(const pq_leaf *L, const int32_t *off, const uint8_t
     return pm_error_new(PM_EINTERNAL, "byte values for a fixed target without conversion");
 }
 
-pm_error *pq_convert_one(const pq_leaf *L, const uint8_t *phys, size_t len, uint8_t *out)
+pm_error *pqr_convert_one(const pqr_leaf *L, const uint8_t *phys, size_t len, uint8_t *out)
 {
-    if (L->vkind != PQV_FIXED)
-        return pm_error_new(PM_EINTERNAL, "pq_convert_one on a non-fixed target");
+    if (L->vkind != PQR_FIXED)
+        return pm_error_new(PM_EINTERNAL, "pqr_convert_one on a non-fixed target");
     if (L->ptype == PQ_BYTE_ARRAY || (L->conv == PQC_BE_I128 && len != (size_t)L->pwidth)) {
         if (L->conv != PQC_BE_I128)
             return pm_error_new(PM_EINTERNAL, "byte value for a non-decimal fixed target");
@@ -257,10 +257,10 @@ pm_error *pq_convert_one(const pq_leaf *L, const uint8_t *phys, size_t len, uint
 }
 
 /* Fixed physical bytes → dest (FIXED: convert; VAR: FLBA as binary). */
-static pm_error *emit_fixed(pq_chunk *c, const uint8_t *phys, size_t n, const pq_dest *d)
+static pm_error *emit_fixed(pqr_chunk *c, const uint8_t *phys, size_t n, const pqr_dest *d)
 {
-    const pq_leaf *L = c->leaf;
-    if (L->vkind == PQV_VAR) {
+    const pqr_leaf *L = c->leaf;
+    if (L->vkind == PQR_VAR) {
         size_t w = (size_t)L->pwidth;
         if (n * w + d->data->len > INT32_MAX)
             return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of binary data in one batch");
@@ -285,9 +285,9 @@ static pm_error *scratch(pm_buf *b, size_t bytes, uint8_t **out)
 /* Dictionary                                                          */
 /* ------------------------------------------------------------------ */
 
-static pm_error *load_dictionary(pq_chunk *c, const uint8_t *p, size_t len, int32_t count, int32_t enc)
+static pm_error *load_dictionary(pqr_chunk *c, const uint8_t *p, size_t len, int32_t count, int32_t enc)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     if (enc != PQ_ENC_PLAIN && enc != PQ_ENC_PLAIN_DICTIONARY)
         return pm_error_new(PM_EUNSUPPORTED, "dictionary page encoding %s", pq_encoding_name(enc));
     if (count < 0)
@@ -298,13 +298,13 @@ static pm_error *load_dictionary(pq_chunk *c, const uint8_t *p, size_t len, int3
         return pm_error_new(PM_ECORRUPT, "dictionary of %zu values in %zu bytes", n, len);
     const uint8_t *end = p + len;
     c->dict_fixed.len = c->dict_off.len = c->dict_data.len = 0;
-    pq_dest d = {0};
-    if (L->vkind == PQV_VAR) {
+    pqr_dest d = {0};
+    if (L->vkind == PQR_VAR) {
         PM_TRY(pm_buf_resize(&c->dict_off, (n + 1) * 4));
         d.offsets = (int32_t *)(void *)c->dict_off.data;
         d.data = &c->dict_data;
     } else {
-        size_t w = L->vkind == PQV_BOOL ? 1 : (size_t)L->width;
+        size_t w = L->vkind == PQR_BOOL ? 1 : (size_t)L->width;
         PM_TRY(pm_buf_resize(&c->dict_fixed, n * w));
         d.fixed = c->dict_fixed.data;
     }
@@ -312,7 +312,7 @@ static pm_error *load_dictionary(pq_chunk *c, const uint8_t *p, size_t len, int3
         uint64_t bit = 0;
         PM_TRY(pqd_plain_bool(p, len, &bit, n, d.fixed));
     } else if (L->ptype == PQ_BYTE_ARRAY) {
-        if (L->vkind == PQV_VAR) {
+        if (L->vkind == PQR_VAR) {
             PM_TRY(pqd_plain_byte_array(&p, end, n, d.offsets, d.data));
         } else {
             PM_TRY(pm_buf_resize(&c->scratch_off, (n + 1) * 4));
@@ -333,10 +333,10 @@ static pm_error *load_dictionary(pq_chunk *c, const uint8_t *p, size_t len, int3
 }
 
 /* Gather dictionary entries idx[0..n) (already checked < dict_n). */
-static pm_error *gather(pq_chunk *c, const uint32_t *idx, size_t n, const pq_dest *d)
+static pm_error *gather(pqr_chunk *c, const uint32_t *idx, size_t n, const pqr_dest *d)
 {
-    const pq_leaf *L = c->leaf;
-    if (L->vkind == PQV_VAR) {
+    const pqr_leaf *L = c->leaf;
+    if (L->vkind == PQR_VAR) {
         const int32_t *off = (const int32_t *)(const void *)c->dict_off.data;
         const uint8_t *src = c->dict_data.data;
         uint64_t total = 0;
@@ -360,7 +360,7 @@ static pm_error *gather(pq_chunk *c, const uint32_t *idx, size_t n, const pq_des
         return NULL;
     }
     const uint8_t *dict = c->dict_fixed.data;
-    size_t w = L->vkind == PQV_BOOL ? 1 : (size_t)L->width;
+    size_t w = L->vkind == PQR_BOOL ? 1 : (size_t)L->width;
     switch (w) {
     case 1:
         for (size_t i = 0; i < n; i++)
@@ -445,7 +445,7 @@ static pm_error *levels_v2(const uint8_t *p, size_t len, int max, uint16_t *out,
 /* Value decoder setup                                                 */
 /* ------------------------------------------------------------------ */
 
-static pm_error *bad_encoding(const pq_chunk *c, int32_t enc)
+static pm_error *bad_encoding(const pqr_chunk *c, int32_t enc)
 {
     return pm_error_new(PM_EUNSUPPORTED, "encoding %s for %s values", pq_encoding_name(enc),
                         pq_type_name(c->leaf->ptype));
@@ -453,7 +453,7 @@ static pm_error *bad_encoding(const pq_chunk *c, int32_t enc)
 
 /* DELTA_LENGTH_BYTE_ARRAY lengths of `count` values from *p into lens;
  * *p moves to the byte data, whose size is checked. */
-static pm_error *read_lengths(pq_chunk *c, const uint8_t **p, const uint8_t *end, pm_buf *lens, uint64_t max,
+static pm_error *read_lengths(pqr_chunk *c, const uint8_t **p, const uint8_t *end, pm_buf *lens, uint64_t max,
                               uint64_t *count, uint64_t *total)
 {
     pqd_delta dd;
@@ -475,9 +475,9 @@ static pm_error *read_lengths(pq_chunk *c, const uint8_t **p, const uint8_t *end
     return NULL;
 }
 
-static pm_error *setup_values(pq_chunk *c, const uint8_t *p, const uint8_t *end, int32_t enc)
+static pm_error *setup_values(pqr_chunk *c, const uint8_t *p, const uint8_t *end, int32_t enc)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     int32_t pt = L->ptype;
     c->enc = enc;
     c->vp = p;
@@ -573,7 +573,7 @@ static pm_error *setup_values(pq_chunk *c, const uint8_t *p, const uint8_t *end,
 /* Pages                                                               */
 /* ------------------------------------------------------------------ */
 
-static pm_error *decompress(pq_chunk *c, const uint8_t *in, size_t n, size_t out_len, pm_buf *out)
+static pm_error *decompress(pqr_chunk *c, const uint8_t *in, size_t n, size_t out_len, pm_buf *out)
 {
     int32_t codec = c->cm->codec;
     PM_TRY(pm_buf_resize(out, out_len));
@@ -593,7 +593,7 @@ static pm_error *decompress(pq_chunk *c, const uint8_t *in, size_t n, size_t out
     return pm_codec_decompress(c->codec, (pm_codec_id)codec, in, n, out->data, out_len);
 }
 
-static pm_error *page_sizes(pq_chunk *c, const pq_page_header *h, size_t left)
+static pm_error *page_sizes(pqr_chunk *c, const pq_page_header *h, size_t left)
 {
     if (h->compressed_page_size < 0 || (size_t)h->compressed_page_size > left)
         return pm_error_new(PM_ECORRUPT, "page of %d bytes, %zu left in column chunk", h->compressed_page_size, left);
@@ -603,7 +603,7 @@ static pm_error *page_sizes(pq_chunk *c, const pq_page_header *h, size_t left)
     return NULL;
 }
 
-static pm_error *begin_data_page(pq_chunk *c, int32_t num_values)
+static pm_error *begin_data_page(pqr_chunk *c, int32_t num_values)
 {
     if (num_values < 0)
         return pm_error_new(PM_ECORRUPT, "data page with %d values", num_values);
@@ -620,14 +620,14 @@ static pm_error *begin_data_page(pq_chunk *c, int32_t num_values)
     return NULL;
 }
 
-static void count_valid(pq_chunk *c)
+static void count_valid(pqr_chunk *c)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     if (L->max_def == 0) {
         c->nvalid = c->n;
         return;
     }
-    const uint16_t *d = pq_chunk_def(c);
+    const uint16_t *d = pqr_chunk_def(c);
     uint32_t k = 0;
     uint16_t md = (uint16_t)L->max_def;
     for (uint32_t i = 0; i < c->n; i++)
@@ -635,9 +635,9 @@ static void count_valid(pq_chunk *c)
     c->nvalid = k;
 }
 
-static pm_error *load_page(pq_chunk *c, bool *got_data)
+static pm_error *load_page(pqr_chunk *c, bool *got_data)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     const uint8_t *start = c->raw.data + c->raw_pos;
     size_t left = c->raw.len - c->raw_pos;
     pq_page_header h;
@@ -721,7 +721,7 @@ static pm_error *load_page(pq_chunk *c, bool *got_data)
     return NULL;
 }
 
-pm_error *pq_chunk_next_page(pq_chunk *c, bool *eof)
+pm_error *pqr_chunk_next_page(pqr_chunk *c, bool *eof)
 {
     for (;;) {
         if (c->raw_pos >= c->raw.len) {
@@ -747,9 +747,9 @@ pm_error *pq_chunk_next_page(pq_chunk *c, bool *eof)
 /* ------------------------------------------------------------------ */
 
 /* BYTE_ARRAY / FLBA values as var data into the sink (offsets + data). */
-static pm_error *var_values(pq_chunk *c, size_t n, int32_t *off, pm_buf *data)
+static pm_error *var_values(pqr_chunk *c, size_t n, int32_t *off, pm_buf *data)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     switch (c->enc) {
     case PQ_ENC_PLAIN:
         if (L->ptype == PQ_BYTE_ARRAY)
@@ -803,9 +803,9 @@ static pm_error *var_values(pq_chunk *c, size_t n, int32_t *off, pm_buf *data)
 }
 
 /* Fixed-width physical values (pwidth bytes) of the page into out. */
-static pm_error *fixed_values(pq_chunk *c, size_t n, uint8_t *out)
+static pm_error *fixed_values(pqr_chunk *c, size_t n, uint8_t *out)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     size_t w = (size_t)L->pwidth;
     switch (c->enc) {
     case PQ_ENC_PLAIN:
@@ -822,13 +822,13 @@ static pm_error *fixed_values(pq_chunk *c, size_t n, uint8_t *out)
     }
 }
 
-pm_error *pq_chunk_values(pq_chunk *c, size_t n, const pq_dest *d)
+pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *d)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     if (n > (size_t)(c->nvalid - c->vused))
         return pm_error_new(PM_EINTERNAL, "asked for %zu values, page has %u left", n, c->nvalid - c->vused);
     if (n == 0) {
-        if (L->vkind == PQV_VAR)
+        if (L->vkind == PQR_VAR)
             d->offsets[0] = 0;
         return NULL;
     }
@@ -851,7 +851,7 @@ pm_error *pq_chunk_values(pq_chunk *c, size_t n, const pq_dest *d)
         }
     } else if (L->ptype == PQ_BYTE_ARRAY ||
                (L->ptype == PQ_FIXED_LEN_BYTE_ARRAY && c->enc == PQ_ENC_DELTA_BYTE_ARRAY)) {
-        if (L->vkind == PQV_VAR) {
+        if (L->vkind == PQR_VAR) {
             if (d->data->len > INT32_MAX)
                 return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of byte data in one batch");
             PM_TRY(var_values(c, n, d->offsets, d->data));
@@ -864,7 +864,7 @@ pm_error *pq_chunk_values(pq_chunk *c, size_t n, const pq_dest *d)
             PM_TRY(var_values(c, n, off, &c->scratch_data));
             PM_TRY(convert_var(L, off, c->scratch_data.data, n, d));
         }
-    } else if (L->conv == PQC_NONE && L->vkind == PQV_FIXED) {
+    } else if (L->conv == PQC_NONE && L->vkind == PQR_FIXED) {
         PM_TRY(fixed_values(c, n, d->fixed));
     } else {
         uint8_t *tmp;

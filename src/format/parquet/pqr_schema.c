@@ -1,6 +1,6 @@
 /*
- * format/parquet/pq_schema.c — Parquet schema → Paimon types and the
- * record-assembly tree (see pq_schema.h).
+ * format/parquet/pqr_schema.c — Parquet schema → Paimon types and the
+ * record-assembly tree (see pqr_schema.h).
  *
  * Steps:
  *  1. The footer's depth-first element list becomes a tree (each group says
@@ -25,7 +25,7 @@
  *  3. A field whose type cannot be read keeps its error; its leaves still
  *     occupy their column indexes so later fields stay aligned.
  */
-#include "format/parquet/pq_schema.h"
+#include "format/parquet/pqr_schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,8 +106,8 @@ static int32_t repetition(const snode *n)
 
 typedef struct leaf_map {
     pm_type *type;
-    pq_conv conv;
-    pq_value_kind vkind;
+    pqr_conv conv;
+    pqr_value_kind vkind;
     int width;
 } leaf_map;
 
@@ -117,7 +117,7 @@ static pm_error *unsupported(const pq_schema_element *e, const char *what)
                         pq_type_name(e->type));
 }
 
-static pm_error *set_decimal(leaf_map *lm, const pq_schema_element *e, int32_t precision, int32_t scale, pq_conv conv,
+static pm_error *set_decimal(leaf_map *lm, const pq_schema_element *e, int32_t precision, int32_t scale, pqr_conv conv,
                              bool nullable)
 {
     if (precision < 1 || precision > 38)
@@ -128,24 +128,24 @@ static pm_error *set_decimal(leaf_map *lm, const pq_schema_element *e, int32_t p
                             precision);
     lm->type = pm_type_new_decimal(precision, scale, nullable);
     lm->conv = conv;
-    lm->vkind = PQV_FIXED;
+    lm->vkind = PQR_FIXED;
     lm->width = 16;
     return NULL;
 }
 
-static void set_atomic(leaf_map *lm, pm_type_id id, bool nullable, pq_conv conv, int width)
+static void set_atomic(leaf_map *lm, pm_type_id id, bool nullable, pqr_conv conv, int width)
 {
     lm->type = pm_type_new(id, nullable);
     lm->conv = conv;
-    lm->vkind = id == PM_TYPE_BOOLEAN ? PQV_BOOL : PQV_FIXED;
+    lm->vkind = id == PM_TYPE_BOOLEAN ? PQR_BOOL : PQR_FIXED;
     lm->width = width;
 }
 
-static void set_temporal(leaf_map *lm, pm_type_id id, int32_t precision, bool nullable, pq_conv conv, int width)
+static void set_temporal(leaf_map *lm, pm_type_id id, int32_t precision, bool nullable, pqr_conv conv, int width)
 {
     lm->type = pm_type_new_temporal(id, precision, nullable);
     lm->conv = conv;
-    lm->vkind = PQV_FIXED;
+    lm->vkind = PQR_FIXED;
     lm->width = width;
 }
 
@@ -153,7 +153,7 @@ static void set_var(leaf_map *lm, pm_type_id id, int32_t length, bool nullable)
 {
     lm->type = pm_type_new_string(id, length, nullable);
     lm->conv = PQC_NONE;
-    lm->vkind = PQV_VAR;
+    lm->vkind = PQR_VAR;
     lm->width = 0;
 }
 
@@ -277,15 +277,15 @@ static pm_error *map_leaf(const pq_schema_element *e, bool nullable, leaf_map *l
 /* ------------------------------------------------------------------ */
 
 typedef struct conv_ctx {
-    pq_schema *s;
+    pqr_schema *s;
     pm_arena *a;
     uint32_t next_leaf;
 } conv_ctx;
 
-static pq_rnode *new_rnode(conv_ctx *cx, pq_node_kind kind, int16_t def, int16_t rep, pq_rnode *parent,
+static pqr_node *new_rnode(conv_ctx *cx, pqr_node_kind kind, int16_t def, int16_t rep, pqr_node *parent,
                            const char *name, uint32_t nchildren)
 {
-    pq_rnode *r = pm_arena_calloc(cx->a, sizeof *r, 8);
+    pqr_node *r = pm_arena_calloc(cx->a, sizeof *r, 8);
     if (!r)
         return NULL;
     r->kind = kind;
@@ -319,15 +319,15 @@ static int32_t field_id_of(const snode *n, uint32_t position)
     return n->e->has_field_id ? n->e->field_id : (int32_t)position;
 }
 
-static pm_error *conv_node(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable, pq_rnode *parent,
-                           const char *path, pm_type **type, pq_rnode **node);
+static pm_error *conv_node(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable, pqr_node *parent,
+                           const char *path, pm_type **type, pqr_node **node);
 
-static pm_error *make_leaf(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable, pq_rnode *parent,
-                           const char *path, pm_type **type, pq_rnode **node)
+static pm_error *make_leaf(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable, pqr_node *parent,
+                           const char *path, pm_type **type, pqr_node **node)
 {
     leaf_map lm;
     PM_TRY(map_leaf(n->e, nullable, &lm));
-    pq_rnode *rn = new_rnode(cx, PQN_LEAF, d, r, parent, n->e->name, 0);
+    pqr_node *rn = new_rnode(cx, PQN_LEAF, d, r, parent, n->e->name, 0);
     if (!rn) {
         pm_type_free(lm.type);
         return pm_oom();
@@ -338,7 +338,7 @@ static pm_error *make_leaf(conv_ctx *cx, const snode *n, int16_t d, int16_t r, b
         pm_type_free(lm.type);
         return pm_error_new(PM_EINTERNAL, "leaf count mismatch");
     }
-    pq_leaf *L = &cx->s->leaves[li];
+    pqr_leaf *L = &cx->s->leaves[li];
     L->column = li;
     L->ptype = n->e->type;
     L->type_length = n->e->has_type_length ? n->e->type_length : 0;
@@ -358,7 +358,7 @@ static pm_error *make_leaf(conv_ctx *cx, const snode *n, int16_t d, int16_t r, b
     L->type = lm.type; /* fixed up to point into the final tree by the caller chain */
     /* Path of nodes, top-level first. */
     int depth = 0;
-    for (pq_rnode *p = rn; p; p = p->parent)
+    for (pqr_node *p = rn; p; p = p->parent)
         depth++;
     L->nodes = pm_arena_calloc(cx->a, (size_t)depth * sizeof *L->nodes, 8);
     if (!L->nodes) {
@@ -367,19 +367,19 @@ static pm_error *make_leaf(conv_ctx *cx, const snode *n, int16_t d, int16_t r, b
     }
     L->depth = depth;
     int k = depth;
-    for (pq_rnode *p = rn; p; p = p->parent)
+    for (pqr_node *p = rn; p; p = p->parent)
         L->nodes[--k] = p;
     *type = lm.type;
     *node = rn;
     return NULL;
 }
 
-static pm_error *conv_row(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable, pq_rnode *parent,
-                          const char *path, pm_type **type, pq_rnode **node)
+static pm_error *conv_row(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable, pqr_node *parent,
+                          const char *path, pm_type **type, pqr_node **node)
 {
     if (n->nch == 0)
         return pm_error_new(PM_EUNSUPPORTED, "group '%s' has no fields", n->e->name);
-    pq_rnode *rn = new_rnode(cx, PQN_ROW, d, r, parent, n->e->name, n->nch);
+    pqr_node *rn = new_rnode(cx, PQN_ROW, d, r, parent, n->e->name, n->nch);
     if (!rn)
         return pm_oom();
     pm_type *row = pm_type_new_row(nullable);
@@ -388,7 +388,7 @@ static pm_error *conv_row(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bo
     for (uint32_t i = 0; i < n->nch; i++) {
         const snode *c = n->ch[i];
         pm_type *ct = NULL;
-        pq_rnode *cn = NULL;
+        pqr_node *cn = NULL;
         char *cpath = join_path(cx->a, path, c->e->name);
         pm_error *e = cpath ? NULL : pm_oom();
         if (!e)
@@ -410,16 +410,16 @@ static pm_error *conv_row(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bo
 /* ARRAY built around the repeated node `rep` (the list level), with the
  * list itself present at def `d` and rep_begin `r`. */
 static pm_error *conv_list_level(conv_ctx *cx, const snode *rep, const snode *outer, int16_t d, int16_t r,
-                                 bool nullable, pq_rnode *parent, const char *path, pm_type **type,
-                                 pq_rnode **node)
+                                 bool nullable, pqr_node *parent, const char *path, pm_type **type,
+                                 pqr_node **node)
 {
     int16_t ed = (int16_t)(d + 1), er = (int16_t)(r + 1);
-    pq_rnode *rn = new_rnode(cx, PQN_ARRAY, d, r, parent, outer->e->name, 1);
+    pqr_node *rn = new_rnode(cx, PQN_ARRAY, d, r, parent, outer->e->name, 1);
     if (!rn)
         return pm_oom();
     rn->elem_def = ed;
     pm_type *et = NULL;
-    pq_rnode *en = NULL;
+    pqr_node *en = NULL;
     char *epath = join_path(cx->a, path, rep->e->name);
     if (!epath)
         return pm_oom();
@@ -460,8 +460,8 @@ static pm_error *conv_list_level(conv_ctx *cx, const snode *rep, const snode *ou
     return NULL;
 }
 
-static pm_error *conv_map(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable, pq_rnode *parent,
-                          const char *path, pm_type **type, pq_rnode **node)
+static pm_error *conv_map(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable, pqr_node *parent,
+                          const char *path, pm_type **type, pqr_node **node)
 {
     if (n->nch != 1 || !is_group(n->ch[0]) || repetition(n->ch[0]) != PQ_REPEATED)
         return pm_error_new(PM_EUNSUPPORTED, "MAP '%s' is not a group of one repeated key_value group",
@@ -471,7 +471,7 @@ static pm_error *conv_map(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bo
         return pm_error_new(PM_EUNSUPPORTED, "MAP '%s': key_value group has %u fields, expected key and value",
                             n->e->name, kv->nch);
     int16_t ed = (int16_t)(d + 1), er = (int16_t)(r + 1);
-    pq_rnode *rn = new_rnode(cx, PQN_MAP, d, r, parent, n->e->name, 2);
+    pqr_node *rn = new_rnode(cx, PQN_MAP, d, r, parent, n->e->name, 2);
     if (!rn)
         return pm_oom();
     rn->elem_def = ed;
@@ -479,7 +479,7 @@ static pm_error *conv_map(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bo
     if (!kvpath)
         return pm_oom();
     pm_type *kt = NULL, *vt = NULL;
-    pq_rnode *kn = NULL, *vn = NULL;
+    pqr_node *kn = NULL, *vn = NULL;
     char *kp = join_path(cx->a, kvpath, kv->ch[0]->e->name);
     char *vp = join_path(cx->a, kvpath, kv->ch[1]->e->name);
     if (!kp || !vp)
@@ -504,7 +504,7 @@ static pm_error *conv_map(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bo
 /* Convert field n whose parent sits at def d, rep r.  `nullable` is ignored
  * (computed from the repetition). */
 static pm_error *conv_node(conv_ctx *cx, const snode *n, int16_t d, int16_t r, bool nullable_unused,
-                           pq_rnode *parent, const char *path, pm_type **type, pq_rnode **node)
+                           pqr_node *parent, const char *path, pm_type **type, pqr_node **node)
 {
     (void)nullable_unused;
     int32_t rp = repetition(n);
@@ -536,7 +536,7 @@ static pm_error *conv_node(conv_ctx *cx, const snode *n, int16_t d, int16_t r, b
 
 /* Make every leaf's `type` point into the field's final type tree (leaf
  * types were moved into parents while building). */
-static void fix_leaf_types(pq_schema *s, const pq_rnode *rn, const pm_type *t)
+static void fix_leaf_types(pqr_schema *s, const pqr_node *rn, const pm_type *t)
 {
     switch (rn->kind) {
     case PQN_LEAF:
@@ -556,12 +556,12 @@ static void fix_leaf_types(pq_schema *s, const pq_rnode *rn, const pm_type *t)
     }
 }
 
-pm_error *pq_schema_build(pq_schema **out, const pm_pq_file_meta *m)
+pm_error *pqr_schema_build(pqr_schema **out, const pm_pq_file_meta *m)
 {
     *out = NULL;
     if (m->num_schema == 0)
         return pm_error_new(PM_ECORRUPT, "parquet schema is empty");
-    pq_schema *s;
+    pqr_schema *s;
     PM_TRY(pm_calloc(&s, 1, sizeof *s));
     pm_arena_init(&s->arena, 0);
     pm_error *e = NULL;
@@ -583,7 +583,7 @@ pm_error *pq_schema_build(pq_schema **out, const pm_pq_file_meta *m)
     conv_ctx cx = {s, &s->arena, 0};
     for (uint32_t i = 0; i < root->nch; i++) {
         const snode *c = root->ch[i];
-        pq_top_field *f = &s->fields[i];
+        pqr_field *f = &s->fields[i];
         f->name = c->e->name;
         f->has_field_id = c->e->has_field_id;
         f->id = field_id_of(c, i);
@@ -616,11 +616,11 @@ pm_error *pq_schema_build(pq_schema **out, const pm_pq_file_meta *m)
     *out = s;
     return NULL;
 fail:
-    pq_schema_free(s);
+    pqr_schema_free(s);
     return pm_error_wrap(e, 0, "parquet schema");
 }
 
-void pq_schema_free(pq_schema *s)
+void pqr_schema_free(pqr_schema *s)
 {
     if (!s)
         return;
@@ -634,7 +634,7 @@ void pq_schema_free(pq_schema *s)
     free(s);
 }
 
-const pm_type *pq_schema_leaf_type(const pq_schema *s, uint32_t leaf)
+const pm_type *pqr_schema_leaf_type(const pqr_schema *s, uint32_t leaf)
 {
     return leaf < s->nleaves ? s->leaves[leaf].type : NULL;
 }

@@ -1,13 +1,13 @@
 /*
- * format/parquet/pq_chunk.h — reading one column chunk: its pages, their
+ * format/parquet/pqr_chunk.h — reading one column chunk: its pages, their
  * decompression, definition/repetition levels and values, converted to the
- * leaf's Paimon layout (see pq_schema.h, pq_conv).
+ * leaf's Paimon layout (see pqr_schema.h, pqr_conv).
  *
  * The caller (parquet_reader.c) reads the chunk's bytes into `raw` and calls
- * pq_chunk_start.  pq_chunk_next_page loads the next data page (consuming a
+ * pqr_chunk_start.  pqr_chunk_next_page loads the next data page (consuming a
  * dictionary page first when there is one): afterwards def[] / rep[] hold
  * the page's levels (n entries, entry `pos` is the next unconsumed one) and
- * pq_chunk_values hands out the page's non-null values in order.
+ * pqr_chunk_values hands out the page's non-null values in order.
  */
 #ifndef PM_PARQUET_PQ_CHUNK_H
 #define PM_PARQUET_PQ_CHUNK_H
@@ -19,21 +19,21 @@
 #include "codec/codec.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/pq_decode.h"
-#include "format/parquet/pq_schema.h"
+#include "format/parquet/pqr_schema.h"
 
 /* Where decoded values go, in the leaf's target layout:
- *   PQV_FIXED  fixed: n * width bytes
- *   PQV_BOOL   fixed: n bytes, 0 or 1
- *   PQV_VAR    offsets: n+1 int32 relative to data->len at the call
+ *   PQR_FIXED  fixed: n * width bytes
+ *   PQR_BOOL   fixed: n bytes, 0 or 1
+ *   PQR_VAR    offsets: n+1 int32 relative to data->len at the call
  *              (offsets[0] = 0); bytes appended to data */
-typedef struct pq_dest {
+typedef struct pqr_dest {
     uint8_t *fixed;
     int32_t *offsets;
     pm_buf *data;
-} pq_dest;
+} pqr_dest;
 
-typedef struct pq_chunk {
-    const pq_leaf *leaf;
+typedef struct pqr_chunk {
+    const pqr_leaf *leaf;
     const pq_column_meta *cm;
     pm_codec_ctx *codec;        /* borrowed */
     size_t max_page;            /* largest uncompressed page accepted */
@@ -63,23 +63,23 @@ typedef struct pq_chunk {
     size_t bss_count;
 
     pm_buf scratch, scratch_off, scratch_data, idx;
-} pq_chunk;
+} pqr_chunk;
 
-void pq_chunk_init(pq_chunk *c, const pq_leaf *leaf, pm_codec_ctx *codec, size_t max_page);
-void pq_chunk_free(pq_chunk *c);
+void pqr_chunk_init(pqr_chunk *c, const pqr_leaf *leaf, pm_codec_ctx *codec, size_t max_page);
+void pqr_chunk_free(pqr_chunk *c);
 /* Begin reading the chunk whose bytes are in c->raw. */
-void pq_chunk_start(pq_chunk *c, const pq_column_meta *cm);
+void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm);
 /* Load the next data page; *eof when the chunk has no more (after checking
  * the chunk's value count). */
-pm_error *pq_chunk_next_page(pq_chunk *c, bool *eof);
+pm_error *pqr_chunk_next_page(pqr_chunk *c, bool *eof);
 /* Next n non-null values of the current page into dest. */
-pm_error *pq_chunk_values(pq_chunk *c, size_t n, const pq_dest *dest);
+pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *dest);
 
 /* Convert one physical value (len bytes: the fixed width, or a BYTE_ARRAY
  * value) to the leaf's fixed target layout at out (width bytes). */
-pm_error *pq_convert_one(const pq_leaf *L, const uint8_t *phys, size_t len, uint8_t *out);
+pm_error *pqr_convert_one(const pqr_leaf *L, const uint8_t *phys, size_t len, uint8_t *out);
 
-static inline const uint16_t *pq_chunk_def(const pq_chunk *c) { return (const uint16_t *)(const void *)c->def.data; }
-static inline const uint16_t *pq_chunk_rep(const pq_chunk *c) { return (const uint16_t *)(const void *)c->rep.data; }
+static inline const uint16_t *pqr_chunk_def(const pqr_chunk *c) { return (const uint16_t *)(const void *)c->def.data; }
+static inline const uint16_t *pqr_chunk_rep(const pqr_chunk *c) { return (const uint16_t *)(const void *)c->rep.data; }
 
 #endif

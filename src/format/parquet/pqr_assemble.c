@@ -1,5 +1,5 @@
 /*
- * format/parquet/pq_assemble.c — record assembly: definition and
+ * format/parquet/pqr_assemble.c — record assembly: definition and
  * repetition levels of each leaf column → Arrow-layout pm_columns (validity
  * bitmaps, int32 offsets, child columns) for arbitrarily nested ROW, ARRAY
  * and MAP with nulls at every level.
@@ -13,7 +13,7 @@
  *     decoded straight into the column's value buffer and spread backwards
  *     over the null slots; no per-value function calls.
  *  3. Nested leaf: each entry walks the leaf's node path top-down (see
- *     pq_schema.h for the thresholds).  At node N an entry with repetition
+ *     pqr_schema.h for the thresholds).  At node N an entry with repetition
  *     level r <= N.rep_begin starts a new instance of N: null when
  *     d < N.def; a new instance under an ARRAY/MAP also adds one element to
  *     the parent (its last offset grows by one).  An ARRAY/MAP instance
@@ -26,7 +26,7 @@
  *  4. Afterwards the whole column tree is checked for consistent lengths
  *     (sibling leaves of a broken file could disagree).
  */
-#include "format/parquet/pq_assemble.h"
+#include "format/parquet/pqr_assemble.h"
 
 #include <string.h>
 
@@ -60,7 +60,8 @@ static pm_error *validity_materialize(pm_column *col)
         return NULL;
     int64_t n = col->length;
     PM_TRY(pm_buf_resize(&col->validity, (size_t)((n + 7) >> 3)));
-    memset(col->validity.data, 0xff, (size_t)(n >> 3));
+    if (n >> 3)
+        memset(col->validity.data, 0xff, (size_t)(n >> 3));
     if (n & 7)
         col->validity.data[n >> 3] = (uint8_t)((1u << (n & 7)) - 1);
     return NULL;
@@ -139,22 +140,22 @@ static pm_error *list_bump(pm_column *col)
 
 /* Append nslots leaf rows (flags NULL = all valid) taking nvalid values
  * from the chunk's current page. */
-static pm_error *leaf_append(pq_assembler *a, pq_chunk *c, pm_column *col, const uint8_t *flags, size_t nslots,
+static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, const uint8_t *flags, size_t nslots,
                              size_t nvalid)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     int64_t base = col->length;
     if (base + (int64_t)nslots > INT32_MAX)
         return pm_error_new(PM_EUNSUPPORTED, "more than 2^31-1 values in one batch column");
     switch (L->vkind) {
-    case PQV_FIXED: {
+    case PQR_FIXED: {
         size_t w = (size_t)L->width;
         if (col->values.len != (size_t)base * w)
             return pm_error_new(PM_EINTERNAL, "column value buffer out of step");
         PM_TRY(pm_buf_reserve(&col->values, nslots * w));
         uint8_t *dst = col->values.data + (size_t)base * w;
-        pq_dest d = {dst, NULL, NULL};
-        PM_TRY(pq_chunk_values(c, nvalid, &d));
+        pqr_dest d = {dst, NULL, NULL};
+        PM_TRY(pqr_chunk_values(c, nvalid, &d));
         if (nvalid < nslots) {
             /* Spread the dense values over the slots, back to front. */
             size_t j = nvalid;
@@ -171,10 +172,10 @@ static pm_error *leaf_append(pq_assembler *a, pq_chunk *c, pm_column *col, const
         col->values.len = (size_t)(base + (int64_t)nslots) * w;
         break;
     }
-    case PQV_BOOL: {
+    case PQR_BOOL: {
         PM_TRY(pm_buf_resize(&a->tmp, nvalid ? nvalid : 1));
-        pq_dest d = {a->tmp.data, NULL, NULL};
-        PM_TRY(pq_chunk_values(c, nvalid, &d));
+        pqr_dest d = {a->tmp.data, NULL, NULL};
+        PM_TRY(pqr_chunk_values(c, nvalid, &d));
         PM_TRY(bitmap_fit(&col->values, base + (int64_t)nslots));
         uint8_t *bm = col->values.data;
         const uint8_t *v = a->tmp.data;
@@ -187,15 +188,15 @@ static pm_error *leaf_append(pq_assembler *a, pq_chunk *c, pm_column *col, const
         }
         break;
     }
-    case PQV_VAR: {
+    case PQR_VAR: {
         PM_TRY(offsets_start(col));
         int32_t data_base = last_offset(col);
         if ((size_t)data_base != col->data.len)
             return pm_error_new(PM_EINTERNAL, "column data buffer out of step");
         PM_TRY(pm_buf_resize(&a->rel, (nvalid + 1) * 4));
         int32_t *rel = (int32_t *)(void *)a->rel.data;
-        pq_dest d = {NULL, rel, &col->data};
-        PM_TRY(pq_chunk_values(c, nvalid, &d));
+        pqr_dest d = {NULL, rel, &col->data};
+        PM_TRY(pqr_chunk_values(c, nvalid, &d));
         if (col->data.len > INT32_MAX)
             return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of byte data in one batch column");
         PM_TRY(pm_buf_reserve(&col->offsets, nslots * 4));
@@ -224,12 +225,12 @@ static pm_error *leaf_append(pq_assembler *a, pq_chunk *c, pm_column *col, const
 /* Entry processing                                                    */
 /* ------------------------------------------------------------------ */
 
-static pm_error *flat_entries(pq_assembler *a, pq_chunk *c, pm_column *col, uint32_t first, uint32_t n)
+static pm_error *flat_entries(pqr_assembler *a, pqr_chunk *c, pm_column *col, uint32_t first, uint32_t n)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     if (L->max_def == 0)
         return leaf_append(a, c, col, NULL, n, n);
-    const uint16_t *def = pq_chunk_def(c) + first;
+    const uint16_t *def = pqr_chunk_def(c) + first;
     PM_TRY(pm_buf_resize(&a->flags, n ? n : 1));
     uint8_t *f = a->flags.data;
     uint16_t md = (uint16_t)L->max_def;
@@ -241,9 +242,9 @@ static pm_error *flat_entries(pq_assembler *a, pq_chunk *c, pm_column *col, uint
     return leaf_append(a, c, col, nvalid == n ? NULL : f, n, nvalid);
 }
 
-static pm_error *nested_entries(pq_assembler *a, pq_chunk *c, pm_column *top, uint32_t first, uint32_t n)
+static pm_error *nested_entries(pqr_assembler *a, pqr_chunk *c, pm_column *top, uint32_t first, uint32_t n)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     int k = L->depth;
     pm_column *cols[PQ_ASM_MAX_DEPTH];
     if (k > PQ_ASM_MAX_DEPTH)
@@ -251,7 +252,7 @@ static pm_error *nested_entries(pq_assembler *a, pq_chunk *c, pm_column *top, ui
     /* Columns along the leaf's path. */
     cols[0] = top;
     for (int i = 1; i < k; i++) {
-        const pq_rnode *p = L->nodes[i - 1];
+        const pqr_node *p = L->nodes[i - 1];
         uint32_t ci = 0;
         while (ci < p->nchildren && p->children[ci] != L->nodes[i])
             ci++;
@@ -259,8 +260,8 @@ static pm_error *nested_entries(pq_assembler *a, pq_chunk *c, pm_column *top, ui
             return pm_error_new(PM_EINTERNAL, "column tree does not match the schema");
         cols[i] = cols[i - 1]->children[ci];
     }
-    const uint16_t *def = L->max_def ? pq_chunk_def(c) + first : NULL;
-    const uint16_t *rep = L->max_rep ? pq_chunk_rep(c) + first : NULL;
+    const uint16_t *def = L->max_def ? pqr_chunk_def(c) + first : NULL;
+    const uint16_t *rep = L->max_rep ? pqr_chunk_rep(c) + first : NULL;
     PM_TRY(pm_buf_resize(&a->flags, n ? n : 1));
     uint8_t *flags = a->flags.data;
     size_t nslots = 0, nvalid = 0;
@@ -268,7 +269,7 @@ static pm_error *nested_entries(pq_assembler *a, pq_chunk *c, pm_column *top, ui
     for (uint32_t e = 0; e < n; e++) {
         int d = def ? def[e] : 0, r = rep ? rep[e] : 0;
         for (int i = 0; i < k; i++) {
-            const pq_rnode *node = L->nodes[i];
+            const pqr_node *node = L->nodes[i];
             bool newi = r <= node->rep_begin;
             if (!newi) {
                 if (d < node->def || node->kind == PQN_LEAF ||
@@ -279,7 +280,7 @@ static pm_error *nested_entries(pq_assembler *a, pq_chunk *c, pm_column *top, ui
             }
             bool valid = d >= node->def;
             if (i > 0) {
-                const pq_rnode *parent = L->nodes[i - 1];
+                const pqr_node *parent = L->nodes[i - 1];
                 if ((parent->kind == PQN_ARRAY || parent->kind == PQN_MAP) && parent->first_leaf == me)
                     PM_TRY(list_bump(cols[i - 1]));
             }
@@ -307,28 +308,28 @@ static pm_error *nested_entries(pq_assembler *a, pq_chunk *c, pm_column *top, ui
 /* Public                                                              */
 /* ------------------------------------------------------------------ */
 
-void pq_assembler_init(pq_assembler *a)
+void pqr_assembler_init(pqr_assembler *a)
 {
     pm_buf_init(&a->flags);
     pm_buf_init(&a->tmp);
     pm_buf_init(&a->rel);
 }
 
-void pq_assembler_free(pq_assembler *a)
+void pqr_assembler_free(pqr_assembler *a)
 {
     pm_buf_free(&a->flags);
     pm_buf_free(&a->tmp);
     pm_buf_free(&a->rel);
 }
 
-pm_error *pq_assemble_leaf(pq_assembler *a, pq_chunk *c, pm_column *top, int64_t rows, int64_t *done_out)
+pm_error *pqr_assemble_leaf(pqr_assembler *a, pqr_chunk *c, pm_column *top, int64_t rows, int64_t *done_out)
 {
-    const pq_leaf *L = c->leaf;
+    const pqr_leaf *L = c->leaf;
     int64_t done = 0;
     for (;;) {
         if (c->pos >= c->n) {
             bool eof;
-            PM_TRY(pq_chunk_next_page(c, &eof));
+            PM_TRY(pqr_chunk_next_page(c, &eof));
             if (eof)
                 break;
         }
@@ -341,7 +342,7 @@ pm_error *pq_assemble_leaf(pq_assembler *a, pq_chunk *c, pm_column *top, int64_t
             done += take;
             c->records += take;
         } else {
-            const uint16_t *rep = pq_chunk_rep(c) + c->pos;
+            const uint16_t *rep = pqr_chunk_rep(c) + c->pos;
             uint32_t i = 0;
             for (; i < avail; i++) {
                 if (rep[i] == 0) {
@@ -371,7 +372,7 @@ pm_error *pq_assemble_leaf(pq_assembler *a, pq_chunk *c, pm_column *top, int64_t
     return NULL;
 }
 
-pm_error *pq_check_column(const pm_column *col)
+pm_error *pqr_check_column(const pm_column *col)
 {
     const pm_type *t = col->type;
     if (col->validity.len && col->validity.len * 8 < (size_t)col->length)
@@ -382,7 +383,7 @@ pm_error *pq_check_column(const pm_column *col)
             if (col->children[i]->length != col->length)
                 return pm_error_new(PM_ECORRUPT, "struct field '%s' has %lld rows, the struct %lld",
                                     t->fields[i].name, (long long)col->children[i]->length, (long long)col->length);
-            PM_TRY(pq_check_column(col->children[i]));
+            PM_TRY(pqr_check_column(col->children[i]));
         }
         return NULL;
     case PM_TYPE_ARRAY:
@@ -395,7 +396,7 @@ pm_error *pq_check_column(const pm_column *col)
             if (col->children[i]->length != end)
                 return pm_error_new(PM_ECORRUPT, "list/map has %lld elements but its child column %lld",
                                     (long long)end, (long long)col->children[i]->length);
-            PM_TRY(pq_check_column(col->children[i]));
+            PM_TRY(pqr_check_column(col->children[i]));
         }
         return NULL;
     }
