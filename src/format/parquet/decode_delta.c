@@ -134,10 +134,18 @@ pm_error *pqd_delta_get_i64(pqd_delta *d, int64_t *out, size_t n)
         d->first_pending = false;
     }
     uint64_t last = d->last;
+    uint64_t total0 = d->total_left;
     bool narrow = d->value_bits == 32;
     while (i < n) {
-        if (d->buf_pos == 8)
-            PM_TRY(refill(d));
+        if (d->buf_pos == 8) {
+            d->total_left = total0 - i; /* deltas not yet returned, for the size check */
+            d->last = last;
+            pm_error *e = refill(d);
+            if (e) {
+                d->total_left = total0;
+                return e;
+            }
+        }
         size_t k = (size_t)(8 - d->buf_pos);
         if (k > n - i)
             k = n - i;
@@ -154,7 +162,7 @@ pm_error *pqd_delta_get_i64(pqd_delta *d, int64_t *out, size_t n)
             d->buf_pos = 8;
     }
     d->last = last;
-    d->total_left -= n;
+    d->total_left = total0 - n;
     return NULL;
 }
 

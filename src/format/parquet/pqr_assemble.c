@@ -271,14 +271,15 @@ static pm_error *nested_entries(pqr_assembler *a, pqr_chunk *c, pm_column *top, 
         for (int i = 0; i < k; i++) {
             const pqr_node *node = L->nodes[i];
             bool newi = r <= node->rep_begin;
+            bool is_list = node->kind == PQN_ARRAY || node->kind == PQN_MAP;
             if (!newi) {
-                if (d < node->def || node->kind == PQN_LEAF ||
-                    ((node->kind == PQN_ARRAY || node->kind == PQN_MAP) && d < node->elem_def))
+                if (!c->open_inst[i] || d < node->def || node->kind == PQN_LEAF || (is_list && d < node->elem_def))
                     return pm_error_new(PM_ECORRUPT, "levels (def %d, rep %d) continue a null or empty value at '%s'",
                                         d, r, node->name);
                 continue;
             }
             bool valid = d >= node->def;
+            c->open_inst[i] = is_list ? d >= node->elem_def : valid;
             if (i > 0) {
                 const pqr_node *parent = L->nodes[i - 1];
                 if ((parent->kind == PQN_ARRAY || parent->kind == PQN_MAP) && parent->first_leaf == me)

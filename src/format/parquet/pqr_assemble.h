@@ -8,7 +8,7 @@
 #include "format/parquet/pqr_chunk.h"
 #include "types/column.h"
 
-#define PQ_ASM_MAX_DEPTH 80
+#define PQ_ASM_MAX_DEPTH PQR_MAX_PATH
 
 /* Scratch buffers reused across calls. */
 typedef struct pqr_assembler {

@@ -53,6 +53,7 @@ void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm)
     c->entries_seen = 0;
     c->page_no = 0;
     c->records = 0;
+    memset(c->open_inst, 0, sizeof c->open_inst);
     c->has_dict = false;
     c->dict_n = 0;
     c->n = c->pos = 0;

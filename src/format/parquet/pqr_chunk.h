@@ -42,6 +42,10 @@ typedef struct pqr_chunk {
     int64_t entries_seen;       /* level entries in the pages loaded so far */
     uint32_t page_no;           /* pages seen, for messages */
     int64_t records;            /* records (rep level 0 entries) consumed */
+    /* Per node of the leaf's path: the current instance holds elements (an
+     * ARRAY/MAP with d >= elem_def, a non-null ROW), so a later entry may
+     * continue it.  Kept across pages. */
+    uint8_t open_inst[PQR_MAX_PATH];
 
     /* dictionary, already in the target layout */
     bool has_dict;

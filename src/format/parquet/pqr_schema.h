@@ -24,6 +24,9 @@
 #include "format/parquet/parquet_meta.h"
 #include "paimon/types.h"
 
+/* Longest node path of a leaf (schema nesting is limited to 64 levels). */
+#define PQR_MAX_PATH 80
+
 typedef enum { PQN_LEAF, PQN_ROW, PQN_ARRAY, PQN_MAP } pqr_node_kind;
 
 /* Target layout of a leaf's values in its pm_column. */
