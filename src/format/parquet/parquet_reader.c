@@ -319,8 +319,16 @@ static pm_error *load_chunk(pm_pq_reader *r, pqr_chunk *c, const pq_column_chunk
     if (start < 4 || len < 0 || (uint64_t)start > r->data_end || (uint64_t)len > r->data_end - (uint64_t)start)
         return pm_error_new(PM_ECORRUPT, "column chunk bytes [%lld, +%lld) are outside the data region (%llu bytes)",
                             (long long)start, (long long)len, (unsigned long long)r->data_end);
-    PM_TRY(pm_buf_resize(&c->raw, (size_t)len));
-    PM_TRY(src_read(r, (uint64_t)start, c->raw.data, (size_t)len));
+    if (r->mem) {
+        c->data = r->mem + start;
+    } else {
+        c->raw.len = 0;
+        PM_TRY(pm_buf_reserve(&c->raw, (size_t)len + 1));
+        PM_TRY(src_read(r, (uint64_t)start, c->raw.data, (size_t)len));
+        c->raw.len = (size_t)len;
+        c->data = c->raw.data;
+    }
+    c->len = (size_t)len;
     pqr_chunk_start(c, cm);
     return NULL;
 }

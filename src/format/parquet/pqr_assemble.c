@@ -53,6 +53,33 @@ static inline void bit_put(uint8_t *bm, int64_t i, bool v)
         bm[i >> 3] &= (uint8_t)~m;
 }
 
+/* Bits [base, base+n) of bm from 0/1 bytes (flags NULL = all ones).  Full
+ * bytes are packed 8 flags at a time: with the flags as a little-endian
+ * u64 (byte k = flag k), (f * 0x0102040810204080) >> 56 moves flag k to
+ * bit k without carries. */
+static void put_bits(uint8_t *bm, int64_t base, const uint8_t *flags, size_t n)
+{
+    size_t s = 0;
+    while (s < n && ((base + (int64_t)s) & 7)) {
+        bit_put(bm, base + (int64_t)s, flags ? flags[s] : 1);
+        s++;
+    }
+    uint8_t *out = bm + ((base + (int64_t)s) >> 3);
+    if (!flags) {
+        size_t full = (n - s) / 8;
+        memset(out, 0xff, full);
+        s += full * 8;
+    } else {
+        for (; s + 8 <= n; s += 8) {
+            uint64_t f;
+            memcpy(&f, flags + s, 8);
+            *out++ = (uint8_t)((f * 0x0102040810204080ull) >> 56);
+        }
+    }
+    for (; s < n; s++)
+        bit_put(bm, base + (int64_t)s, flags ? flags[s] : 1);
+}
+
 /* Give the column a validity bitmap covering its current rows (all valid). */
 static pm_error *validity_materialize(pm_column *col)
 {
@@ -75,15 +102,12 @@ static pm_error *validity_append(pm_column *col, const uint8_t *flags, size_t ns
         if (col->validity.len == 0)
             return NULL;
         PM_TRY(bitmap_fit(&col->validity, base + (int64_t)nslots));
-        for (size_t s = 0; s < nslots; s++)
-            bit_put(col->validity.data, base + (int64_t)s, true);
+        put_bits(col->validity.data, base, NULL, nslots);
         return NULL;
     }
     PM_TRY(validity_materialize(col));
     PM_TRY(bitmap_fit(&col->validity, base + (int64_t)nslots));
-    uint8_t *bm = col->validity.data;
-    for (size_t s = 0; s < nslots; s++)
-        bit_put(bm, base + (int64_t)s, flags[s]);
+    put_bits(col->validity.data, base, flags, nslots);
     col->null_count += (int64_t)(nslots - nvalid);
     return NULL;
 }
@@ -138,6 +162,56 @@ static pm_error *list_bump(pm_column *col)
 /* Leaf values                                                         */
 /* ------------------------------------------------------------------ */
 
+/* Spread nvalid dense values of w bytes at dst over nslots slots (flags),
+ * back to front so nothing is overwritten before it moved; nulls are 0. */
+#define SPREAD_T(T)                                \
+    do {                                           \
+        T *v = (T *)(void *)dst;                   \
+        size_t j = nvalid;                         \
+        for (size_t s = nslots; s-- > 0;) {        \
+            T f = flags[s];                        \
+            j -= (size_t)f;                        \
+            /* j <= s: in bounds; branch-free */   \
+            v[s] = v[j] & (T)(0 - f);              \
+        }                                          \
+    } while (0)
+
+static void spread(uint8_t *dst, size_t w, const uint8_t *flags, size_t nslots, size_t nvalid)
+{
+    switch (w) {
+    case 1: SPREAD_T(uint8_t); return;
+    case 2: SPREAD_T(uint16_t); return;
+    case 4: SPREAD_T(uint32_t); return;
+    case 8: SPREAD_T(uint64_t); return;
+    case 16: {
+        uint64_t *v = (uint64_t *)(void *)dst;
+        size_t j = nvalid;
+        for (size_t s = nslots; s-- > 0;) {
+            if (flags[s]) {
+                j--;
+                v[2 * s] = v[2 * j];
+                v[2 * s + 1] = v[2 * j + 1];
+            } else {
+                v[2 * s] = v[2 * s + 1] = 0;
+            }
+        }
+        return;
+    }
+    default: {
+        size_t j = nvalid;
+        for (size_t s = nslots; s-- > 0;) {
+            if (flags[s]) {
+                j--;
+                if (j != s)
+                    memmove(dst + s * w, dst + j * w, w);
+            } else {
+                memset(dst + s * w, 0, w);
+            }
+        }
+    }
+    }
+}
+
 /* Append nslots leaf rows (flags NULL = all valid) taking nvalid values
  * from the chunk's current page. */
 static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, const uint8_t *flags, size_t nslots,
@@ -145,6 +219,8 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
 {
     const pqr_leaf *L = c->leaf;
     int64_t base = col->length;
+    if (nslots == 0)
+        return NULL;
     if (base + (int64_t)nslots > INT32_MAX)
         return pm_error_new(PM_EUNSUPPORTED, "more than 2^31-1 values in one batch column");
     switch (L->vkind) {
@@ -156,36 +232,19 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
         uint8_t *dst = col->values.data + (size_t)base * w;
         pqr_dest d = {dst, NULL, NULL};
         PM_TRY(pqr_chunk_values(c, nvalid, &d));
-        if (nvalid < nslots) {
-            /* Spread the dense values over the slots, back to front. */
-            size_t j = nvalid;
-            for (size_t s = nslots; s-- > 0;) {
-                if (flags[s]) {
-                    j--;
-                    if (j != s)
-                        memmove(dst + s * w, dst + j * w, w);
-                } else {
-                    memset(dst + s * w, 0, w);
-                }
-            }
-        }
+        if (nvalid < nslots)
+            spread(dst, w, flags, nslots, nvalid);
         col->values.len = (size_t)(base + (int64_t)nslots) * w;
         break;
     }
     case PQR_BOOL: {
-        PM_TRY(pm_buf_resize(&a->tmp, nvalid ? nvalid : 1));
+        PM_TRY(pm_buf_resize(&a->tmp, nslots));
         pqr_dest d = {a->tmp.data, NULL, NULL};
         PM_TRY(pqr_chunk_values(c, nvalid, &d));
+        if (nvalid < nslots)
+            spread(a->tmp.data, 1, flags, nslots, nvalid);
         PM_TRY(bitmap_fit(&col->values, base + (int64_t)nslots));
-        uint8_t *bm = col->values.data;
-        const uint8_t *v = a->tmp.data;
-        size_t j = 0;
-        for (size_t s = 0; s < nslots; s++) {
-            bool bit = false;
-            if (!flags || flags[s])
-                bit = v[j++] != 0;
-            bit_put(bm, base + (int64_t)s, bit);
-        }
+        put_bits(col->values.data, base, a->tmp.data, nslots);
         break;
     }
     case PQR_VAR: {
@@ -228,8 +287,8 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
 static pm_error *flat_entries(pqr_assembler *a, pqr_chunk *c, pm_column *col, uint32_t first, uint32_t n)
 {
     const pqr_leaf *L = c->leaf;
-    if (L->max_def == 0)
-        return leaf_append(a, c, col, NULL, n, n);
+    if (L->max_def == 0 || c->nvalid == c->n)
+        return leaf_append(a, c, col, NULL, n, n); /* no nulls in this page */
     const uint16_t *def = pqr_chunk_def(c) + first;
     PM_TRY(pm_buf_resize(&a->flags, n ? n : 1));
     uint8_t *f = a->flags.data;

@@ -213,8 +213,7 @@ static pm_error *convert_var(const pqr_leaf *L, const int32_t *off, const uint8_
 {
     if (L->vkind == PQR_VAR) {
         size_t total = (size_t)off[n];
-        PM_TRY(pm_buf_reserve(d->data, total));
-        pm_buf_put(d->data, data, total);
+        PM_TRY(pm_buf_append(d->data, data, total));
         memcpy(d->offsets, off, (n + 1) * sizeof *off);
         return NULL;
     }
@@ -265,8 +264,7 @@ static pm_error *emit_fixed(pqr_chunk *c, const uint8_t *phys, size_t n, const p
         size_t w = (size_t)L->pwidth;
         if (n * w + d->data->len > INT32_MAX)
             return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of binary data in one batch");
-        PM_TRY(pm_buf_reserve(d->data, n * w));
-        pm_buf_put(d->data, phys, n * w);
+        PM_TRY(pm_buf_append(d->data, phys, n * w));
         for (size_t i = 0; i <= n; i++)
             d->offsets[i] = (int32_t)(i * w);
         return NULL;
@@ -299,6 +297,11 @@ static pm_error *load_dictionary(pqr_chunk *c, const uint8_t *p, size_t len, int
         return pm_error_new(PM_ECORRUPT, "dictionary of %zu values in %zu bytes", n, len);
     const uint8_t *end = p + len;
     c->dict_fixed.len = c->dict_off.len = c->dict_data.len = 0;
+    if (n == 0) {
+        c->has_dict = true;
+        c->dict_n = 0;
+        return NULL;
+    }
     pqr_dest d = {0};
     if (L->vkind == PQR_VAR) {
         PM_TRY(pm_buf_resize(&c->dict_off, (n + 1) * 4));
@@ -328,6 +331,11 @@ static pm_error *load_dictionary(pqr_chunk *c, const uint8_t *p, size_t len, int
             return pm_error_new(PM_ECORRUPT, "dictionary of %zu values of %zu bytes in %zu bytes", n, pw, len);
         PM_TRY(emit_fixed(c, p, n, &d));
     }
+    if (L->vkind == PQR_VAR) {
+        /* zeroed slack for the short-value copies in gather() */
+        PM_TRY(pm_buf_reserve(&c->dict_data, 16));
+        memset(c->dict_data.data + c->dict_data.len, 0, 16);
+    }
     c->has_dict = true;
     c->dict_n = (uint32_t)n;
     return NULL;
@@ -350,11 +358,15 @@ static pm_error *gather(pqr_chunk *c, const uint32_t *idx, size_t n, const pqr_d
         }
         if (d->data->len + total > INT32_MAX)
             return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of string data in one batch");
-        PM_TRY(pm_buf_reserve(d->data, (size_t)total));
+        /* 16 bytes of slack after both buffers let short values move as one fixed-size copy. */
+        PM_TRY(pm_buf_reserve(d->data, (size_t)total + 16));
         uint8_t *dst = d->data->data + d->data->len;
         for (size_t i = 0; i < n; i++) {
             size_t len = (size_t)(off[idx[i] + 1] - off[idx[i]]);
-            memcpy(dst, src + off[idx[i]], len);
+            if (len <= 16)
+                memcpy(dst, src + off[idx[i]], 16);
+            else
+                memcpy(dst, src + off[idx[i]], len);
             dst += len;
         }
         d->data->len += (size_t)total;
@@ -574,14 +586,16 @@ static pm_error *setup_values(pqr_chunk *c, const uint8_t *p, const uint8_t *end
 /* Pages                                                               */
 /* ------------------------------------------------------------------ */
 
-static pm_error *decompress(pqr_chunk *c, const uint8_t *in, size_t n, size_t out_len, pm_buf *out)
+/* The page's uncompressed bytes: borrowed from the chunk when not
+ * compressed, else decompressed into c->page (exactly out_len bytes). */
+static pm_error *page_bytes(pqr_chunk *c, const uint8_t *in, size_t n, size_t out_len, bool compressed,
+                            const uint8_t **out)
 {
     int32_t codec = c->cm->codec;
-    PM_TRY(pm_buf_resize(out, out_len));
-    if (codec == PM_CODEC_NONE) {
+    if (!compressed || codec == PM_CODEC_NONE) {
         if (n != out_len)
             return pm_error_new(PM_ECORRUPT, "uncompressed page of %zu bytes claims %zu", n, out_len);
-        memcpy(out->data, in, n);
+        *out = in;
         return NULL;
     }
     if (codec != PM_CODEC_SNAPPY && codec != PM_CODEC_GZIP && codec != PM_CODEC_LZ4 && codec != PM_CODEC_ZSTD &&
@@ -591,7 +605,11 @@ static pm_error *decompress(pqr_chunk *c, const uint8_t *in, size_t n, size_t ou
             return pm_error_new(PM_EUNSUPPORTED, "compression codec %s is not supported", names[codec]);
         return pm_error_new(PM_EUNSUPPORTED, "compression codec %d is not supported", codec);
     }
-    return pm_codec_decompress(c->codec, (pm_codec_id)codec, in, n, out->data, out_len);
+    PM_TRY(pm_buf_resize(&c->page, out_len));
+    PM_TRY(pm_buf_reserve(&c->page, 1)); /* never a NULL buffer, even when empty */
+    PM_TRY(pm_codec_decompress(c->codec, (pm_codec_id)codec, in, n, c->page.data, out_len));
+    *out = c->page.data;
+    return NULL;
 }
 
 static pm_error *page_sizes(pqr_chunk *c, const pq_page_header *h, size_t left)
@@ -611,6 +629,9 @@ static pm_error *begin_data_page(pqr_chunk *c, int32_t num_values)
     if (c->entries_seen + num_values > c->cm->num_values)
         return pm_error_new(PM_ECORRUPT, "pages hold more than the column chunk's %lld values",
                             (long long)c->cm->num_values);
+    /* Levels take 2 bytes per value each: keep them within the page limit. */
+    if ((size_t)num_values > c->max_page / 2)
+        return pm_error_new(PM_EUNSUPPORTED, "data page with %d values (limit %zu)", num_values, c->max_page / 2);
     c->n = (uint32_t)num_values;
     c->pos = 0;
     c->vused = 0;
@@ -639,8 +660,8 @@ static void count_valid(pqr_chunk *c)
 static pm_error *load_page(pqr_chunk *c, bool *got_data)
 {
     const pqr_leaf *L = c->leaf;
-    const uint8_t *start = c->raw.data + c->raw_pos;
-    size_t left = c->raw.len - c->raw_pos;
+    const uint8_t *start = c->data + c->raw_pos;
+    size_t left = c->len - c->raw_pos;
     pq_page_header h;
     size_t hl;
     PM_TRY(pm_pq_page_header_parse(&h, start, left, &hl));
@@ -662,8 +683,9 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
             return pm_error_new(PM_ECORRUPT, "dictionary page without its header");
         if (c->has_dict || c->entries_seen > 0)
             return pm_error_new(PM_ECORRUPT, "dictionary page after the first page");
-        PM_TRY(decompress(c, body, cs, us, &c->page));
-        return pm_error_wrap(load_dictionary(c, c->page.data, c->page.len, h.dictionary_page_header.num_values,
+        const uint8_t *dp;
+        PM_TRY(page_bytes(c, body, cs, us, true, &dp));
+        return pm_error_wrap(load_dictionary(c, dp, us, h.dictionary_page_header.num_values,
                                              h.dictionary_page_header.encoding),
                              0, "dictionary page");
     case PQ_DATA_PAGE: {
@@ -671,8 +693,9 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
             return pm_error_new(PM_ECORRUPT, "data page without its header");
         const pq_data_page_header *dh = &h.data_page_header;
         PM_TRY(begin_data_page(c, dh->num_values));
-        PM_TRY(decompress(c, body, cs, us, &c->page));
-        const uint8_t *p = c->page.data, *end = p + c->page.len;
+        const uint8_t *p;
+        PM_TRY(page_bytes(c, body, cs, us, true, &p));
+        const uint8_t *end = p + us;
         if (L->max_rep > 0)
             PM_TRY(levels_v1(&p, end, dh->repetition_level_encoding, L->max_rep, (uint16_t *)(void *)c->rep.data,
                              c->n, "repetition"));
@@ -703,15 +726,9 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
         count_valid(c);
         const uint8_t *vb = body + rl + dl;
         size_t vcs = cs - (size_t)rl - (size_t)dl, vus = us - (size_t)rl - (size_t)dl;
-        if (dh->is_compressed && c->cm->codec != PM_CODEC_NONE) {
-            PM_TRY(decompress(c, vb, vcs, vus, &c->page));
-        } else {
-            if (vcs != vus)
-                return pm_error_new(PM_ECORRUPT, "uncompressed v2 page values: %zu bytes, header says %zu", vcs, vus);
-            PM_TRY(pm_buf_resize(&c->page, vcs));
-            memcpy(c->page.data, vb, vcs);
-        }
-        PM_TRY(setup_values(c, c->page.data, c->page.data + c->page.len, dh->encoding));
+        const uint8_t *vp;
+        PM_TRY(page_bytes(c, vb, vcs, vus, dh->is_compressed, &vp));
+        PM_TRY(setup_values(c, vp, vp + vus, dh->encoding));
         break;
     }
     default:
@@ -725,7 +742,7 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
 pm_error *pqr_chunk_next_page(pqr_chunk *c, bool *eof)
 {
     for (;;) {
-        if (c->raw_pos >= c->raw.len) {
+        if (c->raw_pos >= c->len) {
             if (c->entries_seen != c->cm->num_values)
                 return pm_error_new(PM_ECORRUPT, "column chunk ends after %lld of its %lld values",
                                     (long long)c->entries_seen, (long long)c->cm->num_values);
@@ -767,8 +784,7 @@ static pm_error *var_values(pqr_chunk *c, size_t n, int32_t *off, pm_buf *data)
             off[i + 1] = (int32_t)total;
         }
         /* Lengths were checked against the page at setup. */
-        PM_TRY(pm_buf_reserve(data, (size_t)total));
-        pm_buf_put(data, c->vp, (size_t)total);
+        PM_TRY(pm_buf_append(data, c->vp, (size_t)total));
         c->vp += total;
         c->var_index += (uint32_t)n;
         return NULL;

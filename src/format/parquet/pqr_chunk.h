@@ -37,7 +37,9 @@ typedef struct pqr_chunk {
     const pq_column_meta *cm;
     pm_codec_ctx *codec;        /* borrowed */
     size_t max_page;            /* largest uncompressed page accepted */
-    pm_buf raw;                 /* the chunk's bytes */
+    pm_buf raw;                 /* the chunk's bytes when read from a file */
+    const uint8_t *data;        /* the chunk's bytes (raw.data or borrowed) */
+    size_t len;
     size_t raw_pos;
     int64_t entries_seen;       /* level entries in the pages loaded so far */
     uint32_t page_no;           /* pages seen, for messages */
@@ -71,7 +73,7 @@ typedef struct pqr_chunk {
 
 void pqr_chunk_init(pqr_chunk *c, const pqr_leaf *leaf, pm_codec_ctx *codec, size_t max_page);
 void pqr_chunk_free(pqr_chunk *c);
-/* Begin reading the chunk whose bytes are in c->raw. */
+/* Begin reading the chunk whose bytes are at c->data / c->len. */
 void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm);
 /* Load the next data page; *eof when the chunk has no more (after checking
  * the chunk's value count). */

@@ -31,16 +31,22 @@ static inline uint64_t load64(const uint8_t *p)
 
 #define MASK64(bw) ((bw) >= 64 ? ~0ull : ((1ull << (bw)) - 1))
 
+/* unpack32_N reads only the group's N bytes (via a padded copy);
+ * unpack32d_N reads up to N + 8 bytes in place (the caller checks). */
 #define DEF_UNPACK32(BW)                                                   \
+    static void unpack32d_##BW(const uint8_t *in, uint32_t *out)           \
+    {                                                                      \
+        for (int i = 0; i < 8; i++) {                                      \
+            unsigned bit = (unsigned)i * (BW);                             \
+            out[i] = (uint32_t)((load64(in + (bit >> 3)) >> (bit & 7)) & MASK64(BW)); \
+        }                                                                  \
+    }                                                                      \
     static void unpack32_##BW(const uint8_t *in, uint32_t *out)            \
     {                                                                      \
         uint8_t b[(BW) + 8];                                               \
         memset(b, 0, sizeof b);                                            \
         memcpy(b, in, (BW));                                               \
-        for (int i = 0; i < 8; i++) {                                      \
-            unsigned bit = (unsigned)i * (BW);                             \
-            out[i] = (uint32_t)((load64(b + (bit >> 3)) >> (bit & 7)) & MASK64(BW)); \
-        }                                                                  \
+        unpack32d_##BW(b, out);                                            \
     }
 
 #define DEF_UNPACK64(BW)                                                   \
@@ -71,8 +77,10 @@ FOR_33_64(DEF_UNPACK64)
 typedef void (*unpack32_fn)(const uint8_t *, uint32_t *);
 typedef void (*unpack64_fn)(const uint8_t *, uint64_t *);
 #define REF32(BW) unpack32_##BW,
+#define REF32D(BW) unpack32d_##BW,
 #define REF64(BW) unpack64_##BW,
 static const unpack32_fn unpack32_tab[33] = {FOR_0_32(REF32)};
+static const unpack32_fn unpack32d_tab[33] = {FOR_0_32(REF32D)};
 static const unpack64_fn unpack64_tab[65] = {FOR_0_32(REF64) FOR_33_64(REF64)};
 
 void pqd_unpack8_u32(const uint8_t *in, int bw, uint32_t *out)
@@ -108,7 +116,10 @@ static inline void unpack_group(pqd_rle *d, uint32_t *out)
 {
     size_t avail = (size_t)(d->end - d->p);
     size_t bw = (size_t)d->bw;
-    if (avail >= bw) {
+    if (avail >= bw + 8) {
+        unpack32d_tab[bw](d->p, out);
+        d->p += bw;
+    } else if (avail >= bw) {
         unpack32_tab[bw](d->p, out);
         d->p += bw;
     } else {
