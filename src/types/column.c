@@ -392,6 +392,8 @@ pm_error *pm_column_append_bytes(pm_column *c, const void *p, size_t n)
     if (n > INT32_MAX || end > INT32_MAX)
         return push_offset(c, (int64_t)INT32_MAX + 1); /* reports the limit */
     PM_TRY(pm_buf_reserve(&c->offsets, c->offsets.len ? 4 : 8));
+    /* reserve even for empty values: readers form data.data + offset */
+    PM_TRY(pm_buf_reserve(&c->data, n ? n : 1));
     PM_TRY(pm_buf_append(&c->data, p, n));
     PM_TRY(push_offset(c, end));
     PM_TRY(mark_valid(c));

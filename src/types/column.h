@@ -120,7 +120,8 @@ static inline const uint8_t *pm_column_bytes(const pm_column *c, int64_t i, size
 {
     const int32_t *o = pm_column_offsets(c);
     *len = (size_t)(o[i + 1] - o[i]);
-    return c->data.data + o[i];
+    /* Only empty values were appended: data was never allocated. */
+    return c->data.data ? c->data.data + o[i] : (const uint8_t *)"";
 }
 
 /* Batch helpers. */
