@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,15 +71,24 @@ static pm_error *read_input(const char *path, pm_buf *out)
     return NULL;
 }
 
+static json_t *real_value(double d)
+{
+    if (isnan(d))
+        return json_string("NaN");
+    if (isinf(d))
+        return json_string(d > 0 ? "Infinity" : "-Infinity");
+    return json_real(d);
+}
+
 static json_t *stat_value(const pm_type *t, const pm_pq_value *v)
 {
     switch (t->id) {
     case PM_TYPE_BOOLEAN:
         return json_boolean(v->b);
     case PM_TYPE_FLOAT:
-        return json_real(v->f);
+        return real_value(v->f);
     case PM_TYPE_DOUBLE:
-        return json_real(v->d);
+        return real_value(v->d);
     case PM_TYPE_DECIMAL: {
         pm_buf b = PM_BUF_INIT;
         const char *s;

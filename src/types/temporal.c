@@ -9,6 +9,7 @@
 #include "types/temporal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "types/column.h"
 
@@ -44,41 +45,84 @@ static int days_in_month(int64_t y, int m)
     return m == 2 && is_leap(y) ? 29 : dm[m - 1];
 }
 
-static pm_error *format_year(pm_buf *out, int64_t y)
+/* Write `width` digits of v (0 <= v < 10^width) at p; returns p + width. */
+static char *put_digits(char *p, int64_t v, int width)
 {
-    if (y >= 0 && y <= 9999)
-        return pm_buf_printf(out, "%04lld", (long long)y);
-    if (y < 0 && y > -10000)
-        return pm_buf_printf(out, "-%04lld", (long long)-y);
-    return pm_buf_printf(out, "%s%lld", y > 0 ? "+" : "", (long long)y);
+    for (int k = width - 1; k >= 0; k--) {
+        p[k] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return p + width;
 }
 
-pm_error *pm_format_date(pm_buf *out, int64_t days)
+/* Year as Java's LocalDate prints it: 4+ digits, '-' when negative, '+'
+ * when above 9999. */
+static char *put_year(char *p, int64_t y)
+{
+    if (y >= 0 && y <= 9999)
+        return put_digits(p, y, 4);
+    if (y < 0 && y > -10000) {
+        *p++ = '-';
+        return put_digits(p, -y, 4);
+    }
+    *p++ = y > 0 ? '+' : '-';
+    uint64_t u = y > 0 ? (uint64_t)y : 0 - (uint64_t)y;
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_date(char *p, int64_t days)
 {
     int64_t y;
     int m, d;
     pm_civil_from_days(days, &y, &m, &d);
-    PM_TRY(format_year(out, y));
-    return pm_buf_printf(out, "-%02d-%02d", m, d);
+    p = put_year(p, y);
+    *p++ = '-';
+    p = put_digits(p, m, 2);
+    *p++ = '-';
+    return put_digits(p, d, 2);
 }
 
-/* ".ddd" with `precision` digits of a 9-digit nanosecond fraction. */
-static pm_error *format_fraction(pm_buf *out, int64_t nanos, int32_t precision)
+/* HH:MM:SS then '.' and `precision` digits of a 9-digit nanosecond fraction. */
+static char *put_time(char *p, int64_t sod, int64_t nanos, int32_t precision)
 {
-    if (precision <= 0)
-        return NULL;
-    char digits[16];
-    snprintf(digits, sizeof digits, "%09lld", (long long)nanos);
-    return pm_buf_printf(out, ".%.*s", (int)(precision > 9 ? 9 : precision), digits);
+    p = put_digits(p, sod / 3600, 2);
+    *p++ = ':';
+    p = put_digits(p, sod / 60 % 60, 2);
+    *p++ = ':';
+    p = put_digits(p, sod % 60, 2);
+    if (precision > 0) {
+        char nine[9];
+        put_digits(nine, nanos, 9);
+        *p++ = '.';
+        int n = precision > 9 ? 9 : precision;
+        memcpy(p, nine, (size_t)n);
+        p += n;
+    }
+    return p;
+}
+
+pm_error *pm_format_date(pm_buf *out, int64_t days)
+{
+    char buf[48];
+    char *e = put_date(buf, days);
+    return pm_buf_append(out, buf, (size_t)(e - buf));
 }
 
 pm_error *pm_format_time(pm_buf *out, int32_t ms, int32_t precision)
 {
     if (ms < 0 || ms >= 86400000)
         return pm_error_new(PM_EINVALID, "TIME value %d is not a millisecond of the day", (int)ms);
-    int s = ms / 1000;
-    PM_TRY(pm_buf_printf(out, "%02d:%02d:%02d", s / 3600, s / 60 % 60, s % 60));
-    return format_fraction(out, (int64_t)(ms % 1000) * 1000000, precision);
+    char buf[32];
+    char *e = put_time(buf, ms / 1000, (int64_t)(ms % 1000) * 1000000, precision);
+    return pm_buf_append(out, buf, (size_t)(e - buf));
 }
 
 pm_error *pm_format_timestamp(pm_buf *out, int64_t value, int32_t precision, bool ltz)
@@ -88,12 +132,13 @@ pm_error *pm_format_timestamp(pm_buf *out, int64_t value, int32_t precision, boo
     int64_t frac = pm_floor_mod(value, units);
     int64_t days = pm_floor_div(secs, 86400);
     int64_t sod = secs - days * 86400;
-    PM_TRY(pm_format_date(out, days));
-    PM_TRY(pm_buf_printf(out, "T%02d:%02d:%02d", (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60)));
-    PM_TRY(format_fraction(out, frac * (1000000000 / units), precision));
+    char buf[80];
+    char *e = put_date(buf, days);
+    *e++ = 'T';
+    e = put_time(e, sod, frac * (1000000000 / units), precision);
     if (ltz)
-        PM_TRY(pm_buf_append_byte(out, 'Z'));
-    return NULL;
+        *e++ = 'Z';
+    return pm_buf_append(out, buf, (size_t)(e - buf));
 }
 
 /* ------------------------------------------------------------------ */

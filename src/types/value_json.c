@@ -2,14 +2,19 @@
  * types/value_json.c — JSON text of column values, the encoding `paimon cat`
  * prints (see value.h for the per-type rules).
  *
- * Floating point: the shortest decimal that reads back as the same value is
- * found by trying 1..17 significant digits (1..9 for FLOAT) with "%.*e" and
- * reading back with strtod/strtof; the digits are then laid out like
+ * Floating point: the shortest decimal that reads back as the same value:
+ * print 15 significant digits (6 for FLOAT) with "%.*e"; if that reads back
+ * (strtod/strtof) as the same value, drop trailing zeros (every decimal of
+ * at most 15 digits survives a trip through a double, so this is the
+ * shortest); else try 16, then 17 digits (9 for FLOAT).  Subnormals have
+ * fewer significant bits, so for them every digit count from 1 is tried.  The digits are
+ * then laid out like
  * Python's repr: fixed notation with at least one fraction digit for
  * decimal exponents -4..15, otherwise d.ddde±XX.  Strings are written as
  * JSON strings with ", \ and control characters escaped; valid UTF-8 is
  * kept, invalid bytes become U+FFFD.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +87,11 @@ pm_error *pm_format_double(pm_buf *out, double v)
         return pm_error_new(PM_EINVALID, "pm_format_double: not a finite value");
     bool neg = signbit(v);
     double a = fabs(v);
+    /* Any decimal of <= 15 significant digits survives decimal -> double ->
+     * 15 digits, so when 15 digits round-trip, dropping trailing zeros gives
+     * the shortest form; otherwise 16, else 17 digits. */
     char sci[40];
-    for (int p = 1; p <= 17; p++) {
+    for (int p = a < DBL_MIN ? 1 : 15; p <= 17; p++) { /* subnormals carry fewer digits: search all */
         snprintf(sci, sizeof sci, "%.*e", p - 1, a);
         if (strtod(sci, NULL) == a)
             break;
@@ -100,8 +108,9 @@ pm_error *pm_format_float(pm_buf *out, float v)
         return pm_error_new(PM_EINVALID, "pm_format_float: not a finite value");
     bool neg = signbit(v);
     float a = fabsf(v);
+    /* same argument with 6 digits, which every float keeps */
     char sci[40];
-    for (int p = 1; p <= 9; p++) {
+    for (int p = a < FLT_MIN ? 1 : 6; p <= 9; p++) {
         snprintf(sci, sizeof sci, "%.*e", p - 1, (double)a);
         if (strtof(sci, NULL) == a)
             break;
@@ -134,6 +143,23 @@ pm_error *pm_decimal_format(pm_buf *out, __int128 v, int32_t scale)
             buf[k++] = '.';
     }
     return pm_buf_append(out, buf, k);
+}
+
+static pm_error *put_int(pm_buf *out, int64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[n++] = '-';
+    PM_TRY(pm_buf_reserve(out, (size_t)n));
+    while (n)
+        out->data[out->len++] = (uint8_t)tmp[--n];
+    return NULL;
 }
 
 static pm_error *float_json(pm_buf *out, double v, bool is_float)
@@ -244,13 +270,13 @@ pm_error *pm_column_format_json(const pm_column *c, int64_t row, pm_buf *out)
     case PM_TYPE_BOOLEAN:
         return pm_buf_append_str(out, pm_column_bool(c, row) ? "true" : "false");
     case PM_TYPE_TINYINT:
-        return pm_buf_printf(out, "%d", (int)pm_column_i8(c, row));
+        return put_int(out, pm_column_i8(c, row));
     case PM_TYPE_SMALLINT:
-        return pm_buf_printf(out, "%d", (int)pm_column_i16(c, row));
+        return put_int(out, pm_column_i16(c, row));
     case PM_TYPE_INT:
-        return pm_buf_printf(out, "%d", (int)pm_column_i32(c, row));
+        return put_int(out, pm_column_i32(c, row));
     case PM_TYPE_BIGINT:
-        return pm_buf_printf(out, "%lld", (long long)pm_column_i64(c, row));
+        return put_int(out, pm_column_i64(c, row));
     case PM_TYPE_FLOAT:
         return float_json(out, (double)pm_column_f32(c, row), true);
     case PM_TYPE_DOUBLE:

@@ -123,6 +123,8 @@ pm_error *pm_avro_skip(pm_cursor *c, const pm_avro_node *n, int depth)
     case PM_AVRO_ARRAY:
     case PM_AVRO_MAP: {
         bool map = n->kind == PM_AVRO_MAP;
+        size_t item_min = n->items->min_size + map;
+        int64_t total = 0;
         for (;;) {
             /* A block with a byte size can be jumped over whole. */
             int64_t cnt = 0;
@@ -139,7 +141,11 @@ pm_error *pm_avro_skip(pm_cursor *c, const pm_avro_node *n, int depth)
                 continue;
             }
             c->p = start;
-            PM_TRY(pm_avro_read_block_count(c, n->items->min_size + map, &cnt));
+            PM_TRY(pm_avro_read_block_count(c, item_min, &cnt));
+            total += cnt;
+            if (item_min == 0 && total > PM_AVRO_MAX_EMPTY_ITEMS)
+                return pm_error_new(PM_ECORRUPT, "avro array of more than %d empty items",
+                                    PM_AVRO_MAX_EMPTY_ITEMS);
             for (int64_t i = 0; i < cnt; i++) {
                 if (map)
                     PM_TRY(pm_avro_read_bytes(c, &p, &len));

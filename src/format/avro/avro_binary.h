@@ -27,7 +27,8 @@
 
 /* Deepest value nesting decoded (arrays in records in maps ...). */
 #define PM_AVRO_MAX_VALUE_DEPTH 100
-/* Items per array/map block when one item can encode to zero bytes. */
+/* Items of one array/map value (all blocks) when an item can encode to
+ * zero bytes; other items are bounded by the bytes they occupy. */
 #define PM_AVRO_MAX_EMPTY_ITEMS (1 << 20)
 
 pm_error *pm_avro_read_long_slow(pm_cursor *c, int64_t *out);

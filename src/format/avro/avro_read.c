@@ -472,11 +472,16 @@ static pm_error *decode(const plan *p, pm_cursor *c, pm_column *col)
     case OP_ARRAY_MAP: {
         bool map = p->op == OP_MAP;
         size_t item_min = p->w->items->min_size + (map ? 1 : 0);
+        int64_t total = 0;
         for (;;) {
             int64_t n = 0;
             PM_TRY(pm_avro_read_block_count(c, item_min, &n));
             if (n == 0)
                 break;
+            total += n;
+            if (item_min == 0 && total > PM_AVRO_MAX_EMPTY_ITEMS)
+                return pm_error_new(PM_ECORRUPT, "avro array of more than %d empty items",
+                                    PM_AVRO_MAX_EMPTY_ITEMS);
             for (int64_t i = 0; i < n; i++) {
                 if (p->op == OP_ARRAY) {
                     PM_TRY(decode(p->items, c, col->children[0]));

@@ -18,8 +18,8 @@
 #include "format/parquet/pq_write_column.h"
 #include "types/column.h"
 
-#define PQ_FIRST_SLICE 8192
-#define PQ_MIN_SLICE 128
+#define PQ_FIRST_SLICE 1000
+#define PQ_MIN_SLICE 100
 #define PQ_DEFAULT_CREATED_BY "paimon-c version 0.1.0 (build paimon-c)"
 
 struct pm_pq_writer {
@@ -422,7 +422,7 @@ static pm_error *fill_stats(pm_pq_writer *w, pm_pq_write_result *res)
         const pq_stats *t = &cw->total;
         s->has_stats = true;
         s->null_count = t->null_count;
-        if (!t->has_minmax || t->kind == PQS_NONE)
+        if (!t->has_minmax || t->kind == PQS_INT96)   /* Paimon: no min/max for INT96 */
             continue;
         s->has_min_max = true;
         bool dec = cw->leaf->type->id == PM_TYPE_DECIMAL;
@@ -471,7 +471,7 @@ static pm_error *fill_stats(pm_pq_writer *w, pm_pq_write_result *res)
             s->max.bytes.len = t->max_bytes.len;
             bytes += t->max_bytes.len;
             break;
-        case PQS_NONE:
+        case PQS_INT96:
             break;
         }
     }

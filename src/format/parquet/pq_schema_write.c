@@ -204,7 +204,7 @@ static pm_error *atomic_mapping(const pm_type *t, pq_schema_element *e, pq_leaf 
         if (t->precision > 6) {
             e->type = PQ_INT96;
             l->kind = PQV_INT96;
-            l->stats = PQS_NONE;
+            l->stats = PQS_INT96;
             l->legacy_stats = false;
             l->type_length = 12;
             break;
@@ -216,10 +216,10 @@ static pm_error *atomic_mapping(const pm_type *t, pq_schema_element *e, pq_leaf 
         lt->kind = PQ_LT_TIMESTAMP;
         lt->is_adjusted_to_utc = utc;
         lt->unit = t->precision <= 3 ? PQ_UNIT_MILLIS : PQ_UNIT_MICROS;
-        if (utc) {   /* the legacy annotations imply UTC */
-            e->has_converted_type = true;
-            e->converted_type = t->precision <= 3 ? PQ_CT_TIMESTAMP_MILLIS : PQ_CT_TIMESTAMP_MICROS;
-        }
+        /* parquet-java derives the legacy annotation from the unit alone,
+         * whatever isAdjustedToUTC says. */
+        e->has_converted_type = true;
+        e->converted_type = t->precision <= 3 ? PQ_CT_TIMESTAMP_MILLIS : PQ_CT_TIMESTAMP_MICROS;
         break;
     }
     default:

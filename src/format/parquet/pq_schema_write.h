@@ -8,7 +8,8 @@
  *   root         `paimon_schema`, num_children, no repetition
  *   atomic       physical type (+ type_length), repetition from nullability,
  *                field_id, logical type and the legacy converted type
- *                parquet-java derives from it
+ *                parquet-java derives from it (TIMESTAMP_MILLIS/MICROS
+ *                also when not adjusted to UTC)
  *   ROW          group, children keep their own field ids (depth restarts)
  *   ARRAY        group (LIST) id { repeated group list { element } }
  *   MAP/MULTISET group (MAP) id { repeated group key_value (MAP_KEY_VALUE)
@@ -56,7 +57,7 @@ typedef enum pq_value_kind {
 
 /* Statistics comparison of a leaf. */
 typedef enum pq_stats_kind {
-    PQS_NONE,        /* null count only (INT96) */
+    PQS_INT96,       /* INT96: compared as bytes, min/max kept only when all equal */
     PQS_BOOL,
     PQS_I32,         /* signed */
     PQS_I64,         /* signed */

@@ -158,8 +158,6 @@ pm_error *pq_stats_merge(pq_stats *d, const pq_stats *s)
     if (!s->has_minmax)
         return NULL;
     switch (d->kind) {
-    case PQS_NONE:
-        return NULL;
     case PQS_BOOL:
         pq_stats_update_bool(d, s->min.b);
         pq_stats_update_bool(d, s->max.b);
@@ -185,6 +183,7 @@ pm_error *pq_stats_merge(pq_stats *d, const pq_stats *s)
         pq_stats_update_d128(d, s->max.d128);
         return NULL;
     case PQS_BYTES:
+    case PQS_INT96:
         PM_TRY(pq_stats_update_bytes(d, s->min_bytes.data, s->min_bytes.len));
         return pq_stats_update_bytes(d, s->max_bytes.data, s->max_bytes.len);
     }
@@ -232,13 +231,12 @@ size_t pq_stats_value_bytes(const pq_stats *s, int which, int32_t flba_len, uint
     case PQS_DEC128:
         pq_decimal_to_be(v->d128, flba_len, buf);
         return (size_t)flba_len;
-    case PQS_BYTES: {
+    case PQS_BYTES:
+    case PQS_INT96: {
         const pm_buf *b = which ? &s->max_bytes : &s->min_bytes;
         *out = b->data;
         return b->len;
     }
-    case PQS_NONE:
-        break;
     }
     return 0;
 }
@@ -257,7 +255,7 @@ pm_error *pq_stats_to_thrift(const pq_stats *s, const pq_leaf *leaf, pm_arena *a
     uint8_t bmin[16], bmax[16];
     const uint8_t *pmin = NULL, *pmax = NULL;
     size_t nmin = 0, nmax = 0;
-    bool minmax = s->has_minmax && s->kind != PQS_NONE;
+    bool minmax = s->has_minmax;
     if (minmax) {
         nmin = pq_stats_value_bytes(s, 0, leaf->type_length, bmin, &pmin);
         nmax = pq_stats_value_bytes(s, 1, leaf->type_length, bmax, &pmax);
@@ -275,6 +273,8 @@ pm_error *pq_stats_to_thrift(const pq_stats *s, const pq_leaf *leaf, pm_arena *a
     if (!cmin || !cmax)
         return pm_error_new(PM_ENOMEM, "out of memory");
     bool same = nmin == nmax && !memcmp(cmin, cmax, nmin);
+    if (s->kind == PQS_INT96 && !same)
+        return NULL;   /* INT96 has no defined order: only an all-equal chunk gets min/max */
     out->has_min_value = out->has_max_value = true;
     out->min_value = cmin;
     out->min_value_len = (uint32_t)nmin;

@@ -5,7 +5,7 @@
  * parquet-java 1.16 writes them:
  *   - null_count always;
  *   - min_value/max_value for every type with a defined column order (all
- *     but INT96, which gets no min/max);
+ *     but INT96, which gets min/max only when all its values are equal);
  *   - the legacy min/max too when the type's sort order is SIGNED (BOOLEAN,
  *     INT32/INT64 incl. INT(8/16), DATE, TIME, TIMESTAMP, FLOAT, DOUBLE) or
  *     when min and max are the same bytes;

@@ -221,7 +221,7 @@ static pm_error *emit96(pq_colw *cw, const uint8_t *v, size_t k)
             bool added;
             PM_TRY(pq_dict_put96(&cw->dict, v + 12 * i, &id, &added));
             cw->ids[cw->nids++] = id;
-            cw->page_raw += 12;
+            cw->page_raw += 16;   /* parquet-java counts binary values as 4 + length */
             if (added && dict_full(cw)) {
                 PM_TRY(fallback(cw));
                 v += 12 * (i + 1);
@@ -232,7 +232,7 @@ static pm_error *emit96(pq_colw *cw, const uint8_t *v, size_t k)
         return NULL;
     }
 plain:
-    cw->page_raw += 12 * (int64_t)k;
+    cw->page_raw += (cw->opt->dictionary ? 16 : 12) * (int64_t)k;
     return pm_buf_append(&cw->vals, v, 12 * k);
 }
 
@@ -413,6 +413,7 @@ static pm_error *put_values(pq_colw *cw, const pm_column *col, const int64_t *po
                 int64_t ns;
                 memcpy(&ns, vals + 8 * P(i), 8);
                 to_int96(ns, tmp.b + 12 * i);
+                PM_TRY(pq_stats_update_bytes(st, tmp.b + 12 * i, 12));
             }
             PM_TRY(emit96(cw, tmp.b, k));
             break;

@@ -16,7 +16,8 @@
  *     entries written pages use;
  *   - the first page of a chunk also falls back when ids + dictionary are
  *     not smaller than the PLAIN size;
- *   - page size counts raw PLAIN bytes (binary: 4 + length) even when
+ *   - page size counts raw PLAIN bytes (byte strings and INT96: 4 + length)
+ *     even when
  *     dictionary-encoded.
  *
  * pq_levels computes definition/repetition levels and the positions of

@@ -528,6 +528,24 @@ static void test_block_count_bounds(void **state)
     pm_cursor c = pm_cursor_make(arr, sizeof arr);
     PM_EXPECT_ERR(pm_avro_skip(&c, s->root, 0), PM_ECORRUPT);
     pm_avro_schema_free(s);
+
+    /* Zero-byte items: a few bytes must not claim unbounded items. */
+    js = "{\"type\":\"array\",\"items\":\"null\"}";
+    PM_OK_OR_FAIL(pm_avro_schema_parse(js, strlen(js), &s));
+    pm_buf b = PM_BUF_INIT;
+    PM_OK_OR_FAIL(pm_avro_put_long(&b, 1000));
+    PM_OK_OR_FAIL(pm_avro_put_long(&b, 0));
+    c = pm_cursor_make(b.data, b.len);
+    PM_OK_OR_FAIL(pm_avro_skip(&c, s->root, 0)); /* a modest count is fine */
+    assert_int_equal(pm_cursor_left(&c), 0);
+    pm_buf_clear(&b);
+    for (int i = 0; i < 3; i++)
+        PM_OK_OR_FAIL(pm_avro_put_long(&b, PM_AVRO_MAX_EMPTY_ITEMS / 2 + 1));
+    PM_OK_OR_FAIL(pm_avro_put_long(&b, 0));
+    c = pm_cursor_make(b.data, b.len);
+    PM_EXPECT_ERR(pm_avro_skip(&c, s->root, 0), PM_ECORRUPT);
+    pm_buf_free(&b);
+    pm_avro_schema_free(s);
 }
 
 /* Skip values of every shape, including blocks with byte sizes. */

@@ -417,6 +417,36 @@ static void test_generic_writer_schema(void **state)
     pm_buf_free(&objs);
 }
 
+static void test_empty_items_bound(void **state)
+{
+    (void)state;
+    const char *schema = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\","
+                         "\"type\":{\"type\":\"array\",\"items\":\"null\"}}]}";
+    static const uint8_t sync[16] = "0123456789abcdef";
+    pm_type *rt = parse_type("ROW<a ARRAY<INT>>");
+    for (int big = 0; big < 2; big++) {
+        pm_buf objs = PM_BUF_INIT, file = PM_BUF_INIT, got = PM_BUF_INIT;
+        for (int i = 0; i < (big ? 3 : 1); i++)
+            PM_OK_OR_FAIL(pm_avro_put_long(&objs, big ? PM_AVRO_MAX_EMPTY_ITEMS / 2 + 1 : 3));
+        PM_OK_OR_FAIL(pm_avro_put_long(&objs, 0));
+        PM_OK_OR_FAIL(pm_avro_write_header(&file, schema, strlen(schema), "null", sync));
+        PM_OK_OR_FAIL(pm_avro_write_block(&file, NULL, PM_CODEC_NONE, 0, 1, objs.data, objs.len, sync));
+        pm_error *e = read_json(file.data, file.len, rt, 0, &got, NULL, NULL);
+        if (big) {
+            assert_non_null(e);
+            assert_int_equal(pm_error_root_code(e), PM_ECORRUPT);
+            pm_error_free(e);
+        } else {
+            PM_OK_OR_FAIL(e);
+            assert_string_equal((const char *)got.data, "{\"a\":[null,null,null]}\n");
+        }
+        pm_buf_free(&objs);
+        pm_buf_free(&file);
+        pm_buf_free(&got);
+    }
+    pm_type_free(rt);
+}
+
 static void test_schema_to_type(void **state)
 {
     (void)state;
@@ -510,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_projection_skip_missing),
         cmocka_unit_test(test_promotions),
         cmocka_unit_test(test_generic_writer_schema),
+        cmocka_unit_test(test_empty_items_bound),
         cmocka_unit_test(test_schema_to_type),
         cmocka_unit_test(test_java_files),
     };

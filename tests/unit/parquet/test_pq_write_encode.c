@@ -485,10 +485,16 @@ static void test_stats_binary_and_decimal(void **state)
     assert_false(t.has_min);
     pq_stats_free(&s);
 
-    /* INT96: null count only */
-    pq_stats_init(&s, PQS_NONE);
+    /* INT96: null count, and min/max only when every value is the same */
+    pq_stats_init(&s, PQS_INT96);
     s.null_count = 7;
-    l = leaf_of(PQ_INT96, PQS_NONE, false, 12);
+    l = leaf_of(PQ_INT96, PQS_INT96, false, 12);
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, (const uint8_t *)"abcdefghijkl", 12));
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, (const uint8_t *)"abcdefghijkl", 12));
+    PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
+    assert_true(t.has_null_count && t.null_count == 7);
+    assert_true(t.has_min_value && t.has_min && t.min_len == 12);
+    PM_OK_OR_FAIL(pq_stats_update_bytes(&s, (const uint8_t *)"abcdefghijkm", 12));
     PM_OK_OR_FAIL(pq_stats_to_thrift(&s, &l, &a, &t));
     assert_true(t.has_null_count && t.null_count == 7);
     assert_false(t.has_min_value || t.has_min);

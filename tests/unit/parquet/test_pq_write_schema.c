@@ -150,7 +150,7 @@ static void test_java_fixture_schema(void **state)
     assert_int_equal(s.leaves[3].max_rep, 0);
     assert_int_equal(s.leaves[3].nsteps, 2);
     assert_int_equal(s.leaves[5].kind, PQV_INT96);
-    assert_int_equal(s.leaves[5].stats, PQS_NONE);
+    assert_int_equal(s.leaves[5].stats, PQS_INT96);
     assert_true(s.leaves[6].flat);
     assert_int_equal(s.leaves[7].kind, PQV_DEC32);
     assert_false(s.leaves[7].legacy_stats);
@@ -193,8 +193,8 @@ static void test_atomic_types(void **state)
         {"c", PQ_BYTE_ARRAY, PQ_REQUIRED, -1, PQ_CT_UTF8, 16, PQ_LT_STRING},
         {"c", PQ_BYTE_ARRAY, PQ_OPTIONAL, -1, -1, 17, 0},
         {"c", PQ_BYTE_ARRAY, PQ_OPTIONAL, -1, -1, 18, 0},
-        {"c", PQ_INT64, PQ_OPTIONAL, -1, -1, 19, PQ_LT_TIMESTAMP},
-        {"c", PQ_INT64, PQ_OPTIONAL, -1, -1, 20, PQ_LT_TIMESTAMP},
+        {"c", PQ_INT64, PQ_OPTIONAL, -1, PQ_CT_TIMESTAMP_MILLIS, 19, PQ_LT_TIMESTAMP},
+        {"c", PQ_INT64, PQ_OPTIONAL, -1, PQ_CT_TIMESTAMP_MICROS, 20, PQ_LT_TIMESTAMP},
         {"c", PQ_INT64, PQ_OPTIONAL, -1, PQ_CT_TIMESTAMP_MILLIS, 21, PQ_LT_TIMESTAMP},
         {"c", PQ_INT64, PQ_OPTIONAL, -1, PQ_CT_TIMESTAMP_MICROS, 22, PQ_LT_TIMESTAMP},
         {"c", PQ_INT96, PQ_OPTIONAL, -1, -1, 23, 0},

@@ -68,6 +68,22 @@ static void test_integers(void **state)
     pm_column_release(d);
 }
 
+/* Significant digits of a printed number ("-0.00120" -> 2, "1.5e-07" -> 2). */
+static int significant_digits(const char *s)
+{
+    char d[64];
+    int n = 0;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9')
+            d[n++] = *s;
+    int a = 0;
+    while (a < n - 1 && d[a] == '0')
+        a++;
+    while (n - 1 > a && d[n - 1] == '0')
+        n--;
+    return n - a;
+}
+
 static void test_floats(void **state)
 {
     (void)state;
@@ -122,7 +138,8 @@ static void test_floats(void **state)
     for (int i = 0; i < 20000; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         double v;
-        memcpy(&v, &x, 8);
+        uint64_t bits = i % 4 == 0 ? x & 0x800fffffffffffffull : x; /* every 4th: subnormal */
+        memcpy(&v, &bits, 8);
         if (!isfinite(v))
             continue;
         pm_buf_clear(&b);
@@ -131,6 +148,15 @@ static void test_floats(void **state)
         PM_OK_OR_FAIL(pm_buf_cstr(&b, &s));
         double back = strtod(s, NULL);
         assert_memory_equal(&back, &v, 8);
+        /* as short as the exhaustive search (1..17 digits) */
+        int pmin = 1;
+        char sci[40];
+        for (; pmin <= 17; pmin++) {
+            snprintf(sci, sizeof sci, "%.*e", pmin - 1, fabs(v));
+            if (strtod(sci, NULL) == fabs(v))
+                break;
+        }
+        assert_true(significant_digits(s) <= pmin);
         float fv = (float)v;
         if (!isfinite(fv))
             continue;
