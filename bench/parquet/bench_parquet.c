@@ -17,7 +17,7 @@
  * size of the data (values, offsets, validity), the same measure the
  * pyarrow script uses.  Prints one JSON object.
  *
- *   bench_parquet [--rows N] [--batch N] [--out FILE] [--codec NAME] [--repeat N]
+ *   bench_parquet [--rows N] [--batch N] [--out FILE] [--codec NAME] [--repeat N] [--read-repeat N]
  * With --repeat the file is written N times and the fastest (CPU) run is
  * reported.
  */
@@ -113,7 +113,7 @@ static int fail(pm_error *e)
 
 int main(int argc, char **argv)
 {
-    int64_t rows = 10000000, batch_rows = 1000000, repeat = 1;
+    int64_t rows = 10000000, batch_rows = 1000000, repeat = 1, read_repeat = -1;
     const char *out_path = "bench_parquet.parquet", *codec = "zstd";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--rows"))
@@ -126,8 +126,10 @@ int main(int argc, char **argv)
             codec = argv[i + 1];
         else if (!strcmp(argv[i], "--repeat"))
             repeat = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "--read-repeat"))
+            read_repeat = atoll(argv[i + 1]);
         else {
-            fprintf(stderr, "usage: bench_parquet [--rows N] [--batch N] [--out FILE] [--codec NAME] [--repeat N]\n");
+            fprintf(stderr, "usage: bench_parquet [--rows N] [--batch N] [--out FILE] [--codec NAME] [--repeat N] [--read-repeat N]\n");
             return 2;
         }
     }
@@ -185,7 +187,9 @@ int main(int argc, char **argv)
 
     /* Read back. */
     double read_cpu = 0, read_wall = 0;
-    for (int64_t rep = 0; rep < (repeat > 0 ? repeat : 1); rep++) {
+    if (read_repeat < 0)
+        read_repeat = repeat > 0 ? repeat : 1;
+    for (int64_t rep = 0; rep < read_repeat; rep++) {
         uint64_t t0 = pm_monotonic_ns(), c0 = cpu_ns();
         pm_input *in;
         pm_pq_reader *rd;

@@ -39,6 +39,9 @@
 #include "base/buf.h"
 #include "paimon/error.h"
 
+/* PLAIN values are copied from the little-endian column buffers as they are. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the Parquet writer needs a little-endian host");
+
 /* ---- bit widths ---------------------------------------------------------- */
 
 /* Bits needed to store values 0..max (0 for max == 0). */
