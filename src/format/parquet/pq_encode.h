@@ -137,6 +137,12 @@ static inline const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t i, uint32_
 /* Append the PLAIN encoding of entries [0, n) (dictionary page body). */
 pm_error *pq_dict_write_plain(const pq_dict *d, uint32_t n, pm_buf *out);
 
+/* CRC-32 of the gzip polynomial (page header CRC), continuing from `crc`
+ * (0 to start): hardware carry-less multiply when available, else zlib. */
+uint32_t pq_crc32(uint32_t crc, const uint8_t *p, size_t n);
+/* The same through zlib only (reference for tests). */
+uint32_t pq_crc32_portable(uint32_t crc, const uint8_t *p, size_t n);
+
 /* Hash of a byte string (used by the dictionary; exposed for tests). */
 uint32_t pq_hash_bytes(const uint8_t *p, size_t n);
 
