@@ -48,6 +48,7 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "meta/manifest.h"
+#include "table/partition.h"
 #include "types/binary_row.h"
 
 /* ------------------------------------------------------------------ */
@@ -220,74 +221,11 @@ static bool ident_set_has(const ident_set *s, const pm_manifest_entry *e)
 /* ------------------------------------------------------------------ */
 /* partition specs                                                     */
 
-/* Does the serialized partition row match one of the specs (OR)? */
-static pm_error *spec_match(pm_table *t, const pm_partition_spec *specs, size_t nspecs, const pm_bytes *part,
-                            bool *match)
+/* Does the serialized partition row match the overwrite specs (OR)?  The
+ * matching rule is the read side's (table/partition.h). */
+static pm_error *spec_match(pm_part_matcher *pm, const pm_bytes *part, bool *match)
 {
-    *match = false;
-    const pm_type *pt = t->partition_type;
-    const char *default_name;
-    bool legacy;
-    PM_TRY(pm_options_string(pm_table_options(t), PM_OPT_PARTITION_DEFAULT_NAME, &default_name));
-    PM_TRY(pm_options_bool(pm_table_options(t), PM_OPT_PARTITION_LEGACY_NAME, &legacy));
-    pm_binrow r;
-    PM_TRY(pm_binrow_deserialize(&r, part->data, part->len, (int32_t)pt->nfields));
-    pm_buf s = PM_BUF_INIT;
-    pm_error *e = NULL;
-    for (size_t k = 0; k < nspecs && !*match && !e; k++) {
-        const pm_partition_spec *sp = &specs[k];
-        bool all = true;
-        for (size_t j = 0; j < sp->count && all && !e; j++) {
-            ptrdiff_t fi = pm_type_field_index(pt, sp->keys[j]);
-            if (fi < 0) {
-                e = pm_error_new(PM_EINVALID, "'%s' is not a partition key of the table", sp->keys[j]);
-                break;
-            }
-            const pm_type *ft = pt->fields[fi].type;
-            int32_t i = (int32_t)fi;
-            pm_buf_clear(&s);
-            if (pm_binrow_is_null(&r, i)) {
-                e = pm_buf_append_str(&s, default_name);
-            } else {
-                pm_part_value v;
-                memset(&v, 0, sizeof v);
-                switch (ft->id) {
-                case PM_TYPE_BOOLEAN: v.v.b = pm_binrow_bool(&r, i); break;
-                case PM_TYPE_TINYINT: v.v.i = pm_binrow_i8(&r, i); break;
-                case PM_TYPE_SMALLINT: v.v.i = pm_binrow_i16(&r, i); break;
-                case PM_TYPE_INT:
-                case PM_TYPE_DATE:
-                case PM_TYPE_TIME: v.v.i = pm_binrow_i32(&r, i); break;
-                case PM_TYPE_BIGINT: v.v.i = pm_binrow_i64(&r, i); break;
-                case PM_TYPE_FLOAT: v.v.f = pm_binrow_f32(&r, i); break;
-                case PM_TYPE_DOUBLE: v.v.d = pm_binrow_f64(&r, i); break;
-                case PM_TYPE_DECIMAL: e = pm_binrow_decimal(&r, i, ft->precision, &v.v.dec); break;
-                case PM_TYPE_TIMESTAMP:
-                case PM_TYPE_TIMESTAMP_LTZ:
-                    e = pm_binrow_timestamp(&r, i, ft->precision, &v.v.ts.millis, &v.v.ts.nanos);
-                    break;
-                default: e = pm_binrow_bytes(&r, i, &v.v.bytes.p, &v.v.bytes.n);
-                }
-                if (!e)
-                    e = pm_partition_value_to_string(ft, &v, legacy, &s);
-                /* blank values live in the default partition */
-                bool blank = true;
-                for (size_t q = 0; !e && q < s.len; q++)
-                    if (s.data[q] != ' ' && (s.data[q] < '\t' || s.data[q] > '\r'))
-                        blank = false;
-                if (!e && blank) {
-                    pm_buf_clear(&s);
-                    e = pm_buf_append_str(&s, default_name);
-                }
-            }
-            if (!e)
-                all = s.len == strlen(sp->values[j]) && !memcmp(s.data, sp->values[j], s.len);
-        }
-        if (!e && all)
-            *match = true;
-    }
-    pm_buf_free(&s);
-    return e;
+    return pm_part_matcher_match(pm, part->data, part->len, match);
 }
 
 /* ------------------------------------------------------------------ */
@@ -872,7 +810,11 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
     char *base_list = NULL, *delta_list = NULL, *cl_list = NULL, *index_manifest = NULL;
     int64_t base_size = 0, delta_size = 0, cl_size = 0;
     bool published = false;
+    pm_part_matcher *matcher = NULL;
     *res = ATTEMPT_EMPTY;
+
+    if (o->kind == PM_COMMIT_OVERWRITE && o->overwrite && o->noverwrite)
+        PM_TRY_GOTO(e, pm_part_matcher_new(t, o->overwrite, o->noverwrite, &matcher), out);
 
     PM_TRY_GOTO(e, latest_schema_id(t, &c->schema_id), out);
     PM_TRY_GOTO(e, pm_snapshot_store_load_latest(t->snapshots, &latest), out);
@@ -889,8 +831,8 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
             if (l->kind != PM_FILE_ADD || (nb != PM_BUCKET_POSTPONE && l->bucket < 0))
                 continue;
             bool m = true;
-            if (o->overwrite && o->noverwrite)
-                PM_TRY_GOTO(e, spec_match(t, o->overwrite, o->noverwrite, &l->partition, &m), out);
+            if (matcher)
+                PM_TRY_GOTO(e, spec_match(matcher, &l->partition, &m), out);
             if (m)
                 PM_TRY_GOTO(e, entry_list_push(&delta, PM_FILE_DELETE, &l->partition, l->bucket,
                                                l->total_buckets, &l->file), out);
@@ -905,8 +847,8 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
             free(p);
             for (size_t i = 0; i < nie && !e; i++) {
                 bool m = true;
-                if (o->overwrite && o->noverwrite)
-                    e = spec_match(t, o->overwrite, o->noverwrite, &ie[i].partition, &m);
+                if (matcher)
+                    e = spec_match(matcher, &ie[i].partition, &m);
                 if (!e && m)
                     e = index_list_push(&idx_changes, &ie[i], PM_FILE_DELETE);
             }
@@ -918,9 +860,9 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
     for (size_t i = 0; i < c->n; i++) {
         const pm_commit_message *m = &c->msgs[i];
         for (size_t k = 0; k < m->n_new_files; k++) {
-            if (o->kind == PM_COMMIT_OVERWRITE && o->overwrite && o->noverwrite) {
+            if (o->kind == PM_COMMIT_OVERWRITE && matcher) {
                 bool in;
-                PM_TRY_GOTO(e, spec_match(t, o->overwrite, o->noverwrite, &m->partition, &in), out);
+                PM_TRY_GOTO(e, spec_match(matcher, &m->partition, &in), out);
                 if (!in) {
                     e = pm_error_new(PM_EINVALID, "file %s does not belong to the overwritten partitions",
                                      m->new_files[k].file_name);
@@ -1106,6 +1048,7 @@ out:
         delete_written(c);
     else if (e)
         forget_written(c);
+    pm_part_matcher_free(matcher);
     free(base_list);
     free(delta_list);
     free(cl_list);

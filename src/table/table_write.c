@@ -44,6 +44,7 @@
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/manifest.h"
+#include "table/partition.h"
 #include "table/write_stats.h"
 #include "types/binary_row.h"
 #include "types/bucket.h"
@@ -490,57 +491,19 @@ static pm_error *load_restore(pm_table_writer *w)
 /* ------------------------------------------------------------------ */
 /* bucket writers                                                      */
 
-static pm_error *part_values(const pm_type *ptype, const uint8_t *ser, size_t len, pm_part_value *vals)
-{
-    pm_binrow r;
-    PM_TRY(pm_binrow_deserialize(&r, ser, len, (int32_t)ptype->nfields));
-    for (size_t i = 0; i < ptype->nfields; i++) {
-        const pm_type *t = ptype->fields[i].type;
-        pm_part_value *v = &vals[i];
-        int32_t k = (int32_t)i;
-        memset(v, 0, sizeof *v);
-        if (pm_binrow_is_null(&r, k)) {
-            v->is_null = true;
-            continue;
-        }
-        switch (t->id) {
-        case PM_TYPE_BOOLEAN: v->v.b = pm_binrow_bool(&r, k); break;
-        case PM_TYPE_TINYINT: v->v.i = pm_binrow_i8(&r, k); break;
-        case PM_TYPE_SMALLINT: v->v.i = pm_binrow_i16(&r, k); break;
-        case PM_TYPE_INT:
-        case PM_TYPE_DATE:
-        case PM_TYPE_TIME: v->v.i = pm_binrow_i32(&r, k); break;
-        case PM_TYPE_BIGINT: v->v.i = pm_binrow_i64(&r, k); break;
-        case PM_TYPE_FLOAT: v->v.f = pm_binrow_f32(&r, k); break;
-        case PM_TYPE_DOUBLE: v->v.d = pm_binrow_f64(&r, k); break;
-        case PM_TYPE_DECIMAL: PM_TRY(pm_binrow_decimal(&r, k, t->precision, &v->v.dec)); break;
-        case PM_TYPE_TIMESTAMP:
-        case PM_TYPE_TIMESTAMP_LTZ:
-            PM_TRY(pm_binrow_timestamp(&r, k, t->precision, &v->v.ts.millis, &v->v.ts.nanos));
-            break;
-        default:
-            PM_TRY(pm_binrow_bytes(&r, k, &v->v.bytes.p, &v->v.bytes.n));
-        }
-    }
-    return NULL;
-}
-
 static pm_error *new_bucket_writer(pm_table_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
                                    uint64_t h, bucket_writer **out)
 {
     bucket_writer *bw;
     PM_TRY(pm_calloc(&bw, 1, sizeof *bw));
     pm_error *e = NULL;
-    pm_part_value *vals = NULL;
     PM_TRY_GOTO(e, pm_calloc(&bw->partition, plen ? plen : 1, 1), fail);
     memcpy(bw->partition, part, plen);
     bw->partition_len = plen;
     bw->bucket = bucket;
     bw->hash = h;
     bw->total_buckets = w->nbuckets;
-    PM_TRY_GOTO(e, pm_calloc(&vals, w->npart ? w->npart : 1, sizeof *vals), fail);
-    PM_TRY_GOTO(e, part_values(w->t->partition_type, part, plen, vals), fail);
-    PM_TRY_GOTO(e, pm_path_factory_bucket_path(w->t->paths, vals, bucket, &bw->dir), fail);
+    PM_TRY_GOTO(e, pm_table_bucket_dir(w->t, part, plen, bucket, &bw->dir), fail);
     PM_TRY_GOTO(e, pm_data_file_namer_init(&bw->namer, w->opts, w->format_name, w->compression), fail);
     bw->namer_ok = true;
     if (w->nbuckets > 0 && !w->ignore_previous) {
@@ -553,8 +516,10 @@ static pm_error *new_bucket_writer(pm_table_writer *w, const uint8_t *part, size
             if (r->total_buckets != w->nbuckets) {
                 pm_buf p = PM_BUF_INIT;
                 const char *ps = "";
-                if (!pm_partition_path(w->t->partition_type, vals, "__DEFAULT_PARTITION__", true, &p))
-                    pm_buf_cstr(&p, &ps);
+                pm_error *de = pm_partition_display(w->t, part, plen, &p);
+                if (!de)
+                    pm_error_free(pm_buf_cstr(&p, &ps));
+                pm_error_free(de);
                 e = pm_error_new(PM_EINVALID, "try to write %s%s with a new bucket num %d, but the "
                                  "previous bucket num is %d; overwrite the table to rescale it",
                                  w->npart ? "partition " : "table", w->npart ? ps : "", (int)w->nbuckets,
@@ -565,11 +530,9 @@ static pm_error *new_bucket_writer(pm_table_writer *w, const uint8_t *part, size
             bw->seq = r->max_seq + 1;
         }
     }
-    free(vals);
     *out = bw;
     return NULL;
 fail:
-    free(vals);
     bucket_writer_free(w, bw, false);
     return e;
 }

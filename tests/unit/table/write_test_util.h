@@ -87,7 +87,7 @@ static inline size_t wt_count_files(const char *dir, const char *prefix)
     size_t n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (!strncmp(e->d_name, prefix, strlen(prefix)))
+        if (e->d_name[0] != '.' && !strncmp(e->d_name, prefix, strlen(prefix)))
             n++;
     closedir(d);
     return n;
