@@ -576,7 +576,7 @@ static pm_error *find_writer(pm_table_writer *w, const uint8_t *part, size_t ple
         PM_TRY(pm_realloc_array(&w->writers, cap, sizeof *w->writers));
         w->capwriters = cap;
     }
-    bucket_writer *bw;
+    bucket_writer *bw = NULL;
     PM_TRY(new_bucket_writer(w, part, plen, bucket, h, &bw));
     w->writers[w->nwriters] = bw;
     w->slots[k] = (int32_t)w->nwriters;
