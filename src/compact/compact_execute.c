@@ -31,6 +31,7 @@
 #include "compact/compact_writer.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
+#include "index/index_path.h"
 #include "meta/manifest.h"
 #include "table/file_read.h"
 #include "table/partition.h"
@@ -169,8 +170,12 @@ static pm_error *dv_finish(dv_state *d, const pm_compact_task *task, pm_compact_
         size_t n = 0;
         PM_TRY(pm_dv_append_maintainer_persist(d->am, &ch, &n));
         size_t na = 0, nr = 0;
-        for (size_t i = 0; i < n; i++)
-            (ch[i].kind == PM_FILE_ADD ? na : nr)++;
+        for (size_t i = 0; i < n; i++) {
+            if (ch[i].kind == PM_FILE_ADD)
+                na++;
+            else
+                nr++;
+        }
         pm_error *e = NULL;
         if (na)
             e = pm_calloc(&r->index_added, na, sizeof *r->index_added);
