@@ -386,10 +386,10 @@ __attribute__((format(printf, 3, 4))) static pm_error *bad(const char *path, con
 
 static void sub_path(char *dst, const char *path, const char *key, long idx)
 {
-    if (idx >= 0)
-        snprintf(dst, PATH_MAX_LEN, "%s.%s[%ld]", path, key, idx);
-    else
-        snprintf(dst, PATH_MAX_LEN, "%s.%s", path, key);
+    int n = idx >= 0 ? snprintf(dst, PATH_MAX_LEN, "%s.%s[%ld]", path, key, idx)
+                     : snprintf(dst, PATH_MAX_LEN, "%s.%s", path, key);
+    if (n < 0 || n >= PATH_MAX_LEN)
+        memcpy(dst + PATH_MAX_LEN - 4, "...", 4); /* truncated path */
 }
 
 static pm_error *r_keys(const json_t *o, const char *path, const char *const *allowed)
@@ -430,7 +430,7 @@ static pm_error *r_i64(const json_t *o, const char *path, const char *key, int64
 
 static pm_error *r_i32(const json_t *o, const char *path, const char *key, int32_t lo, int32_t hi, int32_t *out)
 {
-    int64_t x;
+    int64_t x = 0;
     PM_TRY(r_i64(o, path, key, lo, hi, &x));
     *out = (int32_t)x;
     return NULL;
