@@ -11,10 +11,20 @@
 int pm_cmd_cat(int argc, char **argv);
 int pm_cmd_meta(int argc, char **argv);
 int pm_cmd_write_parquet(int argc, char **argv);
+int pm_cmd_compact(int argc, char **argv);
+int pm_cmd_compact_plan(int argc, char **argv);
+int pm_cmd_compact_exec(int argc, char **argv);
+int pm_cmd_compact_commit(int argc, char **argv);
+int pm_cmd_compact_abort(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
     {"meta", "print the footer of a Parquet file as JSON", pm_cmd_meta},
+    {"compact", "compact small files: plan, execute, commit one COMPACT snapshot", pm_cmd_compact},
+    {"compact-plan", "print a compaction plan as JSON (distributed compaction)", pm_cmd_compact_plan},
+    {"compact-exec", "run one task of a compaction plan, print its result JSON", pm_cmd_compact_exec},
+    {"compact-commit", "publish compaction results as one COMPACT snapshot", pm_cmd_compact_commit},
+    {"compact-abort", "delete the prepared files of uncommitted compaction results", pm_cmd_compact_abort},
     {"write-parquet", "write JSON lines to one Parquet file (developer command)", pm_cmd_write_parquet},
 };
 
