@@ -16,6 +16,7 @@
 #include "compact/compact_run.h"
 #include "meta/snapshot_store.h"
 #include "pm_test.h"
+#include "table/partition.h"
 #include "table/scan.h"
 
 typedef struct fx {
