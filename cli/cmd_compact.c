@@ -2,12 +2,12 @@
  * cli/cmd_compact.c — compaction commands.
  *
  *   paimon compact TABLE [--partition k=v[,k2=v2]]... [--full] [--parallelism N]
- *                  [--memory BYTES] [--json] [--commit-user U]
+ *                  [--memory BYTES] [--option k=v]... [--json] [--commit-user U]
  *       plan, execute and commit in one process; prints tasks, files and
  *       bytes before → after, the COMPACT snapshot and the duration (a
  *       progress bar on stderr when it is a terminal); --json prints the
  *       metrics as one JSON object instead.
- *   paimon compact-plan TABLE [--partition ..]... [--full] [--commit-user U]
+ *   paimon compact-plan TABLE [--partition ..]... [--full] [--option k=v]... [--commit-user U]
  *       prints the plan JSON (publishes nothing)
  *   paimon compact-exec PLAN.json --task I      (or TASK.json)
  *       runs one task of the plan (opening the table the plan names) and
@@ -16,6 +16,8 @@
  *       publishes the results (of one plan) in one COMPACT snapshot
  *   paimon compact-abort [TABLE] RESULT.json...
  *       deletes the prepared files of results that will not be committed
+ * --option k=v overrides a table option for this compaction (planning
+ * thresholds, output size), like the options of Java's compact procedure.
  * Errors go to stderr with a non-zero exit code (1 failure, 2 usage).
  */
 #include <errno.h>
@@ -105,6 +107,8 @@ typedef struct common_args {
     const char *table;
     const char **partitions;
     size_t npartitions;
+    const char **options;
+    size_t noptions;
     bool full;
     bool json;
     const char *commit_user;
@@ -123,7 +127,8 @@ static int parse_args(const char *cmd, int argc, char **argv, bool want_table, c
     a->task = -1;
     a->partitions = calloc((size_t)argc, sizeof *a->partitions);
     a->files = calloc((size_t)argc, sizeof *a->files);
-    if (!a->partitions || !a->files)
+    a->options = calloc((size_t)argc, sizeof *a->options);
+    if (!a->partitions || !a->files || !a->options)
         return pm_cli_fail(cmd, pm_error_new(PM_ENOMEM, "out of memory"));
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -132,6 +137,10 @@ static int parse_args(const char *cmd, int argc, char **argv, bool want_table, c
             if (!has_value)
                 return pm_cli_usage_error(cmd, "--partition needs k=v");
             a->partitions[a->npartitions++] = argv[++i];
+        } else if (!strcmp(s, "--option")) {
+            if (!has_value || !strchr(argv[i + 1], '='))
+                return pm_cli_usage_error(cmd, "--option needs k=v");
+            a->options[a->noptions++] = argv[++i];
         } else if (!strcmp(s, "--full")) {
             a->full = true;
         } else if (!strcmp(s, "--json")) {
@@ -177,6 +186,7 @@ static void free_args(common_args *a)
 {
     free(a->partitions);
     free(a->files);
+    free(a->options);
 }
 
 /* ------------------------------------------------------------------ */
@@ -209,12 +219,13 @@ static void on_progress(void *ctx, size_t done, size_t total, const pm_compact_r
 static void usage_compact(FILE *f)
 {
     fprintf(f, "usage: paimon compact TABLE [--partition k=v[,k2=v2]]... [--full] [--parallelism N]\n"
-               "                      [--memory SIZE] [--json] [--commit-user U]\n\n"
+               "                      [--memory SIZE] [--option k=v]... [--json] [--commit-user U]\n\n"
                "Compact the small files of an append table: plan, execute and commit one COMPACT snapshot.\n"
                "  --partition k=v   only these partitions (repeatable: OR)\n"
                "  --full            full compaction (rewrite every small file of a bucket)\n"
                "  --parallelism N   buckets compacted at once (default: CPUs, at most 4)\n"
                "  --memory SIZE     memory budget shared by the running tasks (default 256mb)\n"
+               "  --option k=v      table option for this compaction only (e.g. compaction.min.file-num=2)\n"
                "  --json            print the metrics as JSON\n"
                "  --commit-user U   commit user (default: random); retries with the same user are idempotent\n");
 }
@@ -252,7 +263,7 @@ int pm_cmd_compact(int argc, char **argv)
     uint64_t t0 = pm_monotonic_ns();
     PM_TRY_GOTO(e, pm_table_open(&t, a.table, NULL), done);
     PM_TRY_GOTO(e, make_resources(&a, &res), done);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, res};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, res, a.options, a.noptions};
     PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &o), done);
     PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
     pm_compact_metrics m;
@@ -290,7 +301,8 @@ int pm_cmd_compact_plan(int argc, char **argv)
 {
     const char *cmd = "compact-plan";
     if (pm_cli_wants_help(argc, argv)) {
-        printf("usage: paimon compact-plan TABLE [--partition k=v[,k2=v2]]... [--full] [--commit-user U]\n\n"
+        printf("usage: paimon compact-plan TABLE [--partition k=v[,k2=v2]]... [--full] [--option k=v]...\n"
+               "                           [--commit-user U]\n\n"
                "Print a compaction plan as JSON (nothing is written).  Run its tasks with\n"
                "'paimon compact-exec PLAN --task I' and publish with 'paimon compact-commit'.\n");
         return 0;
@@ -311,7 +323,7 @@ int pm_cmd_compact_plan(int argc, char **argv)
     char *json = NULL;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_table_open(&t, a.table, NULL), done);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, NULL};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, NULL, a.options, a.noptions};
     PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &o), done);
     PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
     PM_TRY_GOTO(e, pm_compact_plan_to_json(p, &json), done);

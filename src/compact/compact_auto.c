@@ -128,7 +128,7 @@ pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t d
     if (!ntouched)
         goto done;
     PM_TRY_GOTO(e, pm_resources_new(&res, 256LL << 20, (size_t)par), done);
-    pm_compact_options co = {PM_COMPACT_OPTIONS_VERSION, commit_user, NULL, 0, false, res};
+    pm_compact_options co = {PM_COMPACT_OPTIONS_VERSION, commit_user, NULL, 0, false, res, NULL, 0};
     PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &co), done);
     b->only_partitions = partitions;
     b->only_buckets = buckets;

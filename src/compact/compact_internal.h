@@ -128,6 +128,7 @@ struct pm_compact_builder {
     char *commit_user;
     pm_partition_spec *specs;
     size_t nspecs;
+    pm_options *opts;             /* table options + dynamic options (owned) */
     bool full;
     pm_resources *resources;      /* borrowed, or owned_resources */
     pm_resources *owned_resources;

@@ -127,6 +127,24 @@ pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm
         }
     }
     b->full = o && o->full;
+    PM_TRY_GOTO(e, pm_options_clone(pm_table_options(t), &b->opts), fail);
+    for (size_t i = 0; o && i < o->ndynamic_options; i++) {
+        const char *kv = o->dynamic_options[i];
+        const char *eq = kv ? strchr(kv, '=') : NULL;
+        if (!eq || eq == kv) {
+            e = pm_error_new(PM_EINVALID, "dynamic option '%s' is not k=v", kv ? kv : "(null)");
+            goto fail;
+        }
+        char key[256];
+        if ((size_t)(eq - kv) >= sizeof key) {
+            e = pm_error_new(PM_EINVALID, "dynamic option key too long: '%s'", kv);
+            goto fail;
+        }
+        memcpy(key, kv, (size_t)(eq - kv));
+        key[eq - kv] = 0;
+        PM_TRY_GOTO(e, pm_options_set(b->opts, key, eq + 1), fail);
+    }
+    PM_TRY_GOTO(e, pm_error_wrap(pm_options_validate(b->opts), 0, "dynamic options"), fail);
     if (o && o->resources) {
         b->resources = o->resources;
     } else {
@@ -148,6 +166,7 @@ void pm_compact_builder_free(pm_compact_builder *b)
     if (!b)
         return;
     free(b->commit_user);
+    pm_options_free(b->opts);
     for (size_t i = 0; i < b->nspecs; i++)
         pm_partition_spec_clear(&b->specs[i]);
     free(b->specs);
@@ -384,7 +403,7 @@ pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b)
     c.b = b;
     c.t = t;
     PM_TRY(pm_compact_check_table(t, &c.mode));
-    const pm_options *o = pm_table_options(t);
+    const pm_options *o = b->opts;
     PM_TRY(load_rules(o, &c.rules));
     c.rules.single_window = c.mode == PM_COMPACT_MODE_BUCKETED && c.rules.dv_enabled;
     PM_TRY(load_output(o, &c.output));
