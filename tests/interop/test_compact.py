@@ -43,7 +43,7 @@ ALL_TYPES = pa.schema([
 ])
 
 
-def rows(start, n, dup_every=4):
+def rows(start, n, dup_every=4, null_partition=True):
     out = []
     for k in range(start, start + n):
         key = k - 1 if dup_every and k % dup_every == 0 and k > start else k  # duplicates
@@ -63,7 +63,7 @@ def rows(start, n, dup_every=4):
             "day": None if null else dt.date(2024, 1, 1) + dt.timedelta(days=key),
             "ts3": None if null else dt.datetime(2024, 1, 1) + dt.timedelta(milliseconds=key * 1001),
             "ts6": None if null else dt.datetime(2023, 5, 6) + dt.timedelta(microseconds=key * 1000003),
-            "pt": ["p1", "p2", None][key % 3],
+            "pt": ["p1", "p2", None if null_partition else "p3"][key % 3],
         })
     return out
 
@@ -100,12 +100,15 @@ def latest_snapshot(path):
         return json.load(f)
 
 
-def write_commits(wh, ident, n_commits, per_commit):
+def write_commits(wh, ident, n_commits, per_commit, null_partition=True):
+    # pypaimon 2.1 cannot write the null partition of bucketed tables (its
+    # sequence-number restore compares None with strings): those use "p3"
     t = catalog(wh).get_table(ident)
     for c in range(n_commits):
         wb = t.new_batch_write_builder()
         w = wb.new_write()
-        w.write_arrow(pa.Table.from_pylist(rows(c * per_commit, per_commit), schema=ALL_TYPES))
+        w.write_arrow(pa.Table.from_pylist(rows(c * per_commit, per_commit, null_partition=null_partition),
+                                           schema=ALL_TYPES))
         cm = wb.new_commit()
         cm.commit(w.prepare_commit())
         w.close()
@@ -123,7 +126,7 @@ def test_pypaimon_tables(tmp_path, layout):
         if layout == "bucketed":
             opts["bucket-append-ordered"] = "false"
     cat.create_table("db.t", Schema.from_pyarrow_schema(ALL_TYPES, partition_keys=["pt"], options=opts), False)
-    write_commits(wh, "db.t", 12, 30)
+    write_commits(wh, "db.t", 12, 30, null_partition=layout == "unaware")
     path = str(wh / "db.db" / "t")
     before = py_read(wh, "db.t")
     assert before.num_rows == 360
@@ -159,7 +162,7 @@ def test_full_and_partition_filter(tmp_path):
     cat.create_database("db", True)
     cat.create_table("db.t", Schema.from_pyarrow_schema(
         ALL_TYPES, partition_keys=["pt"], options={"bucket": "1", "bucket-key": "id"}), False)
-    write_commits(wh, "db.t", 4, 10)  # 4 files per partition: below min.file-num 5
+    write_commits(wh, "db.t", 4, 10, null_partition=False)  # 4 files per partition: below min.file-num 5
     path = str(wh / "db.db" / "t")
     before = py_read(wh, "db.t")
     assert "nothing to compact" in run_paimon("compact", path).stdout
@@ -168,7 +171,7 @@ def test_full_and_partition_filter(tmp_path):
     parts = collections.Counter(f[0] for f in live_files(path))
     assert parts["pt=p1"] == 1 and parts["pt=p2"] == 4
     m = json.loads(run_paimon("compact", path, "--full", "--json").stdout)
-    assert m["tasks"] == 2  # p2 and the null partition
+    assert m["tasks"] == 2  # p2 and p3
     assert multiset(py_read(wh, "db.t")) == multiset(before)
 
 
