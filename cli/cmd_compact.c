@@ -21,6 +21,7 @@
  * Errors go to stderr with a non-zero exit code (1 failure, 2 usage).
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,17 @@ done:
 /* ------------------------------------------------------------------ */
 /* paimon compact-exec                                                 */
 
+/* Whether the JSON document's top-level "kind" is `kind`. */
+static bool doc_kind_is(const char *text, size_t len, const char *kind)
+{
+    json_error_t err;
+    json_t *root = json_loadb(text, len, 0, &err);
+    const json_t *k = root ? json_object_get(root, "kind") : NULL;
+    bool is = json_is_string(k) && !strcmp(json_string_value(k), kind);
+    json_decref(root);
+    return is;
+}
+
 int pm_cmd_compact_exec(int argc, char **argv)
 {
     const char *cmd = "compact-exec";
@@ -372,7 +384,7 @@ int pm_cmd_compact_exec(int argc, char **argv)
     char *json = NULL;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, read_text(a.files[0], &text, &len), done);
-    if (strstr(text, "\"kind\":\"task\"") && !strstr(text, "\"kind\":\"plan\"")) {
+    if (doc_kind_is(text, len, "task")) {
         PM_TRY_GOTO(e, pm_compact_task_from_json(&own, text, len), done);
         task = own;
         if (a.task >= 0 && a.task != own->task_index) {
