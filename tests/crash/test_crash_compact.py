@@ -63,7 +63,7 @@ def make_template(base):
     rng = random.Random(7)
     for c in range(DATA_SNAPSHOTS):
         rows = [{"id": rng.randrange(500), "s": None if k % 6 == 0 else "x" * rng.randrange(40),
-                 "d": None if k % 5 == 0 else rng.random(), "pt": "p%d" % (k % 2)} for k in range(400)]
+                 "d": None if k % 5 == 0 else rng.random(), "pt": "p%d" % (k % 2)} for k in range(ROWS)]
         wb = t.new_batch_write_builder()
         w = wb.new_write()
         w.write_arrow(pa.Table.from_pylist(rows, schema=SCHEMA))
@@ -92,20 +92,23 @@ def snapshot_ids(path):
                   if n.startswith("snapshot-") and n.split("-")[1].isdigit())
 
 
-DATA_SNAPSHOTS = 10
+DATA_SNAPSHOTS = 6
+ROWS = 2000
 
 
-def check_table(wh, path, want_ours, want_py):
+def check_table(wh, path, want_ours, want_py, all_snapshots=True):
     assert rows_ours(path) == want_ours
-    assert rows_py(wh) == want_py
-    for sid in snapshot_ids(path):
+    if want_py is not None:
+        assert rows_py(wh) == want_py
+    ids = snapshot_ids(path)
+    for sid in ids if all_snapshots else ids[-1:]:
         files = json.loads(run("files", path, "--snapshot", sid, "--json").stdout)
         for f in files:
             p = pathlib.Path(f["file_path"])
             assert p.exists(), "snapshot %d refers to missing %s" % (sid, p)
         # data snapshots hold 400 rows each; COMPACT snapshots never change the rows
         got = sum(f["record_count"] for f in files)
-        assert got == 400 * min(sid, DATA_SNAPSHOTS), "snapshot %d has %d rows" % (sid, got)
+        assert got == ROWS * min(sid, DATA_SNAPSHOTS), "snapshot %d has %d rows" % (sid, got)
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +145,7 @@ def test_kill_compact(template, tmp_path):
         check_table(wh, path, want_ours, want_py)
         # recovery: compacting again completes (or finds nothing left)
         run("compact", path, "--commit-user", "crash-user")
-        check_table(wh, path, want_ours, want_py)
+        check_table(wh, path, want_ours, None, all_snapshots=False)
         assert len(json.loads(run("files", path, "--json").stdout)) == 2
         shutil.rmtree(wh.parent)
     assert killed >= RUNS // 6, "too few runs were actually killed (%d)" % killed
@@ -180,6 +183,6 @@ def test_kill_commit(template, tmp_path):
         out = json.loads(run("compact-commit", path, *results, "--json").stdout)
         assert out["snapshot_id"] == before + 1
         assert snapshot_ids(path)[-1] == before + 1
-        check_table(wh, path, want_ours, want_py)
+        check_table(wh, path, want_ours, None, all_snapshots=False)
         shutil.rmtree(wh.parent)
     assert killed >= (RUNS - RUNS // 2) // 4, "too few commits were actually killed (%d)" % killed
