@@ -8,7 +8,7 @@ After every kill:
   - every snapshot reads, and no snapshot refers to a missing data file;
   - recovery works: re-running the same commit (same results, same commit
     user) or a fresh compaction completes, and the rows stay exact.
-Runs: CRASH_RUNS (default 60) split between the two commands; the tables
+Runs: CRASH_RUNS (default 50) split between the two commands; the tables
 are small so the whole test takes seconds.
 """
 import collections
@@ -26,7 +26,7 @@ import pytest
 from pypaimon import CatalogFactory, Schema
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-RUNS = int(os.environ.get("CRASH_RUNS", "60"))
+RUNS = int(os.environ.get("CRASH_RUNS", "50"))
 SCHEMA = pa.schema([("id", pa.int64()), ("s", pa.string()), ("d", pa.float64()), ("pt", pa.string())])
 
 
