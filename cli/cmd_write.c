@@ -78,6 +78,29 @@ static pm_error *write_batch(write_job *j, pm_batch *b)
 
 /* ---- JSON lines ---- */
 
+/* A block of lines failed to parse: parse it again behind first-1 empty
+ * lines (which the parser skips but counts), so that the error names the
+ * line number of the whole input. */
+static pm_error *reparse_for_line_numbers(const pm_type *rt, const pm_buf *block, int64_t first, pm_error *orig)
+{
+    pm_buf again = PM_BUF_INIT;
+    pm_error *e = NULL;
+    if (!pm_buf_reserve(&again, (size_t)(first - 1) + block->len)) {
+        memset(again.data, '\n', (size_t)(first - 1));
+        again.len = (size_t)(first - 1);
+        if (!pm_buf_append(&again, block->data, block->len)) {
+            pm_batch *b = NULL;
+            e = pm_batch_from_json_lines(&b, rt, (const char *)again.data, again.len);
+            pm_batch_free(b);
+        }
+    }
+    pm_buf_free(&again);
+    if (!e)
+        return pm_error_wrap(orig, 0, "input lines from %lld", (long long)first);
+    pm_error_free(orig);
+    return pm_error_wrap(e, 0, "input");
+}
+
 static pm_error *feed_jsonl(write_job *j, FILE *in)
 {
     const pm_type *rt = pm_table_schema(j->t)->row_type;
@@ -101,8 +124,7 @@ static pm_error *feed_jsonl(write_job *j, FILE *in)
             pm_batch *b = NULL;
             e = pm_batch_from_json_lines(&b, rt, (const char *)block.data, block.len);
             if (e) {
-                e = pm_error_wrap(e, 0, "input lines %lld-%lld (line numbers below count from %lld)",
-                                  (long long)first, (long long)lineno, (long long)first);
+                e = reparse_for_line_numbers(rt, &block, first, e);
                 goto done;
             }
             e = write_batch(j, b);
@@ -476,6 +498,16 @@ int pm_cmd_write(int argc, char **argv)
     size_t nmsgs = 0;
     int64_t snapshot = 0;
     PM_TRY_GOTO(e, pm_table_open(&j.t, table, NULL), fail);
+    if (user) {
+        /* already committed by an earlier run: nothing to write */
+        PM_TRY_GOTO(e, pm_table_commit_find(j.t, user, ident, 0, &snapshot), fail);
+        if (snapshot) {
+            printf("snapshot %lld: already committed by %s with identifier %lld\n", (long long)snapshot, user,
+                   (long long)ident);
+            rc = 0;
+            goto fail;
+        }
+    }
     pm_table_write_options wo = {0, overwrite};
     PM_TRY_GOTO(e, pm_table_writer_new(&j.w, j.t, &wo), fail);
     if (fmt != IN_PARQUET) {
