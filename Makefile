@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 60
 SMOKE_SECONDS ?= 5
 PY := .venv/bin/python
 
-.PHONY: all build deps test unit fuzz-build fuzz-smoke fuzz interop demo bench valgrind clean
+.PHONY: all build build-asan deps-test deps test unit fuzz-build fuzz-smoke fuzz interop demo bench valgrind clean
 
 all: build
 

@@ -238,7 +238,7 @@ pm_error *pq_dict_put_bytes(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t
             break;
         uint32_t i = e - 1;
         if (d->hashes[i] == h && d->offsets[i + 1] - d->offsets[i] == len &&
-            !memcmp(d->values.data + d->offsets[i], p, len)) {
+            (len == 0 || !memcmp(d->values.data + d->offsets[i], p, len))) {
             *idx = i;
             *added = false;
             return NULL;
@@ -274,7 +274,8 @@ pm_error *pq_dict_write_plain(const pq_dict *d, uint32_t n, pm_buf *out)
         uint32_t len = d->offsets[i + 1] - d->offsets[i];
         uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
         pm_buf_put(out, le, 4);
-        pm_buf_put(out, d->values.data + d->offsets[i], len);
+        if (len)
+            pm_buf_put(out, d->values.data + d->offsets[i], len);
     }
     return NULL;
 }

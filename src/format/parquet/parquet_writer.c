@@ -462,11 +462,13 @@ static pm_error *fill_stats(pm_pq_writer *w, pm_pq_write_result *res)
             s->max.dec = t->max.d128;
             break;
         case PQS_BYTES:
-            memcpy(bytes, t->min_bytes.data, t->min_bytes.len);
+            if (t->min_bytes.len)
+                memcpy(bytes, t->min_bytes.data, t->min_bytes.len);
             s->min.bytes.data = bytes;
             s->min.bytes.len = t->min_bytes.len;
             bytes += t->min_bytes.len;
-            memcpy(bytes, t->max_bytes.data, t->max_bytes.len);
+            if (t->max_bytes.len)
+                memcpy(bytes, t->max_bytes.data, t->max_bytes.len);
             s->max.bytes.data = bytes;
             s->max.bytes.len = t->max_bytes.len;
             bytes += t->max_bytes.len;

@@ -131,7 +131,7 @@ static inline const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t i, uint32_
         return d->values.data + (size_t)i * (size_t)d->width;
     }
     *len = d->offsets[i + 1] - d->offsets[i];
-    return d->values.data + d->offsets[i];
+    return *len ? d->values.data + d->offsets[i] : (const uint8_t *)"";
 }
 
 /* Append the PLAIN encoding of entries [0, n) (dictionary page body). */

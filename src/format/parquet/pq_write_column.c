@@ -258,7 +258,7 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
                                   int64_t start, int64_t n)
 {
     const int32_t *off = pm_column_offsets(col);
-    const uint8_t *data = col->data.data;
+    const uint8_t *data = col->data.data ? col->data.data : (const uint8_t *)"";   /* all empty */
     pq_stats *st = &cw->stats;
     int64_t i = 0;
     if (cw->dict_on) {
@@ -292,7 +292,8 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
         PM_TRY(pm_buf_reserve(&cw->vals, 4 + (size_t)len));
         uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
         pm_buf_put(&cw->vals, le, 4);
-        pm_buf_put(&cw->vals, v, len);
+        if (len)
+            pm_buf_put(&cw->vals, v, len);
         cw->page_raw += 4 + (int64_t)len;
     }
     return NULL;

@@ -1,0 +1,73 @@
+/*
+ * format/parquet/decode_plain.c — PLAIN decoding (see pq_decode.h):
+ * fixed-width little-endian values (INT32, INT64, INT96, FLOAT, DOUBLE,
+ * FIXED_LEN_BYTE_ARRAY) are copied as a block; BOOLEAN is one bit per value,
+ * LSB first, continuing across calls at a bit position; BYTE_ARRAY is a
+ * 4-byte little-endian length before each value, decoded in two passes
+ * (validate lengths and compute offsets, then copy all bytes at once).
+ */
+#include <string.h>
+
+#include "format/parquet/pq_decode.h"
+
+pm_error *pqd_plain_fixed(const uint8_t **p, const uint8_t *end, size_t w, size_t n, void *out)
+{
+    size_t left = (size_t)(end - *p);
+    if (w && n > left / w)
+        return pm_error_new(PM_ECORRUPT, "PLAIN values need %zu bytes, %zu left in page", n * w, left);
+    memcpy(out, *p, n * w);
+    *p += n * w;
+    return NULL;
+}
+
+pm_error *pqd_plain_bool(const uint8_t *p, size_t len, uint64_t *bit, size_t n, uint8_t *out)
+{
+    uint64_t b = *bit;
+    if (b > (uint64_t)len * 8 || n > (uint64_t)len * 8 - b)
+        return pm_error_new(PM_ECORRUPT, "PLAIN booleans: %zu values need more than the %zu bytes in page", n,
+                            len);
+    for (size_t i = 0; i < n; i++, b++)
+        out[i] = (p[b >> 3] >> (b & 7)) & 1;
+    *bit = b;
+    return NULL;
+}
+
+pm_error *pqd_plain_byte_array(const uint8_t **pp, const uint8_t *end, size_t n, int32_t *offsets,
+                               pm_buf *data)
+{
+    const uint8_t *p = *pp;
+    uint64_t total = 0;
+    offsets[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (end - p < 4)
+            return pm_error_new(PM_ECORRUPT, "PLAIN BYTE_ARRAY value %zu: length truncated", i);
+        uint32_t len;
+        memcpy(&len, p, 4);
+        p += 4;
+        if (len > (size_t)(end - p))
+            return pm_error_new(PM_ECORRUPT, "PLAIN BYTE_ARRAY value %zu: length %u exceeds the %zu bytes left", i,
+                                len, (size_t)(end - p));
+        p += len;
+        total += len;
+        if (total > INT32_MAX)
+            return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of BYTE_ARRAY data in one batch");
+        offsets[i + 1] = (int32_t)total;
+    }
+    /* 16 bytes of slack let short values move as one fixed-size copy when
+     * the input also has 16 bytes left. */
+    PM_TRY(pm_buf_reserve(data, (size_t)total + 16));
+    uint8_t *dst = data->data + data->len;
+    p = *pp;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = (size_t)(offsets[i + 1] - offsets[i]);
+        if (len <= 16 && end - (p + 4) >= 16)
+            memcpy(dst, p + 4, 16);
+        else
+            memcpy(dst, p + 4, len);
+        dst += len;
+        p += 4 + len;
+    }
+    data->len += (size_t)total;
+    *pp = p;
+    return NULL;
+}

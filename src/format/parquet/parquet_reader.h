@@ -1,0 +1,105 @@
+/*
+ * format/parquet/parquet_reader.h — reading a Parquet file into pm_batch
+ * columns (Arrow layout), streaming one row group at a time.
+ *
+ * Usage:
+ *   pm_pq_reader *r;
+ *   pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;   (all columns)
+ *   PM_TRY(pm_pq_reader_open(&r, input, &o));
+ *   for (;;) {
+ *       pm_batch *b;
+ *       PM_TRY(pm_pq_reader_next_batch(r, &b));
+ *       if (!b) break;                 (end of file)
+ *       ... use b until the next call ...
+ *   }
+ *   pm_pq_reader_free(r);
+ *
+ * Open reads the footer (magic, length, thrift FileMetaData) and converts
+ * the schema (Parquet → Paimon types, field ids from field_id or position).
+ * Each row group that passes the optional filter is read by loading the
+ * projected column chunks (one buffer per chunk; memory is bounded by the
+ * projected size of one row group plus one page per column), and decoded
+ * in batches of at most `batch_rows` rows.  A batch never spans row groups.
+ *
+ * Errors name the file, row group, column and page.  PM_ECORRUPT for
+ * broken bytes, PM_EUNSUPPORTED for valid files using something not
+ * supported (codec, encoding, type), PM_EINVALID for bad options (unknown
+ * projected column).
+ */
+#ifndef PM_PARQUET_READER_H
+#define PM_PARQUET_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/parquet/parquet_meta.h"
+#include "io/fileio.h"
+#include "paimon/batch.h"
+#include "paimon/error.h"
+#include "paimon/types.h"
+
+typedef struct pm_pq_reader pm_pq_reader;
+
+/* Row-group filter: return false to skip row group `rg` (statistics are in
+ * pm_pq_reader_meta(r)->row_groups[rg]; pm_pq_reader_leaf_of helps to find
+ * a field's column chunk).  Called once per row group, in order. */
+typedef bool (*pm_pq_row_group_filter)(void *ctx, const pm_pq_reader *r, uint32_t rg);
+
+typedef struct pm_pq_reader_options {
+    int64_t batch_rows;               /* rows per batch; <= 0 means 4096 */
+    /* Projection by top-level field name, or by field id (when both are
+     * given, names win).  NULL / 0 = every field, in file order.  The batch
+     * columns follow the order given here. */
+    const char *const *columns;
+    size_t ncolumns;
+    const int32_t *column_ids;
+    size_t ncolumn_ids;
+    pm_pq_row_group_filter filter;
+    void *filter_ctx;
+    size_t max_page_bytes;            /* largest uncompressed page; 0 = 1 GiB */
+    bool footer_only;                 /* only footer + schema (fields of unsupported
+                                         types allowed); next_batch is PM_EINVALID */
+} pm_pq_reader_options;
+
+#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false}
+
+/* Open from an input (borrowed; must outlive the reader). */
+pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader_options *opts);
+/* Open from bytes in memory (borrowed; must outlive the reader). */
+pm_error *pm_pq_reader_open_memory(pm_pq_reader **out, const uint8_t *data, size_t len,
+                                   const pm_pq_reader_options *opts);
+void pm_pq_reader_free(pm_pq_reader *r);
+
+/* The footer; owned by the reader. */
+const pm_pq_file_meta *pm_pq_reader_meta(const pm_pq_reader *r);
+/* ROW type of the projected fields (ids, names, nullability); owned by the reader. */
+const pm_type *pm_pq_reader_schema(const pm_pq_reader *r);
+/* Leaf column index of top-level field `name` when it is a primitive
+ * (not nested) field of the file, else -1.  Use it to index
+ * row_groups[rg].columns[] for statistics. */
+int64_t pm_pq_reader_leaf_of(const pm_pq_reader *r, const char *name);
+/* Paimon type of leaf column `leaf` (NULL if it is not supported); owned by the reader. */
+const pm_type *pm_pq_reader_leaf_type(const pm_pq_reader *r, uint32_t leaf);
+
+/* Next batch of at most batch_rows rows; *out = NULL at the end.  The batch
+ * is owned by the reader and valid until the next call or free. */
+pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out);
+
+/* Number of leaf columns, and the error explaining why leaf `leaf` cannot
+ * be read (NULL when it can); owned by the reader. */
+uint32_t pm_pq_reader_num_leaves(const pm_pq_reader *r);
+const pm_error *pm_pq_reader_leaf_error(const pm_pq_reader *r, uint32_t leaf);
+/* Dotted path of leaf `leaf` ("a.list.element"); owned by the reader. */
+const char *pm_pq_reader_leaf_path(const pm_pq_reader *r, uint32_t leaf);
+
+/* Append the min (max = false) or max statistic of column chunk `leaf` in
+ * row group `rg` to `col`, a column of pm_pq_reader_leaf_type(r, leaf), in
+ * the column's value layout.  Uses min_value/max_value, or the legacy
+ * min/max where their order is the type's (signed numbers, booleans).
+ * *present = false (nothing appended) when there is no usable statistic. */
+typedef struct pm_column pm_column;
+pm_error *pm_pq_reader_stat(const pm_pq_reader *r, uint32_t rg, uint32_t leaf, bool max, pm_column *col,
+                            bool *present);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * format/parquet/pqr_chunk.h — reading one column chunk: its pages, their
+ * decompression, definition/repetition levels and values, converted to the
+ * leaf's Paimon layout (see pqr_schema.h, pqr_conv).
+ *
+ * The caller (parquet_reader.c) reads the chunk's bytes into `raw` and calls
+ * pqr_chunk_start.  pqr_chunk_next_page loads the next data page (consuming a
+ * dictionary page first when there is one): afterwards def[] / rep[] hold
+ * the page's levels (n entries, entry `pos` is the next unconsumed one) and
+ * pqr_chunk_values hands out the page's non-null values in order.
+ */
+#ifndef PM_PARQUET_PQ_CHUNK_H
+#define PM_PARQUET_PQ_CHUNK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "codec/codec.h"
+#include "format/parquet/parquet_meta.h"
+#include "format/parquet/pq_decode.h"
+#include "format/parquet/pqr_schema.h"
+
+/* Where decoded values go, in the leaf's target layout:
+ *   PQR_FIXED  fixed: n * width bytes
+ *   PQR_BOOL   fixed: n bytes, 0 or 1
+ *   PQR_VAR    offsets: n+1 int32 relative to data->len at the call
+ *              (offsets[0] = 0); bytes appended to data */
+typedef struct pqr_dest {
+    uint8_t *fixed;
+    int32_t *offsets;
+    pm_buf *data;
+} pqr_dest;
+
+typedef struct pqr_chunk {
+    const pqr_leaf *leaf;
+    const pq_column_meta *cm;
+    pm_codec_ctx *codec;        /* borrowed */
+    size_t max_page;            /* largest uncompressed page accepted */
+    pm_buf raw;                 /* the chunk's bytes when read from a file */
+    const uint8_t *data;        /* the chunk's bytes (raw.data or borrowed) */
+    size_t len;
+    size_t raw_pos;
+    int64_t entries_seen;       /* level entries in the pages loaded so far */
+    uint32_t page_no;           /* pages seen, for messages */
+    int64_t records;            /* records (rep level 0 entries) consumed */
+    /* Per node of the leaf's path: the current instance holds elements (an
+     * ARRAY/MAP with d >= elem_def, a non-null ROW), so a later entry may
+     * continue it.  Kept across pages. */
+    uint8_t open_inst[PQR_MAX_PATH];
+
+    /* dictionary, already in the target layout */
+    bool has_dict;
+    uint32_t dict_n;
+    pm_buf dict_fixed, dict_off, dict_data;
+
+    /* current data page */
+    pm_buf page;                /* decompressed bytes */
+    uint32_t n, pos;            /* level entries, next entry */
+    pm_buf def, rep;            /* uint16 levels (only when max_def / max_rep > 0) */
+    uint32_t nvalid, vused;     /* non-null values in page, handed out */
+    int32_t enc;
+    const uint8_t *vp, *vend;   /* value bytes */
+    uint64_t bool_bit;
+    pqd_rle rle;
+    pqd_delta delta;
+    pm_buf lens, prefix, prev;  /* DELTA_(LENGTH_)BYTE_ARRAY state */
+    uint32_t var_index;
+    size_t bss_count;
+
+    pm_buf scratch, scratch_off, scratch_data, idx;
+} pqr_chunk;
+
+void pqr_chunk_init(pqr_chunk *c, const pqr_leaf *leaf, pm_codec_ctx *codec, size_t max_page);
+void pqr_chunk_free(pqr_chunk *c);
+/* Begin reading the chunk whose bytes are at c->data / c->len. */
+void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm);
+/* Load the next data page; *eof when the chunk has no more (after checking
+ * the chunk's value count). */
+pm_error *pqr_chunk_next_page(pqr_chunk *c, bool *eof);
+/* Next n non-null values of the current page into dest. */
+pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *dest);
+
+/* Convert one physical value (len bytes: the fixed width, or a BYTE_ARRAY
+ * value) to the leaf's fixed target layout at out (width bytes). */
+pm_error *pqr_convert_one(const pqr_leaf *L, const uint8_t *phys, size_t len, uint8_t *out);
+
+static inline const uint16_t *pqr_chunk_def(const pqr_chunk *c) { return (const uint16_t *)(const void *)c->def.data; }
+static inline const uint16_t *pqr_chunk_rep(const pqr_chunk *c) { return (const uint16_t *)(const void *)c->rep.data; }
+
+#endif

@@ -1,0 +1,722 @@
+/*
+ * meta/manifest.c — read/write manifest files, manifest lists and index
+ * manifests through the Avro module; merge manifest entries.  Rules are in
+ * manifest.h.
+ *
+ * Reading steps: open the file, check its magic (Avro "Obj\x01"; ORC and
+ * Parquet named as unsupported), decode batches with our row type (fields
+ * by name), convert each row into a struct appended to a growing array.
+ * Writing steps: rows are appended to a pm_batch of the 2.0 row type and
+ * handed to the Avro writer every 1000 rows (the rolling check cadence);
+ * finishing a file closes (fsync) the output and records its size.
+ */
+#include "meta/manifest.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "meta/stats.h"
+
+#define ROLL_CHECK_ROWS 1000
+
+void pm_manifest_entries_free(pm_manifest_entry *e, size_t n)
+{
+    for (size_t i = 0; e && i < n; i++)
+        pm_manifest_entry_clear(&e[i]);
+    free(e);
+}
+
+void pm_manifest_file_metas_free(pm_manifest_file_meta *m, size_t n)
+{
+    for (size_t i = 0; m && i < n; i++)
+        pm_manifest_file_meta_clear(&m[i]);
+    free(m);
+}
+
+void pm_index_manifest_entries_free(pm_index_manifest_entry *e, size_t n)
+{
+    for (size_t i = 0; e && i < n; i++)
+        pm_index_manifest_entry_clear(&e[i]);
+    free(e);
+}
+
+/* ------------------------------------------------------------------ */
+/* reading                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef pm_error *(*row_fn)(const pm_batch *b, int64_t row, const char *what, void *elem);
+typedef void (*clear_fn)(void *elem);
+
+static pm_error *check_magic(pm_input *in, const char *path)
+{
+    uint8_t m[4] = {0};
+    uint64_t size = pm_input_size(in);
+    if (size >= 4)
+        PM_TRY(pm_input_read_at(in, 0, m, 4));
+    if (size >= 4 && memcmp(m, "Obj\x01", 4) == 0)
+        return NULL;
+    if (size >= 3 && memcmp(m, "ORC", 3) == 0)
+        return pm_error_new(PM_EUNSUPPORTED, "%s: manifest in ORC format (manifest.format=orc); "
+                            "only Avro manifests are supported", path);
+    if (size >= 4 && memcmp(m, "PAR1", 4) == 0)
+        return pm_error_new(PM_EUNSUPPORTED, "%s: manifest in Parquet format (manifest.format="
+                            "parquet); only Avro manifests are supported", path);
+    return pm_error_new(PM_ECORRUPT, "%s: not an Avro manifest file (bad magic)", path);
+}
+
+static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size_t elem_size,
+                           row_fn fn, clear_fn clear, void **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    if (!type)
+        return pm_oom();
+    pm_input *in = NULL;
+    pm_avro_reader *r = NULL;
+    uint8_t *arr = NULL;
+    size_t n = 0, cap = 0;
+    pm_error *e = pm_input_open(fio, path, &in);
+    if (!e)
+        e = check_magic(in, path);
+    if (!e)
+        e = pm_avro_reader_open(in, type, NULL, &r);
+    while (!e) {
+        pm_batch *b;
+        e = pm_avro_reader_next(r, &b);
+        if (e || !b)
+            break;
+        int64_t rows = pm_batch_num_rows(b);
+        if (n + (size_t)rows > cap) {
+            size_t ncap = pm_grow_cap(cap, n + (size_t)rows);
+            e = ncap ? pm_realloc_array(&arr, ncap, elem_size) : pm_oom();
+            if (e)
+                break;
+            cap = ncap;
+        }
+        for (int64_t i = 0; !e && i < rows; i++) {
+            e = fn(b, i, path, arr + n * elem_size);
+            if (!e)
+                n++;
+        }
+    }
+    pm_avro_reader_free(r);
+    pm_input_close(in);
+    pm_type_free(type);
+    if (e) {
+        for (size_t i = 0; i < n; i++)
+            clear(arr + i * elem_size);
+        free(arr);
+        return pm_error_wrap(e, 0, "read %s", path);
+    }
+    *out = arr;
+    *count = n;
+    return NULL;
+}
+
+static pm_error *entry_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    return pm_manifest_entry_from_row(b, row, what, elem);
+}
+static pm_error *meta_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    return pm_manifest_file_meta_from_row(b, row, what, elem);
+}
+static pm_error *index_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    return pm_index_manifest_entry_from_row(b, row, what, elem);
+}
+static void entry_clear(void *p) { pm_manifest_entry_clear(p); }
+static void meta_clear(void *p) { pm_manifest_file_meta_clear(p); }
+static void index_clear(void *p) { pm_index_manifest_entry_clear(p); }
+
+pm_error *pm_manifest_read(pm_fileio *fio, const char *path, pm_manifest_entry **out, size_t *count)
+{
+    return read_rows(fio, path, pm_manifest_entry_row_type(false), sizeof(pm_manifest_entry),
+                     entry_row, entry_clear, (void **)out, count);
+}
+
+pm_error *pm_manifest_list_read(pm_fileio *fio, const char *path, pm_manifest_file_meta **out,
+                                size_t *count)
+{
+    return read_rows(fio, path, pm_manifest_file_meta_row_type(), sizeof(pm_manifest_file_meta),
+                     meta_row, meta_clear, (void **)out, count);
+}
+
+pm_error *pm_index_manifest_read(pm_fileio *fio, const char *path, pm_index_manifest_entry **out,
+                                 size_t *count)
+{
+    return read_rows(fio, path, pm_index_manifest_entry_row_type(), sizeof(pm_index_manifest_entry),
+                     index_row, index_clear, (void **)out, count);
+}
+
+pm_error *pm_snapshot_data_manifests(pm_fileio *fio, const pm_path_factory *pf, const pm_snapshot *s,
+                                     pm_manifest_file_meta **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    const char *lists[2] = {s->base_manifest_list, s->delta_manifest_list};
+    pm_manifest_file_meta *all = NULL;
+    size_t n = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!lists[k])
+            return pm_error_new(PM_ECORRUPT, "snapshot %" PRId64 " has no %s manifest list", s->id,
+                                k ? "delta" : "base");
+        char *p;
+        pm_manifest_file_meta *part;
+        size_t m;
+        pm_error *e = pm_path_factory_manifest_path(pf, lists[k], &p);
+        if (!e) {
+            e = pm_manifest_list_read(fio, p, &part, &m);
+            free(p);
+        }
+        if (!e && m) {
+            e = pm_realloc_array(&all, n + m, sizeof *all);
+            if (!e) {
+                memcpy(all + n, part, m * sizeof *part);
+                n += m;
+                free(part);
+            } else {
+                pm_manifest_file_metas_free(part, m);
+            }
+        }
+        if (e) {
+            pm_manifest_file_metas_free(all, n);
+            return e;
+        }
+    }
+    *out = all;
+    *count = n;
+    return NULL;
+}
+
+pm_error *pm_manifest_read_merged(pm_fileio *fio, const pm_path_factory *pf,
+                                  const pm_manifest_file_meta *metas, size_t n,
+                                  pm_manifest_entry **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    pm_manifest_entry *all = NULL;
+    size_t total = 0;
+    pm_error *e = NULL;
+    for (size_t i = 0; !e && i < n; i++) {
+        char *p;
+        pm_manifest_entry *part;
+        size_t m;
+        e = pm_path_factory_manifest_path(pf, metas[i].file_name, &p);
+        if (e)
+            break;
+        e = pm_manifest_read(fio, p, &part, &m);
+        free(p);
+        if (e || !m) {
+            free(part);
+            continue;
+        }
+        e = pm_realloc_array(&all, total + m, sizeof *all);
+        if (e) {
+            pm_manifest_entries_free(part, m);
+            break;
+        }
+        memcpy(all + total, part, m * sizeof *part);
+        total += m;
+        free(part);
+    }
+    if (!e)
+        e = pm_manifest_entries_merge(all, &total);
+    if (e) {
+        pm_manifest_entries_free(all, total);
+        return e;
+    }
+    *out = all;
+    *count = total;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* merging                                                              */
+/* ------------------------------------------------------------------ */
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static uint64_t ident_hash(const pm_manifest_entry *e)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    h = mix(h, e->partition.data, e->partition.len);
+    h = mix(h, &e->bucket, sizeof e->bucket);
+    h = mix(h, &e->file.level, sizeof e->file.level);
+    if (e->file.file_name)
+        h = mix(h, e->file.file_name, strlen(e->file.file_name));
+    return h;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool bytes_eq(const pm_bytes *a, const pm_bytes *b)
+{
+    if (a->has != b->has)
+        return false;
+    return !a->has || (a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0));
+}
+
+static bool ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
+{
+    if (a->bucket != b->bucket || a->file.level != b->file.level)
+        return false;
+    if (!bytes_eq(&a->partition, &b->partition) || !str_eq(a->file.file_name, b->file.file_name))
+        return false;
+    if (a->file.extra_files.count != b->file.extra_files.count)
+        return false;
+    for (size_t i = 0; i < a->file.extra_files.count; i++)
+        if (!str_eq(a->file.extra_files.items[i], b->file.extra_files.items[i]))
+            return false;
+    return bytes_eq(&a->file.embedded_index, &b->file.embedded_index) &&
+           str_eq(a->file.external_path, b->file.external_path);
+}
+
+pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
+{
+    size_t count = *n;
+    if (count == 0)
+        return NULL;
+    size_t cap = 16;
+    while (cap < count * 2)
+        cap *= 2;
+    /* slot → output position + 1 (0 = empty); removed outputs keep their
+     * slot pointing at a hole so probing stays correct */
+    size_t *table;
+    bool *live;
+    PM_TRY(pm_calloc(&table, cap, sizeof *table));
+    pm_error *e = pm_calloc(&live, count, sizeof *live);
+    if (e) {
+        free(table);
+        return e;
+    }
+    size_t w = 0; /* outputs are entries[0..w) (compacted later) */
+    for (size_t i = 0; i < count; i++) {
+        pm_manifest_entry cur = entries[i];
+        size_t mask = cap - 1, s = (size_t)ident_hash(&cur) & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
+        for (;; s = (s + 1) & mask) {
+            if (!table[s]) {
+                free_slot = s;
+                break;
+            }
+            size_t pos = table[s] - 1;
+            if (live[pos] && ident_eq(&entries[pos], &cur)) {
+                found = s;
+                break;
+            }
+        }
+        if (cur.kind == PM_FILE_ADD) {
+            if (found != SIZE_MAX) {
+                e = pm_error_new(PM_ECORRUPT, "file %s (bucket %d, level %d) is added twice",
+                                 cur.file.file_name ? cur.file.file_name : "?", (int)cur.bucket,
+                                 (int)cur.file.level);
+                /* keep every entry owned somewhere so the caller can free them */
+                entries[i] = entries[w];
+                entries[w] = cur;
+                live[w] = true;
+                w++;
+                for (size_t k = i + 1; k < count; k++) {
+                    entries[w] = entries[k];
+                    live[w++] = true;
+                }
+                break;
+            }
+        } else if (found != SIZE_MAX) {
+            /* DELETE of a file added earlier: both disappear */
+            size_t pos = table[found] - 1;
+            live[pos] = false;
+            pm_manifest_entry_clear(&entries[pos]);
+            pm_manifest_entry_clear(&entries[i]);
+            continue;
+        }
+        /* insert (ADD, or a DELETE whose ADD is in older manifests) */
+        entries[i] = entries[w];
+        entries[w] = cur;
+        live[w] = true;
+        table[free_slot] = w + 1;
+        w++;
+    }
+    /* compact away holes, keeping order */
+    size_t out = 0;
+    for (size_t k = 0; k < w; k++) {
+        if (live[k])
+            entries[out++] = entries[k];
+    }
+    for (size_t k = out; k < count; k++)
+        memset(&entries[k], 0, sizeof entries[k]);
+    *n = out;
+    free(table);
+    free(live);
+    return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* writing                                                              */
+/* ------------------------------------------------------------------ */
+
+static pm_error *avro_codec_by_name(const char *name, const char *option, pm_avro_write_options *out)
+{
+    if (strcmp(name, "null") == 0) {
+        out->codec = PM_CODEC_NONE;
+    } else if (strcmp(name, "deflate") == 0) {
+        out->codec = PM_CODEC_DEFLATE;
+        out->level = 6; /* Avro DEFAULT_DEFLATE_LEVEL -1 = Deflater default */
+    } else if (strcmp(name, "snappy") == 0) {
+        out->codec = PM_CODEC_SNAPPY;
+    } else if (strcmp(name, "zstandard") == 0) {
+        out->codec = PM_CODEC_ZSTD;
+        out->level = 3; /* Avro DEFAULT_ZSTANDARD_LEVEL */
+    } else if (strcmp(name, "bzip2") == 0 || strcmp(name, "xz") == 0) {
+        return pm_error_new(PM_EUNSUPPORTED, "Avro codec '%s' (option '%s')", name, option);
+    } else {
+        return pm_error_new(PM_EINVALID, "option '%s' has invalid value '%s': not an Avro codec "
+                            "(null, deflate, snappy, zstandard, bzip2, xz)", option, name);
+    }
+    return NULL;
+}
+
+pm_error *pm_manifest_avro_options(const pm_options *options, pm_avro_write_options *out)
+{
+    memset(out, 0, sizeof *out);
+    out->block_bytes = PM_AVRO_DEFAULT_BLOCK_BYTES;
+    const char *codec = options ? pm_options_get(options, "avro.codec") : NULL;
+    if (codec)
+        return avro_codec_by_name(codec, "avro.codec", out);
+    const char *comp;
+    PM_TRY(pm_options_string(options, PM_OPT_MANIFEST_COMPRESSION, &comp));
+    if (strlen(comp) == 4 && (comp[0] | 32) == 'z' && (comp[1] | 32) == 's' && (comp[2] | 32) == 't' &&
+        (comp[3] | 32) == 'd') {
+        out->codec = PM_CODEC_ZSTD;
+        int32_t level;
+        PM_TRY(pm_options_int(options, PM_OPT_FILE_COMPRESSION_ZSTD_LEVEL, NULL, &level));
+        out->level = level;
+        return NULL;
+    }
+    return avro_codec_by_name(comp, "manifest.compression", out);
+}
+
+/* One open Avro file being written. */
+typedef struct out_file {
+    char *name;
+    pm_output *out;
+    pm_avro_writer *w;
+} out_file;
+
+static pm_error *out_open(pm_fileio *fio, const pm_path_factory *pf, char *name, const pm_type *type,
+                          const pm_avro_write_options *opt, out_file *f)
+{
+    memset(f, 0, sizeof *f);
+    f->name = name;
+    char *path;
+    PM_TRY(pm_path_factory_manifest_path(pf, name, &path));
+    pm_error *e = pm_output_create(fio, path, false, &f->out);
+    free(path);
+    if (!e) {
+        e = pm_avro_writer_open(f->out, type, opt, &f->w);
+        if (e) {
+            pm_output_abort(f->out);
+            f->out = NULL;
+        }
+    }
+    return e;
+}
+
+static void out_abort(out_file *f)
+{
+    pm_avro_writer_free(f->w);
+    pm_output_abort(f->out);
+    free(f->name);
+    memset(f, 0, sizeof *f);
+}
+
+/* Finish and close; *size = bytes written.  On error the file is removed. */
+static pm_error *out_close(out_file *f, int64_t *size)
+{
+    pm_error *e = pm_avro_writer_finish(f->w);
+    pm_avro_writer_free(f->w);
+    f->w = NULL;
+    if (e) {
+        pm_output_abort(f->out);
+        f->out = NULL;
+        return e;
+    }
+    *size = (int64_t)pm_output_pos(f->out);
+    e = pm_output_close(f->out, true);
+    f->out = NULL;
+    return e;
+}
+
+static pm_error *flush_batch(pm_avro_writer *w, pm_batch *b, int64_t rows)
+{
+    if (!rows)
+        return NULL;
+    PM_TRY(pm_batch_finish(b, rows));
+    PM_TRY(pm_avro_writer_write(w, b));
+    return pm_batch_reset(b);
+}
+
+/* Accumulates one manifest file's ManifestFileMeta (ManifestEntryWriter). */
+typedef struct meta_acc {
+    int64_t added, deleted;
+    int64_t schema_id;
+    int32_t min_bucket, max_bucket, min_level, max_level;
+    bool row_ids;
+    int64_t min_row_id, max_row_id;
+    pm_stats_collector *stats;
+} meta_acc;
+
+static pm_error *acc_init(meta_acc *a, const pm_type *partition_type)
+{
+    memset(a, 0, sizeof *a);
+    a->schema_id = INT64_MIN;
+    a->min_bucket = INT32_MAX;
+    a->max_bucket = INT32_MIN;
+    a->min_level = INT32_MAX;
+    a->max_level = INT32_MIN;
+    a->row_ids = true;
+    a->min_row_id = INT64_MAX;
+    a->max_row_id = INT64_MIN;
+    return pm_stats_collector_new(&a->stats, partition_type);
+}
+
+static pm_error *acc_add(meta_acc *a, const pm_manifest_entry *e)
+{
+    if (e->kind == PM_FILE_ADD)
+        a->added++;
+    else
+        a->deleted++;
+    if (e->file.schema_id > a->schema_id)
+        a->schema_id = e->file.schema_id;
+    if (e->bucket < a->min_bucket)
+        a->min_bucket = e->bucket;
+    if (e->bucket > a->max_bucket)
+        a->max_bucket = e->bucket;
+    if (e->file.level < a->min_level)
+        a->min_level = e->file.level;
+    if (e->file.level > a->max_level)
+        a->max_level = e->file.level;
+    if (a->row_ids) {
+        if (!e->file.first_row_id.has) {
+            a->row_ids = false;
+        } else {
+            int64_t first = e->file.first_row_id.v;
+            int64_t last = first + e->file.row_count - 1;
+            if (first < a->min_row_id)
+                a->min_row_id = first;
+            if (last > a->max_row_id)
+                a->max_row_id = last;
+        }
+    }
+    if (!e->partition.has)
+        return pm_error_new(PM_EINVALID, "manifest entry for %s has no partition", e->file.file_name);
+    return pm_stats_collector_add(a->stats, e->partition.data, e->partition.len);
+}
+
+static pm_error *acc_result(meta_acc *a, char *name, int64_t size, int64_t latest_schema_id,
+                            pm_manifest_file_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->file_size = size;
+    m->num_added_files = a->added;
+    m->num_deleted_files = a->deleted;
+    m->schema_id = a->added + a->deleted > 0 ? a->schema_id : latest_schema_id;
+    m->min_bucket = (pm_opt_int){true, a->min_bucket};
+    m->max_bucket = (pm_opt_int){true, a->max_bucket};
+    m->min_level = (pm_opt_int){true, a->min_level};
+    m->max_level = (pm_opt_int){true, a->max_level};
+    if (a->row_ids) {
+        m->min_row_id = (pm_opt_long){true, a->min_row_id};
+        m->max_row_id = (pm_opt_long){true, a->max_row_id};
+    }
+    PM_TRY(pm_stats_collector_result(a->stats, &m->partition_stats));
+    m->file_name = name;
+    return NULL;
+}
+
+static void acc_free(meta_acc *a)
+{
+    pm_stats_collector_free(a->stats);
+    a->stats = NULL;
+}
+
+static void delete_written(pm_fileio *fio, const pm_path_factory *pf, pm_manifest_file_meta *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *p;
+        if (pm_path_factory_manifest_path(pf, m[i].file_name, &p) == NULL) {
+            pm_error_free(pm_fileio_delete(fio, p));
+            free(p);
+        }
+    }
+}
+
+pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                            const pm_type *partition_type, int64_t latest_schema_id,
+                            const pm_manifest_entry *entries, size_t n,
+                            pm_manifest_file_meta **metas, size_t *nmetas)
+{
+    *metas = NULL;
+    *nmetas = 0;
+    if (n == 0)
+        return NULL;
+    pm_avro_write_options opt;
+    int64_t target;
+    PM_TRY(pm_manifest_avro_options(options, &opt));
+    PM_TRY(pm_options_memory(options, PM_OPT_MANIFEST_TARGET_FILE_SIZE, NULL, &target));
+    pm_type *type = pm_manifest_entry_row_type(true);
+    if (!type)
+        return pm_oom();
+    pm_batch *b = NULL;
+    pm_manifest_file_meta *out = NULL;
+    size_t nout = 0;
+    out_file f = {0};
+    meta_acc acc = {0};
+    int64_t rows = 0;
+    pm_error *e = pm_batch_new(&b, type);
+    for (size_t i = 0; !e && i < n; i++) {
+        if (!f.w) {
+            char *name;
+            e = pm_path_factory_new_manifest_name(pf, &name);
+            if (!e)
+                e = out_open(fio, pf, name, type, &opt, &f);
+            if (e) {
+                free(name);
+                f.name = NULL;
+                break;
+            }
+            e = acc_init(&acc, partition_type);
+            if (e)
+                break;
+        }
+        e = pm_manifest_entry_append(b, &entries[i]);
+        if (!e)
+            e = acc_add(&acc, &entries[i]);
+        if (e)
+            break;
+        rows++;
+        bool last = i + 1 == n;
+        if ((i + 1) % ROLL_CHECK_ROWS == 0 || last) {
+            e = flush_batch(f.w, b, rows);
+            rows = 0;
+            if (e)
+                break;
+            if (last || pm_avro_writer_estimated_size(f.w) >= (uint64_t)target) {
+                int64_t size;
+                char *name = f.name;
+                f.name = NULL;
+                e = out_close(&f, &size);
+                if (!e)
+                    e = pm_realloc_array(&out, nout + 1, sizeof *out);
+                if (!e)
+                    e = acc_result(&acc, name, size, latest_schema_id, &out[nout]);
+                if (e) {
+                    free(name);
+                    break;
+                }
+                nout++;
+                acc_free(&acc);
+            }
+        }
+    }
+    if (e) {
+        if (f.out)
+            out_abort(&f);
+        free(f.name);
+        delete_written(fio, pf, out, nout);
+        pm_manifest_file_metas_free(out, nout);
+        out = NULL;
+        nout = 0;
+    }
+    acc_free(&acc);
+    pm_batch_free(b);
+    pm_type_free(type);
+    if (e)
+        return pm_error_wrap(e, 0, "write manifest");
+    *metas = out;
+    *nmetas = nout;
+    return NULL;
+}
+
+typedef pm_error *(*append_fn)(pm_batch *b, const void *elem);
+
+static pm_error *write_single(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                              pm_type *type, char *name, const void *elems, size_t elem_size,
+                              size_t n, append_fn fn, int64_t *size)
+{
+    pm_avro_write_options opt;
+    out_file f = {0};
+    pm_batch *b = NULL;
+    pm_error *e = type ? pm_manifest_avro_options(options, &opt) : pm_oom();
+    if (!e)
+        e = pm_batch_new(&b, type);
+    if (!e)
+        e = out_open(fio, pf, name, type, &opt, &f);
+    int64_t rows = 0;
+    for (size_t i = 0; !e && i < n; i++) {
+        e = fn(b, (const uint8_t *)elems + i * elem_size);
+        if (!e && ++rows == ROLL_CHECK_ROWS) {
+            e = flush_batch(f.w, b, rows);
+            rows = 0;
+        }
+    }
+    if (!e)
+        e = flush_batch(f.w, b, rows);
+    if (!e) {
+        f.name = NULL;
+        e = out_close(&f, size);
+    } else if (f.out) {
+        f.name = NULL;
+        out_abort(&f);
+    }
+    pm_batch_free(b);
+    pm_type_free(type);
+    return e;
+}
+
+static pm_error *meta_append(pm_batch *b, const void *elem) { return pm_manifest_file_meta_append(b, elem); }
+static pm_error *index_append(pm_batch *b, const void *elem) { return pm_index_manifest_entry_append(b, elem); }
+
+pm_error *pm_manifest_list_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                                 const pm_manifest_file_meta *metas, size_t n, char **name,
+                                 int64_t *size)
+{
+    *name = NULL;
+    PM_TRY(pm_path_factory_new_manifest_list_name(pf, name));
+    pm_error *e = write_single(fio, pf, options, pm_manifest_file_meta_row_type(), *name, metas,
+                               sizeof *metas, n, meta_append, size);
+    if (e) {
+        e = pm_error_wrap(e, 0, "write manifest list %s", *name);
+        free(*name);
+        *name = NULL;
+    }
+    return e;
+}
+
+pm_error *pm_index_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                                  const pm_index_manifest_entry *entries, size_t n, char **name,
+                                  int64_t *size)
+{
+    *name = NULL;
+    PM_TRY(pm_path_factory_new_index_manifest_name(pf, name));
+    pm_error *e = write_single(fio, pf, options, pm_index_manifest_entry_row_type(), *name, entries,
+                               sizeof *entries, n, index_append, size);
+    if (e) {
+        e = pm_error_wrap(e, 0, "write index manifest %s", *name);
+        free(*name);
+        *name = NULL;
+    }
+    return e;
+}

@@ -1,0 +1,90 @@
+/*
+ * meta/manifest.h — manifest files, manifest lists and index manifests on
+ * disk (Avro object container files under <table>/manifest/), and the
+ * ADD/DELETE merge of manifest entries.
+ *
+ * Reading: the file's first bytes must be the Avro magic; ORC or Parquet
+ * manifests (the old `manifest.format` option) are PM_EUNSUPPORTED.  Rows
+ * are decoded by field name with the newest field set, so files written by
+ * any Paimon version (0.5 … master, top-level row nullable or not) read.
+ *
+ * Writing (what Paimon 2.0 does):
+ *   - codec: table option `avro.codec` if set (Avro codec names), else
+ *     `manifest.compression`: "zstd" (any case) → zstandard at
+ *     `file.compression.zstd-level`; otherwise an Avro codec name (null,
+ *     deflate, snappy, zstandard at level 3); bzip2/xz are unsupported.
+ *   - manifest files roll: after every 1000th entry, a new file is started
+ *     when the current one reached `manifest.target-file-size`.  Each file
+ *     yields a ManifestFileMeta: counts of ADD/DELETE entries, partition
+ *     stats over the entries' partitions (full mode, meta/stats.h), max
+ *     schema id of the entries (the latest schema id for an empty file),
+ *     min/max bucket and level, and min/max row id when every entry has a
+ *     first row id (max = firstRowId + rowCount - 1).
+ *   - a manifest list or index manifest is one file, never rolled, written
+ *     even when empty.
+ *   Names come from the path factory (manifest-<uuid>-<n>, manifest-list-…,
+ *   index-manifest-…).  Files are created with overwrite=false and synced.
+ *
+ * Merge (FileEntry.mergeEntries): entries are applied in order; the key is
+ * (partition bytes, bucket, level, file name, extra files, embedded index,
+ * external path).  ADD inserts (an ADD whose key is present is PM_ECORRUPT);
+ * DELETE removes a present key, otherwise the DELETE is kept.  The result
+ * keeps first-insertion order, like Java's LinkedHashMap.
+ */
+#ifndef PM_META_MANIFEST_H
+#define PM_META_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/avro/avro.h"
+#include "io/fileio.h"
+#include "meta/data_file_meta.h"
+#include "meta/options.h"
+#include "meta/paths.h"
+#include "meta/snapshot.h"
+
+/* Arrays returned by the readers; free with the matching *_free. */
+void pm_manifest_entries_free(pm_manifest_entry *e, size_t n);
+void pm_manifest_file_metas_free(pm_manifest_file_meta *m, size_t n);
+void pm_index_manifest_entries_free(pm_index_manifest_entry *e, size_t n);
+
+/* ---- reading (path = full file path) ---- */
+pm_error *pm_manifest_read(pm_fileio *fio, const char *path, pm_manifest_entry **out, size_t *count);
+pm_error *pm_manifest_list_read(pm_fileio *fio, const char *path, pm_manifest_file_meta **out,
+                                size_t *count);
+pm_error *pm_index_manifest_read(pm_fileio *fio, const char *path, pm_index_manifest_entry **out,
+                                 size_t *count);
+
+/* The data manifests of a snapshot: its base list, then its delta list. */
+pm_error *pm_snapshot_data_manifests(pm_fileio *fio, const pm_path_factory *pf, const pm_snapshot *s,
+                                     pm_manifest_file_meta **out, size_t *count);
+/* Read the manifests in order and merge their entries (see top). */
+pm_error *pm_manifest_read_merged(pm_fileio *fio, const pm_path_factory *pf,
+                                  const pm_manifest_file_meta *metas, size_t n,
+                                  pm_manifest_entry **out, size_t *count);
+
+/* ---- merging ---- */
+/* Merge in place: *n shrinks; removed entries are cleared. */
+pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n);
+
+/* ---- writing ---- */
+/* Avro codec and level for manifests from table options (see top). */
+pm_error *pm_manifest_avro_options(const pm_options *options, pm_avro_write_options *out);
+
+/* Write entries into one or more manifest files (see top); *metas gets one
+ * ManifestFileMeta per file (none when n == 0). */
+pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                            const pm_type *partition_type, int64_t latest_schema_id,
+                            const pm_manifest_entry *entries, size_t n,
+                            pm_manifest_file_meta **metas, size_t *nmetas);
+/* Write one manifest list; returns its file name (malloc'd) and size. */
+pm_error *pm_manifest_list_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                                 const pm_manifest_file_meta *metas, size_t n, char **name,
+                                 int64_t *size);
+/* Write one index manifest; returns its file name (malloc'd) and size. */
+pm_error *pm_index_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                                  const pm_index_manifest_entry *entries, size_t n, char **name,
+                                  int64_t *size);
+
+#endif

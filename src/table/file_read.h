@@ -1,0 +1,48 @@
+/*
+ * table/file_read.h — read one data file of a table as batches in a
+ * requested row type of the CURRENT schema.  CONTRACT (file_read.c).
+ *
+ * Schema evolution by field id: the file was written with schema
+ * `file->schema_id`; each requested field is found in that schema by id,
+ * read from the file by that schema's field name, and cast if its type was
+ * widened (INT→BIGINT, FLOAT→DOUBLE, …, as Paimon's CastExecutors allow; an
+ * impossible cast is PM_EUNSUPPORTED naming the field).  Fields added after
+ * the file was written read as null.  `_WRITE_COLS` (files holding a subset
+ * of columns) is honored.  Format chosen by file extension (.parquet,
+ * .avro; .orc → PM_EUNSUPPORTED).  Primary-key (KeyValue) files: the
+ * physical layout is [_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND, values...];
+ * the reader can expose the system columns on request (pm_file_read_options
+ * .with_system_columns) for merge-on-read and compaction.
+ *
+ * Batches are owned by the reader and valid until the next call.
+ */
+#ifndef PM_TABLE_FILE_READ_H
+#define PM_TABLE_FILE_READ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "meta/data_file_meta.h"
+#include "paimon/batch.h"
+#include "paimon/error.h"
+#include "table/table_internal.h"
+
+typedef struct pm_file_reader pm_file_reader;
+
+typedef struct pm_file_read_options {
+    const pm_type *read_type;   /* ROW: fields of the table's latest schema (ids matter) */
+    int64_t batch_rows;         /* 0 = 4096 */
+    bool with_system_columns;   /* PK files: prepend _SEQUENCE_NUMBER BIGINT, _VALUE_KIND TINYINT */
+} pm_file_read_options;
+
+/* `bucket_dir` is the directory of the file (partition + bucket path);
+ * file->external_path wins when set. */
+pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *bucket_dir,
+                              const pm_data_file_meta *file, const pm_file_read_options *o);
+/* *out = NULL at end of file. */
+pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out);
+/* Row position (in the file) of the first row of the last batch returned. */
+int64_t pm_file_reader_position(const pm_file_reader *r);
+void pm_file_reader_free(pm_file_reader *r);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * table/table_commit.h — publish commit messages as one snapshot.
+ * CONTRACT (table_commit.c).
+ *
+ * Protocol for one commit (kinds APPEND, COMPACT, OVERWRITE):
+ *  1. Idempotency: if a snapshot newer than `since_snapshot_id` already has
+ *     this commit user and identifier, report it (*snapshot_id) and stop.
+ *  2. Load the latest snapshot L (may be none).
+ *  3. Build entries: ADD for new_files / compact_after, DELETE for
+ *     compact_before; OVERWRITE adds DELETE for every live file of the
+ *     overwritten partitions (all partitions if no spec).  Run the caller's
+ *     `validate` hook against L's live files (compaction uses it to detect
+ *     removed inputs, schema changes, rollbacks → PM_ECONFLICT).  A DELETE
+ *     of a file that is not live in L is a conflict.
+ *  4. Write the delta manifest(s), the base manifest list (L's base + delta
+ *     manifests, merged per Paimon's manifest merge rules), the delta
+ *     manifest list, the index manifest if index files changed, then the
+ *     snapshot L+1 with publish-if-absent.  Lost the race → delete what this
+ *     attempt wrote, back off (commit.min/max-retry-wait) and go to 2, up to
+ *     commit.max-retries; then PM_ECONFLICT.
+ *  5. LATEST hint (failure is logged only).
+ * Any failure before publication removes this attempt's manifests and
+ * leaves the table at L.  A failure whose outcome is unknown (the snapshot
+ * may have been published) is PM_EUNCERTAIN: the caller keeps its files and
+ * retries the commit, which step 1 makes safe.  An empty commit (no
+ * entries) publishes nothing unless `allow_empty`.
+ */
+#ifndef PM_TABLE_TABLE_COMMIT_H
+#define PM_TABLE_TABLE_COMMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meta/snapshot.h"
+#include "paimon/error.h"
+#include "table/commit_message.h"
+#include "table/scan.h"
+
+/* Validation hook: called on each attempt with the latest snapshot (NULL if
+ * none) and its live files; return PM_ECONFLICT to abort. */
+typedef pm_error *(*pm_commit_validate_fn)(void *arg, const pm_snapshot *latest,
+                                           const pm_scan_result *live);
+
+typedef struct pm_commit_options {
+    const char *commit_user;            /* NULL = a random UUID */
+    int64_t commit_identifier;          /* PM_BATCH_COMMIT_IDENTIFIER for batch writes */
+    pm_commit_kind kind;                /* APPEND, COMPACT, OVERWRITE */
+    const pm_partition_spec *overwrite; /* OVERWRITE: partitions to replace (NULL = whole table) */
+    size_t noverwrite;
+    int64_t since_snapshot_id;          /* idempotency search starts after this id (0 = all) */
+    pm_commit_validate_fn validate;     /* may be NULL */
+    void *validate_arg;
+    bool allow_empty;
+} pm_commit_options;
+
+/* *snapshot_id = the published (or already existing) snapshot id, or 0 when
+ * nothing was published. */
+pm_error *pm_table_commit(pm_table *t, const pm_commit_options *o, const pm_commit_message *msgs,
+                          size_t n, int64_t *snapshot_id);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * table/table_read.h — read a scanned table state as batches.  CONTRACT
+ * (table_read.c).
+ *
+ * Append tables: every file of every selected bucket, in order, through
+ * pm_file_reader, deletion vectors applied.  Primary-key tables: in this
+ * version only buckets whose files are all at one level > 0 with no key
+ * overlap (or DV tables reading level > 0 files with deletion vectors, or
+ * first-row tables skipping level 0, as Java's batch scan does) are read
+ * directly, dropping retract rows; anything needing a merge returns
+ * PM_EUNSUPPORTED "merge-on-read is not supported yet".  Data-evolution
+ * tables and blob columns return PM_EUNSUPPORTED.
+ */
+#ifndef PM_TABLE_TABLE_READ_H
+#define PM_TABLE_TABLE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "paimon/batch.h"
+#include "paimon/error.h"
+#include "table/scan.h"
+
+typedef struct pm_table_reader pm_table_reader;
+
+typedef struct pm_table_read_options {
+    const char *const *columns; /* projection by name; NULL = all columns */
+    size_t ncolumns;
+    int64_t batch_rows;         /* 0 = 4096 */
+} pm_table_read_options;
+
+/* `scan` is borrowed and must outlive the reader. */
+pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_result *scan,
+                              const pm_table_read_options *o);
+/* Row type of the batches (owned by the reader). */
+const pm_type *pm_table_reader_type(const pm_table_reader *r);
+/* *out = NULL at the end. */
+pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out);
+void pm_table_reader_free(pm_table_reader *r);
+
+#endif
