@@ -355,21 +355,25 @@ static uint32_t entry_crc(const uint8_t *p, size_t n)
     return (uint32_t)crc;
 }
 
-pm_error *pm_dv_serialize(pm_dv *dv, pm_buf *out, int32_t *meta_length)
+/* Bytes between the size field and the CRC (magic + bitmap data). */
+static uint64_t body_size(const pm_dv *dv)
 {
     uint64_t body = 4; /* magic */
-    if (!dv->bitmap64) {
-        roaring_bitmap_run_optimize(dv->slots[0].bm);
-        body += roaring_bitmap_portable_size_in_bytes(dv->slots[0].bm);
-    } else {
-        body += 8;
-        for (size_t i = 0; i < dv->n; i++)
-            roaring_bitmap_run_optimize(dv->slots[i].bm);
-        uint64_t present = 0;
-        for (size_t i = 0; i < dv->n; i++)
-            present += roaring_bitmap_portable_size_in_bytes(dv->slots[i].bm);
-        body += 4 * dv->width + present + sizeof EMPTY_BITMAP * (dv->width - dv->n);
-    }
+    if (!dv->bitmap64)
+        return body + roaring_bitmap_portable_size_in_bytes(dv->slots[0].bm);
+    uint64_t present = 0;
+    for (size_t i = 0; i < dv->n; i++)
+        present += roaring_bitmap_portable_size_in_bytes(dv->slots[i].bm);
+    return body + 8 + 4 * dv->width + present + sizeof EMPTY_BITMAP * (dv->width - dv->n);
+}
+
+uint64_t pm_dv_serialized_size(const pm_dv *dv) { return 4 + body_size(dv) + 4; }
+
+pm_error *pm_dv_serialize(pm_dv *dv, pm_buf *out, int32_t *meta_length)
+{
+    for (size_t i = 0; i < dv->n; i++)
+        roaring_bitmap_run_optimize(dv->slots[i].bm);
+    uint64_t body = body_size(dv);
     if (4 + body + 4 > INT32_MAX)
         return pm_error_new(PM_EINVALID, "deletion vector: entry of %llu bytes exceeds 2 GiB",
                             (unsigned long long)(body + 8));

@@ -86,6 +86,10 @@ pm_error *pm_dv_positions(const pm_dv *dv, int64_t **out, size_t *n);
 void pm_dv_clear_deleted(const pm_dv *dv, int64_t start, int64_t n, uint8_t *keep,
                          int64_t *ndeleted);
 
+/* Entry size pm_dv_serialize would produce now (before run-optimizing, so
+ * an upper bound for vectors not yet optimized). */
+uint64_t pm_dv_serialized_size(const pm_dv *dv);
+
 /* Append the entry bytes to `out`; *meta_length (may be NULL) gets the
  * DeletionVectorMeta length (see top).  Run-optimizes the bitmaps first
  * (hence non-const).  PM_EINVALID when the entry would exceed 2 GiB. */
