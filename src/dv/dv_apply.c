@@ -63,6 +63,38 @@ static pm_error *filter_fixed(const pm_column *src, const uint8_t *keep, int64_t
     return NULL;
 }
 
+/* Variable-width column without nulls: rebuild the offsets, copy the kept
+ * runs of bytes. */
+static pm_error *filter_varlen(const pm_column *src, const uint8_t *keep, int64_t n, int64_t kept,
+                               pm_column *dst)
+{
+    const int32_t *o = pm_column_offsets(src);
+    PM_TRY(pm_buf_reserve(&dst->offsets, (size_t)(kept + 1) * sizeof(int32_t)));
+    int32_t *no = (int32_t *)(void *)dst->offsets.data;
+    int64_t k = 0;
+    no[0] = 0;
+    for (int64_t i = 0; i < n;) {
+        if (!bit(keep, i)) {
+            i++;
+            continue;
+        }
+        int64_t j = i + 1;
+        while (j < n && bit(keep, j))
+            j++;
+        size_t bytes = (size_t)(o[j] - o[i]);
+        if (bytes) {
+            PM_TRY(pm_buf_reserve(&dst->data, bytes));
+            pm_buf_put(&dst->data, src->data.data + o[i], bytes);
+        }
+        for (int64_t r = i; r < j; r++, k++)
+            no[k + 1] = no[k] + (o[r + 1] - o[r]);
+        i = j;
+    }
+    dst->offsets.len = (size_t)(kept + 1) * sizeof(int32_t);
+    dst->length = kept;
+    return NULL;
+}
+
 static pm_error *filter_column(const pm_column *src, const uint8_t *keep, int64_t n, int64_t kept,
                                pm_column **out)
 {
@@ -70,8 +102,12 @@ static pm_error *filter_column(const pm_column *src, const uint8_t *keep, int64_
     PM_TRY(pm_column_new(&dst, src->type));
     pm_error *e;
     int w = pm_type_value_width(src->type);
-    if (w > 0 && src->null_count == 0 && src->nchildren == 0) {
+    if (kept == 0) {
+        e = NULL;
+    } else if (w > 0 && src->null_count == 0 && src->nchildren == 0) {
         e = filter_fixed(src, keep, n, kept, w, dst);
+    } else if (pm_type_is_varlen(src->type) && src->null_count == 0 && n > 0) {
+        e = filter_varlen(src, keep, n, kept, dst);
     } else {
         e = pm_column_reserve(dst, kept);
         for (int64_t i = 0; !e && i < n; i++)

@@ -16,7 +16,7 @@ static pm_batch *make_batch(void)
 {
     pm_type *t;
     PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<a BIGINT NOT NULL, b STRING, c INT, d ARRAY<INT>, "
-                                    "e BOOLEAN, f ROW<x DOUBLE, y STRING>>"));
+                                    "e BOOLEAN, f ROW<x DOUBLE, y STRING>, g STRING NOT NULL, h BYTES>"));
     pm_batch *b;
     PM_OK_OR_FAIL(pm_batch_new(&b, t));
     pm_type_free(t);
@@ -41,6 +41,9 @@ static pm_batch *make_batch(void)
         PM_OK_OR_FAIL(pm_column_append_f64(row->children[0], (double)i / 4));
         PM_OK_OR_FAIL(pm_column_append_bytes(row->children[1], s, strlen(s)));
         PM_OK_OR_FAIL(pm_column_end_nested(row));
+        /* no nulls: the variable-width fast path; every 4th value empty */
+        PM_OK_OR_FAIL(pm_column_append_bytes(b->columns[6], s, i % 4 ? strlen(s) : 0));
+        PM_OK_OR_FAIL(pm_column_append_bytes(b->columns[7], "", 0)); /* all empty */
     }
     PM_OK_OR_FAIL(pm_batch_finish(b, ROWS));
     return b;
