@@ -12,6 +12,16 @@
 #include "index/index_path.h"
 #include "meta/manifest.h"
 
+pm_error *pm_dv_options(const pm_options *o, bool *bitmap64, int64_t *target_size)
+{
+    bool present;
+    PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_BITMAP64, bitmap64));
+    PM_TRY(pm_options_memory(o, PM_OPT_DELETION_VECTOR_INDEX_FILE_TARGET_SIZE, &present, target_size));
+    if (!present || *target_size <= 0)
+        *target_size = PM_DV_INDEX_TARGET_SIZE_DEFAULT;
+    return NULL;
+}
+
 static bool same_bucket(const pm_index_manifest_entry *e, const pm_bytes *partition, int32_t bucket)
 {
     return e->kind == PM_FILE_ADD && e->bucket == bucket && e->index_file.index_type &&

@@ -38,6 +38,7 @@
 #include "dv/dv_map.h"
 #include "io/fileio.h"
 #include "meta/data_file_meta.h"
+#include "meta/options.h"
 #include "meta/paths.h"
 
 /* Where index files are read and written (all borrowed). */
@@ -46,6 +47,11 @@ typedef struct pm_dv_io {
     pm_path_factory *pf;
     const char *bucket_dir; /* absolute; needed only with index-file-in-data-file-dir */
 } pm_dv_io;
+
+/* The table options that shape deletion vectors: deletion-vectors.bitmap64
+ * (variant of new vectors) and deletion-vector.index-file.target-size
+ * (rolling size for bucket-unaware tables, default 2 MiB). */
+pm_error *pm_dv_options(const pm_options *o, bool *bitmap64, int64_t *target_size);
 
 /* ---- bucketed tables ---- */
 

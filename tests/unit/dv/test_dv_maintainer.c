@@ -347,12 +347,33 @@ static void test_append(void **state)
     env_free(&v);
 }
 
+static void test_options(void **state)
+{
+    (void)state;
+    pm_options *o;
+    PM_OK_OR_FAIL(pm_options_new(&o));
+    bool b64 = true;
+    int64_t target = 0;
+    PM_OK_OR_FAIL(pm_dv_options(o, &b64, &target));
+    assert_false(b64);
+    assert_int_equal(target, 2 * 1024 * 1024);
+    PM_OK_OR_FAIL(pm_options_set(o, "deletion-vectors.bitmap64", "true"));
+    PM_OK_OR_FAIL(pm_options_set(o, "deletion-vector.index-file.target-size", "64 kb"));
+    PM_OK_OR_FAIL(pm_dv_options(o, &b64, &target));
+    assert_true(b64);
+    assert_int_equal(target, 64 * 1024);
+    PM_OK_OR_FAIL(pm_options_set(o, "deletion-vectors.bitmap64", "maybe"));
+    PM_EXPECT_ERR(pm_dv_options(o, &b64, &target), PM_EINVALID);
+    pm_options_free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bucketed),
         cmocka_unit_test(test_bucketed_java_restore),
         cmocka_unit_test(test_append),
+        cmocka_unit_test(test_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
