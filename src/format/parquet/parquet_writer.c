@@ -36,6 +36,7 @@ struct pm_pq_writer {
     int64_t rg_rows;
     int64_t total_rows;
     uint64_t start_pos;
+    bool failed;                /* a write failed half-way: the file cannot be finished */
 };
 
 /* ---- batch validation ---------------------------------------------------- */
@@ -344,14 +345,9 @@ static pm_error *flush_row_group(pm_pq_writer *w)
     return NULL;
 }
 
-pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b)
+/* Rows [0, n) of the batch, cut into slices (see the file comment). */
+static pm_error *write_rows(pm_pq_writer *w, const pm_batch *b, int64_t n)
 {
-    if (b->ncolumns != w->type->nfields)
-        return pm_error_new(PM_EINVALID, "batch has %zu columns, the file has %zu", b->ncolumns,
-                            w->type->nfields);
-    int64_t n = b->num_rows;
-    for (size_t i = 0; i < b->ncolumns; i++)
-        PM_TRY(check_column(b->columns[i], w->type->fields[i].type, n, w->type->fields[i].name));
     int64_t r = 0;
     while (r < n) {
         int64_t slice = n - r;
@@ -384,6 +380,40 @@ pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b)
     if ((int64_t)buffered(w) >= w->opt.row_group_size)
         PM_TRY(flush_row_group(w));
     return NULL;
+}
+
+/* A NOT NULL top-level field with a null among rows [0, n). */
+static pm_error *check_not_null(const pm_column *c, const pm_field *f, int64_t n)
+{
+    if (f->type->nullable || c->null_count == 0)
+        return NULL;
+    const uint8_t *bm = c->validity.data;
+    for (int64_t r = 0; r < n; r++)
+        if (!((bm[r >> 3] >> (r & 7)) & 1))
+            return pm_error_new(PM_EINVALID, "field '%s' is NOT NULL but row %lld is null", f->name,
+                                (long long)r);
+    return NULL;
+}
+
+pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b)
+{
+    if (w->failed)
+        return pm_error_new(PM_EINVALID, "Parquet writer failed earlier; abort it");
+    if (b->ncolumns != w->type->nfields)
+        return pm_error_new(PM_EINVALID, "batch has %zu columns, the file has %zu", b->ncolumns,
+                            w->type->nfields);
+    int64_t n = b->num_rows;
+    /* Reject bad input before anything is written... */
+    for (size_t i = 0; i < b->ncolumns; i++) {
+        PM_TRY(check_column(b->columns[i], w->type->fields[i].type, n, w->type->fields[i].name));
+        PM_TRY(check_not_null(b->columns[i], &w->type->fields[i], n));
+    }
+    /* ... nulls inside nested NOT NULL parts are only found while encoding,
+     * after other columns took rows: the file is then lost. */
+    pm_error *e = write_rows(w, b, n);
+    if (e)
+        w->failed = true;
+    return e;
 }
 
 /* ---- close and statistics ------------------------------------------------ */
@@ -486,6 +516,10 @@ pm_error *pm_pq_writer_close(pm_pq_writer *w, pm_pq_write_result *res)
         memset(res, 0, sizeof *res);
     pm_error *e = NULL;
     pm_buf footer = PM_BUF_INIT;
+    if (w->failed) {
+        e = pm_error_new(PM_EINVALID, "Parquet writer failed earlier; the file is incomplete");
+        goto done;
+    }
     PM_TRY_GOTO(e, flush_row_group(w), done);
     pm_pq_file_meta *m = w->meta;
     m->version = 1;

@@ -122,8 +122,22 @@ void pq_stats_update_d128(pq_stats *s, __int128 v)
         s->max.d128 = v;
 }
 
+/* The first 8 bytes as a big-endian number (zero padded): comparing two
+ * prefixes decides most unsigned byte comparisons without memcmp. */
+static inline uint64_t prefix8(const uint8_t *p, size_t n)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, n < 8 ? n : 8);
+    return __builtin_bswap64(v);
+}
+
 static int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 {
+    if (na && nb) {
+        uint64_t pa = prefix8(a, na), pb = prefix8(b, nb);
+        if (pa != pb)
+            return pa < pb ? -1 : 1;
+    }
     size_t n = na < nb ? na : nb;
     int c = n ? memcmp(a, b, n) : 0;
     if (c)

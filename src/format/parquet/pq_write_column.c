@@ -16,7 +16,6 @@
 #include "format/parquet/pq_write_column.h"
 
 #include <stdlib.h>
-#include <zlib.h>
 
 #include "base/mem.h"
 
@@ -567,30 +566,34 @@ static pm_error *append_levels(pm_buf *body, pq_rle_encoder *enc)
     return pm_buf_append(body, enc->out->data, enc->out->len);
 }
 
-/* Compress `body` and append header + compressed bytes to `dst`. The header
- * is filled except sizes and CRC. Returns the header length. */
-static pm_error *emit_page(pq_colw *cw, pq_page_header *h, pm_buf *dst, size_t *hdr_len)
+/* Compress the page body and append header + compressed bytes to `dst`.
+ * The header is filled except sizes and CRC. Returns the header length. */
+static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, size_t body_len,
+                           pm_buf *dst, size_t *hdr_len)
 {
-    const pm_buf *data = &cw->body;
+    const uint8_t *data = body;
+    size_t data_len = body_len;
     if (cw->opt->codec != PM_CODEC_NONE) {
         pm_buf_clear(&cw->comp);
-        PM_TRY(pm_codec_compress(cw->codec, cw->opt->codec, cw->opt->codec_level, cw->body.data,
-                                 cw->body.len, &cw->comp));
-        data = &cw->comp;
+        PM_TRY(pm_codec_compress(cw->codec, cw->opt->codec, cw->opt->codec_level, body, body_len,
+                                 &cw->comp));
+        data = cw->comp.data;
+        data_len = cw->comp.len;
     }
-    if (cw->body.len > INT32_MAX || data->len > INT32_MAX)
+    if (body_len > INT32_MAX || data_len > INT32_MAX)
         return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
-    h->uncompressed_page_size = (int32_t)cw->body.len;
-    h->compressed_page_size = (int32_t)data->len;
+    h->uncompressed_page_size = (int32_t)body_len;
+    h->compressed_page_size = (int32_t)data_len;
     if (cw->opt->page_crc) {
         h->has_crc = true;
-        h->crc = (int32_t)(uint32_t)crc32(crc32(0L, Z_NULL, 0), data->data, (uInt)data->len);
+        h->crc = (int32_t)pq_crc32(0, data, data_len);
     }
     pm_buf_clear(&cw->hdr);
     PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
-    PM_TRY(pm_buf_reserve(dst, cw->hdr.len + data->len));
+    PM_TRY(pm_buf_reserve(dst, cw->hdr.len + data_len));
     pm_buf_put(dst, cw->hdr.data, cw->hdr.len);
-    pm_buf_put(dst, data->data, data->len);
+    if (data_len)
+        pm_buf_put(dst, data, data_len);
     *hdr_len = cw->hdr.len;
     return NULL;
 }
@@ -623,13 +626,23 @@ static pm_error *flush_page(pq_colw *cw)
             cw->dict_used = cw->dict.count;
         }
     }
+    /* Without levels a PLAIN page is just its values: no copy. */
+    const uint8_t *page = body->data;
+    size_t page_len = body->len;
     if (encoding == PQ_ENC_PLAIN) {
         if (cw->bool_bits) {
             PM_TRY(pm_buf_append_byte(&cw->vals, cw->bool_acc));
             cw->bool_acc = 0;
             cw->bool_bits = 0;
         }
-        PM_TRY(pm_buf_append(body, cw->vals.data, cw->vals.len));
+        if (levels_len == 0) {
+            page = cw->vals.data;
+            page_len = cw->vals.len;
+        } else {
+            PM_TRY(pm_buf_append(body, cw->vals.data, cw->vals.len));
+            page = body->data;
+            page_len = body->len;
+        }
     }
     cw->first_page = false;
 
@@ -644,8 +657,8 @@ static pm_error *flush_page(pq_colw *cw)
     h.data_page_header.definition_level_encoding = l->max_def > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     h.data_page_header.repetition_level_encoding = l->max_rep > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     size_t hdr_len;
-    PM_TRY(emit_page(cw, &h, &cw->chunk, &hdr_len));
-    cw->chunk_uncompressed += (int64_t)(hdr_len + body->len);
+    PM_TRY(emit_page(cw, &h, page, page_len, &cw->chunk, &hdr_len));
+    cw->chunk_uncompressed += (int64_t)(hdr_len + page_len);
     cw->chunk_values += cw->page_values;
     if (encoding == PQ_ENC_PLAIN)
         cw->pages_plain++;
@@ -683,7 +696,7 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
         h.dictionary_page_header.encoding = PQ_ENC_PLAIN_DICTIONARY;
         pm_buf page = PM_BUF_INIT;
         size_t hdr_len;
-        pm_error *e = emit_page(cw, &h, &page, &hdr_len);
+        pm_error *e = emit_page(cw, &h, cw->body.data, cw->body.len, &page, &hdr_len);
         if (!e)
             e = write_out(out, &page);
         pm_buf_free(&page);

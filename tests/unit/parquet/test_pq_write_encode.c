@@ -362,6 +362,28 @@ static void test_dict_bytes(void **state)
     assert_true(pq_hash_bytes((const uint8_t *)"abc", 3) != pq_hash_bytes((const uint8_t *)"abd", 3));
 }
 
+/* ---- CRC-32 -------------------------------------------------------------- */
+
+static void test_crc32(void **state)
+{
+    (void)state;
+    static uint8_t buf[1 << 20];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)rnd();
+    /* known answer: CRC-32 of "123456789" */
+    assert_int_equal(pq_crc32(0, (const uint8_t *)"123456789", 9), 0xCBF43926u);
+    for (size_t n = 0; n <= 1024; n++)
+        assert_int_equal(pq_crc32(0, buf + (n % 7), n), pq_crc32_portable(0, buf + (n % 7), n));
+    for (int i = 0; i < 20; i++) {
+        size_t off = rnd() % 64, n = rnd() % (sizeof buf - 64);
+        uint32_t seed = (uint32_t)rnd();
+        assert_int_equal(pq_crc32(seed, buf + off, n), pq_crc32_portable(seed, buf + off, n));
+    }
+    /* continuing a CRC in pieces equals one pass */
+    uint32_t a = pq_crc32(pq_crc32(0, buf, 1000), buf + 1000, 5000);
+    assert_int_equal(a, pq_crc32(0, buf, 6000));
+}
+
 /* ---- statistics ---------------------------------------------------------- */
 
 static pq_leaf leaf_of(int32_t phys, pq_stats_kind k, bool legacy, int32_t tl)
@@ -520,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_pack8),
         cmocka_unit_test(test_dict_fixed),
         cmocka_unit_test(test_dict_bytes),
+        cmocka_unit_test(test_crc32),
         cmocka_unit_test(test_stats_numbers),
         cmocka_unit_test(test_stats_binary_and_decimal),
     };
