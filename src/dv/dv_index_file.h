@@ -11,7 +11,9 @@
  *
  * Reading: check the version byte; for each DeletionVectorMeta decode the
  * entry at its offset with its length (sizes from the file are never
- * trusted: every entry must lie inside the file).
+ * trusted: every entry must lie inside the file).  Stricter than Java:
+ * each entry's CRC32 is verified and a cardinality given in the meta must
+ * match the decoded vector.
  *
  * Writing: entries in the map's order; each file gets IndexFileMeta
  * {index type DELETION_VECTORS, name, size, row count = number of entries,
