@@ -12,12 +12,14 @@ int pm_cmd_cat(int argc, char **argv);
 int pm_cmd_meta(int argc, char **argv);
 int pm_cmd_write_parquet(int argc, char **argv);
 int pm_cmd_write(int argc, char **argv);
+int pm_cmd_dv(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
     {"meta", "print the footer of a Parquet file as JSON", pm_cmd_meta},
     {"write", "write rows (JSON lines, CSV, Parquet) into a table as one commit", pm_cmd_write},
     {"write-parquet", "write JSON lines to one Parquet file (developer command)", pm_cmd_write_parquet},
+    {"dv", "read or write deletion-vector index files (developer command)", pm_cmd_dv},
 };
 
 int pm_cli_fail(const char *cmd, pm_error *e)
