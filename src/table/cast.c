@@ -306,6 +306,21 @@ static int64_t local_to_utc_ms(int64_t local_ms)
 
 static int64_t utc_to_local_ms(int64_t utc_ms) { return utc_ms + zone_offset_ms(utc_ms); }
 
+/* Zone shifts are at most a day: beyond ±2^62 ms (far outside any
+ * timestamp a TIMESTAMP column can hold) values are left as they are, so
+ * the arithmetic above never overflows. */
+#define TZ_SAFE(ms) ((ms) > -(INT64_C(1) << 62) && (ms) < (INT64_C(1) << 62))
+static int64_t to_utc(int64_t local_ms) { return TZ_SAFE(local_ms) ? local_to_utc_ms(local_ms) : local_ms; }
+static int64_t to_local(int64_t utc_ms) { return TZ_SAFE(utc_ms) ? utc_to_local_ms(utc_ms) : utc_ms; }
+
+static pm_error *out_of_range(int64_t v, const pm_type *to)
+{
+    char *b = pm_type_to_string(to);
+    pm_error *e = pm_error_new(PM_EINVALID, "cannot cast %lld to %s: out of range", (long long)v, b ? b : "?");
+    free(b);
+    return e;
+}
+
 /* ---------------------------------------------------------------- */
 /* source values                                                     */
 
@@ -566,7 +581,7 @@ static pm_error *to_string(const pm_type *t, const scalar *s, pm_buf *out)
     case PM_TYPE_DATE: return pm_format_date(out, s->i);
     case PM_TYPE_TIME: return format_time(out, s->i, t->precision);
     case PM_TYPE_TIMESTAMP: return format_ts(out, s->millis, s->nanos, t->precision);
-    case PM_TYPE_TIMESTAMP_LTZ: return format_ts(out, utc_to_local_ms(s->millis), s->nanos, t->precision);
+    case PM_TYPE_TIMESTAMP_LTZ: return format_ts(out, to_local(s->millis), s->nanos, t->precision);
     default: return pm_buf_append(out, s->p, s->n);
     }
 }
@@ -857,7 +872,7 @@ static pm_error *convert_one(const pm_type *ft, scalar *s, pm_column *c, pm_buf 
         case K_DATE: return pm_column_append_i32(c, (int32_t)s->i);
         case K_TS: return pm_column_append_i32(c, (int32_t)pm_floor_div(s->millis, MILLIS_PER_DAY));
         case K_LTZ:
-            return pm_column_append_i32(c, (int32_t)pm_floor_div(utc_to_local_ms(s->millis), MILLIS_PER_DAY));
+            return pm_column_append_i32(c, (int32_t)pm_floor_div(to_local(s->millis), MILLIS_PER_DAY));
         default: {
             int64_t v;
             int32_t days;
@@ -879,7 +894,7 @@ static pm_error *convert_one(const pm_type *ft, scalar *s, pm_column *c, pm_buf 
         case K_TIME: return pm_column_append_i32(c, (int32_t)s->i);
         case K_TS: return pm_column_append_i32(c, (int32_t)pm_floor_mod(s->millis, MILLIS_PER_DAY));
         case K_LTZ:
-            return pm_column_append_i32(c, (int32_t)pm_floor_mod(utc_to_local_ms(s->millis), MILLIS_PER_DAY));
+            return pm_column_append_i32(c, (int32_t)pm_floor_mod(to_local(s->millis), MILLIS_PER_DAY));
         default: {
             int64_t v;
             int32_t ms;
@@ -906,30 +921,31 @@ static pm_error *convert_one(const pm_type *ft, scalar *s, pm_column *c, pm_buf 
             millis = s->millis;
             nanos = s->nanos;
             if (to_ltz)
-                millis = local_to_utc_ms(millis);
+                millis = to_utc(millis);
             break;
         case K_LTZ:
             millis = s->millis;
             nanos = s->nanos;
             if (!to_ltz)
-                millis = utc_to_local_ms(millis);
+                millis = to_local(millis);
             break;
         case K_DATE:
             millis = s->i * MILLIS_PER_DAY;
             if (to_ltz)
-                millis = local_to_utc_ms(millis);
+                millis = to_utc(millis);
             break;
         case K_TIME:
             millis = s->i;
             if (to_ltz)
-                millis = local_to_utc_ms(millis);
+                millis = to_utc(millis);
             break;
         case K_INT:
             /* Timestamp.fromLocalDateTime(toLocalDateTime(v * 1000, zone)):
              * the wall-clock time of that instant in UTC or the local zone */
-            millis = s->i * 1000;
+            if (__builtin_mul_overflow(s->i, 1000, &millis))
+                return out_of_range(s->i, tt);
             if (to_ltz)
-                millis = utc_to_local_ms(millis);
+                millis = to_local(millis);
             break;
         default: {
             if (!to_ltz && is_numeric(s->p, s->n)) {
@@ -937,7 +953,10 @@ static pm_error *convert_one(const pm_type *ft, scalar *s, pm_column *c, pm_buf 
                 if (!parse_java_int(s->p, s->n, INT64_MIN, INT64_MAX, &v))
                     return bad_value(s, tt, NULL);
                 switch (tt->precision) {
-                case 0: millis = v * 1000; break;
+                case 0:
+                    if (__builtin_mul_overflow(v, 1000, &millis))
+                        return out_of_range(v, tt);
+                    break;
                 case 3: millis = v; break;
                 case 6: millis = v / 1000; nanos = (int32_t)(v % 1000 * 1000); break;
                 case 9: millis = v / 1000000; nanos = (int32_t)(v % 1000000); break;
@@ -957,7 +976,7 @@ static pm_error *convert_one(const pm_type *ft, scalar *s, pm_column *c, pm_buf 
             }
             pm_timestamp_to_millis_nanos(v, 9, &millis, &nanos);
             if (to_ltz)
-                millis = local_to_utc_ms(millis);
+                millis = to_utc(millis);
             break;
         }
         }
