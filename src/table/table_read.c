@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "dv/dv_index_file.h"
 #include "table/file_read.h"
 #include "table/partition.h"
 #include "types/binary_row.h"
@@ -57,7 +58,7 @@ struct pm_table_reader {
     pm_file_reader *fr;
     const read_task *cur;
     char *cur_dir;
-    void *cur_dv;                /* loaded deletion vector (dv module), NULL = none */
+    pm_dv *cur_dv;               /* deletion vector of the open file, NULL = none */
     pm_batch *out;
     pm_column **work;
     uint8_t *keep;
@@ -67,22 +68,21 @@ struct pm_table_reader {
 /* ---------------------------------------------------------------- */
 /* deletion vectors                                                  */
 
-static pm_error *dv_load(pm_table_reader *r, const pm_deletion_file *df)
+static pm_error *dv_load(pm_table_reader *r, const pm_bucket_files *b, const pm_deletion_file *df)
 {
-    (void)r;
-    return pm_error_new(PM_EUNSUPPORTED, "deletion vectors (index file %s) are not supported yet",
-                        df->index_path);
+    pm_dv *dv = NULL;
+    PM_TRY(pm_error_wrap(pm_dv_index_read_one(b->table->fio, df->index_path, df->offset, df->length, &dv), 0,
+                         "deletion vector of data file %s", df->data_file));
+    r->cur_dv = dv;
+    return NULL;
 }
 
-static void dv_free(void *dv) { (void)dv; }
+static void dv_free(pm_dv *dv) { pm_dv_free(dv); }
 
 /* Clear keep bits of deleted positions in [start, start + n). */
-static void dv_apply(const void *dv, int64_t start, int64_t n, uint8_t *keep)
+static void dv_apply(const pm_dv *dv, int64_t start, int64_t n, uint8_t *keep)
 {
-    (void)dv;
-    (void)start;
-    (void)n;
-    (void)keep;
+    pm_dv_clear_deleted(dv, start, n, keep, NULL);
 }
 
 /* ---------------------------------------------------------------- */
@@ -502,7 +502,7 @@ static pm_error *open_next(pm_table_reader *r, bool *done)
     pm_file_read_options fo = {b->table == r->t ? r->type : r->fb_type, r->batch_rows, tk->kv};
     PM_TRY(pm_file_reader_open(&r->fr, b->table, r->cur_dir, &b->files[tk->file], &fo));
     if (tk->dv)
-        PM_TRY(dv_load(r, tk->dv));
+        PM_TRY(dv_load(r, b, tk->dv));
     return NULL;
 }
 

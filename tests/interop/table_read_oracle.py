@@ -203,7 +203,7 @@ def raw_read(table_dir, snapshot_id=None):
         if skip_l0 and level == 0:
             continue
         path = _strip(f["_EXTERNAL_PATH"]) if f.get("_EXTERNAL_PATH") else _find(table_dir, name)
-        t = pq.read_table(path)
+        t = pq.ParquetFile(path).read()  # no hive partition discovery from the path
         deleted = set()
         if (part, bucket, name) in dvs:
             deleted = _dv_positions(*dvs[(part, bucket, name)])
