@@ -172,7 +172,23 @@ struct pm_kv_keyenc {
     size_t nkey, nseqf;
     enc_field *f;        /* nkey key fields then nseqf sequence fields */
     size_t seq_col;
+    bool fixed;          /* every field fixed-width: rows have one length */
+    size_t key_width;    /* fixed: bytes of the key part */
+    size_t stride;       /* fixed: bytes of a whole sort key */
 };
+
+/* Value bytes of a fixed-width field (0 for strings). */
+static size_t enc_width(const enc_field *f)
+{
+    switch (f->enc) {
+    case ENC_BOOL: return 1;
+    case ENC_INT: return f->width;
+    case ENC_F32: return 4;
+    case ENC_F64: return 8;
+    case ENC_DEC16: return 16;
+    default: return 0;
+    }
+}
 
 static pm_error *enc_field_init(enc_field *f, const pm_type *row_type, size_t col, bool desc)
 {
@@ -237,6 +253,17 @@ pm_error *pm_kv_keyenc_new(pm_kv_keyenc **out, const pm_kv_layout *l, const pm_t
         pm_kv_keyenc_free(e);
         return err;
     }
+    e->fixed = true;
+    for (size_t i = 0; i < n; i++) {
+        size_t w = enc_width(&e->f[i]);
+        if (!w)
+            e->fixed = false;
+        w += e->f[i].nullable;
+        e->stride += w;
+        if (i < e->nkey)
+            e->key_width += w;
+    }
+    e->stride += 8;
     *out = e;
     return NULL;
 }
@@ -268,8 +295,10 @@ static pm_error *enc_one(const enc_field *f, const pm_column *c, int64_t row, pm
         size_t n = 0;
         if (f->nullable) {
             d[n++] = null ? 0x00 : 0x01;
-            if (null) {
-                out->len += n;
+            if (null) { /* zero padding keeps the width fixed */
+                size_t w = enc_width(f);
+                memset(d + n, 0, w);
+                out->len += n + w;
                 return NULL;
             }
         }
@@ -383,6 +412,140 @@ pm_error *pm_kv_keyenc_row(const pm_kv_keyenc *e, const pm_batch *b, int64_t row
     PM_TRY(pm_buf_reserve(out, 8));
     put_be64(out->data + out->len, (uint64_t)pm_column_i64(b->columns[e->seq_col], row) ^ (1ull << 63));
     out->len += 8;
+    return NULL;
+}
+
+static inline void put_be(uint8_t *d, uint64_t u, int w)
+{
+    switch (w) {
+    case 8: {
+        uint64_t x = __builtin_bswap64(u);
+        memcpy(d, &x, 8);
+        break;
+    }
+    case 4: {
+        uint32_t x = __builtin_bswap32((uint32_t)u);
+        memcpy(d, &x, 4);
+        break;
+    }
+    case 2: {
+        uint16_t x = __builtin_bswap16((uint16_t)u);
+        memcpy(d, &x, 2);
+        break;
+    }
+    default: d[0] = (uint8_t)u;
+    }
+}
+
+/* One fixed-width field for all rows, column-wise, at byte `pos` of each
+ * row of `stride` bytes. */
+static pm_error *enc_column_fixed(const enc_field *f, const pm_column *c, int64_t n, uint8_t *d, size_t stride)
+{
+    bool nulls = c->null_count > 0;
+    if (nulls && !f->nullable)
+        return pm_error_new(PM_ECORRUPT, "null in NOT NULL key field '%s'", f->name);
+    size_t w = enc_width(f);
+    uint64_t inv = f->inv ? ~(uint64_t)0 : 0;
+    for (int64_t r = 0; r < n; r++, d += stride) {
+        uint8_t *p = d;
+        if (f->nullable) {
+            bool null = nulls && pm_column_is_null(c, r);
+            *p++ = null ? 0x00 : 0x01;
+            if (null) {
+                memset(p, 0, w);
+                continue;
+            }
+        }
+        uint64_t u;
+        switch (f->enc) {
+        case ENC_BOOL: u = pm_column_bool(c, r) ? 1 : 0; break;
+        case ENC_INT: {
+            int64_t v;
+            switch (f->width) {
+            case 1: v = pm_column_i8(c, r); break;
+            case 2: v = pm_column_i16(c, r); break;
+            case 4: v = pm_column_i32(c, r); break;
+            default:
+                if (c->type->id == PM_TYPE_DECIMAL) {
+                    __int128 x = pm_column_decimal(c, r);
+                    if (x < INT64_MIN || x > INT64_MAX)
+                        return pm_error_new(PM_ECORRUPT, "decimal key field '%s' out of range", f->name);
+                    v = (int64_t)x;
+                } else {
+                    v = pm_column_i64(c, r);
+                }
+            }
+            u = (uint64_t)v ^ ((uint64_t)1 << (8 * f->width - 1));
+            break;
+        }
+        case ENC_F32: {
+            float v = pm_column_f32(c, r);
+            uint32_t b;
+            if (isnan(v))
+                b = 0x7fc00000u;
+            else
+                memcpy(&b, &v, 4);
+            u = (b & 0x80000000u) ? (uint32_t)~b : (b | 0x80000000u);
+            break;
+        }
+        case ENC_F64: {
+            double v = pm_column_f64(c, r);
+            uint64_t b;
+            if (isnan(v))
+                b = 0x7ff8000000000000ull;
+            else
+                memcpy(&b, &v, 8);
+            u = (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+            break;
+        }
+        default: { /* ENC_DEC16 */
+            unsigned __int128 x = (unsigned __int128)pm_column_decimal(c, r) ^ ((unsigned __int128)1 << 127);
+            if (f->inv)
+                x = ~x;
+            put_be(p, (uint64_t)(x >> 64), 8);
+            put_be(p + 8, (uint64_t)x, 8);
+            continue;
+        }
+        }
+        put_be(p, u ^ inv, (int)w);
+    }
+    return NULL;
+}
+
+pm_error *pm_kv_keyenc_batch(const pm_kv_keyenc *e, const pm_batch *b, pm_buf *keys, uint32_t *off,
+                             uint32_t *klen)
+{
+    int64_t n = b->num_rows;
+    pm_buf_clear(keys);
+    if (!e->fixed) {
+        for (int64_t r = 0; r < n; r++) {
+            if (keys->len > UINT32_MAX - 65536)
+                return pm_error_new(PM_EUNSUPPORTED, "sort keys of one batch exceed 4 GiB; use smaller batches");
+            off[r] = (uint32_t)keys->len;
+            PM_TRY(pm_kv_keyenc_row(e, b, r, true, keys, &klen[r]));
+        }
+        off[n] = (uint32_t)keys->len;
+        return NULL;
+    }
+    if ((uint64_t)n * e->stride > UINT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "sort keys of one batch exceed 4 GiB; use smaller batches");
+    size_t total = (size_t)n * e->stride;
+    PM_TRY(pm_buf_reserve(keys, total));
+    uint8_t *d = keys->data;
+    size_t pos = 0;
+    for (size_t i = 0; i < e->nkey + e->nseqf; i++) {
+        const enc_field *f = &e->f[i];
+        PM_TRY(enc_column_fixed(f, b->columns[f->col], n, d + pos, e->stride));
+        pos += enc_width(f) + f->nullable;
+    }
+    const pm_column *sc = b->columns[e->seq_col];
+    for (int64_t r = 0; r < n; r++)
+        put_be(d + (size_t)r * e->stride + pos, (uint64_t)pm_column_i64(sc, r) ^ (1ull << 63), 8);
+    keys->len = total;
+    for (int64_t r = 0; r <= n; r++)
+        off[r] = (uint32_t)((size_t)r * e->stride);
+    for (int64_t r = 0; r < n; r++)
+        klen[r] = (uint32_t)e->key_width;
     return NULL;
 }
 

@@ -13,7 +13,9 @@
  *
  * Sort key of one row (internal to one merge, never persisted):
  *   key part   per trimmed primary-key field, ascending, nulls first:
- *              nullable type: 0x00 (null) or 0x01 followed by the value;
+ *              nullable type: 0x01 followed by the value, or 0x00 for a
+ *              null (followed by zeros of the value's width when the
+ *              type is fixed-width, so such keys keep one length);
  *              NOT NULL type: the value alone (a null is PM_ECORRUPT)
  *   seq part   per `sequence.field` field, same rules, value bytes
  *              inverted for `sequence.field.sort-order=descending` (the
@@ -105,6 +107,12 @@ void pm_kv_keyenc_free(pm_kv_keyenc *e);
  * key part.  with_seq=false stops after the key part. */
 pm_error *pm_kv_keyenc_row(const pm_kv_keyenc *e, const pm_batch *b, int64_t row, bool with_seq,
                            pm_buf *out, uint32_t *key_len);
+
+/* All rows of b at once: keys cleared and filled, off[0..n] row offsets,
+ * klen[0..n-1] key-part lengths (off and klen sized n+1 by the caller).
+ * Fixed-width keys (no strings) are encoded column by column. */
+pm_error *pm_kv_keyenc_batch(const pm_kv_keyenc *e, const pm_batch *b, pm_buf *keys, uint32_t *off,
+                             uint32_t *klen);
 
 /* ---- file key bounds ---- */
 

@@ -171,16 +171,7 @@ static pm_error *slot_load(pm_merge_reader *m, pm_batch *b, slot **out)
         }
         s->cap = nc;
     }
-    pm_buf_clear(&s->keys);
-    for (int64_t r = 0; r < n; r++) {
-        if (s->keys.len > UINT32_MAX - 65536) {
-            e = pm_error_new(PM_EUNSUPPORTED, "sort keys of one batch exceed 4 GiB; use smaller batches");
-            goto fail;
-        }
-        s->off[r] = (uint32_t)s->keys.len;
-        PM_TRY_GOTO(e, pm_kv_keyenc_row(m->enc, b, r, true, &s->keys, &s->klen[r]), fail);
-    }
-    s->off[n] = (uint32_t)s->keys.len;
+    PM_TRY_GOTO(e, pm_kv_keyenc_batch(m->enc, b, &s->keys, s->off, s->klen), fail);
     s->nrows = n;
     *out = s;
     return NULL;
@@ -193,14 +184,26 @@ fail:
 /* ------------------------------------------------------------------ */
 /* Sources and comparisons                                             */
 
-static void set_head(head *h, const slot *s, int64_t row)
+static inline uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+}
+
+static inline void set_head(head *h, const slot *s, int64_t row)
 {
     uint32_t o = s->off[row];
     h->key = s->keys.data + o;
     h->len = s->off[row + 1] - o;
     h->klen = s->klen[row];
-    h->p0 = load_be64_pad(h->key, h->len);
-    h->p1 = h->len > 8 ? load_be64_pad(h->key + 8, h->len - 8) : 0;
+    if (h->len >= 16) {
+        h->p0 = load_be64(h->key);
+        h->p1 = load_be64(h->key + 8);
+    } else {
+        h->p0 = load_be64_pad(h->key, h->len);
+        h->p1 = h->len > 8 ? load_be64_pad(h->key + 8, h->len - 8) : 0;
+    }
 }
 
 static inline int head_cmp(const head *a, const head *b)
