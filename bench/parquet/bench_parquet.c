@@ -12,11 +12,12 @@
  *   ts TIMESTAMP(6)           increasing micros with jitter, ~10% null
  * Steps: generate all rows as batches of `--batch` rows (not timed), hand
  * each batch to the writer (timed, single thread, zstd level 1, Paimon's
- * Parquet defaults), close (timed).  "MB" is the Arrow in-memory
+ * Parquet defaults), close (timed); then read the file back with the
+ * paimon-c reader in batches of 65,536 rows (timed), checking the row count.  "MB" is the Arrow in-memory
  * size of the data (values, offsets, validity), the same measure the
  * pyarrow script uses.  Prints one JSON object.
  *
- *   bench_parquet [--rows N] [--batch N] [--out FILE] [--codec NAME] [--repeat N]
+ *   bench_parquet [--rows N] [--batch N] [--out FILE] [--codec NAME] [--repeat N] [--read-repeat N]
  * With --repeat the file is written N times and the fastest (CPU) run is
  * reported.
  */
@@ -26,6 +27,7 @@
 #include <time.h>
 
 #include "base/util.h"
+#include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
 #include "types/column.h"
@@ -111,7 +113,7 @@ static int fail(pm_error *e)
 
 int main(int argc, char **argv)
 {
-    int64_t rows = 10000000, batch_rows = 1000000, repeat = 1;
+    int64_t rows = 10000000, batch_rows = 1000000, repeat = 1, read_repeat = -1;
     const char *out_path = "bench_parquet.parquet", *codec = "zstd";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--rows"))
@@ -124,8 +126,10 @@ int main(int argc, char **argv)
             codec = argv[i + 1];
         else if (!strcmp(argv[i], "--repeat"))
             repeat = atoll(argv[i + 1]);
+        else if (!strcmp(argv[i], "--read-repeat"))
+            read_repeat = atoll(argv[i + 1]);
         else {
-            fprintf(stderr, "usage: bench_parquet [--rows N] [--batch N] [--out FILE] [--codec NAME] [--repeat N]\n");
+            fprintf(stderr, "usage: bench_parquet [--rows N] [--batch N] [--out FILE] [--codec NAME] [--repeat N] [--read-repeat N]\n");
             return 2;
         }
     }
@@ -180,10 +184,44 @@ int main(int argc, char **argv)
             best_wall = (double)write_ns / 1e9;
         }
     }
+
+    /* Read back. */
+    double read_cpu = 0, read_wall = 0;
+    if (read_repeat < 0)
+        read_repeat = repeat > 0 ? repeat : 1;
+    for (int64_t rep = 0; rep < read_repeat; rep++) {
+        uint64_t t0 = pm_monotonic_ns(), c0 = cpu_ns();
+        pm_input *in;
+        pm_pq_reader *rd;
+        pm_pq_reader_options ro = PM_PQ_READER_OPTIONS_INIT;
+        ro.batch_rows = 65536;
+        if ((e = pm_input_open(fio, out_path, &in)) || (e = pm_pq_reader_open(&rd, in, &ro)))
+            return fail(e);
+        int64_t got = 0;
+        for (;;) {
+            pm_batch *rb;
+            if ((e = pm_pq_reader_next_batch(rd, &rb)))
+                return fail(e);
+            if (!rb)
+                break;
+            got += rb->num_rows;
+        }
+        pm_pq_reader_free(rd);
+        pm_input_close(in);
+        double c = (double)(cpu_ns() - c0) / 1e9, wall = (double)(pm_monotonic_ns() - t0) / 1e9;
+        if (got != rows)
+            return fail(pm_error_new(PM_EINTERNAL, "read %lld rows, wrote %lld", (long long)got, (long long)rows));
+        if (rep == 0 || c < read_cpu) {
+            read_cpu = c;
+            read_wall = wall;
+        }
+    }
     printf("{\"engine\": \"paimon-c\", \"rows\": %lld, \"data_mb\": %.1f, \"file_mb\": %.1f, "
-           "\"write_cpu_s\": %.3f, \"write_s\": %.3f, \"write_mb_s\": %.1f, \"write_rows_s\": %.0f}\n",
+           "\"write_cpu_s\": %.3f, \"write_s\": %.3f, \"write_mb_s\": %.1f, \"write_rows_s\": %.0f, "
+           "\"read_cpu_s\": %.3f, \"read_s\": %.3f, \"read_mb_s\": %.1f, \"read_rows_s\": %.0f}\n",
            (long long)rows, (double)bytes / 1e6, (double)file_size / 1e6, best_cpu, best_wall,
-           (double)bytes / 1e6 / best_cpu, (double)rows / best_cpu);
+           (double)bytes / 1e6 / best_cpu, (double)rows / best_cpu, read_cpu, read_wall,
+           (double)bytes / 1e6 / read_cpu, (double)rows / read_cpu);
     pm_fileio_free(fio);
     for (int64_t i = 0; i < nb; i++)
         pm_batch_free(batches[i]);

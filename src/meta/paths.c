@@ -29,6 +29,7 @@
 
 #include "base/mem.h"
 #include "base/util.h"
+#include "types/binary_row.h"
 
 static pm_error *buf_to_str(pm_buf *b, char **out)
 {
@@ -543,6 +544,61 @@ done:
     return e;
 }
 
+/* Field i of a BinaryRow as a partition value (strings borrow the row). */
+static pm_error *binrow_value(const pm_binrow *r, int32_t i, const pm_type *t, pm_part_value *v)
+{
+    memset(v, 0, sizeof *v);
+    if (pm_binrow_is_null(r, i)) {
+        v->is_null = true;
+        return NULL;
+    }
+    switch (t->id) {
+    case PM_TYPE_BOOLEAN: v->v.b = pm_binrow_bool(r, i); return NULL;
+    case PM_TYPE_TINYINT: v->v.i = pm_binrow_i8(r, i); return NULL;
+    case PM_TYPE_SMALLINT: v->v.i = pm_binrow_i16(r, i); return NULL;
+    case PM_TYPE_INT:
+    case PM_TYPE_DATE:
+    case PM_TYPE_TIME: v->v.i = pm_binrow_i32(r, i); return NULL;
+    case PM_TYPE_BIGINT: v->v.i = pm_binrow_i64(r, i); return NULL;
+    case PM_TYPE_FLOAT: v->v.f = pm_binrow_f32(r, i); return NULL;
+    case PM_TYPE_DOUBLE: v->v.d = pm_binrow_f64(r, i); return NULL;
+    case PM_TYPE_DECIMAL: return pm_binrow_decimal(r, i, t->precision, &v->v.dec);
+    case PM_TYPE_TIMESTAMP:
+    case PM_TYPE_TIMESTAMP_LTZ:
+        return pm_binrow_timestamp(r, i, t->precision, &v->v.ts.millis, &v->v.ts.nanos);
+    case PM_TYPE_CHAR:
+    case PM_TYPE_VARCHAR:
+    case PM_TYPE_BINARY:
+    case PM_TYPE_VARBINARY:
+        return pm_binrow_bytes(r, i, &v->v.bytes.p, &v->v.bytes.n);
+    default:
+        return NULL; /* rejected by pm_partition_value_to_string */
+    }
+}
+
+pm_error *pm_partition_path_binrow(const pm_type *row_type, const uint8_t *row, size_t len,
+                                   const char *default_name, bool legacy, pm_buf *out)
+{
+    if (!row_type || row_type->id != PM_TYPE_ROW)
+        return pm_error_new(PM_EINVALID, "partition type must be a ROW");
+    pm_binrow r;
+    PM_TRY(pm_binrow_deserialize(&r, row, len, (int32_t)row_type->nfields));
+    if (!row_type->nfields)
+        return NULL;
+    pm_part_value *vals;
+    PM_TRY(pm_calloc(&vals, row_type->nfields, sizeof *vals));
+    pm_error *e = NULL;
+    for (size_t i = 0; !e && i < row_type->nfields; i++) {
+        e = binrow_value(&r, (int32_t)i, row_type->fields[i].type, &vals[i]);
+        if (e)
+            e = pm_error_wrap(e, 0, "partition field '%s'", row_type->fields[i].name);
+    }
+    if (!e)
+        e = pm_partition_path(row_type, vals, default_name, legacy, out);
+    free(vals);
+    return e;
+}
+
 pm_error *pm_bucket_dir_name(int32_t bucket, pm_buf *out)
 {
     if (bucket == PM_BUCKET_POSTPONE)
@@ -614,12 +670,18 @@ const char *pm_path_factory_root(const pm_path_factory *pf) { return pf->root; }
 const char *pm_path_factory_uuid(const pm_path_factory *pf) { return pf->uuid; }
 bool pm_path_factory_index_in_data_dir(const pm_path_factory *pf) { return pf->index_in_data_dir; }
 
+pm_error *pm_path_factory_check_writable(const pm_path_factory *pf)
+{
+    if (pf->external_paths)
+        return pm_error_new(PM_EUNSUPPORTED, "writing data files to data-file.external-paths "
+                            "(data-file.external-paths.strategy is not none)");
+    return NULL;
+}
+
 pm_error *pm_path_factory_relative_bucket_path(pm_path_factory *pf, const pm_part_value *partition,
                                                int32_t bucket, char **out)
 {
     *out = NULL;
-    if (pf->external_paths)
-        return pm_error_new(PM_EUNSUPPORTED, "writing data files to data-file.external-paths");
     pm_buf b = PM_BUF_INIT;
     pm_error *e = NULL;
     if (pf->data_dir) {
@@ -644,6 +706,25 @@ pm_error *pm_path_factory_bucket_path(pm_path_factory *pf, const pm_part_value *
     pm_error *e = sprintf_str(out, "%s/%s", pf->root, rel);
     free(rel);
     return e;
+}
+
+pm_error *pm_path_factory_bucket_path_binrow(pm_path_factory *pf, const uint8_t *row, size_t len,
+                                             int32_t bucket, char **out)
+{
+    *out = NULL;
+    pm_buf b = PM_BUF_INIT;
+    pm_error *e = pm_buf_printf(&b, "%s/", pf->root);
+    if (!e && pf->data_dir)
+        e = pm_buf_printf(&b, "%s/", pf->data_dir);
+    if (!e && pf->partition_type)
+        e = pm_partition_path_binrow(pf->partition_type, row, len, pf->default_name, pf->legacy, &b);
+    if (!e)
+        e = pm_bucket_dir_name(bucket, &b);
+    if (e) {
+        pm_buf_free(&b);
+        return e;
+    }
+    return buf_to_str(&b, out);
 }
 
 pm_error *pm_path_factory_new_manifest_name(pm_path_factory *pf, char **out)

@@ -101,6 +101,11 @@ pm_error *pm_java_local_datetime_to_string(int64_t millis, int32_t nanos, pm_buf
 pm_error *pm_partition_path(const pm_type *row_type, const pm_part_value *values,
                             const char *default_name, bool legacy, pm_buf *out);
 
+/* Same from a serialized BinaryRow (4-byte big-endian arity + row, as in a
+ * manifest's _PARTITION) whose fields follow row_type. */
+pm_error *pm_partition_path_binrow(const pm_type *row_type, const uint8_t *row, size_t len,
+                                   const char *default_name, bool legacy, pm_buf *out);
+
 /* "bucket-<n>" or "bucket-postpone". */
 pm_error *pm_bucket_dir_name(int32_t bucket, pm_buf *out);
 
@@ -124,6 +129,10 @@ pm_error *pm_path_factory_relative_bucket_path(pm_path_factory *pf, const pm_par
 pm_error *pm_path_factory_bucket_path(pm_path_factory *pf, const pm_part_value *partition,
                                       int32_t bucket, char **out);
 
+/* Same with the partition as a serialized BinaryRow (manifest _PARTITION). */
+pm_error *pm_path_factory_bucket_path_binrow(pm_path_factory *pf, const uint8_t *row, size_t len,
+                                             int32_t bucket, char **out);
+
 /* New names from the factory's counters (thread-safe). */
 pm_error *pm_path_factory_new_manifest_name(pm_path_factory *pf, char **out);
 pm_error *pm_path_factory_new_manifest_list_name(pm_path_factory *pf, char **out);
@@ -134,6 +143,10 @@ pm_error *pm_path_factory_new_stats_file_name(pm_path_factory *pf, char **out);
 pm_error *pm_path_factory_manifest_path(const pm_path_factory *pf, const char *name, char **out);
 pm_error *pm_path_factory_index_path(const pm_path_factory *pf, const char *name, char **out);
 pm_error *pm_path_factory_stats_path(const pm_path_factory *pf, const char *name, char **out);
+/* PM_EUNSUPPORTED when new data files would go to data-file.external-paths
+ * (a strategy other than none with paths set): writers call this first.
+ * Bucket paths stay computable for reading either way. */
+pm_error *pm_path_factory_check_writable(const pm_path_factory *pf);
 /* Whether index files go next to the data files (index-file-in-data-file-dir). */
 bool pm_path_factory_index_in_data_dir(const pm_path_factory *pf);
 

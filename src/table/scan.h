@@ -49,6 +49,12 @@ typedef struct pm_scan_options {
     const pm_partition_spec *partitions; /* OR of specs; NULL/0 = all */
     size_t npartitions;
     int32_t bucket;                      /* -1000 = all buckets */
+    /* Reads only: when the table has `scan.fallback-branch`, partitions the
+     * scanned branch does not have come from that branch (Java's
+     * FallbackReadFileStoreTable).  Its snapshot is the latest one, or for
+     * time travel the last one not newer than the chosen snapshot (else 1).
+     * Writers and committers leave this false. */
+    bool fallback_branch;
 } pm_scan_options;
 
 #define PM_SCAN_ALL_BUCKETS (-1000)
@@ -63,6 +69,8 @@ typedef struct pm_deletion_file {
 } pm_deletion_file;
 
 typedef struct pm_bucket_files {
+    pm_table *table;             /* table the files belong to: the scanned one, or
+                                    pm_scan_result.fallback (borrowed) */
     pm_bytes partition;          /* serialized BinaryRow (arity prefix) */
     int32_t bucket;
     int32_t total_buckets;
@@ -78,6 +86,15 @@ typedef struct pm_scan_result {
     pm_snapshot *snapshot;       /* NULL when the table has no snapshot */
     pm_bucket_files *buckets;    /* sorted by (partition bytes, bucket) */
     size_t nbuckets;
+    /* Schema rows are read in: the table's latest schema, or the snapshot's
+     * schema when a snapshot id was given (time travel, as Java and
+     * pypaimon do).  Owned by the table. */
+    const pm_schema *schema;
+    /* Fallback branch (pm_scan_options.fallback_branch), when it was used:
+     * its handle (owned), snapshot (owned) and read schema (owned by it). */
+    pm_table *fallback;
+    pm_snapshot *fallback_snapshot;
+    const pm_schema *fallback_schema;
 } pm_scan_result;
 
 pm_error *pm_table_scan(pm_table *t, const pm_scan_options *o, pm_scan_result **out);
@@ -85,7 +102,7 @@ void pm_scan_result_free(pm_scan_result *r);
 /* Options with defaults: latest snapshot, every partition and bucket. */
 static inline pm_scan_options pm_scan_options_default(void)
 {
-    pm_scan_options o = {0, NULL, 0, PM_SCAN_ALL_BUCKETS};
+    pm_scan_options o = {0, NULL, 0, PM_SCAN_ALL_BUCKETS, false};
     return o;
 }
 

@@ -13,6 +13,7 @@ opaque to Python (pointers are passed back into the library).
    pypaimon then reads exactly the same rows from paimon-c's snapshot.
 """
 import ctypes
+import datetime
 import json
 import os
 import pathlib
@@ -273,3 +274,129 @@ def test_pypaimon_reads_our_snapshot(lib, tmp_path):
     assert (root / "snapshot" / "LATEST").read_text() == str(latest + 1)
     assert read_rows() == before
     assert [r["k"] for r in before] == [1, 2, 3]
+
+
+def _stats(name):
+    return {"type": "record", "name": name, "fields": [
+        {"name": "_MIN_VALUES", "type": "bytes"}, {"name": "_MAX_VALUES", "type": "bytes"},
+        {"name": "_NULL_COUNTS", "type": ["null", {"type": "array", "items": ["null", "long"]}],
+         "default": None}]}
+
+
+def _file_fields(extra):
+    base = [{"name": "_FILE_NAME", "type": "string"}, {"name": "_FILE_SIZE", "type": "long"},
+            {"name": "_ROW_COUNT", "type": "long"}, {"name": "_MIN_KEY", "type": "bytes"},
+            {"name": "_MAX_KEY", "type": "bytes"},
+            {"name": "_KEY_STATS", "type": _stats("record__FILE__KEY_STATS")},
+            {"name": "_VALUE_STATS", "type": _stats("record__FILE__VALUE_STATS")},
+            {"name": "_MIN_SEQUENCE_NUMBER", "type": "long"},
+            {"name": "_MAX_SEQUENCE_NUMBER", "type": "long"}, {"name": "_SCHEMA_ID", "type": "long"},
+            {"name": "_LEVEL", "type": "int"},
+            {"name": "_EXTRA_FILES", "type": {"type": "array", "items": "string"}},
+            {"name": "_CREATION_TIME",
+             "type": ["null", {"type": "long", "logicalType": "timestamp-millis"}], "default": None}]
+    return base + extra
+
+
+def _entry_schema(file_fields):
+    return {"type": "record", "name": "record", "namespace": "org.apache.paimon.avro.generated",
+            "fields": [{"name": "_VERSION", "type": "int"}, {"name": "_KIND", "type": "int"},
+                       {"name": "_PARTITION", "type": "bytes"}, {"name": "_BUCKET", "type": "int"},
+                       {"name": "_TOTAL_BUCKETS", "type": "int"},
+                       {"name": "_FILE", "type": {"type": "record", "name": "record__FILE",
+                                                  "fields": file_fields}}]}
+
+
+EMPTY_ROW = b"\x00" * 12
+EMPTY_STATS = {"_MIN_VALUES": EMPTY_ROW, "_MAX_VALUES": EMPTY_ROW, "_NULL_COUNTS": []}
+
+
+def _entry(i, **extra):
+    f = {"_FILE_NAME": f"data-{i}.orc", "_FILE_SIZE": 100 + i, "_ROW_COUNT": 3, "_MIN_KEY": EMPTY_ROW,
+         "_MAX_KEY": EMPTY_ROW, "_KEY_STATS": EMPTY_STATS, "_VALUE_STATS": EMPTY_STATS,
+         "_MIN_SEQUENCE_NUMBER": 0, "_MAX_SEQUENCE_NUMBER": 2, "_SCHEMA_ID": 0, "_LEVEL": 0,
+         "_EXTRA_FILES": [],
+         "_CREATION_TIME": datetime.datetime(2023, 11, 14, 22, 13, 20, 123000, tzinfo=datetime.timezone.utc)}
+    f.update(extra)
+    return {"_VERSION": 2, "_KIND": 0, "_PARTITION": EMPTY_ROW, "_BUCKET": 0, "_TOTAL_BUCKETS": 1,
+            "_FILE": f}
+
+
+def _rewrite_entries(lib, src, tmp_path, table_root):
+    ctx = Ctx(lib, table_root, tmp_path)
+    try:
+        ptr, n = vp(), sz()
+        check(lib, lib.pm_manifest_read(ctx.fio, str(src).encode(), ctypes.byref(ptr), ctypes.byref(n)))
+        metas, nm = vp(), sz()
+        err = lib.pm_manifest_write(ctx.fio, ctx.pf, ctx.opts, ctx.ptype, 0, ptr, n,
+                                    ctypes.byref(metas), ctypes.byref(nm))
+        lib.pm_manifest_entries_free(ptr, n)
+        if err:
+            p = lib.pm_error_format(err)
+            msg = ctypes.cast(p, ctypes.c_char_p).value.decode()
+            lib.free(ctypes.cast(p, vp))
+            lib.pm_error_free(err)
+            return None, msg
+        name, size = ctypes.c_char_p(), ctypes.c_int64()
+        check(lib, lib.pm_manifest_list_write(ctx.fio, ctx.pf, ctx.opts, metas, nm, ctypes.byref(name),
+                                              ctypes.byref(size)))
+        lib.pm_manifest_file_metas_free(metas, nm)
+        rows = avro_records(tmp_path / "manifest" / name.value.decode())
+        lib.free(ctypes.cast(name, vp))
+        return avro_records(tmp_path / "manifest" / rows[0]["_FILE_NAME"]), None
+    finally:
+        ctx.close()
+
+
+def test_old_and_newer_field_sets(lib, tmp_path):
+    """Paimon 0.5-0.7 manifests (fields 0-12, deflate) and post-2.0 ones (field 20) read."""
+    # any unpartitioned table: only its (empty) partition type matters here
+    table_root = next(t for t in tables()
+                      if json.loads(sorted((t / "schema").glob("schema-*"))[-1].read_text())
+                      ["partitionKeys"] == [])
+    old = tmp_path / "old.avro"
+    schema = fastavro.parse_schema(_entry_schema(_file_fields([])))
+    recs = [_entry(i) for i in range(3)]
+    with open(old, "wb") as f:
+        fastavro.writer(f, schema, recs, codec="deflate")
+    out = tmp_path / "out1"
+    out.mkdir()
+    ours, err = _rewrite_entries(lib, old, out, table_root)
+    assert err is None, err
+    for i, (a, b) in enumerate(zip(recs, ours)):
+        assert_contains(a, b, f"old[{i}]")
+
+    later = [{"name": "_DELETE_ROW_COUNT", "type": ["null", "long"], "default": None},
+             {"name": "_EMBEDDED_FILE_INDEX", "type": ["null", "bytes"], "default": None},
+             {"name": "_FILE_SOURCE", "type": ["null", "int"], "default": None},
+             {"name": "_VALUE_STATS_COLS", "type": ["null", {"type": "array", "items": "string"}],
+              "default": None},
+             {"name": "_EXTERNAL_PATH", "type": ["null", "string"], "default": None},
+             {"name": "_FIRST_ROW_ID", "type": ["null", "long"], "default": None},
+             {"name": "_WRITE_COLS", "type": ["null", {"type": "array", "items": "string"}],
+              "default": None},
+             {"name": "_WRITE_COLS_SEQUENCES", "type": ["null", {"type": "array", "items": "long"}],
+              "default": None}]
+    schema = fastavro.parse_schema(_entry_schema(_file_fields(later)))
+    recs = [_entry(0, _DELETE_ROW_COUNT=1, _EMBEDDED_FILE_INDEX=b"\x01\x02", _FILE_SOURCE=1,
+                   _VALUE_STATS_COLS=["a"], _EXTERNAL_PATH="/x/data-0.orc", _FIRST_ROW_ID=7,
+                   _WRITE_COLS=["a", "b"], _WRITE_COLS_SEQUENCES=None)]
+    new = tmp_path / "new.avro"
+    with open(new, "wb") as f:
+        fastavro.writer(f, schema, recs, codec="null")
+    out = tmp_path / "out2"
+    out.mkdir()
+    ours, err = _rewrite_entries(lib, new, out, table_root)
+    assert err is None, err
+    del recs[0]["_FILE"]["_WRITE_COLS_SEQUENCES"]  # Paimon 2.0 does not write field 20
+    assert "_WRITE_COLS_SEQUENCES" not in ours[0]["_FILE"]
+    assert_contains(recs[0], ours[0], "new[0]")
+
+    # a non-null field 20 cannot be written in the 2.0 field set: a clear error
+    recs[0]["_FILE"]["_WRITE_COLS_SEQUENCES"] = [5, 6]
+    with open(new, "wb") as f:
+        fastavro.writer(f, schema, recs, codec="null")
+    out = tmp_path / "out3"
+    out.mkdir()
+    ours, err = _rewrite_entries(lib, new, out, table_root)
+    assert ours is None and "_WRITE_COLS_SEQUENCES" in err

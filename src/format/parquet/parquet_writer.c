@@ -36,6 +36,9 @@ struct pm_pq_writer {
     int64_t rg_rows;
     int64_t total_rows;
     uint64_t start_pos;
+    bool failed;                /* a write failed half-way: the file cannot be finished */
+    pm_buf column_indexes;      /* every chunk's ColumnIndex, written before the footer */
+    pm_buf offset_indexes;      /* every chunk's OffsetIndex, after the column indexes */
 };
 
 /* ---- batch validation ---------------------------------------------------- */
@@ -211,6 +214,8 @@ static void writer_free(pm_pq_writer *w)
         pq_colw_free(&w->cols[i]);
     free(w->cols);
     free(w->rgs);
+    pm_buf_free(&w->column_indexes);
+    pm_buf_free(&w->offset_indexes);
     pm_pq_file_meta_free(w->meta);
     pm_codec_ctx_free(w->codec);
     pm_type_free(w->type);
@@ -327,10 +332,23 @@ static pm_error *flush_row_group(pm_pq_writer *w)
         return pm_oom();
     int64_t start = (int64_t)pm_output_pos(w->out);
     for (uint32_t i = 0; i < w->ncols; i++) {
-        PM_TRY(pm_error_wrap(pq_colw_flush_chunk(&w->cols[i], w->out, a, &rg->columns[i]), 0,
-                             "row group %zu, column '%s'", w->nrgs, w->schema.leaves[i].path[0]));
-        rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
-        rg->total_compressed_size += rg->columns[i].meta_data.total_compressed_size;
+        pq_colw *cw = &w->cols[i];
+        pq_column_chunk *cc = &rg->columns[i];
+        PM_TRY(pm_error_wrap(pq_colw_flush_chunk(cw, w->out, a, cc), 0, "row group %zu, column '%s'",
+                             w->nrgs, w->schema.leaves[i].path[0]));
+        rg->total_byte_size += cc->meta_data.total_uncompressed_size;
+        rg->total_compressed_size += cc->meta_data.total_compressed_size;
+        /* Page indexes go after all row groups; offsets relative until close. */
+        if (cw->has_ci) {
+            cc->has_column_index = true;
+            cc->column_index_offset = (int64_t)w->column_indexes.len;
+            cc->column_index_length = (int32_t)cw->ci_ser.len;
+            PM_TRY(pm_buf_append(&w->column_indexes, cw->ci_ser.data, cw->ci_ser.len));
+        }
+        cc->has_offset_index = true;
+        cc->offset_index_offset = (int64_t)w->offset_indexes.len;
+        cc->offset_index_length = (int32_t)cw->oi_ser.len;
+        PM_TRY(pm_buf_append(&w->offset_indexes, cw->oi_ser.data, cw->oi_ser.len));
     }
     rg->num_columns = w->ncols;
     rg->num_rows = w->rg_rows;
@@ -344,14 +362,9 @@ static pm_error *flush_row_group(pm_pq_writer *w)
     return NULL;
 }
 
-pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b)
+/* Rows [0, n) of the batch, cut into slices (see the file comment). */
+static pm_error *write_rows(pm_pq_writer *w, const pm_batch *b, int64_t n)
 {
-    if (b->ncolumns != w->type->nfields)
-        return pm_error_new(PM_EINVALID, "batch has %zu columns, the file has %zu", b->ncolumns,
-                            w->type->nfields);
-    int64_t n = b->num_rows;
-    for (size_t i = 0; i < b->ncolumns; i++)
-        PM_TRY(check_column(b->columns[i], w->type->fields[i].type, n, w->type->fields[i].name));
     int64_t r = 0;
     while (r < n) {
         int64_t slice = n - r;
@@ -384,6 +397,40 @@ pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b)
     if ((int64_t)buffered(w) >= w->opt.row_group_size)
         PM_TRY(flush_row_group(w));
     return NULL;
+}
+
+/* A NOT NULL top-level field with a null among rows [0, n). */
+static pm_error *check_not_null(const pm_column *c, const pm_field *f, int64_t n)
+{
+    if (f->type->nullable || c->null_count == 0)
+        return NULL;
+    const uint8_t *bm = c->validity.data;
+    for (int64_t r = 0; r < n; r++)
+        if (!((bm[r >> 3] >> (r & 7)) & 1))
+            return pm_error_new(PM_EINVALID, "field '%s' is NOT NULL but row %lld is null", f->name,
+                                (long long)r);
+    return NULL;
+}
+
+pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b)
+{
+    if (w->failed)
+        return pm_error_new(PM_EINVALID, "Parquet writer failed earlier; abort it");
+    if (b->ncolumns != w->type->nfields)
+        return pm_error_new(PM_EINVALID, "batch has %zu columns, the file has %zu", b->ncolumns,
+                            w->type->nfields);
+    int64_t n = b->num_rows;
+    /* Reject bad input before anything is written... */
+    for (size_t i = 0; i < b->ncolumns; i++) {
+        PM_TRY(check_column(b->columns[i], w->type->fields[i].type, n, w->type->fields[i].name));
+        PM_TRY(check_not_null(b->columns[i], &w->type->fields[i], n));
+    }
+    /* ... nulls inside nested NOT NULL parts are only found while encoding,
+     * after other columns took rows: the file is then lost. */
+    pm_error *e = write_rows(w, b, n);
+    if (e)
+        w->failed = true;
+    return e;
 }
 
 /* ---- close and statistics ------------------------------------------------ */
@@ -486,7 +533,26 @@ pm_error *pm_pq_writer_close(pm_pq_writer *w, pm_pq_write_result *res)
         memset(res, 0, sizeof *res);
     pm_error *e = NULL;
     pm_buf footer = PM_BUF_INIT;
+    if (w->failed) {
+        e = pm_error_new(PM_EINVALID, "Parquet writer failed earlier; the file is incomplete");
+        goto done;
+    }
     PM_TRY_GOTO(e, flush_row_group(w), done);
+    /* Page indexes: all column indexes, then all offset indexes (parquet-java's order). */
+    int64_t ci_base = (int64_t)pm_output_pos(w->out);
+    if (w->column_indexes.len)
+        PM_TRY_GOTO(e, pm_output_write(w->out, w->column_indexes.data, w->column_indexes.len), done);
+    int64_t oi_base = (int64_t)pm_output_pos(w->out);
+    if (w->offset_indexes.len)
+        PM_TRY_GOTO(e, pm_output_write(w->out, w->offset_indexes.data, w->offset_indexes.len), done);
+    for (size_t g = 0; g < w->nrgs; g++)
+        for (uint32_t c = 0; c < w->rgs[g].num_columns; c++) {
+            pq_column_chunk *cc = &w->rgs[g].columns[c];
+            if (cc->has_column_index)
+                cc->column_index_offset += ci_base;
+            if (cc->has_offset_index)
+                cc->offset_index_offset += oi_base;
+        }
     pm_pq_file_meta *m = w->meta;
     m->version = 1;
     m->schema = w->schema.elems;

@@ -9,6 +9,7 @@
  *       [dictionary page (PLAIN_DICTIONARY)] data page v1*
  *       data page v1 = [rep levels: u32 len + RLE] [def levels: u32 len + RLE]
  *                      values (PLAIN, or bit-width byte + RLE dictionary ids)
+ *   ColumnIndex* OffsetIndex*  (page indexes of every chunk, pq_write_index.h)
  *   FileMetaData (thrift compact)  u32 footer length  "PAR1"
  * Schema mapping: pq_schema_write.h.  Statistics: pq_stats.h.
  *
@@ -125,7 +126,10 @@ typedef struct pm_pq_writer pm_pq_writer;
 pm_error *pm_pq_writer_new(pm_pq_writer **w, pm_output *out, const pm_type *row_type,
                            const pm_pq_writer_options *opts);
 /* Append all rows of the batch (its type must match the writer's; a NOT NULL
- * field containing a null, or a null map key, is PM_EINVALID). */
+ * field containing a null, or a null map key, is PM_EINVALID).  A batch with
+ * the wrong shape or a null in a NOT NULL top-level field is rejected before
+ * anything is written; a null found deeper (NOT NULL element, member or map
+ * key) fails the writer: further writes and close return errors, abort it. */
 pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b);
 /* Bytes written so far plus the buffered row group (for rolling files). */
 uint64_t pm_pq_writer_estimated_size(const pm_pq_writer *w);

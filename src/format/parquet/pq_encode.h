@@ -39,6 +39,9 @@
 #include "base/buf.h"
 #include "paimon/error.h"
 
+/* PLAIN values are copied from the little-endian column buffers as they are. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the Parquet writer needs a little-endian host");
+
 /* ---- bit widths ---------------------------------------------------------- */
 
 /* Bits needed to store values 0..max (0 for max == 0). */
@@ -136,6 +139,12 @@ static inline const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t i, uint32_
 
 /* Append the PLAIN encoding of entries [0, n) (dictionary page body). */
 pm_error *pq_dict_write_plain(const pq_dict *d, uint32_t n, pm_buf *out);
+
+/* CRC-32 of the gzip polynomial (page header CRC), continuing from `crc`
+ * (0 to start): hardware carry-less multiply when available, else zlib. */
+uint32_t pq_crc32(uint32_t crc, const uint8_t *p, size_t n);
+/* The same through zlib only (reference for tests). */
+uint32_t pq_crc32_portable(uint32_t crc, const uint8_t *p, size_t n);
 
 /* Hash of a byte string (used by the dictionary; exposed for tests). */
 uint32_t pq_hash_bytes(const uint8_t *p, size_t n);

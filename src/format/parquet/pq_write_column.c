@@ -16,7 +16,6 @@
 #include "format/parquet/pq_write_column.h"
 
 #include <stdlib.h>
-#include <zlib.h>
 
 #include "base/mem.h"
 
@@ -72,6 +71,14 @@ static void page_reset(pq_colw *cw)
     cw->page_values = 0;
     cw->page_rows = 0;
     cw->page_raw = 0;
+    pq_stats_reset(&cw->pstats);
+    cw->page_unencoded = 0;
+    if (cw->rep_hist)
+        memset(cw->rep_hist, 0, sizeof(int64_t) * (size_t)(cw->leaf->max_rep + 1));
+    if (cw->def_hist)
+        memset(cw->def_hist, 0, sizeof(int64_t) * (size_t)(cw->leaf->max_def + 1));
+    if (++cw->epoch == 0)
+        cw->epoch = 1;
 }
 
 pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_options *opt,
@@ -89,6 +96,11 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
     cw->first_page = true;
     pq_stats_init(&cw->stats, leaf->stats);
     pq_stats_init(&cw->total, leaf->stats);
+    pq_stats_init(&cw->pstats, leaf->stats);
+    if (pq_has_rep_hist(leaf))
+        PM_TRY(pm_calloc(&cw->rep_hist, (size_t)leaf->max_rep + 1, sizeof(int64_t)));
+    if (pq_has_def_hist(leaf))
+        PM_TRY(pm_calloc(&cw->def_hist, (size_t)leaf->max_def + 1, sizeof(int64_t)));
     page_reset(cw);
     return NULL;
 }
@@ -105,6 +117,13 @@ void pq_colw_free(pq_colw *cw)
     pm_buf_free(&cw->chunk);
     pq_stats_free(&cw->stats);
     pq_stats_free(&cw->total);
+    pq_stats_free(&cw->pstats);
+    free(cw->rep_hist);
+    free(cw->def_hist);
+    free(cw->seen);
+    pq_page_index_free(&cw->pidx);
+    pm_buf_free(&cw->ci_ser);
+    pm_buf_free(&cw->oi_ser);
     pm_buf_free(&cw->body);
     pm_buf_free(&cw->comp);
     pm_buf_free(&cw->hdr);
@@ -254,12 +273,29 @@ static void to_int96(int64_t ns, uint8_t out[12])
     memcpy(out + 8, &julian, 4);
 }
 
+/* Count dictionary entry `id` in the page statistics once per page. */
+static pm_error *mark_entry(pq_colw *cw, uint32_t id, const uint8_t *v, uint32_t len)
+{
+    if (id >= cw->seen_cap) {
+        size_t cap = cw->seen_cap ? cw->seen_cap : 1024;
+        while (cap <= id)
+            cap *= 2;
+        PM_TRY(pm_realloc_array(&cw->seen, cap, sizeof *cw->seen));
+        memset(cw->seen + cw->seen_cap, 0, (cap - cw->seen_cap) * sizeof *cw->seen);
+        cw->seen_cap = cap;
+    }
+    if (cw->seen[id] == cw->epoch)
+        return NULL;
+    cw->seen[id] = cw->epoch;
+    return pq_stats_update_bytes(&cw->pstats, v, len);
+}
+
 static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64_t *pos,
                                   int64_t start, int64_t n)
 {
     const int32_t *off = pm_column_offsets(col);
     const uint8_t *data = col->data.data ? col->data.data : (const uint8_t *)"";   /* all empty */
-    pq_stats *st = &cw->stats;
+    pq_stats *st = &cw->pstats;
     int64_t i = 0;
     if (cw->dict_on) {
         PM_TRY(reserve_ids(cw, (size_t)n));
@@ -272,13 +308,12 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
             PM_TRY(pq_dict_put_bytes(&cw->dict, v, len, &id, &added));
             cw->ids[cw->nids++] = id;
             cw->page_raw += 4 + (int64_t)len;
-            if (added) {
-                PM_TRY(pq_stats_update_bytes(st, v, len));
-                if (dict_full(cw)) {
-                    PM_TRY(fallback(cw));
-                    i++;
-                    break;
-                }
+            cw->page_unencoded += len;
+            PM_TRY(mark_entry(cw, id, v, len));
+            if (added && dict_full(cw)) {
+                PM_TRY(fallback(cw));
+                i++;
+                break;
             }
         }
         if (cw->dict_on)
@@ -295,6 +330,7 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
         if (len)
             pm_buf_put(&cw->vals, v, len);
         cw->page_raw += 4 + (int64_t)len;
+        cw->page_unencoded += len;
     }
     return NULL;
 }
@@ -305,7 +341,7 @@ static pm_error *put_bools(pq_colw *cw, const pm_column *col, const int64_t *pos
     PM_TRY(pm_buf_reserve(&cw->vals, (size_t)(n / 8) + 2));
     for (int64_t i = 0; i < n; i++) {
         bool v = pm_column_bool(col, POS(i));
-        pq_stats_update_bool(&cw->stats, v);
+        pq_stats_update_bool(&cw->pstats, v);
         cw->bool_acc |= (uint8_t)((v ? 1 : 0) << cw->bool_bits);
         if (++cw->bool_bits == 8) {
             cw->vals.data[cw->vals.len++] = cw->bool_acc;
@@ -322,7 +358,7 @@ static pm_error *put_values(pq_colw *cw, const pm_column *col, const int64_t *po
                             int64_t n)
 {
     const pq_leaf *l = cw->leaf;
-    pq_stats *st = &cw->stats;
+    pq_stats *st = &cw->pstats;
     switch (l->kind) {
     case PQV_BOOL:
         return put_bools(cw, col, pos, start, n);
@@ -478,7 +514,7 @@ static pm_error *write_flat(pq_colw *cw, const pm_column *col, int64_t r0, int64
         k += (bm[r >> 3] >> (r & 7)) & 1;
     }
     nulls = n - (int64_t)k;
-    cw->stats.null_count += nulls;
+    cw->pstats.null_count += nulls;
     return put_values(cw, col, lv->pos, 0, (int64_t)k);
 }
 
@@ -493,8 +529,14 @@ static pm_error *write_nested(pq_colw *cw, const pm_column *top, int64_t r0, int
     if (l->max_def > 0)
         for (size_t i = 0; i < lv->n; i++)
             PM_TRY(pq_rle_put(&cw->def_enc, lv->def[i]));
+    if (cw->rep_hist)
+        for (size_t i = 0; i < lv->n; i++)
+            cw->rep_hist[lv->rep[i]]++;
+    if (cw->def_hist)
+        for (size_t i = 0; i < lv->n; i++)
+            cw->def_hist[lv->def[i]]++;
     cw->page_values += (int64_t)lv->n;
-    cw->stats.null_count += lv->nulls;
+    cw->pstats.null_count += lv->nulls;
     return put_values(cw, lv->leaf_col, lv->pos, 0, (int64_t)lv->npos);
 }
 
@@ -567,30 +609,34 @@ static pm_error *append_levels(pm_buf *body, pq_rle_encoder *enc)
     return pm_buf_append(body, enc->out->data, enc->out->len);
 }
 
-/* Compress `body` and append header + compressed bytes to `dst`. The header
- * is filled except sizes and CRC. Returns the header length. */
-static pm_error *emit_page(pq_colw *cw, pq_page_header *h, pm_buf *dst, size_t *hdr_len)
+/* Compress the page body and append header + compressed bytes to `dst`.
+ * The header is filled except sizes and CRC. Returns the header length. */
+static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, size_t body_len,
+                           pm_buf *dst, size_t *hdr_len)
 {
-    const pm_buf *data = &cw->body;
+    const uint8_t *data = body;
+    size_t data_len = body_len;
     if (cw->opt->codec != PM_CODEC_NONE) {
         pm_buf_clear(&cw->comp);
-        PM_TRY(pm_codec_compress(cw->codec, cw->opt->codec, cw->opt->codec_level, cw->body.data,
-                                 cw->body.len, &cw->comp));
-        data = &cw->comp;
+        PM_TRY(pm_codec_compress(cw->codec, cw->opt->codec, cw->opt->codec_level, body, body_len,
+                                 &cw->comp));
+        data = cw->comp.data;
+        data_len = cw->comp.len;
     }
-    if (cw->body.len > INT32_MAX || data->len > INT32_MAX)
+    if (body_len > INT32_MAX || data_len > INT32_MAX)
         return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
-    h->uncompressed_page_size = (int32_t)cw->body.len;
-    h->compressed_page_size = (int32_t)data->len;
+    h->uncompressed_page_size = (int32_t)body_len;
+    h->compressed_page_size = (int32_t)data_len;
     if (cw->opt->page_crc) {
         h->has_crc = true;
-        h->crc = (int32_t)(uint32_t)crc32(crc32(0L, Z_NULL, 0), data->data, (uInt)data->len);
+        h->crc = (int32_t)pq_crc32(0, data, data_len);
     }
     pm_buf_clear(&cw->hdr);
     PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
-    PM_TRY(pm_buf_reserve(dst, cw->hdr.len + data->len));
+    PM_TRY(pm_buf_reserve(dst, cw->hdr.len + data_len));
     pm_buf_put(dst, cw->hdr.data, cw->hdr.len);
-    pm_buf_put(dst, data->data, data->len);
+    if (data_len)
+        pm_buf_put(dst, data, data_len);
     *hdr_len = cw->hdr.len;
     return NULL;
 }
@@ -623,13 +669,23 @@ static pm_error *flush_page(pq_colw *cw)
             cw->dict_used = cw->dict.count;
         }
     }
+    /* Without levels a PLAIN page is just its values: no copy. */
+    const uint8_t *page = body->data;
+    size_t page_len = body->len;
     if (encoding == PQ_ENC_PLAIN) {
         if (cw->bool_bits) {
             PM_TRY(pm_buf_append_byte(&cw->vals, cw->bool_acc));
             cw->bool_acc = 0;
             cw->bool_bits = 0;
         }
-        PM_TRY(pm_buf_append(body, cw->vals.data, cw->vals.len));
+        if (levels_len == 0) {
+            page = cw->vals.data;
+            page_len = cw->vals.len;
+        } else {
+            PM_TRY(pm_buf_append(body, cw->vals.data, cw->vals.len));
+            page = body->data;
+            page_len = body->len;
+        }
     }
     cw->first_page = false;
 
@@ -643,9 +699,14 @@ static pm_error *flush_page(pq_colw *cw)
     h.data_page_header.encoding = encoding;
     h.data_page_header.definition_level_encoding = l->max_def > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     h.data_page_header.repetition_level_encoding = l->max_rep > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
-    size_t hdr_len;
-    PM_TRY(emit_page(cw, &h, &cw->chunk, &hdr_len));
-    cw->chunk_uncompressed += (int64_t)(hdr_len + body->len);
+    size_t hdr_len, at = cw->chunk.len;
+    PM_TRY(emit_page(cw, &h, page, page_len, &cw->chunk, &hdr_len));
+    PM_TRY(pq_page_index_add(&cw->pidx, l, &cw->pstats, cw->page_values, (int64_t)at,
+                             (int32_t)(cw->chunk.len - at), cw->chunk_rows, cw->page_unencoded,
+                             cw->rep_hist, cw->def_hist));
+    PM_TRY(pq_stats_merge(&cw->stats, &cw->pstats));
+    cw->chunk_rows += cw->page_rows;
+    cw->chunk_uncompressed += (int64_t)(hdr_len + page_len);
     cw->chunk_values += cw->page_values;
     if (encoding == PQ_ENC_PLAIN)
         cw->pages_plain++;
@@ -683,7 +744,7 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
         h.dictionary_page_header.encoding = PQ_ENC_PLAIN_DICTIONARY;
         pm_buf page = PM_BUF_INIT;
         size_t hdr_len;
-        pm_error *e = emit_page(cw, &h, &page, &hdr_len);
+        pm_error *e = emit_page(cw, &h, cw->body.data, cw->body.len, &page, &hdr_len);
         if (!e)
             e = write_out(out, &page);
         pm_buf_free(&page);
@@ -730,6 +791,14 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
         es[nes++] = (pq_page_encoding_stats){PQ_DATA_PAGE, PQ_ENC_PLAIN, cw->pages_plain};
     m->encoding_stats = es;
     m->num_encoding_stats = nes;
+    m->has_size_statistics = true;
+    PM_TRY(pq_page_index_size_stats(&cw->pidx, l, a, &m->size_statistics));
+    pm_buf_clear(&cw->ci_ser);
+    pm_buf_clear(&cw->oi_ser);
+    PM_TRY(pq_page_index_column_index(&cw->pidx, l, &cw->ci_ser, &cw->has_ci));
+    PM_TRY(pq_page_index_offset_index(&cw->pidx, l, m->data_page_offset, &cw->oi_ser));
+    pq_page_index_reset(&cw->pidx);
+    cw->chunk_rows = 0;
 
     PM_TRY(pq_stats_merge(&cw->total, &cw->stats));
     pq_stats_reset(&cw->stats);

@@ -258,7 +258,8 @@ static size_t check_table(const char *table_root, const char *branch_root)
     pm_options *o;
     PM_OK_OR_FAIL(pm_options_new(&o));
     pm_path_factory *pf;
-    PM_OK_OR_FAIL(pm_path_factory_new(&pf, table_root, ptype, o));
+    PM_OK_OR_FAIL(pm_path_factory_new(&pf, table_root, ptype, schema->options));
+    bool index_in_data_dir = pm_path_factory_index_in_data_dir(pf);
     pm_snapshot_store *st;
     PM_OK_OR_FAIL(pm_snapshot_store_open(&st, fio, branch_root, NULL));
     int64_t *ids;
@@ -303,6 +304,30 @@ static size_t check_table(const char *table_root, const char *branch_root)
         for (size_t i = 0; i < nl; i++) {
             assert_int_equal(live[i].kind, PM_FILE_ADD); /* a full snapshot has no dangling DELETE */
             total += live[i].file.row_count;
+            /* the data file sits where our partition path rules put it */
+            char *bp, *fp;
+            PM_OK_OR_FAIL(pm_path_factory_bucket_path_binrow(pf, live[i].partition.data,
+                                                             live[i].partition.len, live[i].bucket, &bp));
+            fp = pm_path_join(bp, live[i].file.file_name);
+            if (live[i].file.external_path) {
+                /* written elsewhere: the external path ends with the same relative path */
+                const char *rel = fp + strlen(table_root) + 1;
+                const char *ext = live[i].file.external_path;
+                size_t rl = strlen(rel), el = strlen(ext);
+                if (el < rl + 1 || strcmp(ext + el - rl, rel) || ext[el - rl - 1] != '/') {
+                    print_error("external path %s does not end with /%s\n", ext, rel);
+                    fail();
+                }
+            } else {
+                bool exists;
+                PM_OK_OR_FAIL(pm_fileio_exists(fio, fp, &exists));
+                if (!exists) {
+                    print_error("data file missing: %s\n", fp);
+                    fail();
+                }
+            }
+            free(fp);
+            free(bp);
         }
         assert_int_equal(total, s->total_record_count);
         /* index manifest */
@@ -315,6 +340,35 @@ static size_t check_table(const char *table_root, const char *branch_root)
             for (size_t i = 0; i < ni; i++) {
                 assert_int_equal(ie[i].kind, PM_FILE_ADD); /* full state file */
                 assert_non_null(ie[i].index_file.index_type);
+                char *xp = NULL;
+                if (ie[i].index_file.external_path) {
+                    /* next to external data files: same relative bucket directory */
+                    char *bp;
+                    PM_OK_OR_FAIL(pm_path_factory_bucket_path_binrow(pf, ie[i].partition.data,
+                                                                     ie[i].partition.len, ie[i].bucket, &bp));
+                    char *mine = pm_path_join(bp, ie[i].index_file.file_name);
+                    const char *rel = mine + strlen(table_root) + 1, *ext = ie[i].index_file.external_path;
+                    size_t rl = strlen(rel), el = strlen(ext);
+                    assert_true(el > rl && !strcmp(ext + el - rl, rel) && ext[el - rl - 1] == '/');
+                    free(mine);
+                    free(bp);
+                    continue;
+                } else if (index_in_data_dir) {
+                    char *bp;
+                    PM_OK_OR_FAIL(pm_path_factory_bucket_path_binrow(pf, ie[i].partition.data,
+                                                                     ie[i].partition.len, ie[i].bucket, &bp));
+                    xp = pm_path_join(bp, ie[i].index_file.file_name);
+                    free(bp);
+                } else {
+                    PM_OK_OR_FAIL(pm_path_factory_index_path(pf, ie[i].index_file.file_name, &xp));
+                }
+                bool exists;
+                PM_OK_OR_FAIL(pm_fileio_exists(fio, xp, &exists));
+                if (!exists) {
+                    print_error("index file missing: %s\n", xp);
+                    fail();
+                }
+                free(xp);
             }
             /* write → read */
             char *name;

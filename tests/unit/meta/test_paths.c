@@ -269,6 +269,16 @@ static void test_factory(void **state)
     assert_string_equal(p, "/w/db.db/t/index/index-x-0");
     free(p);
     assert_false(pm_path_factory_index_in_data_dir(pf));
+    PM_OK_OR_FAIL(pm_path_factory_check_writable(pf));
+    /* the same bucket path from a serialized BinaryRow: arity 1, STRING "20240725" (8 bytes, var part) */
+    uint8_t brow[4 + 8 + 8 + 8] = {0, 0, 0, 1};
+    uint64_t slot = (uint64_t)16 << 32 | 8;
+    memcpy(brow + 12, &slot, 8);
+    memcpy(brow + 20, "20240725", 8);
+    PM_OK_OR_FAIL(pm_path_factory_bucket_path_binrow(pf, brow, sizeof brow, 3, &p));
+    assert_string_equal(p, "/w/db.db/t/dt=20240725/bucket-3");
+    free(p);
+    PM_EXPECT_ERR(pm_path_factory_bucket_path_binrow(pf, brow, 10, 3, &p), PM_ECORRUPT);
     pm_path_factory_free(pf);
 
     /* data-file.path-directory, unpartitioned, postpone bucket */
@@ -284,7 +294,10 @@ static void test_factory(void **state)
     PM_OK_OR_FAIL(pm_options_set(o, "data-file.external-paths", "file:///tmp/ext"));
     PM_OK_OR_FAIL(pm_options_set(o, "data-file.external-paths.strategy", "round-robin"));
     PM_OK_OR_FAIL(pm_path_factory_new(&pf, "/t", &none, o));
-    PM_EXPECT_ERR(pm_path_factory_relative_bucket_path(pf, NULL, 0, &p), PM_EUNSUPPORTED);
+    PM_EXPECT_ERR(pm_path_factory_check_writable(pf), PM_EUNSUPPORTED);
+    PM_OK_OR_FAIL(pm_path_factory_relative_bucket_path(pf, NULL, 0, &p)); /* reading still works */
+    assert_string_equal(p, "data/bucket-0");
+    free(p);
     pm_path_factory_free(pf);
     /* a bad option value surfaces when the factory is built */
     PM_OK_OR_FAIL(pm_options_set(o, "partition.legacy-name", "sometimes"));

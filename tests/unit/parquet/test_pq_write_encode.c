@@ -10,6 +10,7 @@
 #include "pm_test.h"
 #include "format/parquet/pq_encode.h"
 #include "format/parquet/pq_stats.h"
+#include "format/parquet/pq_write_index.h"
 
 /* ---- an independent RLE-hybrid decoder ----------------------------------- */
 
@@ -362,6 +363,81 @@ static void test_dict_bytes(void **state)
     assert_true(pq_hash_bytes((const uint8_t *)"abc", 3) != pq_hash_bytes((const uint8_t *)"abd", 3));
 }
 
+/* ---- CRC-32 -------------------------------------------------------------- */
+
+static void test_crc32(void **state)
+{
+    (void)state;
+    static uint8_t buf[1 << 20];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)rnd();
+    /* known answer: CRC-32 of "123456789" */
+    assert_int_equal(pq_crc32(0, (const uint8_t *)"123456789", 9), 0xCBF43926u);
+    for (size_t n = 0; n <= 1024; n++)
+        assert_int_equal(pq_crc32(0, buf + (n % 7), n), pq_crc32_portable(0, buf + (n % 7), n));
+    for (int i = 0; i < 20; i++) {
+        size_t off = rnd() % 64, n = rnd() % (sizeof buf - 64);
+        uint32_t seed = (uint32_t)rnd();
+        assert_int_equal(pq_crc32(seed, buf + off, n), pq_crc32_portable(seed, buf + off, n));
+    }
+    /* continuing a CRC in pieces equals one pass */
+    uint32_t a = pq_crc32(pq_crc32(0, buf, 1000), buf + 1000, 5000);
+    assert_int_equal(a, pq_crc32(0, buf, 6000));
+}
+
+/* ---- column-index truncation --------------------------------------------- */
+
+static void test_utf8_and_truncation(void **state)
+{
+    (void)state;
+    assert_true(pq_utf8_valid((const uint8_t *)"abc\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 12));
+    assert_false(pq_utf8_valid((const uint8_t *)"\xc0\x80", 2));           /* overlong */
+    assert_false(pq_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3));       /* surrogate */
+    assert_false(pq_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4));  /* > U+10FFFF */
+    assert_false(pq_utf8_valid((const uint8_t *)"\xe2\x82", 2));           /* cut short */
+    assert_false(pq_utf8_valid((const uint8_t *)"\xff", 1));
+    assert_true(pq_utf8_valid((const uint8_t *)"\xf4\x8f\xbf\xbf", 4));   /* U+10FFFF */
+
+    uint8_t in[200], out[200];
+    /* short values stay */
+    assert_int_equal(pq_truncate_min((const uint8_t *)"abc", 3, 64, out), 3);
+    assert_int_equal(pq_truncate_max((const uint8_t *)"abc", 3, 64, out), 3);
+    /* ASCII: 64-byte prefix; the max's last byte goes up by one */
+    memset(in, 'a', 100);
+    in[63] = 'b';
+    assert_int_equal(pq_truncate_min(in, 100, 64, out), 64);
+    assert_memory_equal(out, in, 64);
+    assert_int_equal(pq_truncate_max(in, 100, 64, out), 64);
+    assert_memory_equal(out, in, 63);
+    assert_int_equal(out[63], 'c');
+    /* 2-byte characters straddling the limit: cut before the partial one */
+    for (int i = 0; i < 50; i++) {
+        in[2 * i] = 0xc3;
+        in[2 * i + 1] = 0xa9;   /* é */
+    }
+    memmove(in + 1, in, 99);
+    in[0] = 'x';                /* 'x' + 49 é (99 bytes): byte 63 starts an é */
+    assert_int_equal(pq_truncate_min(in, 99, 64, out), 63);
+    assert_int_equal(pq_truncate_max(in, 99, 64, out), 63);
+    assert_int_equal(out[61], 0xc3);
+    assert_int_equal(out[62], 0xaa);   /* é + 1 = ê */
+    /* all U+10FFFF: nothing can go up, the whole value is kept */
+    for (int i = 0; i < 25; i++)
+        memcpy(in + 4 * i, "\xf4\x8f\xbf\xbf", 4);
+    assert_int_equal(pq_truncate_max(in, 100, 64, out), 100);
+    assert_memory_equal(out, in, 100);
+    assert_int_equal(pq_truncate_min(in, 100, 64, out), 64);
+    /* not UTF-8: byte-wise prefix, max incremented with carry */
+    memset(in, 0xff, 100);
+    in[62] = 0x10;
+    assert_int_equal(pq_truncate_max(in, 100, 64, out), 64);
+    assert_int_equal(out[62], 0x11);
+    assert_int_equal(out[63], 0x00);
+    memset(in, 0xff, 100);
+    assert_int_equal(pq_truncate_max(in, 100, 64, out), 100);   /* cannot increment */
+    assert_int_equal(pq_truncate_min(in, 100, 64, out), 64);
+}
+
 /* ---- statistics ---------------------------------------------------------- */
 
 static pq_leaf leaf_of(int32_t phys, pq_stats_kind k, bool legacy, int32_t tl)
@@ -520,6 +596,8 @@ int main(void)
         cmocka_unit_test(test_pack8),
         cmocka_unit_test(test_dict_fixed),
         cmocka_unit_test(test_dict_bytes),
+        cmocka_unit_test(test_crc32),
+        cmocka_unit_test(test_utf8_and_truncation),
         cmocka_unit_test(test_stats_numbers),
         cmocka_unit_test(test_stats_binary_and_decimal),
     };

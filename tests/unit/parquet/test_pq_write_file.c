@@ -593,6 +593,36 @@ static void test_errors(void **state)
     pm_output_abort(out);
     pm_batch_free(b);
 
+    /* a rejected batch leaves the writer usable ... */
+    pm_batch *good = json_batch(t, "{\"a\": 1, \"m\": {\"k\": 1}}\n");
+    b = json_batch(nullable, "{\"a\": 1}\n{\"a\": null}\n");
+    PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
+    PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, t, NULL));
+    PM_EXPECT_ERR(pm_pq_writer_write(w, b), PM_EINVALID);
+    PM_OK_OR_FAIL(pm_pq_writer_write(w, good));
+    pm_pq_write_result r1;
+    PM_OK_OR_FAIL(pm_pq_writer_close(w, &r1));
+    assert_int_equal(r1.row_count, 1);
+    pm_pq_write_result_free(&r1);
+    PM_OK_OR_FAIL(pm_output_close(out, false));
+    pm_batch_free(b);
+    /* ... a null deep inside fails it for good */
+    pm_type *deep = parse_type("ROW<a INT NOT NULL, m MAP<STRING, INT>, r ROW<x INT NOT NULL>>");
+    pm_type *deep_null = parse_type("ROW<a INT NOT NULL, m MAP<STRING, INT>, r ROW<x INT>>");
+    b = json_batch(deep_null, "{\"a\": 1, \"r\": {\"x\": null}}\n");
+    pm_batch *deep_good = json_batch(deep, "{\"a\": 1, \"r\": {\"x\": 1}}\n");
+    PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
+    PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, deep, NULL));
+    PM_EXPECT_ERR(pm_pq_writer_write(w, b), PM_EINVALID);
+    PM_EXPECT_ERR(pm_pq_writer_write(w, deep_good), PM_EINVALID);
+    PM_EXPECT_ERR(pm_pq_writer_close(w, NULL), PM_EINVALID);
+    pm_output_abort(out);
+    pm_batch_free(b);
+    pm_batch_free(deep_good);
+    pm_batch_free(good);
+    pm_type_free(deep);
+    pm_type_free(deep_null);
+
     /* a batch of another type */
     pm_type *other = parse_type("ROW<a STRING, m MAP<STRING, INT>>");
     b = json_batch(other, "{\"a\": \"x\"}\n");
