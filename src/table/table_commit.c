@@ -1071,28 +1071,28 @@ out:
 
 /* ---- idempotency ---- */
 
-static pm_error *find_committed(commit_ctx *c, int64_t *found_id)
+pm_error *pm_table_commit_find(pm_table *t, const char *user, int64_t identifier, int64_t since,
+                               int64_t *found_id)
 {
     *found_id = 0;
     bool has;
     int64_t latest, earliest;
-    PM_TRY(pm_snapshot_store_latest_id(c->t->snapshots, &has, &latest));
+    PM_TRY(pm_snapshot_store_latest_id(t->snapshots, &has, &latest));
     if (!has)
         return NULL;
-    PM_TRY(pm_snapshot_store_earliest_id(c->t->snapshots, &has, &earliest));
-    int64_t stop = c->o->since_snapshot_id + 1;
+    PM_TRY(pm_snapshot_store_earliest_id(t->snapshots, &has, &earliest));
+    int64_t stop = since + 1;
     if (has && earliest > stop)
         stop = earliest;
     for (int64_t id = latest; id >= stop; id--) {
         pm_snapshot *s = NULL;
-        pm_error *e = pm_snapshot_store_load(c->t->snapshots, id, &s);
+        pm_error *e = pm_snapshot_store_load(t->snapshots, id, &s);
         if (e && pm_error_code(e) == PM_ENOTFOUND) {
             pm_error_free(e); /* expired meanwhile */
             continue;
         }
         PM_TRY(e);
-        bool same = s->commit_user && !strcmp(s->commit_user, c->user) &&
-                    s->commit_identifier == c->o->commit_identifier;
+        bool same = s->commit_user && !strcmp(s->commit_user, user) && s->commit_identifier == identifier;
         pm_snapshot_free(s);
         if (same) {
             *found_id = id;
@@ -1142,7 +1142,8 @@ pm_error *pm_table_commit(pm_table *t, const pm_commit_options *o, const pm_comm
     PM_TRY(pm_options_duration_ms(opts, PM_OPT_COMMIT_TIMEOUT, &has_timeout, &timeout));
     if (o->commit_user) {
         PM_TRY(pm_strdup(&c.user, o->commit_user));
-        PM_TRY_GOTO(e, find_committed(&c, snapshot_id), done);
+        PM_TRY_GOTO(e, pm_table_commit_find(t, c.user, o->commit_identifier, o->since_snapshot_id, snapshot_id),
+                    done);
         if (*snapshot_id)
             goto done;
     } else {

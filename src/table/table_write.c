@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/mem.h"
 #include "base/util.h"
@@ -198,6 +199,26 @@ static void open_file_abort(pm_table_writer *w, open_file *f)
     memset(f, 0, sizeof *f);
 }
 
+/* After an abort: remove the bucket directory and its partition
+ * directories when they are empty (rmdir fails on non-empty ones, so
+ * directories other writers use are left alone).  Local file system only;
+ * object stores have no directories. */
+static void remove_empty_dirs(pm_table_writer *w, const char *dir)
+{
+    const char *root = pm_table_path(w->t);
+    size_t rn = strlen(root);
+    char *p = strdup(dir);
+    if (!p)
+        return;
+    while (strlen(p) > rn && !strncmp(p, root, rn) && rmdir(p) == 0) {
+        char *slash = strrchr(p, '/');
+        if (!slash)
+            break;
+        *slash = 0;
+    }
+    free(p);
+}
+
 static void bucket_writer_free(pm_table_writer *w, bucket_writer *bw, bool delete_files)
 {
     if (!bw)
@@ -218,6 +239,8 @@ static void bucket_writer_free(pm_table_writer *w, bucket_writer *bw, bool delet
         pm_data_file_meta_clear(&bw->done[i]);
     }
     free(bw->done);
+    if (delete_files && bw->dir)
+        remove_empty_dirs(w, bw->dir);
     if (bw->namer_ok)
         pm_data_file_namer_destroy(&bw->namer);
     free(bw->partition);
