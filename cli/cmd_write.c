@@ -36,6 +36,7 @@
 #include "table/partition.h"
 #include "table/table_commit.h"
 #include "table/table_write.h"
+#include "table/write_input.h"
 #include "types/column.h"
 #include "types/value.h"
 
@@ -76,271 +77,31 @@ static pm_error *write_batch(write_job *j, pm_batch *b)
     return NULL;
 }
 
-/* ---- JSON lines ---- */
+/* ---- JSON lines and CSV (table/write_input.h) ---- */
 
-/* A block of lines failed to parse: parse it again behind first-1 empty
- * lines (which the parser skips but counts), so that the error names the
- * line number of the whole input. */
-static pm_error *reparse_for_line_numbers(const pm_type *rt, const pm_buf *block, int64_t first, pm_error *orig)
+static pm_error *file_source(void *ctx, void *buf, size_t cap, size_t *n)
 {
-    pm_buf again = PM_BUF_INIT;
-    pm_error *e = NULL;
-    if (!pm_buf_reserve(&again, (size_t)(first - 1) + block->len)) {
-        memset(again.data, '\n', (size_t)(first - 1));
-        again.len = (size_t)(first - 1);
-        if (!pm_buf_append(&again, block->data, block->len)) {
-            pm_batch *b = NULL;
-            e = pm_batch_from_json_lines(&b, rt, (const char *)again.data, again.len);
-            pm_batch_free(b);
-        }
-    }
-    pm_buf_free(&again);
-    if (!e)
-        return pm_error_wrap(orig, 0, "input lines from %lld", (long long)first);
-    pm_error_free(orig);
-    return pm_error_wrap(e, 0, "input");
-}
-
-static pm_error *feed_jsonl(write_job *j, FILE *in)
-{
-    const pm_type *rt = pm_table_schema(j->t)->row_type;
-    pm_buf block = PM_BUF_INIT;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int64_t lines = 0, first = 1, lineno = 0;
-    pm_error *e = NULL;
-    for (;;) {
-        n = getline(&line, &cap, in);
-        if (n >= 0) {
-            lineno++;
-            PM_TRY_GOTO(e, pm_buf_append(&block, line, (size_t)n), done);
-            if (n == 0 || line[n - 1] != '\n')
-                PM_TRY_GOTO(e, pm_buf_append_byte(&block, '\n'), done);
-            lines++;
-        }
-        bool flush = n < 0 ? lines > 0 : (lines >= j->batch_rows || block.len >= (32u << 20));
-        if (flush) {
-            pm_batch *b = NULL;
-            e = pm_batch_from_json_lines(&b, rt, (const char *)block.data, block.len);
-            if (e) {
-                e = reparse_for_line_numbers(rt, &block, first, e);
-                goto done;
-            }
-            e = write_batch(j, b);
-            pm_batch_free(b);
-            if (e)
-                goto done;
-            pm_buf_clear(&block);
-            lines = 0;
-            first = lineno + 1;
-        }
-        if (n < 0)
-            break;
-    }
-    if (ferror(in))
-        e = pm_error_new(PM_EIO, "read input: %s", strerror(errno));
-done:
-    free(line);
-    pm_buf_free(&block);
-    return e;
-}
-
-/* ---- CSV ---- */
-
-typedef struct csv_cell {
-    size_t off, len;   /* into the unescaped buffer */
-    bool quoted;
-} csv_cell;
-
-typedef struct csv_reader {
-    FILE *in;
-    char *line;
-    size_t cap;
-    pm_buf rec;        /* raw record (may span lines inside quotes) */
-    pm_buf text;       /* unescaped cell bytes */
-    csv_cell *cells;
-    size_t ncells, capcells;
-    int64_t lineno;
-} csv_reader;
-
-static pm_error *csv_push(csv_reader *r, size_t off, size_t len, bool quoted)
-{
-    if (r->ncells == r->capcells) {
-        size_t cap = r->capcells ? r->capcells * 2 : 16;
-        csv_cell *c = realloc(r->cells, cap * sizeof *c);
-        if (!c)
-            return pm_error_new(PM_ENOMEM, "out of memory");
-        r->cells = c;
-        r->capcells = cap;
-    }
-    r->cells[r->ncells++] = (csv_cell){off, len, quoted};
+    FILE *f = ctx;
+    *n = fread(buf, 1, cap, f);
+    if (*n == 0 && ferror(f))
+        return pm_error_new(PM_EIO, "read input: %s", strerror(errno));
     return NULL;
 }
 
-/* Read the next record into r->cells; *eof when the input is exhausted. */
-static pm_error *csv_next(csv_reader *r, bool *eof)
+static pm_error *feed_text(write_job *j, FILE *in, pm_text_format fmt)
 {
-    *eof = false;
-    pm_buf_clear(&r->rec);
-    bool in_quotes = false;
-    int64_t start = r->lineno + 1;
-    for (;;) {
-        ssize_t n = getline(&r->line, &r->cap, r->in);
-        if (n < 0) {
-            if (ferror(r->in))
-                return pm_error_new(PM_EIO, "read input: %s", strerror(errno));
-            if (in_quotes)
-                return pm_error_new(PM_EINVALID, "CSV line %lld: unterminated quoted field", (long long)start);
-            if (r->rec.len == 0) {
-                *eof = true;
-                return NULL;
-            }
-            break;
-        }
-        r->lineno++;
-        PM_TRY(pm_buf_append(&r->rec, r->line, (size_t)n));
-        for (ssize_t i = 0; i < n; i++)
-            if (r->line[i] == '"')
-                in_quotes = !in_quotes;
-        if (!in_quotes)
-            break;
-    }
-    /* strip the line end */
-    size_t len = r->rec.len;
-    if (len && r->rec.data[len - 1] == '\n')
-        len--;
-    if (len && r->rec.data[len - 1] == '\r')
-        len--;
-    pm_buf_clear(&r->text);
-    r->ncells = 0;
-    const char *p = (const char *)r->rec.data;
-    size_t i = 0;
-    for (;;) {
-        size_t off = r->text.len;
-        bool quoted = false;
-        if (i < len && p[i] == '"') {
-            quoted = true;
-            i++;
-            for (;;) {
-                if (i >= len)
-                    return pm_error_new(PM_EINVALID, "CSV line %lld: unterminated quoted field", (long long)start);
-                if (p[i] == '"') {
-                    if (i + 1 < len && p[i + 1] == '"') {
-                        PM_TRY(pm_buf_append_byte(&r->text, '"'));
-                        i += 2;
-                        continue;
-                    }
-                    i++;
-                    break;
-                }
-                PM_TRY(pm_buf_append_byte(&r->text, (uint8_t)p[i]));
-                i++;
-            }
-            if (i < len && p[i] != ',')
-                return pm_error_new(PM_EINVALID, "CSV line %lld: text after a closing quote", (long long)start);
-        } else {
-            size_t s = i;
-            while (i < len && p[i] != ',') {
-                if (p[i] == '"')
-                    return pm_error_new(PM_EINVALID, "CSV line %lld: quote inside an unquoted field",
-                                        (long long)start);
-                i++;
-            }
-            PM_TRY(pm_buf_append(&r->text, p + s, i - s));
-        }
-        PM_TRY(csv_push(r, off, r->text.len - off, quoted));
-        if (i >= len)
-            break;
-        i++; /* the comma */
-    }
-    return NULL;
-}
-
-static pm_error *feed_csv(write_job *j, FILE *in)
-{
-    const pm_type *rt = pm_table_schema(j->t)->row_type;
-    csv_reader r = {0};
-    r.in = in;
+    pm_text_rows *r = NULL;
+    PM_TRY(pm_text_rows_new(&r, fmt, pm_table_schema(j->t)->row_type, file_source, in, j->batch_rows));
     pm_error *e = NULL;
-    pm_type *row = NULL;
-    pm_batch *b = NULL;
-    size_t ncols = 0;
-    bool eof;
-    PM_TRY_GOTO(e, csv_next(&r, &eof), done);
-    if (eof)
-        goto done; /* empty input */
-    ncols = r.ncells;
-    row = pm_type_new_row(false);
-    if (!row) {
-        e = pm_error_new(PM_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t c = 0; c < ncols; c++) {
-        char *name = strndup((const char *)r.text.data + r.cells[c].off, r.cells[c].len);
-        if (!name) {
-            e = pm_error_new(PM_ENOMEM, "out of memory");
-            goto done;
-        }
-        ptrdiff_t k = pm_type_field_index(rt, name);
-        if (k < 0) {
-            e = pm_error_new(PM_EINVALID, "CSV header: unknown column '%s' (not a field of the table)", name);
-            free(name);
-            goto done;
-        }
-        if (pm_type_field_index(row, name) >= 0) {
-            e = pm_error_new(PM_EINVALID, "CSV header: column '%s' appears twice", name);
-            free(name);
-            goto done;
-        }
-        pm_type *ft = pm_type_clone(rt->fields[k].type);
-        e = ft ? pm_type_add_field(row, rt->fields[k].id, name, ft) : pm_error_new(PM_ENOMEM, "out of memory");
-        free(name);
-        if (e)
-            goto done;
-    }
-    PM_TRY_GOTO(e, pm_batch_new(&b, row), done);
-    int64_t nrows = 0;
     for (;;) {
-        PM_TRY_GOTO(e, csv_next(&r, &eof), done);
-        if (!eof) {
-            if (r.ncells == 1 && r.cells[0].len == 0 && !r.cells[0].quoted && ncols != 1)
-                continue; /* blank line */
-            if (r.ncells != ncols) {
-                e = pm_error_new(PM_EINVALID, "CSV line %lld: %zu cells, the header has %zu", (long long)r.lineno,
-                                 r.ncells, ncols);
-                goto done;
-            }
-            for (size_t c = 0; c < ncols; c++) {
-                pm_column *col = pm_batch_column(b, c);
-                const csv_cell *cell = &r.cells[c];
-                pm_error *ce = !cell->len && !cell->quoted
-                                   ? pm_column_append_null(col)
-                                   : pm_column_append_text(col, (const char *)r.text.data + cell->off, cell->len);
-                if (ce) {
-                    e = pm_error_wrap(ce, 0, "CSV line %lld, column '%s'", (long long)r.lineno,
-                                      row->fields[c].name);
-                    goto done;
-                }
-            }
-            nrows++;
-        }
-        if ((eof && nrows) || nrows >= j->batch_rows) {
-            PM_TRY_GOTO(e, pm_batch_finish(b, nrows), done);
-            PM_TRY_GOTO(e, write_batch(j, b), done);
-            PM_TRY_GOTO(e, pm_batch_reset(b), done);
-            nrows = 0;
-        }
-        if (eof)
+        pm_batch *b = NULL;
+        PM_TRY_GOTO(e, pm_text_rows_next(r, &b), done);
+        if (!b)
             break;
+        PM_TRY_GOTO(e, write_batch(j, b), done);
     }
 done:
-    pm_batch_free(b);
-    pm_type_free(row);
-    free(r.line);
-    free(r.cells);
-    pm_buf_free(&r.rec);
-    pm_buf_free(&r.text);
+    pm_text_rows_free(r);
     return e;
 }
 
@@ -517,10 +278,8 @@ int pm_cmd_write(int argc, char **argv)
             goto fail;
         }
     }
-    if (fmt == IN_JSONL)
-        PM_TRY_GOTO(e, feed_jsonl(&j, in), fail);
-    else if (fmt == IN_CSV)
-        PM_TRY_GOTO(e, feed_csv(&j, in), fail);
+    if (fmt != IN_PARQUET)
+        PM_TRY_GOTO(e, feed_text(&j, in, fmt == IN_CSV ? PM_TEXT_CSV : PM_TEXT_JSONL), fail);
     else
         PM_TRY_GOTO(e, feed_parquet(&j, input), fail);
     PM_TRY_GOTO(e, pm_table_writer_prepare_commit(j.w, &msgs, &nmsgs), fail);
