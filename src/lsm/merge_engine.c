@@ -241,7 +241,7 @@ typedef struct group_ctx {
 static pm_error *add_seq_field(void *ctx, const char *p, size_t n)
 {
     group_ctx *c = ctx;
-    size_t f;
+    size_t f = 0;
     PM_TRY(require_field(c->e, p, n, c->key, &f));
     size_t *ns = realloc(c->g->seq, (c->g->nseq + 1) * sizeof *ns);
     if (!ns)
@@ -273,7 +273,7 @@ static pm_error *claim_field(group_ctx *c, size_t f, bool seq)
 static pm_error *add_protected(void *ctx, const char *p, size_t n)
 {
     group_ctx *c = ctx;
-    size_t f;
+    size_t f = 0;
     PM_TRY(require_field(c->e, p, n, c->key, &f));
     return claim_field(c, f, false);
 }
