@@ -46,6 +46,7 @@
 #include "format/parquet/parquet_writer.h"
 #include "meta/manifest.h"
 #include "table/partition.h"
+#include "table/pk_write.h"
 #include "table/write_stats.h"
 #include "types/binary_row.h"
 #include "types/bucket.h"
@@ -97,6 +98,7 @@ typedef struct restore_entry {
 
 struct pm_table_writer {
     pm_table *t;
+    pm_pk_writer *pk;          /* primary-key tables: everything is delegated (pk_write.h) */
     const pm_schema *schema;
     const pm_type *row_type;
     const pm_options *opts;
@@ -331,8 +333,10 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     w->row_type = w->schema->row_type;
     w->opts = pm_table_options(t);
     w->ignore_previous = o && o->ignore_previous_files;
-    if (pm_table_has_primary_key(t))
-        return pm_error_new(PM_EUNSUPPORTED, "primary-key writes are not supported yet");
+    if (pm_table_has_primary_key(t)) {
+        pm_pk_write_options po = {w->ignore_previous, NULL, 0};
+        return pm_pk_writer_new(&w->pk, t, &po);
+    }
     PM_TRY(check_supported(t, w->opts));
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
@@ -425,6 +429,7 @@ void pm_table_writer_free(pm_table_writer *w)
 {
     if (!w)
         return;
+    pm_pk_writer_free(w->pk);
     for (size_t i = 0; i < w->nwriters; i++)
         bucket_writer_free(w, w->writers[i], false);
     free(w->writers);
@@ -452,6 +457,10 @@ void pm_table_writer_abort(pm_table_writer *w)
 {
     if (!w)
         return;
+    if (w->pk) {
+        pm_pk_writer_abort(w->pk);
+        w->pk = NULL;
+    }
     for (size_t i = 0; i < w->nwriters; i++) {
         bucket_writer_free(w, w->writers[i], true);
         w->writers[i] = NULL;
@@ -928,6 +937,8 @@ static pm_error *route_rows(pm_table_writer *w, const pm_batch *ab)
 
 pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
 {
+    if (w->pk)
+        return pm_pk_writer_write(w->pk, b);
     if (b->num_rows == 0)
         return NULL;
     pm_batch ab;
@@ -978,6 +989,8 @@ pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
 
 pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message **msgs, size_t *n)
 {
+    if (w->pk)
+        return pm_pk_writer_prepare_commit(w->pk, msgs, n);
     *msgs = NULL;
     *n = 0;
     for (size_t i = 0; i < w->nwriters; i++)
