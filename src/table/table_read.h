@@ -7,8 +7,14 @@
  * bucket through table/pk_read.h (merge-on-read of overlapping sorted runs
  * with the table's merge engine, raw reads where no merge is needed, level
  * 0 skipped for DV and first-row tables as Java's batch scan does, retracts
- * dropped).  Data-evolution
- * tables and blob columns return PM_EUNSUPPORTED.
+ * dropped).  Tables with blob
+ * columns, and data-evolution tables whose files must be merged by row id
+ * (partial-column or blob files, shared row ids), return PM_EUNSUPPORTED
+ * "data evolution tables are not supported yet"; data-evolution tables
+ * whose files all hold every column with disjoint row ids read directly.
+ * Rows are read in the scan's schema (scan->schema: the latest, or the
+ * snapshot's for time travel); buckets of a fallback branch are read with
+ * the same columns by position in its schema.
  */
 #ifndef PM_TABLE_TABLE_READ_H
 #define PM_TABLE_TABLE_READ_H

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "dv/dv_index_file.h"
+#include "index/index_path.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/manifest.h"
 #include "pm_test.h"
@@ -113,9 +115,10 @@ static void file_meta(pm_manifest_entry *e, const char *part, const char *name, 
     f->delete_row_count.has = true;
 }
 
-/* Commit one snapshot whose delta adds `es` on top of `base` metas. */
-static void commit(pm_table *t, int64_t id, int64_t schema_id, pm_manifest_entry *es, size_t n,
-                   pm_manifest_file_meta **all, size_t *nall)
+/* Commit one snapshot whose delta adds `es` on top of `base` metas
+ * (index manifest: the name is taken, NULL = none). */
+static void commit_index(pm_table *t, int64_t id, int64_t schema_id, pm_manifest_entry *es, size_t n,
+                         pm_manifest_file_meta **all, size_t *nall, char *index_manifest)
 {
     pm_manifest_file_meta *m = NULL;
     size_t nm = 0;
@@ -130,6 +133,7 @@ static void commit(pm_table *t, int64_t id, int64_t schema_id, pm_manifest_entry
                                          &size));
     s->id = id;
     s->schema_id = schema_id;
+    s->index_manifest = index_manifest;
     PM_OK_OR_FAIL(pm_strdup(&s->commit_user, "u"));
     s->commit_kind = PM_COMMIT_APPEND;
     s->time_millis = id * 1000;
@@ -137,12 +141,20 @@ static void commit(pm_table *t, int64_t id, int64_t schema_id, pm_manifest_entry
     PM_OK_OR_FAIL(pm_snapshot_store_commit(t->snapshots, s, &ok));
     assert_true(ok);
     pm_snapshot_free(s);
-    PM_OK_OR_FAIL(pm_realloc_array(all, *nall + nm, sizeof **all));
-    memcpy(*all + *nall, m, nm * sizeof *m);
-    *nall += nm;
+    if (nm) {
+        PM_OK_OR_FAIL(pm_realloc_array(all, *nall + nm, sizeof **all));
+        memcpy(*all + *nall, m, nm * sizeof *m);
+        *nall += nm;
+    }
     free(m);
     for (size_t i = 0; i < n; i++)
         pm_manifest_entry_clear(&es[i]);
+}
+
+static void commit(pm_table *t, int64_t id, int64_t schema_id, pm_manifest_entry *es, size_t n,
+                   pm_manifest_file_meta **all, size_t *nall)
+{
+    commit_index(t, id, schema_id, es, n, all, nall, NULL);
 }
 
 /* Read the whole table state as JSON lines (sorted is not needed: order is manifest order). */
@@ -407,6 +419,75 @@ static void test_primary_key(void **state)
     free(dir);
 }
 
+/* Append table with deletion vectors: deleted positions disappear, also
+ * across batch boundaries; a DV index file that is gone is a clear error. */
+static void test_deletion_vectors(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/db.db/dv", dir);
+    pm_type *rt = ty("ROW<id INT, s STRING>");
+    const char *ok[] = {"deletion-vectors.enabled"}, *ov[] = {"true"};
+    pm_table_spec spec = {rt, NULL, 0, NULL, 0, ok, ov, 1, NULL};
+    PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
+    pm_type_free(rt);
+    pm_table *t = NULL;
+    PM_OK_OR_FAIL(pm_table_open(&t, path, NULL));
+    char bdir[600];
+    snprintf(bdir, sizeof bdir, "%s/bucket-0", path);
+    write_parquet(t, bdir, "d.parquet", "ROW<id INT, s STRING>",
+                  "{\"id\":0,\"s\":\"a\"}\n{\"id\":1,\"s\":\"b\"}\n{\"id\":2,\"s\":\"c\"}\n"
+                  "{\"id\":3,\"s\":\"d\"}\n{\"id\":4,\"s\":\"e\"}\n");
+    pm_manifest_file_meta *all = NULL;
+    size_t nall = 0;
+    pm_manifest_entry e;
+    file_meta(&e, NULL, "d.parquet", 5, 0, 0);
+    commit(t, 1, 0, &e, 1, &all, &nall);
+    expect_rows(t, 0, NULL, 0, NULL,
+                "{\"id\":0,\"s\":\"a\"}\n{\"id\":1,\"s\":\"b\"}\n{\"id\":2,\"s\":\"c\"}\n"
+                "{\"id\":3,\"s\":\"d\"}\n{\"id\":4,\"s\":\"e\"}\n");
+
+    pm_dv *dv = NULL;
+    PM_OK_OR_FAIL(pm_dv_new(false, &dv));
+    PM_OK_OR_FAIL(pm_dv_add(dv, 1, NULL));
+    PM_OK_OR_FAIL(pm_dv_add(dv, 2, NULL));
+    PM_OK_OR_FAIL(pm_dv_add(dv, 4, NULL));
+    pm_dv_map *map = NULL;
+    PM_OK_OR_FAIL(pm_dv_map_new(&map));
+    PM_OK_OR_FAIL(pm_dv_map_put(map, "d.parquet", dv));
+    char *idir = NULL;
+    PM_OK_OR_FAIL(pm_index_dir(t->paths, bdir, &idir));
+    pm_index_manifest_entry ie;
+    memset(&ie, 0, sizeof ie);
+    ie.kind = PM_FILE_ADD;
+    empty_row(&ie.partition);
+    PM_OK_OR_FAIL(pm_dv_index_write_single(t->fio, t->paths, idir, map, &ie.index_file));
+    char *iname = NULL;
+    int64_t isize = 0;
+    PM_OK_OR_FAIL(pm_index_manifest_write(t->fio, t->paths, pm_table_options(t), &ie, 1, &iname, &isize));
+    char *ipath = NULL;
+    PM_OK_OR_FAIL(pm_index_file_path(t->paths, bdir, &ie.index_file, &ipath));
+    commit_index(t, 2, 0, NULL, 0, &all, &nall, iname);
+    /* batches of 2 rows: positions 1|2 and 4 straddle batch boundaries */
+    expect_rows(t, 0, NULL, 0, NULL, "{\"id\":0,\"s\":\"a\"}\n{\"id\":3,\"s\":\"d\"}\n");
+    const char *cols[] = {"s"};
+    expect_rows(t, 0, cols, 1, NULL, "{\"s\":\"a\"}\n{\"s\":\"d\"}\n");
+    expect_rows(t, 1, NULL, 0, NULL,
+                "{\"id\":0,\"s\":\"a\"}\n{\"id\":1,\"s\":\"b\"}\n{\"id\":2,\"s\":\"c\"}\n"
+                "{\"id\":3,\"s\":\"d\"}\n{\"id\":4,\"s\":\"e\"}\n");
+    PM_OK_OR_FAIL(pm_fileio_delete(t->fio, ipath));
+    expect_error(t, 0, PM_ENOTFOUND, "deletion vector of data file d.parquet");
+    free(ipath);
+    free(idir);
+    pm_index_manifest_entry_clear(&ie);
+    pm_dv_map_free(map);
+    pm_manifest_file_metas_free(all, nall);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 /* Data-evolution and blob tables are refused with a clear message. */
 static void test_unsupported_tables(void **state)
 {
@@ -432,6 +513,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schema_evolution),
         cmocka_unit_test(test_primary_key),
+        cmocka_unit_test(test_deletion_vectors),
         cmocka_unit_test(test_unsupported_tables),
     };
     return cmocka_run_group_tests_name("table_read", tests, NULL, NULL);
