@@ -18,6 +18,7 @@ int pm_cmd_files(int argc, char **argv);
 int pm_cmd_schema(int argc, char **argv);
 int pm_cmd_write(int argc, char **argv);
 int pm_cmd_dv(int argc, char **argv);
+int pm_cmd_levels(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
@@ -27,6 +28,7 @@ static const pm_cli_command commands[] = {
     {"read", "print the rows of a table (jsonl, csv or parquet)", pm_cmd_read},
     {"snapshots", "list the snapshots of a table", pm_cmd_snapshots},
     {"files", "list the live data files of a table ($files)", pm_cmd_files},
+    {"levels", "chart the sorted runs and levels of each bucket of a primary-key table", pm_cmd_levels},
     {"schema", "print the schema of a table", pm_cmd_schema},
     {"write-parquet", "write JSON lines to one Parquet file (developer command)", pm_cmd_write_parquet},
     {"dv", "read or write deletion-vector index files (developer command)", pm_cmd_dv},
