@@ -133,6 +133,7 @@ pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t d
     b->only_partitions = partitions;
     b->only_buckets = buckets;
     b->nonly = ntouched;
+    b->automatic = true;
     PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
     if (p->snapshot_id < data_snapshot_id) {
         e = pm_error_new(PM_ECONFLICT, "latest snapshot %lld is below the data snapshot %lld",
