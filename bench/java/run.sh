@@ -6,7 +6,9 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-"$ROOT/scripts/java-oracle.sh" >/dev/null
+# PAIMON_ORACLE_BUILT=1: the caller already ran scripts/java-oracle.sh (the
+# bench wrappers do, so /usr/bin/time measures the JVM alone).
+[ "${PAIMON_ORACLE_BUILT:-}" = 1 ] || "$ROOT/scripts/java-oracle.sh" >/dev/null
 CP="$HERE/target/paimon-oracle-1.jar:$(cat "$HERE/target/classpath.txt")"
 # -XX:TieredStopAtLevel is left default: benchmarks want the full JIT.
 exec java ${JAVA_OPTS:-} -XX:+UseParallelGC -Xshare:auto \

@@ -14,6 +14,10 @@
  * The table is opened with write-only=false so a table created with
  * write-only=true still compacts. Nothing to compact: no snapshot.
  *
+ * --warmup K (both): first K untimed runs, for steady-state JIT numbers;
+ * compaction warms up on throw-away copies of the table directory
+ * (TABLE.warmup-i beside it), so the measured run sees the same input.
+ *
  * mor-read: plan and read the whole table (merge-on-read for primary keys),
  * touching every top-level field of every row so no decoding is skipped.
  */
@@ -55,13 +59,45 @@ final class Compactor {
     private Compactor() {}
 
     static void compact(Args a, PrintStream out) throws Exception {
+        long warmup = a.num("warmup", 0);
+        for (long i = 0; i < warmup; i++) {
+            java.nio.file.Path src = java.nio.file.Paths.get(PaimonOracle.tablePath(a.table).toUri().getPath());
+            java.nio.file.Path copy = src.resolveSibling(src.getFileName() + ".warmup-" + i);
+            copyTree(src, copy);
+            try {
+                compactOnce(a, copy.toString());
+            } finally {
+                deleteTree(copy);
+            }
+        }
+        out.println(compactOnce(a, a.table).put("warmup_runs", warmup).json());
+    }
+
+    static void copyTree(java.nio.file.Path src, java.nio.file.Path dst) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> w = java.nio.file.Files.walk(src)) {
+            for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) w::iterator)
+                java.nio.file.Files.copy(p, dst.resolve(src.relativize(p).toString()));
+        }
+    }
+
+    static void deleteTree(java.nio.file.Path dir) throws java.io.IOException {
+        if (!java.nio.file.Files.exists(dir)) return;
+        try (java.util.stream.Stream<java.nio.file.Path> w = java.nio.file.Files.walk(dir)) {
+            List<java.nio.file.Path> all = new ArrayList<>();
+            w.forEach(all::add);
+            Collections.reverse(all);
+            for (java.nio.file.Path p : all) java.nio.file.Files.delete(p);
+        }
+    }
+
+    static Metrics.Json compactOnce(Args a, String path) throws Exception {
         Metrics m = Metrics.start();
-        FileStoreTable t = PaimonOracle.open(a.table).copy(Collections.singletonMap("write-only", "false"));
+        FileStoreTable t = PaimonOracle.open(path).copy(Collections.singletonMap("write-only", "false"));
         boolean pk = !t.primaryKeys().isEmpty();
         if (a.command.equals("compact-pk") && !pk)
-            throw new UsageException("compact-pk: " + a.table + " has no primary key (use compact-append)");
+            throw new UsageException("compact-pk: " + path + " has no primary key (use compact-append)");
         if (a.command.equals("compact-append") && pk)
-            throw new UsageException("compact-append: " + a.table + " has a primary key (use compact-pk)");
+            throw new UsageException("compact-append: " + path + " has a primary key (use compact-pk)");
         Snapshot before = t.snapshotManager().latestSnapshot();
         long t0 = System.nanoTime();
         double planMs, execMs, commitMs;
@@ -134,18 +170,23 @@ final class Compactor {
         t.snapshotManager().invalidateCache();
         Snapshot after = t.snapshotManager().latestSnapshotFromFileSystem();
         boolean committed = after != null && (before == null || after.id() != before.id());
-        out.println(m.finish(a.command).put("mode", mode).put("tasks", tasks)
+        return m.finish(a.command).put("mode", mode).put("tasks", tasks)
                 .put("rows", inRows).put("output_rows", outRows)
                 .put("input_files", inFiles).put("output_files", outFiles)
                 .put("input_bytes", inBytes).put("output_bytes", outBytes)
                 .put("plan_ms", Metrics.round(planMs)).put("execute_ms", Metrics.round(execMs))
                 .put("commit_ms", Metrics.round(commitMs))
                 .put("snapshot", committed ? (Object) after.id() : null)
-                .put("commit_kind", committed ? (Object) after.commitKind().toString() : null)
-                .json());
+                .put("commit_kind", committed ? (Object) after.commitKind().toString() : null);
     }
 
     static void morRead(Args a, PrintStream out) throws Exception {
+        long warmup = a.num("warmup", 0);
+        for (long i = 0; i < warmup; i++) morReadOnce(a);
+        out.println(morReadOnce(a).put("warmup_runs", warmup).json());
+    }
+
+    static Metrics.Json morReadOnce(Args a) throws Exception {
         Metrics m = Metrics.start();
         FileStoreTable t = PaimonOracle.openAt(a);
         ReadBuilder rb = PaimonOracle.readBuilder(t, a);
@@ -167,10 +208,10 @@ final class Compactor {
         }
         Metrics.Json j = m.finish("mor-read");
         double wall = m.elapsedMs();
-        out.println(j.put("rows", rows).put("splits", plan.splits().size())
+        return j.put("rows", rows).put("splits", plan.splits().size())
                 .put("plan_ms", Metrics.round(planMs))
                 .put("rows_per_s", Math.round(rows / (wall / 1000.0)))
-                .put("checksum", check).json());
+                .put("checksum", check);
     }
 
     /** A cheap value hash that forces the field to be decoded. */

@@ -7,8 +7,9 @@
  *   files TABLE [--snapshot N]                  one JSON object per live data file
  *   write-append TABLE --rows N --commits C [--bucket B] [--partitions P] ...
  *   write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] ...
- *   compact-append TABLE / compact-pk TABLE / compact TABLE   one COMPACT snapshot, metrics JSON
- *   mor-read TABLE [--columns a,b]              whole-table read throughput, metrics JSON
+ *   compact-append TABLE / compact-pk TABLE / compact TABLE [--warmup K]
+ *                                               one COMPACT snapshot, metrics JSON
+ *   mor-read TABLE [--columns a,b] [--warmup K] whole-table read throughput, metrics JSON
  *   serve                                       commands from stdin, see below
  *
  * A table is opened straight from its directory (FileStoreTableFactory over
@@ -62,8 +63,8 @@ public final class PaimonOracle {
                     + "               [--format parquet|orc|avro] [--option k=v]...\n"
                     + "  write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] [--overlap F]\n"
                     + "           [--delete-every D] [--seed S] [--format F] [--option k=v]...\n"
-                    + "  compact-append TABLE | compact-pk TABLE | compact TABLE\n"
-                    + "  mor-read TABLE [--columns a,b] [--snapshot N]\n"
+                    + "  compact-append TABLE | compact-pk TABLE | compact TABLE  [--warmup K] [--tmp DIR]\n"
+                    + "  mor-read TABLE [--columns a,b] [--snapshot N] [--warmup K]\n"
                     + "  serve    (TAB-separated commands on stdin; \\0OK / \\0ERR terminators)\n";
 
     /** Thrown for bad command lines; printed without a stack trace. */
