@@ -11,11 +11,25 @@
 int pm_cmd_cat(int argc, char **argv);
 int pm_cmd_meta(int argc, char **argv);
 int pm_cmd_write_parquet(int argc, char **argv);
+int pm_cmd_create(int argc, char **argv);
+int pm_cmd_read(int argc, char **argv);
+int pm_cmd_snapshots(int argc, char **argv);
+int pm_cmd_files(int argc, char **argv);
+int pm_cmd_schema(int argc, char **argv);
+int pm_cmd_write(int argc, char **argv);
+int pm_cmd_dv(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
     {"meta", "print the footer of a Parquet file as JSON", pm_cmd_meta},
+    {"create", "create a table at a path (schema/schema-0)", pm_cmd_create},
+    {"write", "write rows (JSON lines, CSV, Parquet) into a table as one commit", pm_cmd_write},
+    {"read", "print the rows of a table (jsonl, csv or parquet)", pm_cmd_read},
+    {"snapshots", "list the snapshots of a table", pm_cmd_snapshots},
+    {"files", "list the live data files of a table ($files)", pm_cmd_files},
+    {"schema", "print the schema of a table", pm_cmd_schema},
     {"write-parquet", "write JSON lines to one Parquet file (developer command)", pm_cmd_write_parquet},
+    {"dv", "read or write deletion-vector index files (developer command)", pm_cmd_dv},
 };
 
 int pm_cli_fail(const char *cmd, pm_error *e)

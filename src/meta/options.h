@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "paimon/error.h"
+#include "types/bucket.h"
 
 typedef struct pm_options pm_options;
 
@@ -203,7 +204,8 @@ const pm_option_def *pm_option_def_get(pm_option_id id);
 const pm_option_def *pm_option_def_find(const char *key, pm_option_id *id_out);
 
 /* Enums; the numeric order matches the registry's enum_values. */
-typedef enum { PM_BUCKET_FN_DEFAULT, PM_BUCKET_FN_MOD, PM_BUCKET_FN_HIVE } pm_bucket_function;
+/* bucket-function.type: the enum of types/bucket.h (same order as the registry). */
+typedef pm_bucket_fn pm_bucket_function;
 typedef enum { PM_EXT_PATH_NONE, PM_EXT_PATH_SPECIFIC_FS, PM_EXT_PATH_ROUND_ROBIN,
                PM_EXT_PATH_ENTROPY_INJECT, PM_EXT_PATH_WEIGHT_ROBIN } pm_external_path_strategy;
 typedef enum { PM_SORT_ENGINE_MIN_HEAP, PM_SORT_ENGINE_LOSER_TREE } pm_sort_engine;

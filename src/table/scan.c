@@ -35,6 +35,7 @@
 #include <strings.h>
 
 #include "base/mem.h"
+#include "index/index_path.h"
 #include "meta/manifest.h"
 #include "table/partition.h"
 
@@ -249,27 +250,14 @@ static pm_bucket_files *find_bucket(pm_bucket_files *bs, size_t n, const pm_byte
     return NULL;
 }
 
-static pm_error *strip_scheme(const char *p, char **out)
-{
-    if (!strncasecmp(p, "file://", 7))
-        p += 7;
-    else if (!strncasecmp(p, "file:", 5))
-        p += 5;
-    return pm_strdup(out, p);
-}
-
 static pm_error *dv_index_path(pm_table *t, const pm_bucket_files *b, const pm_index_file_meta *f, char **out)
 {
-    if (f->external_path)
-        return strip_scheme(f->external_path, out);
-    if (pm_path_factory_index_in_data_dir(t->paths)) {
-        char *dir = NULL;
+    char *dir = NULL;
+    if (!f->external_path && pm_path_factory_index_in_data_dir(t->paths))
         PM_TRY(pm_table_bucket_dir(t, b->partition.data, b->partition.len, b->bucket, &dir));
-        *out = pm_path_join(dir, f->file_name);
-        free(dir);
-        return *out ? NULL : pm_oom();
-    }
-    return pm_path_factory_index_path(t->paths, f->file_name, out);
+    pm_error *e = pm_index_file_path(t->paths, dir, f, out);
+    free(dir);
+    return e;
 }
 
 static pm_error *attach_index(pm_table *t, const pm_snapshot *s, pm_bucket_files *bs, size_t nb)

@@ -59,4 +59,10 @@ typedef struct pm_commit_options {
 pm_error *pm_table_commit(pm_table *t, const pm_commit_options *o, const pm_commit_message *msgs,
                           size_t n, int64_t *snapshot_id);
 
+/* Step 1 alone: the id of a snapshot after since_snapshot_id committed by
+ * `commit_user` with `commit_identifier`, or 0 (searched newest first).
+ * Lets a caller skip preparing files for a commit that already landed. */
+pm_error *pm_table_commit_find(pm_table *t, const char *commit_user, int64_t commit_identifier,
+                               int64_t since_snapshot_id, int64_t *snapshot_id);
+
 #endif

@@ -20,6 +20,7 @@
 #ifndef PM_TABLE_TABLE_WRITE_H
 #define PM_TABLE_TABLE_WRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "paimon/batch.h"
@@ -31,6 +32,10 @@ typedef struct pm_table_writer pm_table_writer;
 
 typedef struct pm_table_write_options {
     int unused_reserved;        /* room to grow (write type, io manager) */
+    /* Bucketed writers start their sequence numbers at 0 instead of after
+     * the bucket's live files (Java's withIgnorePreviousFiles, used for
+     * OVERWRITE); unaware-bucket writers always do.  false by default. */
+    bool ignore_previous_files;
 } pm_table_write_options;
 
 pm_error *pm_table_writer_new(pm_table_writer **out, pm_table *t, const pm_table_write_options *o);

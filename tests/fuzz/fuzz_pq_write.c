@@ -5,8 +5,9 @@
  * field list); byte 0 of line 2 = option bits (page row limit, dictionary,
  * tiny dictionary page, tiny row groups, codec); the rest = JSON lines.
  * Whatever parses is written to a file; the file must then have a footer
- * that parses, the right row count, and chunks whose page headers parse and
- * add up to each chunk's value count and size.  Line 1 is also fed to the
+ * that parses, the right row count, chunks whose page headers parse and
+ * add up to each chunk's value count and size, and page indexes between the
+ * data and the footer.  Line 1 is also fed to the
  * memory-size parser.
  */
 #include <stdint.h>
@@ -66,6 +67,15 @@ static void check_file(const char *path, int64_t rows)
                 off += (int64_t)used + h.compressed_page_size;
             }
             if (off != end || values != cm->num_values)
+                abort();
+            /* page indexes sit between the last chunk and the footer */
+            const pq_column_chunk *cc = &rg->columns[c];
+            long foot = len - 8 - (long)n;
+            if (!cc->has_offset_index || cc->offset_index_offset < end ||
+                cc->offset_index_offset + cc->offset_index_length > foot)
+                abort();
+            if (cc->has_column_index &&
+                (cc->column_index_offset < end || cc->column_index_offset + cc->column_index_length > foot))
                 abort();
         }
     }

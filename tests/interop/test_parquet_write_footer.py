@@ -245,6 +245,63 @@ def write_like_java(tmp_path, path, fields):
     return out
 
 
+def leaf_levels(schema):
+    """{path tuple: (max_def, max_rep)} from thrift schema elements."""
+    out = {}
+    pos = [1]
+
+    def walk(path, d, r):
+        e = schema[pos[0]]
+        pos[0] += 1
+        rep = e.get(3, 0)
+        d2 = d + (rep != 0)
+        r2 = r + (rep == 2)
+        p = path + (e[4],)
+        if 5 in e:
+            for _ in range(e[5]):
+                walk(p, d2, r2)
+        else:
+            out[p] = (d2, r2)
+
+    for _ in range(schema[0][5]):
+        walk((), 0, 0)
+    return out
+
+
+def page_offsets(path, meta):
+    """[(absolute offset, header + compressed size)] of a chunk's data pages."""
+    b = open(path, "rb").read()
+    start = meta.get(11, meta[9])
+    end, p, out = start + meta[7], start, []
+    while p < end:
+        r = _Reader(b, p)
+        h = r.struct()
+        if h[1] == 0:
+            out.append((p, r.p - p + h[3]))
+        p = r.p + h[3]
+    return out
+
+
+def check_histograms(ours, java, max_def, max_rep, rep_id, def_id):
+    """parquet-java 1.16 keeps a repetition histogram only when max_rep > 0 and
+    a definition histogram only when max_def > 1 (1.15, which wrote the
+    fixtures, always kept both); where kept, they must equal Java's."""
+    assert (rep_id in ours) == (max_rep > 0)
+    assert (def_id in ours) == (max_def > 1)
+    if rep_id in ours:
+        assert ours[rep_id] == java[rep_id]
+    if def_id in ours:
+        assert ours[def_id] == java[def_id]
+
+
+def check_size_stats(ours, java, ptype, max_def, max_rep):
+    check_histograms(ours, java, max_def, max_rep, 2, 3)
+    # 1.16: unencoded BYTE_ARRAY bytes for every BYTE_ARRAY column (1.15 only for strings)
+    assert (1 in ours) == (ptype == 6)
+    if 1 in java:
+        assert ours[1] == java[1]
+
+
 def test_found_java_cases():
     # The fixture set has several Java files whose ids we can reproduce.
     assert len(CASES) >= 5
@@ -263,11 +320,30 @@ def test_same_as_java(tmp_path, path, fields):
     jrg, org = jf[4][0], of[4][0]
     assert org[3] == jrg[3] and org[7] == jrg[7] == 0
     assert set(org) == set(jrg)
+    jb, ob = open(path, "rb").read(), open(ours, "rb").read()
+    leaves = leaf_levels(of[2])
     for jc, oc in zip(jrg[1], org[1]):
         jm, om = jc[3], oc[3]
         assert oc[2] == 0                      # ColumnChunk.file_offset, as parquet-java 1.15+
-        # Java 1.15+ also writes page indexes (4-7) and size statistics (16): not written by us.
-        assert set(om) == set(jm) - {16}, om[3]
+        assert set(oc) == set(jc), om[3]       # incl. page index offsets/lengths (4-7)
+        # parquet-java < 1.15 (1.13 wrote some fixtures) has no size statistics.
+        modern = 16 in jm
+        assert set(om) - (set() if modern else {16}) == set(jm), om[3]
+        max_def, max_rep = leaves[tuple(om[3])]
+        if modern:
+            check_size_stats(om[16], jm[16], om[1], max_def, max_rep)
+        # page indexes: same content (histograms by the 1.16 rules, see below)
+        if 6 in jc:
+            jci, oci = _Reader(jb, jc[6]).struct(), _Reader(ob, oc[6]).struct()
+            for k in (1, 2, 3, 4, 5):
+                assert oci[k] == jci[k], (om[3], k, oci[k], jci[k])
+            if modern:
+                check_histograms(oci, jci, max_def, max_rep, 6, 7)
+        joi, ooi = _Reader(jb, jc[4]).struct(), _Reader(ob, oc[4]).struct()
+        assert [p[3] for p in ooi[1]] == [p[3] for p in joi[1]]          # first_row_index
+        assert [(p[1], p[2]) for p in ooi[1]] == page_offsets(ours, om)       # where our pages are
+        if 2 in joi:
+            assert ooi[2] == joi[2]
         for k in (1, 3, 4, 5):
             assert om[k] == jm[k], (om[3], k)
         assert sorted(om[2]) == sorted(jm[2]), om[3]
@@ -357,3 +433,114 @@ def test_statistics_layout(tmp_path):
     assert cols[b"u"] == {1: u, 2: u, 3: 0, 5: u, 6: u}
     assert cols[b"e"] == {1: b"x", 2: b"x", 3: 0, 5: b"x", 6: b"x"}  # min == max: legacy too
     assert cols[b"big"] == {}                                      # min + max >= 4096 bytes: dropped
+
+
+# ---- page indexes of our own files -------------------------------------------------------------
+
+def page_index(path, chunk):
+    b = open(path, "rb").read()
+    ci = _Reader(b, chunk[6]).struct() if 6 in chunk else None
+    oi = _Reader(b, chunk[4]).struct()
+    if ci is not None:
+        assert len(b[chunk[6]:chunk[6] + chunk[7]]) == chunk[7]
+    return ci, oi
+
+
+def trunc_max_utf8(s, limit=64):
+    """Expected column-index max of a long UTF-8 string (BinaryTruncator)."""
+    b = s.encode()
+    if len(b) <= limit:
+        return b
+    k = limit
+    while k and not valid_utf8(b[:k]):
+        k -= 1
+    p = bytearray(b[:k])
+    for i in range(k - 1, -1, -1):
+        if p[i] != 0xFF:
+            old = p[i]
+            p[i] += 1
+            if valid_utf8(bytes(p)):
+                return bytes(p)
+            p[i] = old
+    return b
+
+
+def valid_utf8(b):
+    try:
+        b.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def test_page_index_contents(tmp_path):
+    n = 5000
+    rows = []
+    for i in range(n):
+        rows.append({
+            "asc": i, "desc": n - i, "rnd": (i * 7919) % 10007,
+            "nul": None if i < 2500 else i,                        # the first pages hold only nulls
+            "s": ("é" * 40 + f"{i:05d}") if i % 3 else None,       # 85 bytes: truncated to 64 in the index
+            "f": "NaN" if i == 4321 else i / 3,                    # NaN: no column index
+            "t": f"2020-01-01T00:00:00.{i:09d}",                   # INT96: no column index
+            "a": [i, None] if i % 2 else [],
+        })
+    out = write(tmp_path, "asc INT NOT NULL, desc BIGINT, rnd INT, nul INT, s STRING, f DOUBLE, t TIMESTAMP(9), "
+                "a ARRAY<INT>", rows, "parquet.page.row.count.limit=1000", "parquet.block.size=64kb")
+    f = read_footer(out)
+    assert len(f[4]) > 1                                          # several row groups
+    first = 0
+    names = ["asc", "desc", "rnd", "nul", "s", "f", "t", "a"]
+    orders = {}
+    for rg in f[4]:
+        nrows = rg[3]
+        for name, c in zip(names, rg[1]):
+            m = c[3]
+            ci, oi = page_index(out, c)
+            locs = oi[1]
+            assert [(p[1], p[2]) for p in locs] == page_offsets(out, m)
+            starts = [p[3] for p in locs]
+            assert starts[0] == 0 and starts == sorted(starts)
+            bounds = list(zip(starts, starts[1:] + [nrows]))
+            if name == "t" or (name == "f" and first <= 4321 < first + nrows):
+                assert ci is None, name
+                continue
+            assert ci is not None, name
+            pages = [[r[name] for r in rows[first + a:first + b]] for a, b in bounds]
+            if name == "f":
+                assert ci[4] == 1
+                continue
+            if name == "a":
+                # one null per row (an empty list or a null element); histograms kept (max_def 3, max_rep 1)
+                assert ci[5] == [len(pg) for pg in pages]
+                odd = [sum(1 for v in pg if v) for pg in pages]
+                assert ci[6] == [x for pg, o in zip(pages, odd) for x in (len(pg), o)]
+                assert ci[7] == [x for pg, o in zip(pages, odd) for x in (0, len(pg) - o, o, o)]
+                continue
+            assert ci[1] == [all(v is None for v in pg) for pg in pages], name
+            assert ci[5] == [sum(v is None for v in pg) for pg in pages], name
+            for k, pg in enumerate(pages):
+                vals = [v for v in pg if v is not None]
+                if not vals:
+                    assert ci[2][k] == b"" and ci[3][k] == b""
+                    continue
+                if name == "s":
+                    lo, hi = min(vals).encode(), max(vals)
+                    assert ci[2][k] == lo[:64] or ci[2][k] == lo[:63]    # cut at a character boundary
+                    assert valid_utf8(ci[2][k]) and lo.startswith(ci[2][k])
+                    assert ci[3][k] == trunc_max_utf8(hi) and ci[3][k] > hi.encode()[:len(ci[3][k])]
+                    assert oi[2][k] == sum(len(v.encode()) for v in vals)
+                else:
+                    fmt = "<i" if name in ("asc", "rnd", "nul") else "<q"
+                    assert struct.unpack(fmt, ci[2][k])[0] == min(vals)
+                    assert struct.unpack(fmt, ci[3][k])[0] == max(vals)
+            orders[name] = orders.get(name, set()) | {ci[4]}
+            mins = [min(v for v in pg if v is not None) for pg in pages if any(v is not None for v in pg)]
+            maxs = [max(v for v in pg if v is not None) for pg in pages if any(v is not None for v in pg)]
+            if name != "s":
+                asc = all(a <= b for a, b in zip(mins, mins[1:])) and all(a <= b for a, b in zip(maxs, maxs[1:]))
+                desc = all(a >= b for a, b in zip(mins, mins[1:])) and all(a >= b for a, b in zip(maxs, maxs[1:]))
+                assert ci[4] == (1 if asc else 2 if desc else 0), name
+        first += nrows
+    assert first == n
+    assert orders["asc"] == {1} and 2 in orders["desc"] and 0 in orders["rnd"]

@@ -366,6 +366,48 @@ static pm_error *parse_encoding_stats(pq_thrift_reader *r, pq_page_encoding_stat
     return NULL;
 }
 
+static pm_error *parse_i64_list(pq_thrift_reader *r, pm_arena *a, uint8_t t, int64_t **out, uint32_t *n,
+                                const char *what)
+{
+    void *items = NULL;
+    PM_TRY(read_list_alloc(r, a, t, PQ_TT_I64, sizeof(int64_t), &items, n, what));
+    *out = items;
+    for (uint32_t i = 0; i < *n; i++)
+        PM_TRY(pq_thrift_i64(r, &(*out)[i]));
+    return NULL;
+}
+
+static pm_error *parse_size_statistics(pq_thrift_reader *r, pm_arena *a, pq_size_statistics *s)
+{
+    PM_TRY(pq_thrift_struct_enter(r));
+    int16_t last = 0;
+    for (;;) {
+        uint8_t t;
+        int16_t id;
+        PM_TRY(pq_thrift_field(r, &last, &t, &id));
+        if (t == PQ_TT_STOP)
+            break;
+        switch (id) {
+        case 1:
+            PM_TRY(read_i64_field(r, t, &s->unencoded_byte_array_data_bytes,
+                                  "SizeStatistics.unencoded_byte_array_data_bytes"));
+            s->has_unencoded_byte_array_data_bytes = true;
+            break;
+        case 2:
+            PM_TRY(parse_i64_list(r, a, t, &s->repetition_level_histogram, &s->num_repetition_level_histogram,
+                                  "SizeStatistics.repetition_level_histogram"));
+            break;
+        case 3:
+            PM_TRY(parse_i64_list(r, a, t, &s->definition_level_histogram, &s->num_definition_level_histogram,
+                                  "SizeStatistics.definition_level_histogram"));
+            break;
+        default: PM_TRY(pq_thrift_skip(r, t)); break;
+        }
+    }
+    pq_thrift_struct_leave(r);
+    return NULL;
+}
+
 static pm_error *parse_column_meta(pq_thrift_reader *r, pm_arena *a, pq_column_meta *m)
 {
     PM_TRY(pq_thrift_struct_enter(r));
@@ -434,6 +476,11 @@ static pm_error *parse_column_meta(pq_thrift_reader *r, pm_arena *a, pq_column_m
         }
         case 14: PM_TRY(read_i64_field(r, t, &m->bloom_filter_offset, "ColumnMetaData.bloom_filter_offset")); m->has_bloom_filter_offset = true; break;
         case 15: PM_TRY(read_i32_field(r, t, &m->bloom_filter_length, "ColumnMetaData.bloom_filter_length")); m->has_bloom_filter_length = true; break;
+        case 16:
+            PM_TRY(pq_thrift_expect(t, PQ_TT_STRUCT, "ColumnMetaData.size_statistics"));
+            PM_TRY(parse_size_statistics(r, a, &m->size_statistics));
+            m->has_size_statistics = true;
+            break;
         default: PM_TRY(pq_thrift_skip(r, t)); break;
         }
     }
@@ -919,6 +966,27 @@ static pm_error *w_key_values(pq_thrift_writer *w, int16_t id, const pq_key_valu
     return NULL;
 }
 
+static pm_error *w_i64_list_field(pq_thrift_writer *w, int16_t id, const int64_t *v, uint32_t n)
+{
+    PM_TRY(pq_thrift_w_field(w, id, PQ_TT_LIST));
+    PM_TRY(pq_thrift_w_list(w, PQ_TT_I64, n));
+    for (uint32_t i = 0; i < n; i++)
+        PM_TRY(pq_thrift_w_i64(w, v[i]));
+    return NULL;
+}
+
+static pm_error *w_size_statistics(pq_thrift_writer *w, const pq_size_statistics *s)
+{
+    PM_TRY(pq_thrift_w_struct_begin(w));
+    if (s->has_unencoded_byte_array_data_bytes)
+        PM_TRY(pq_thrift_w_field_i64(w, 1, s->unencoded_byte_array_data_bytes));
+    if (s->num_repetition_level_histogram)
+        PM_TRY(w_i64_list_field(w, 2, s->repetition_level_histogram, s->num_repetition_level_histogram));
+    if (s->num_definition_level_histogram)
+        PM_TRY(w_i64_list_field(w, 3, s->definition_level_histogram, s->num_definition_level_histogram));
+    return pq_thrift_w_struct_end(w);
+}
+
 static pm_error *w_column_meta(pq_thrift_writer *w, const pq_column_meta *m)
 {
     PM_TRY(pq_thrift_w_struct_begin(w));
@@ -958,6 +1026,10 @@ static pm_error *w_column_meta(pq_thrift_writer *w, const pq_column_meta *m)
     }
     if (m->has_bloom_filter_offset) PM_TRY(pq_thrift_w_field_i64(w, 14, m->bloom_filter_offset));
     if (m->has_bloom_filter_length) PM_TRY(pq_thrift_w_field_i32(w, 15, m->bloom_filter_length));
+    if (m->has_size_statistics) {
+        PM_TRY(pq_thrift_w_field(w, 16, PQ_TT_STRUCT));
+        PM_TRY(w_size_statistics(w, &m->size_statistics));
+    }
     return pq_thrift_w_struct_end(w);
 }
 

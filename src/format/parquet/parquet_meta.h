@@ -103,6 +103,13 @@ typedef struct pq_key_value {
     const char *value;   /* 2, NULL if absent */
 } pq_key_value;
 
+/* SizeStatistics (parquet-format 2.10+; parquet-java 1.15+ writes it). */
+typedef struct pq_size_statistics {
+    bool has_unencoded_byte_array_data_bytes; int64_t unencoded_byte_array_data_bytes; /* 1 */
+    int64_t *repetition_level_histogram; uint32_t num_repetition_level_histogram;    /* 2 */
+    int64_t *definition_level_histogram; uint32_t num_definition_level_histogram;    /* 3 */
+} pq_size_statistics;
+
 typedef struct pq_column_meta {
     int32_t type;                          /* 1 */
     int32_t *encodings; uint32_t num_encodings;        /* 2 */
@@ -119,6 +126,7 @@ typedef struct pq_column_meta {
     pq_page_encoding_stats *encoding_stats; uint32_t num_encoding_stats; /* 13 */
     bool has_bloom_filter_offset; int64_t bloom_filter_offset;       /* 14 */
     bool has_bloom_filter_length; int32_t bloom_filter_length;       /* 15 */
+    bool has_size_statistics; pq_size_statistics size_statistics;   /* 16 */
 } pq_column_meta;
 
 typedef struct pq_column_chunk {

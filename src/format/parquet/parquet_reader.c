@@ -484,6 +484,7 @@ pm_error *pm_pq_reader_stat(const pm_pq_reader *r, uint32_t rg, uint32_t leaf, b
     case PQR_VAR:
         if (L->ptype == PQ_FIXED_LEN_BYTE_ARRAY && n != (size_t)L->type_length)
             return NULL;
+        PM_TRY(pm_buf_reserve(&col->data, 1)); /* non-NULL data even for an empty value */
         PM_TRY(pm_column_append_bytes(col, p, n));
         break;
     case PQR_FIXED: {

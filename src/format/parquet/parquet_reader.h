@@ -73,7 +73,8 @@ void pm_pq_reader_free(pm_pq_reader *r);
 
 /* The footer; owned by the reader. */
 const pm_pq_file_meta *pm_pq_reader_meta(const pm_pq_reader *r);
-/* ROW type of the projected fields (ids, names, nullability); owned by the reader. */
+/* ROW type of the projected fields (ids, names, nullability); owned by the
+ * reader.  NULL for a footer_only reader. */
 const pm_type *pm_pq_reader_schema(const pm_pq_reader *r);
 /* Leaf column index of top-level field `name` when it is a primitive
  * (not nested) field of the file, else -1.  Use it to index

@@ -37,6 +37,8 @@ struct pm_pq_writer {
     int64_t total_rows;
     uint64_t start_pos;
     bool failed;                /* a write failed half-way: the file cannot be finished */
+    pm_buf column_indexes;      /* every chunk's ColumnIndex, written before the footer */
+    pm_buf offset_indexes;      /* every chunk's OffsetIndex, after the column indexes */
 };
 
 /* ---- batch validation ---------------------------------------------------- */
@@ -212,6 +214,8 @@ static void writer_free(pm_pq_writer *w)
         pq_colw_free(&w->cols[i]);
     free(w->cols);
     free(w->rgs);
+    pm_buf_free(&w->column_indexes);
+    pm_buf_free(&w->offset_indexes);
     pm_pq_file_meta_free(w->meta);
     pm_codec_ctx_free(w->codec);
     pm_type_free(w->type);
@@ -328,10 +332,23 @@ static pm_error *flush_row_group(pm_pq_writer *w)
         return pm_oom();
     int64_t start = (int64_t)pm_output_pos(w->out);
     for (uint32_t i = 0; i < w->ncols; i++) {
-        PM_TRY(pm_error_wrap(pq_colw_flush_chunk(&w->cols[i], w->out, a, &rg->columns[i]), 0,
-                             "row group %zu, column '%s'", w->nrgs, w->schema.leaves[i].path[0]));
-        rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
-        rg->total_compressed_size += rg->columns[i].meta_data.total_compressed_size;
+        pq_colw *cw = &w->cols[i];
+        pq_column_chunk *cc = &rg->columns[i];
+        PM_TRY(pm_error_wrap(pq_colw_flush_chunk(cw, w->out, a, cc), 0, "row group %zu, column '%s'",
+                             w->nrgs, w->schema.leaves[i].path[0]));
+        rg->total_byte_size += cc->meta_data.total_uncompressed_size;
+        rg->total_compressed_size += cc->meta_data.total_compressed_size;
+        /* Page indexes go after all row groups; offsets relative until close. */
+        if (cw->has_ci) {
+            cc->has_column_index = true;
+            cc->column_index_offset = (int64_t)w->column_indexes.len;
+            cc->column_index_length = (int32_t)cw->ci_ser.len;
+            PM_TRY(pm_buf_append(&w->column_indexes, cw->ci_ser.data, cw->ci_ser.len));
+        }
+        cc->has_offset_index = true;
+        cc->offset_index_offset = (int64_t)w->offset_indexes.len;
+        cc->offset_index_length = (int32_t)cw->oi_ser.len;
+        PM_TRY(pm_buf_append(&w->offset_indexes, cw->oi_ser.data, cw->oi_ser.len));
     }
     rg->num_columns = w->ncols;
     rg->num_rows = w->rg_rows;
@@ -521,6 +538,21 @@ pm_error *pm_pq_writer_close(pm_pq_writer *w, pm_pq_write_result *res)
         goto done;
     }
     PM_TRY_GOTO(e, flush_row_group(w), done);
+    /* Page indexes: all column indexes, then all offset indexes (parquet-java's order). */
+    int64_t ci_base = (int64_t)pm_output_pos(w->out);
+    if (w->column_indexes.len)
+        PM_TRY_GOTO(e, pm_output_write(w->out, w->column_indexes.data, w->column_indexes.len), done);
+    int64_t oi_base = (int64_t)pm_output_pos(w->out);
+    if (w->offset_indexes.len)
+        PM_TRY_GOTO(e, pm_output_write(w->out, w->offset_indexes.data, w->offset_indexes.len), done);
+    for (size_t g = 0; g < w->nrgs; g++)
+        for (uint32_t c = 0; c < w->rgs[g].num_columns; c++) {
+            pq_column_chunk *cc = &w->rgs[g].columns[c];
+            if (cc->has_column_index)
+                cc->column_index_offset += ci_base;
+            if (cc->has_offset_index)
+                cc->offset_index_offset += oi_base;
+        }
     pm_pq_file_meta *m = w->meta;
     m->version = 1;
     m->schema = w->schema.elems;

@@ -9,6 +9,7 @@
  *       [dictionary page (PLAIN_DICTIONARY)] data page v1*
  *       data page v1 = [rep levels: u32 len + RLE] [def levels: u32 len + RLE]
  *                      values (PLAIN, or bit-width byte + RLE dictionary ids)
+ *   ColumnIndex* OffsetIndex*  (page indexes of every chunk, pq_write_index.h)
  *   FileMetaData (thrift compact)  u32 footer length  "PAR1"
  * Schema mapping: pq_schema_write.h.  Statistics: pq_stats.h.
  *

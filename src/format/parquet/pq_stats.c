@@ -22,6 +22,7 @@ void pq_stats_reset(pq_stats *s)
 {
     s->null_count = 0;
     s->has_minmax = false;
+    s->has_nan = false;
     memset(&s->min, 0, sizeof s->min);
     memset(&s->max, 0, sizeof s->max);
     pm_buf_clear(&s->min_bytes);
@@ -62,14 +63,16 @@ void pq_stats_update_f32(pq_stats *s, const float *v, size_t n)
 {
     float mn = s->has_minmax ? s->min.f32 : INFINITY;
     float mx = s->has_minmax ? s->max.f32 : -INFINITY;
-    bool seen = s->has_minmax;
+    bool seen = s->has_minmax, nan = false;
     for (size_t i = 0; i < n; i++) {
         float x = v[i];
         bool ok = x == x;   /* NaN is ignored */
         seen |= ok;
+        nan |= !ok;
         mn = ok && x < mn ? x : mn;
         mx = ok && x > mx ? x : mx;
     }
+    s->has_nan |= nan;
     if (seen) {
         s->min.f32 = mn;
         s->max.f32 = mx;
@@ -81,14 +84,16 @@ void pq_stats_update_f64(pq_stats *s, const double *v, size_t n)
 {
     double mn = s->has_minmax ? s->min.f64 : INFINITY;
     double mx = s->has_minmax ? s->max.f64 : -INFINITY;
-    bool seen = s->has_minmax;
+    bool seen = s->has_minmax, nan = false;
     for (size_t i = 0; i < n; i++) {
         double x = v[i];
         bool ok = x == x;
         seen |= ok;
+        nan |= !ok;
         mn = ok && x < mn ? x : mn;
         mx = ok && x > mx ? x : mx;
     }
+    s->has_nan |= nan;
     if (seen) {
         s->min.f64 = mn;
         s->max.f64 = mx;
@@ -169,6 +174,7 @@ pm_error *pq_stats_update_bytes(pq_stats *s, const uint8_t *p, size_t len)
 pm_error *pq_stats_merge(pq_stats *d, const pq_stats *s)
 {
     d->null_count += s->null_count;
+    d->has_nan |= s->has_nan;
     if (!s->has_minmax)
         return NULL;
     switch (d->kind) {

@@ -45,6 +45,7 @@ typedef struct pq_stats {
     pq_stats_kind kind;
     int64_t null_count;
     bool has_minmax;
+    bool has_nan;                /* FLOAT/DOUBLE: a NaN was seen (and ignored) */
     pq_stat_value min, max;      /* fixed-width kinds */
     pm_buf min_bytes, max_bytes; /* PQS_BYTES */
 } pq_stats;

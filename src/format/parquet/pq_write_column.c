@@ -71,6 +71,14 @@ static void page_reset(pq_colw *cw)
     cw->page_values = 0;
     cw->page_rows = 0;
     cw->page_raw = 0;
+    pq_stats_reset(&cw->pstats);
+    cw->page_unencoded = 0;
+    if (cw->rep_hist)
+        memset(cw->rep_hist, 0, sizeof(int64_t) * (size_t)(cw->leaf->max_rep + 1));
+    if (cw->def_hist)
+        memset(cw->def_hist, 0, sizeof(int64_t) * (size_t)(cw->leaf->max_def + 1));
+    if (++cw->epoch == 0)
+        cw->epoch = 1;
 }
 
 pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_options *opt,
@@ -88,6 +96,11 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
     cw->first_page = true;
     pq_stats_init(&cw->stats, leaf->stats);
     pq_stats_init(&cw->total, leaf->stats);
+    pq_stats_init(&cw->pstats, leaf->stats);
+    if (pq_has_rep_hist(leaf))
+        PM_TRY(pm_calloc(&cw->rep_hist, (size_t)leaf->max_rep + 1, sizeof(int64_t)));
+    if (pq_has_def_hist(leaf))
+        PM_TRY(pm_calloc(&cw->def_hist, (size_t)leaf->max_def + 1, sizeof(int64_t)));
     page_reset(cw);
     return NULL;
 }
@@ -104,6 +117,13 @@ void pq_colw_free(pq_colw *cw)
     pm_buf_free(&cw->chunk);
     pq_stats_free(&cw->stats);
     pq_stats_free(&cw->total);
+    pq_stats_free(&cw->pstats);
+    free(cw->rep_hist);
+    free(cw->def_hist);
+    free(cw->seen);
+    pq_page_index_free(&cw->pidx);
+    pm_buf_free(&cw->ci_ser);
+    pm_buf_free(&cw->oi_ser);
     pm_buf_free(&cw->body);
     pm_buf_free(&cw->comp);
     pm_buf_free(&cw->hdr);
@@ -253,12 +273,29 @@ static void to_int96(int64_t ns, uint8_t out[12])
     memcpy(out + 8, &julian, 4);
 }
 
+/* Count dictionary entry `id` in the page statistics once per page. */
+static pm_error *mark_entry(pq_colw *cw, uint32_t id, const uint8_t *v, uint32_t len)
+{
+    if (id >= cw->seen_cap) {
+        size_t cap = cw->seen_cap ? cw->seen_cap : 1024;
+        while (cap <= id)
+            cap *= 2;
+        PM_TRY(pm_realloc_array(&cw->seen, cap, sizeof *cw->seen));
+        memset(cw->seen + cw->seen_cap, 0, (cap - cw->seen_cap) * sizeof *cw->seen);
+        cw->seen_cap = cap;
+    }
+    if (cw->seen[id] == cw->epoch)
+        return NULL;
+    cw->seen[id] = cw->epoch;
+    return pq_stats_update_bytes(&cw->pstats, v, len);
+}
+
 static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64_t *pos,
                                   int64_t start, int64_t n)
 {
     const int32_t *off = pm_column_offsets(col);
     const uint8_t *data = col->data.data ? col->data.data : (const uint8_t *)"";   /* all empty */
-    pq_stats *st = &cw->stats;
+    pq_stats *st = &cw->pstats;
     int64_t i = 0;
     if (cw->dict_on) {
         PM_TRY(reserve_ids(cw, (size_t)n));
@@ -271,13 +308,12 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
             PM_TRY(pq_dict_put_bytes(&cw->dict, v, len, &id, &added));
             cw->ids[cw->nids++] = id;
             cw->page_raw += 4 + (int64_t)len;
-            if (added) {
-                PM_TRY(pq_stats_update_bytes(st, v, len));
-                if (dict_full(cw)) {
-                    PM_TRY(fallback(cw));
-                    i++;
-                    break;
-                }
+            cw->page_unencoded += len;
+            PM_TRY(mark_entry(cw, id, v, len));
+            if (added && dict_full(cw)) {
+                PM_TRY(fallback(cw));
+                i++;
+                break;
             }
         }
         if (cw->dict_on)
@@ -294,6 +330,7 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
         if (len)
             pm_buf_put(&cw->vals, v, len);
         cw->page_raw += 4 + (int64_t)len;
+        cw->page_unencoded += len;
     }
     return NULL;
 }
@@ -304,7 +341,7 @@ static pm_error *put_bools(pq_colw *cw, const pm_column *col, const int64_t *pos
     PM_TRY(pm_buf_reserve(&cw->vals, (size_t)(n / 8) + 2));
     for (int64_t i = 0; i < n; i++) {
         bool v = pm_column_bool(col, POS(i));
-        pq_stats_update_bool(&cw->stats, v);
+        pq_stats_update_bool(&cw->pstats, v);
         cw->bool_acc |= (uint8_t)((v ? 1 : 0) << cw->bool_bits);
         if (++cw->bool_bits == 8) {
             cw->vals.data[cw->vals.len++] = cw->bool_acc;
@@ -321,7 +358,7 @@ static pm_error *put_values(pq_colw *cw, const pm_column *col, const int64_t *po
                             int64_t n)
 {
     const pq_leaf *l = cw->leaf;
-    pq_stats *st = &cw->stats;
+    pq_stats *st = &cw->pstats;
     switch (l->kind) {
     case PQV_BOOL:
         return put_bools(cw, col, pos, start, n);
@@ -477,7 +514,7 @@ static pm_error *write_flat(pq_colw *cw, const pm_column *col, int64_t r0, int64
         k += (bm[r >> 3] >> (r & 7)) & 1;
     }
     nulls = n - (int64_t)k;
-    cw->stats.null_count += nulls;
+    cw->pstats.null_count += nulls;
     return put_values(cw, col, lv->pos, 0, (int64_t)k);
 }
 
@@ -492,8 +529,14 @@ static pm_error *write_nested(pq_colw *cw, const pm_column *top, int64_t r0, int
     if (l->max_def > 0)
         for (size_t i = 0; i < lv->n; i++)
             PM_TRY(pq_rle_put(&cw->def_enc, lv->def[i]));
+    if (cw->rep_hist)
+        for (size_t i = 0; i < lv->n; i++)
+            cw->rep_hist[lv->rep[i]]++;
+    if (cw->def_hist)
+        for (size_t i = 0; i < lv->n; i++)
+            cw->def_hist[lv->def[i]]++;
     cw->page_values += (int64_t)lv->n;
-    cw->stats.null_count += lv->nulls;
+    cw->pstats.null_count += lv->nulls;
     return put_values(cw, lv->leaf_col, lv->pos, 0, (int64_t)lv->npos);
 }
 
@@ -656,8 +699,13 @@ static pm_error *flush_page(pq_colw *cw)
     h.data_page_header.encoding = encoding;
     h.data_page_header.definition_level_encoding = l->max_def > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     h.data_page_header.repetition_level_encoding = l->max_rep > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
-    size_t hdr_len;
+    size_t hdr_len, at = cw->chunk.len;
     PM_TRY(emit_page(cw, &h, page, page_len, &cw->chunk, &hdr_len));
+    PM_TRY(pq_page_index_add(&cw->pidx, l, &cw->pstats, cw->page_values, (int64_t)at,
+                             (int32_t)(cw->chunk.len - at), cw->chunk_rows, cw->page_unencoded,
+                             cw->rep_hist, cw->def_hist));
+    PM_TRY(pq_stats_merge(&cw->stats, &cw->pstats));
+    cw->chunk_rows += cw->page_rows;
     cw->chunk_uncompressed += (int64_t)(hdr_len + page_len);
     cw->chunk_values += cw->page_values;
     if (encoding == PQ_ENC_PLAIN)
@@ -743,6 +791,14 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
         es[nes++] = (pq_page_encoding_stats){PQ_DATA_PAGE, PQ_ENC_PLAIN, cw->pages_plain};
     m->encoding_stats = es;
     m->num_encoding_stats = nes;
+    m->has_size_statistics = true;
+    PM_TRY(pq_page_index_size_stats(&cw->pidx, l, a, &m->size_statistics));
+    pm_buf_clear(&cw->ci_ser);
+    pm_buf_clear(&cw->oi_ser);
+    PM_TRY(pq_page_index_column_index(&cw->pidx, l, &cw->ci_ser, &cw->has_ci));
+    PM_TRY(pq_page_index_offset_index(&cw->pidx, l, m->data_page_offset, &cw->oi_ser));
+    pq_page_index_reset(&cw->pidx);
+    cw->chunk_rows = 0;
 
     PM_TRY(pq_stats_merge(&cw->total, &cw->stats));
     pq_stats_reset(&cw->stats);

@@ -20,6 +20,10 @@
  *     even when
  *     dictionary-encoded.
  *
+ * Statistics are kept per page (byte strings in dictionary mode are
+ * compared once per distinct entry per page) and merged into the chunk's;
+ * every page is recorded for the chunk's page index (pq_write_index.h).
+ *
  * pq_levels computes definition/repetition levels and the positions of
  * present values for a nested leaf (see pq_schema_write.h for the levels).
  */
@@ -32,6 +36,7 @@
 #include "format/parquet/pq_encode.h"
 #include "format/parquet/pq_schema_write.h"
 #include "format/parquet/pq_stats.h"
+#include "format/parquet/pq_write_index.h"
 #include "io/fileio.h"
 #include "types/column.h"
 
@@ -68,6 +73,12 @@ typedef struct pq_colw {
     int64_t page_values;          /* level entries (num_values) */
     int64_t page_rows;
     int64_t page_raw;             /* PLAIN-equivalent value bytes */
+    pq_stats pstats;              /* statistics of the page */
+    int64_t page_unencoded;       /* BYTE_ARRAY value bytes of the page */
+    int64_t *rep_hist, *def_hist; /* level histograms of the page (NULL when not kept) */
+    uint32_t *seen;               /* dictionary entry -> epoch of the page that counted it */
+    size_t seen_cap;
+    uint32_t epoch;               /* the page's epoch, never 0 */
 
     /* dictionary */
     bool dict_on;                 /* values currently go through the dictionary */
@@ -83,6 +94,10 @@ typedef struct pq_colw {
     bool used_rle_levels, used_bitpacked_levels;
     pq_stats stats;               /* this chunk */
     pq_stats total;               /* all row groups */
+    pq_page_index pidx;           /* pages of this chunk */
+    int64_t chunk_rows;
+    pm_buf ci_ser, oi_ser;        /* the last flushed chunk's ColumnIndex / OffsetIndex */
+    bool has_ci;                  /* ci_ser holds a ColumnIndex */
     double avg_row_bytes;         /* nested leaves: raw bytes per row estimate */
 
     /* scratch */
@@ -98,7 +113,8 @@ pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r
 /* Buffered bytes of the current row group (pages, open page, dictionary). */
 uint64_t pq_colw_buffered(const pq_colw *cw);
 /* Close the open page, write the chunk at the output's position and fill
- * `cc` (strings and arrays from `a`); resets for the next row group. */
+ * `cc` (strings and arrays from `a`; the page-index fields are left to the
+ * caller, who writes ci_ser / oi_ser later); resets for the next row group. */
 pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_column_chunk *cc);
 
 #endif

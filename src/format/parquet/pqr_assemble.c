@@ -249,6 +249,8 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
     }
     case PQR_VAR: {
         PM_TRY(offsets_start(col));
+        /* keep data non-NULL even when every value is empty (readers add offsets to it) */
+        PM_TRY(pm_buf_reserve(&col->data, 1));
         int32_t data_base = last_offset(col);
         if ((size_t)data_base != col->data.len)
             return pm_error_new(PM_EINTERNAL, "column data buffer out of step");

@@ -409,19 +409,24 @@ static pm_error *gather(pqr_chunk *c, const uint32_t *idx, size_t n, const pqr_d
 /* Levels                                                              */
 /* ------------------------------------------------------------------ */
 
-static pm_error *check_levels(const uint16_t *lv, size_t n, int max, const char *what)
+/* Check every level is <= max; *at_max = how many equal max (one pass). */
+static pm_error *check_levels(const uint16_t *lv, size_t n, int max, const char *what, uint32_t *at_max)
 {
     uint16_t m = 0;
-    for (size_t i = 0; i < n; i++)
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) {
         m = lv[i] > m ? lv[i] : m;
+        k += lv[i] == max;
+    }
     if (m > max)
         return pm_error_new(PM_ECORRUPT, "%s level %u exceeds the maximum %d", what, m, max);
+    *at_max = k;
     return NULL;
 }
 
 /* v1 levels at *p: RLE (4-byte length prefix) or legacy BIT_PACKED. */
 static pm_error *levels_v1(const uint8_t **p, const uint8_t *end, int32_t enc, int max, uint16_t *out, size_t n,
-                           const char *what)
+                           const char *what, uint32_t *at_max)
 {
     int bw = pqd_bit_width((uint32_t)max);
     size_t left = (size_t)(end - *p);
@@ -443,15 +448,16 @@ static pm_error *levels_v1(const uint8_t **p, const uint8_t *end, int32_t enc, i
     } else {
         return pm_error_new(PM_EUNSUPPORTED, "%s level encoding %s", what, pq_encoding_name(enc));
     }
-    return check_levels(out, n, max, what);
+    return check_levels(out, n, max, what, at_max);
 }
 
-static pm_error *levels_v2(const uint8_t *p, size_t len, int max, uint16_t *out, size_t n, const char *what)
+static pm_error *levels_v2(const uint8_t *p, size_t len, int max, uint16_t *out, size_t n, const char *what,
+                           uint32_t *at_max)
 {
     pqd_rle r;
     PM_TRY(pqd_rle_init(&r, p, len, pqd_bit_width((uint32_t)max)));
     PM_TRY(pm_error_wrap(pqd_rle_get_u16(&r, out, n), 0, "%s levels", what));
-    return check_levels(out, n, max, what);
+    return check_levels(out, n, max, what, at_max);
 }
 
 /* ------------------------------------------------------------------ */
@@ -642,21 +648,6 @@ static pm_error *begin_data_page(pqr_chunk *c, int32_t num_values)
     return NULL;
 }
 
-static void count_valid(pqr_chunk *c)
-{
-    const pqr_leaf *L = c->leaf;
-    if (L->max_def == 0) {
-        c->nvalid = c->n;
-        return;
-    }
-    const uint16_t *d = pqr_chunk_def(c);
-    uint32_t k = 0;
-    uint16_t md = (uint16_t)L->max_def;
-    for (uint32_t i = 0; i < c->n; i++)
-        k += d[i] == md;
-    c->nvalid = k;
-}
-
 static pm_error *load_page(pqr_chunk *c, bool *got_data)
 {
     const pqr_leaf *L = c->leaf;
@@ -696,13 +687,14 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
         const uint8_t *p;
         PM_TRY(page_bytes(c, body, cs, us, true, &p));
         const uint8_t *end = p + us;
+        uint32_t unused;
+        c->nvalid = c->n;
         if (L->max_rep > 0)
             PM_TRY(levels_v1(&p, end, dh->repetition_level_encoding, L->max_rep, (uint16_t *)(void *)c->rep.data,
-                             c->n, "repetition"));
+                             c->n, "repetition", &unused));
         if (L->max_def > 0)
             PM_TRY(levels_v1(&p, end, dh->definition_level_encoding, L->max_def, (uint16_t *)(void *)c->def.data,
-                             c->n, "definition"));
-        count_valid(c);
+                             c->n, "definition", &c->nvalid));
         PM_TRY(setup_values(c, p, end, dh->encoding));
         break;
     }
@@ -714,16 +706,18 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
         if (rl < 0 || dl < 0 || (size_t)rl + (size_t)dl > cs || (size_t)rl + (size_t)dl > us)
             return pm_error_new(PM_ECORRUPT, "data page v2 level lengths %d + %d exceed the page", rl, dl);
         PM_TRY(begin_data_page(c, dh->num_values));
+        uint32_t unused;
+        c->nvalid = c->n;
         if (L->max_rep > 0)
-            PM_TRY(levels_v2(body, (size_t)rl, L->max_rep, (uint16_t *)(void *)c->rep.data, c->n, "repetition"));
+            PM_TRY(levels_v2(body, (size_t)rl, L->max_rep, (uint16_t *)(void *)c->rep.data, c->n, "repetition",
+                             &unused));
         else if (rl)
             return pm_error_new(PM_ECORRUPT, "repetition levels in a column without repetition");
         if (L->max_def > 0)
             PM_TRY(levels_v2(body + rl, (size_t)dl, L->max_def, (uint16_t *)(void *)c->def.data, c->n,
-                             "definition"));
+                             "definition", &c->nvalid));
         else if (dl)
             return pm_error_new(PM_ECORRUPT, "definition levels in a required column");
-        count_valid(c);
         const uint8_t *vb = body + rl + dl;
         size_t vcs = cs - (size_t)rl - (size_t)dl, vus = us - (size_t)rl - (size_t)dl;
         const uint8_t *vp;

@@ -10,6 +10,7 @@
 #include "pm_test.h"
 #include "format/parquet/pq_encode.h"
 #include "format/parquet/pq_stats.h"
+#include "format/parquet/pq_write_index.h"
 
 /* ---- an independent RLE-hybrid decoder ----------------------------------- */
 
@@ -384,6 +385,59 @@ static void test_crc32(void **state)
     assert_int_equal(a, pq_crc32(0, buf, 6000));
 }
 
+/* ---- column-index truncation --------------------------------------------- */
+
+static void test_utf8_and_truncation(void **state)
+{
+    (void)state;
+    assert_true(pq_utf8_valid((const uint8_t *)"abc\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 12));
+    assert_false(pq_utf8_valid((const uint8_t *)"\xc0\x80", 2));           /* overlong */
+    assert_false(pq_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3));       /* surrogate */
+    assert_false(pq_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4));  /* > U+10FFFF */
+    assert_false(pq_utf8_valid((const uint8_t *)"\xe2\x82", 2));           /* cut short */
+    assert_false(pq_utf8_valid((const uint8_t *)"\xff", 1));
+    assert_true(pq_utf8_valid((const uint8_t *)"\xf4\x8f\xbf\xbf", 4));   /* U+10FFFF */
+
+    uint8_t in[200], out[200];
+    /* short values stay */
+    assert_int_equal(pq_truncate_min((const uint8_t *)"abc", 3, 64, out), 3);
+    assert_int_equal(pq_truncate_max((const uint8_t *)"abc", 3, 64, out), 3);
+    /* ASCII: 64-byte prefix; the max's last byte goes up by one */
+    memset(in, 'a', 100);
+    in[63] = 'b';
+    assert_int_equal(pq_truncate_min(in, 100, 64, out), 64);
+    assert_memory_equal(out, in, 64);
+    assert_int_equal(pq_truncate_max(in, 100, 64, out), 64);
+    assert_memory_equal(out, in, 63);
+    assert_int_equal(out[63], 'c');
+    /* 2-byte characters straddling the limit: cut before the partial one */
+    for (int i = 0; i < 50; i++) {
+        in[2 * i] = 0xc3;
+        in[2 * i + 1] = 0xa9;   /* é */
+    }
+    memmove(in + 1, in, 99);
+    in[0] = 'x';                /* 'x' + 49 é (99 bytes): byte 63 starts an é */
+    assert_int_equal(pq_truncate_min(in, 99, 64, out), 63);
+    assert_int_equal(pq_truncate_max(in, 99, 64, out), 63);
+    assert_int_equal(out[61], 0xc3);
+    assert_int_equal(out[62], 0xaa);   /* é + 1 = ê */
+    /* all U+10FFFF: nothing can go up, the whole value is kept */
+    for (int i = 0; i < 25; i++)
+        memcpy(in + 4 * i, "\xf4\x8f\xbf\xbf", 4);
+    assert_int_equal(pq_truncate_max(in, 100, 64, out), 100);
+    assert_memory_equal(out, in, 100);
+    assert_int_equal(pq_truncate_min(in, 100, 64, out), 64);
+    /* not UTF-8: byte-wise prefix, max incremented with carry */
+    memset(in, 0xff, 100);
+    in[62] = 0x10;
+    assert_int_equal(pq_truncate_max(in, 100, 64, out), 64);
+    assert_int_equal(out[62], 0x11);
+    assert_int_equal(out[63], 0x00);
+    memset(in, 0xff, 100);
+    assert_int_equal(pq_truncate_max(in, 100, 64, out), 100);   /* cannot increment */
+    assert_int_equal(pq_truncate_min(in, 100, 64, out), 64);
+}
+
 /* ---- statistics ---------------------------------------------------------- */
 
 static pq_leaf leaf_of(int32_t phys, pq_stats_kind k, bool legacy, int32_t tl)
@@ -543,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_dict_fixed),
         cmocka_unit_test(test_dict_bytes),
         cmocka_unit_test(test_crc32),
+        cmocka_unit_test(test_utf8_and_truncation),
         cmocka_unit_test(test_stats_numbers),
         cmocka_unit_test(test_stats_binary_and_decimal),
     };

@@ -1,0 +1,385 @@
+/*
+ * table/file_read.c — one data file as batches of the requested row type
+ * (see file_read.h).
+ *
+ * Open:
+ *  1. Path: `_EXTERNAL_PATH` (a "file:" scheme is stripped) or
+ *     <bucket dir>/<file name>; format from the extension (.parquet,
+ *     .avro; .orc, .blob and others are PM_EUNSUPPORTED naming them).
+ *  2. The file's schema (its `_SCHEMA_ID`) gives, for each requested field
+ *     id, the name the column has in the file and its type then; a field
+ *     the file's schema lacks, or one outside `_WRITE_COLS` when the file
+ *     holds a subset, reads as null.  Key-value files (tables with primary
+ *     keys) hold [_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND, value fields]:
+ *     only value fields and, on request, the two system columns are read.
+ *  3. The format reader projects exactly those columns (Parquet by name;
+ *     Avro with a read type made of the file schema's types).
+ *  4. Each output column gets a plan: file reader type → file schema type
+ *     (a relabel when only the label differs, e.g. TIMESTAMP(3) read for
+ *     TIMESTAMP(0)) → requested type (a schema-evolution cast, cast.h).
+ * Next: one format batch → one output batch; columns needing no cast are
+ * shared with the format reader (reference counted), others are written
+ * into reused work columns.  One file is open per reader; memory is one
+ * format batch plus the cast columns.
+ */
+#include "table/file_read.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/mem.h"
+#include "format/avro/avro.h"
+#include "format/parquet/parquet_reader.h"
+#include "table/cast.h"
+#include "types/column.h"
+
+#define SEQ_NAME "_SEQUENCE_NUMBER"
+#define KIND_NAME "_VALUE_KIND"
+
+typedef enum fmt { FMT_PARQUET, FMT_AVRO } fmt;
+
+typedef struct out_map {
+    ptrdiff_t phys;        /* index in the format batch, -1 = null column */
+    pm_cast_kind k1;       /* reader type → file schema type */
+    pm_cast_kind k2;       /* file schema type → requested type */
+    pm_type *stage_type;   /* file schema type (for two-step casts), owned */
+    pm_column *stage;      /* work column of stage_type, owned */
+    pm_column *work;       /* work column of the output type, owned */
+} out_map;
+
+struct pm_file_reader {
+    char *path;
+    fmt format;
+    pm_input *in;
+    pm_pq_reader *pq;
+    pm_avro_reader *av;
+    pm_type *out_type;     /* requested row type (+ system columns) */
+    pm_batch *out;
+    out_map *map;
+    size_t nout;
+    int64_t next_pos;      /* position of the next row */
+    int64_t last_pos;      /* position of the first row of the last batch */
+    int64_t batch_rows;
+    pm_buf scratch;
+};
+
+void pm_file_reader_free(pm_file_reader *r)
+{
+    if (!r)
+        return;
+    pm_pq_reader_free(r->pq);
+    pm_avro_reader_free(r->av);
+    pm_input_close(r->in);
+    for (size_t i = 0; i < r->nout; i++) {
+        pm_type_free(r->map[i].stage_type);
+        pm_column_release(r->map[i].stage);
+        pm_column_release(r->map[i].work);
+    }
+    free(r->map);
+    pm_batch_free(r->out);
+    pm_type_free(r->out_type);
+    pm_buf_free(&r->scratch);
+    free(r->path);
+    free(r);
+}
+
+int64_t pm_file_reader_position(const pm_file_reader *r) { return r->last_pos; }
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcasecmp(s + n - m, suffix);
+}
+
+static pm_error *file_path(const char *bucket_dir, const pm_data_file_meta *f, char **out)
+{
+    if (f->external_path) {
+        const char *p = f->external_path;
+        if (!strncasecmp(p, "file://", 7))
+            p += 7;
+        else if (!strncasecmp(p, "file:", 5))
+            p += 5;
+        else if (strstr(p, "://"))
+            return pm_error_new(PM_EUNSUPPORTED, "external data file %s (only local paths are supported)", p);
+        return pm_strdup(out, p);
+    }
+    *out = pm_path_join(bucket_dir, f->file_name);
+    return *out ? NULL : pm_oom();
+}
+
+static pm_error *detect_format(const char *name, fmt *out)
+{
+    if (ends_with(name, ".parquet")) {
+        *out = FMT_PARQUET;
+        return NULL;
+    }
+    if (ends_with(name, ".avro")) {
+        *out = FMT_AVRO;
+        return NULL;
+    }
+    if (ends_with(name, ".orc"))
+        return pm_error_new(PM_EUNSUPPORTED, "data file %s: ORC data files are not supported yet", name);
+    if (ends_with(name, ".blob"))
+        return pm_error_new(PM_EUNSUPPORTED, "data file %s: blob files (data evolution tables) are not supported yet",
+                            name);
+    const char *dot = strrchr(name, '.');
+    return pm_error_new(PM_EUNSUPPORTED, "data file %s: format '%s' is not supported", name, dot ? dot + 1 : "?");
+}
+
+static bool in_list(const pm_str_list *l, const char *s)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (!strcmp(l->items[i], s))
+            return true;
+    return false;
+}
+
+/* Physical column requests: names (for Parquet) and types (for Avro). */
+typedef struct phys_list {
+    const char **names;
+    const pm_type **types;
+    size_t n;
+} phys_list;
+
+static pm_error *phys_add(phys_list *pl, const char *name, const pm_type *type, ptrdiff_t *idx)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        if (!strcmp(pl->names[i], name)) {
+            *idx = (ptrdiff_t)i;
+            return NULL;
+        }
+    PM_TRY(pm_realloc_array(&pl->names, pl->n + 1, sizeof *pl->names));
+    PM_TRY(pm_realloc_array(&pl->types, pl->n + 1, sizeof *pl->types));
+    pl->names[pl->n] = name;
+    pl->types[pl->n] = type;
+    *idx = (ptrdiff_t)pl->n++;
+    return NULL;
+}
+
+static pm_error *build_out_type(const pm_file_read_options *o, bool sys, pm_type **out)
+{
+    pm_type *t = pm_type_new_row(false);
+    if (!t)
+        return pm_oom();
+    pm_error *e = NULL;
+    if (sys) {
+        pm_type *seq = pm_type_new(PM_TYPE_BIGINT, false), *kind = pm_type_new(PM_TYPE_TINYINT, false);
+        if (!seq || !kind) {
+            pm_type_free(seq);
+            pm_type_free(kind);
+            e = pm_oom();
+        }
+        if (!e)
+            e = pm_type_add_field(t, 2147483646, SEQ_NAME, seq);
+        else
+            pm_type_free(seq);
+        if (!e)
+            e = pm_type_add_field(t, 2147483645, KIND_NAME, kind);
+        else
+            pm_type_free(kind);
+    }
+    for (size_t i = 0; !e && i < o->read_type->nfields; i++) {
+        const pm_field *f = &o->read_type->fields[i];
+        pm_type *ft = pm_type_clone(f->type);
+        e = ft ? pm_type_add_field(t, f->id, f->name, ft) : pm_oom();
+        if (e && ft)
+            pm_type_free(ft);
+    }
+    if (e) {
+        pm_type_free(t);
+        return e;
+    }
+    *out = t;
+    return NULL;
+}
+
+static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl)
+{
+    PM_TRY(pm_input_open(t->fio, r->path, &r->in));
+    if (r->format == FMT_PARQUET) {
+        pm_pq_reader_options po = PM_PQ_READER_OPTIONS_INIT;
+        po.batch_rows = r->batch_rows;
+        po.columns = pl->names;
+        po.ncolumns = pl->n;
+        if (pl->n == 0) {
+            /* nothing to read but the row count: project nothing */
+            po.columns = NULL;
+            po.column_ids = NULL;
+        }
+        return pm_pq_reader_open(&r->pq, r->in, &po);
+    }
+    pm_type *rt = pm_type_new_row(false);
+    if (!rt)
+        return pm_oom();
+    pm_error *e = NULL;
+    for (size_t i = 0; !e && i < pl->n; i++) {
+        pm_type *ft = pm_type_clone(pl->types[i]);
+        e = ft ? pm_type_add_field(rt, (int32_t)i, pl->names[i], ft) : pm_oom();
+        if (e && ft)
+            pm_type_free(ft);
+    }
+    if (!e) {
+        pm_avro_read_options ao = {r->batch_rows, 0};
+        e = pm_avro_reader_open(r->in, rt, &ao, &r->av);
+    }
+    pm_type_free(rt);
+    return e;
+}
+
+pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *bucket_dir,
+                              const pm_data_file_meta *file, const pm_file_read_options *o)
+{
+    *out = NULL;
+    if (!o || !o->read_type || o->read_type->id != PM_TYPE_ROW)
+        return pm_error_new(PM_EINVALID, "file reader needs a ROW read type");
+    pm_file_reader *r;
+    PM_TRY(pm_calloc(&r, 1, sizeof *r));
+    r->batch_rows = o->batch_rows > 0 ? o->batch_rows : 4096;
+    phys_list pl = {0};
+    pm_error *e = NULL;
+    const pm_schema *ds = NULL;
+    PM_TRY_GOTO(e, file_path(bucket_dir, file, &r->path), fail);
+    PM_TRY_GOTO(e, detect_format(file->file_name, &r->format), fail);
+    PM_TRY_GOTO(e, pm_error_wrap(pm_table_schema_by_id(t, file->schema_id, &ds), 0, "schema %" PRId64 " of the file",
+                                 file->schema_id),
+                fail);
+    bool kv = ds->primary_keys.count > 0;
+    bool sys = o->with_system_columns;
+    if (sys && !kv) {
+        e = pm_error_new(PM_EINVALID, "system columns requested from a file of a table without primary keys");
+        goto fail;
+    }
+    if (file->has_write_cols_sequences) {
+        e = pm_error_new(PM_EUNSUPPORTED, "files with _WRITE_COLS_SEQUENCES are not supported yet");
+        goto fail;
+    }
+    PM_TRY_GOTO(e, build_out_type(o, sys, &r->out_type), fail);
+    r->nout = r->out_type->nfields;
+    PM_TRY_GOTO(e, pm_calloc(&r->map, r->nout ? r->nout : 1, sizeof *r->map), fail);
+    for (size_t i = 0; i < r->nout; i++) {
+        out_map *m = &r->map[i];
+        m->phys = -1;
+        const pm_field *of = &r->out_type->fields[i];
+        if (sys && i < 2) {
+            /* system columns: physical, NOT NULL, fixed types */
+            PM_TRY_GOTO(e, phys_add(&pl, of->name, of->type, &m->phys), fail);
+            continue;
+        }
+        ptrdiff_t fi = pm_type_field_index_by_id(ds->row_type, of->id);
+        if (fi < 0)
+            continue; /* added after the file was written */
+        const pm_field *df = &ds->row_type->fields[fi];
+        if (file->has_write_cols && !in_list(&file->write_cols, df->name))
+            continue; /* not in this file */
+        PM_TRY_GOTO(e, phys_add(&pl, df->name, df->type, &m->phys), fail);
+        PM_TRY_GOTO(e, pm_error_wrap(pm_cast_plan(df->type, of->type, &m->k2), 0, "field '%s'", of->name), fail);
+        m->stage_type = pm_type_clone(df->type);
+        if (!m->stage_type) {
+            e = pm_oom();
+            goto fail;
+        }
+    }
+    PM_TRY_GOTO(e, open_format(r, t, &pl), fail);
+    /* reader type → file schema type */
+    const pm_type *rt = r->format == FMT_PARQUET ? pm_pq_reader_schema(r->pq) : pm_avro_reader_type(r->av);
+    for (size_t i = 0; i < r->nout; i++) {
+        out_map *m = &r->map[i];
+        if (m->phys < 0)
+            continue;
+        if ((size_t)m->phys >= rt->nfields) {
+            e = pm_error_new(PM_EINTERNAL, "format reader returned %zu columns, expected more", rt->nfields);
+            goto fail;
+        }
+        const pm_type *have = rt->fields[m->phys].type;
+        const pm_type *want = m->stage_type ? m->stage_type : r->out_type->fields[i].type;
+        e = pm_cast_plan_relabel(have, want, &m->k1);
+        if (e) {
+            e = pm_error_wrap(e, 0, "column '%s'", rt->fields[m->phys].name);
+            goto fail;
+        }
+        if (!m->stage_type)
+            m->k2 = PM_CAST_IDENTITY;
+    }
+    PM_TRY_GOTO(e, pm_batch_new(&r->out, r->out_type), fail);
+    free(pl.names);
+    free(pl.types);
+    *out = r;
+    return NULL;
+fail:
+    free(pl.names);
+    free(pl.types);
+    e = pm_error_wrap(e, 0, "data file %s", r->path ? r->path : file->file_name);
+    pm_file_reader_free(r);
+    return e;
+}
+
+/* A work column of `type` with no rows that nobody else references. */
+static pm_error *fresh_work(pm_column **slot, const pm_type *type)
+{
+    if (*slot && atomic_load(&(*slot)->refs) == 1) {
+        pm_column_reset(*slot);
+        return NULL;
+    }
+    pm_column_release(*slot);
+    *slot = NULL;
+    return pm_column_new(slot, type);
+}
+
+pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out)
+{
+    *out = NULL;
+    /* drop the previous batch's references first, so the format reader and
+     * our work columns can reuse their buffers */
+    for (size_t i = 0; i < r->nout; i++) {
+        pm_column_release(r->out->columns[i]);
+        r->out->columns[i] = NULL;
+    }
+    r->out->num_rows = 0;
+    pm_batch *b = NULL;
+    pm_error *e = r->format == FMT_PARQUET ? pm_pq_reader_next_batch(r->pq, &b) : pm_avro_reader_next(r->av, &b);
+    if (e)
+        return pm_error_wrap(e, 0, "data file %s", r->path);
+    if (!b)
+        return NULL;
+    int64_t n = b->num_rows;
+    for (size_t i = 0; i < r->nout; i++) {
+        out_map *m = &r->map[i];
+        pm_column *col = NULL;
+        const pm_type *ot = r->out_type->fields[i].type;
+        if (m->phys < 0) {
+            PM_TRY(fresh_work(&m->work, ot));
+            PM_TRY(pm_column_reserve(m->work, n));
+            for (int64_t k = 0; k < n; k++)
+                PM_TRY(pm_column_append_null(m->work));
+            col = m->work;
+        } else {
+            pm_column *src = b->columns[m->phys];
+            if (m->k1 == PM_CAST_IDENTITY && m->k2 == PM_CAST_IDENTITY) {
+                col = src;
+            } else if (m->k1 == PM_CAST_IDENTITY || m->k2 == PM_CAST_IDENTITY) {
+                pm_cast_kind k = m->k1 == PM_CAST_IDENTITY ? m->k2 : m->k1;
+                PM_TRY(fresh_work(&m->work, ot));
+                e = pm_cast_append(src, m->work, k, &r->scratch);
+                col = m->work;
+            } else {
+                PM_TRY(fresh_work(&m->stage, m->stage_type));
+                e = pm_cast_append(src, m->stage, m->k1, &r->scratch);
+                if (!e) {
+                    PM_TRY(fresh_work(&m->work, ot));
+                    e = pm_cast_append(m->stage, m->work, m->k2, &r->scratch);
+                }
+                col = m->work;
+            }
+            if (e)
+                return pm_error_wrap(e, 0, "data file %s: field '%s'", r->path, r->out_type->fields[i].name);
+        }
+        r->out->columns[i] = pm_column_retain(col);
+    }
+    r->out->num_rows = n;
+    r->last_pos = r->next_pos;
+    r->next_pos += n;
+    *out = r->out;
+    return NULL;
+}

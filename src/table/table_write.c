@@ -1,0 +1,1023 @@
+/*
+ * table/table_write.c — append-table writer: rows → (partition, bucket) →
+ * rolling data files → DataFileMeta → commit messages (table_write.h).
+ *
+ * Steps of pm_table_writer_write(batch):
+ *  1. Align: one column per table field, matched by name (missing nullable
+ *     fields become all-null columns, unknown names and mismatched types
+ *     are PM_EINVALID, a null in a NOT NULL field is PM_EINVALID).  The
+ *     aligned batch borrows the caller's columns.
+ *  2. Route: each row's partition = BinaryRow of the partition-key values
+ *     (serialized, 4-byte arity prefix); bucket = 0 for unaware tables,
+ *     else the bucket function on the bucket-key BinaryRow (types/bucket.h).
+ *     A hash map finds the (partition, bucket) writer; rows are grouped per
+ *     writer by a counting sort and copied into one scratch batch per
+ *     writer (no copy when every row goes to one writer).
+ *  3. Roll: a bucket writer feeds its current file (Parquet, or Avro for
+ *     file.format=avro) like Java's RollingFileWriterImpl: after a row the
+ *     file is closed when it holds target-file-row-num rows, or when the
+ *     writer's total record count is a multiple of 1000 and the file's
+ *     size reached target-file-size (Parquet: written + buffered bytes;
+ *     Avro: bytes flushed to the output).  Rows are handed over in slices
+ *     that end exactly at those check points while a roll is possible;
+ *     far from the target size whole batches go in at once.
+ *  4. Close: the file's DataFileMeta (name, size, rows, empty keys and key
+ *     stats, value stats per write_stats.h, sequence numbers min = first
+ *     row's, max = last row's, schema id, level 0, creation time = local
+ *     wall clock, delete rows 0, file source APPEND).
+ * Sequence numbers: a counter per bucket writer that lives as long as the
+ * pm_table_writer; unaware writers start at 0, bucketed writers at the
+ * largest max sequence number of the bucket's live files + 1 (read once
+ * from the latest snapshot), unless ignore_previous_files.
+ * File names: data-<uuid>-<n>.<format> with one uuid per bucket writer.
+ * Memory: one open file per bucket writer; with many writers new files get
+ * smaller Parquet row groups (write-buffer-size / open writers, >= 4 MiB).
+ */
+#include "table/table_write.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+#include "base/util.h"
+#include "format/avro/avro.h"
+#include "format/parquet/parquet_writer.h"
+#include "meta/manifest.h"
+#include "table/partition.h"
+#include "table/write_stats.h"
+#include "types/binary_row.h"
+#include "types/bucket.h"
+
+#define ROLL_CHECK_ROWS 1000
+#define MIN_ROW_GROUP (4 << 20)
+
+typedef enum { FMT_PARQUET, FMT_AVRO } file_format;
+
+/* One open data file. */
+typedef struct open_file {
+    char *name;
+    char *path;
+    pm_output *out;
+    pm_pq_writer *pq;
+    pm_avro_writer *avro;
+    pm_stats_accum *accs;      /* Avro: one per field */
+    int64_t rows;
+    int64_t min_seq;
+} open_file;
+
+typedef struct bucket_writer {
+    uint8_t *partition;        /* serialized BinaryRow */
+    size_t partition_len;
+    int32_t bucket;
+    int32_t total_buckets;
+    uint64_t hash;
+    char *dir;                 /* bucket directory */
+    pm_data_file_namer namer;
+    bool namer_ok;
+    int64_t seq;               /* next sequence number */
+    int64_t records;           /* rows written by this rolling writer */
+    bool open;
+    open_file cur;
+    pm_data_file_meta *done;   /* closed files not handed out yet */
+    size_t ndone, capdone;
+    /* routing scratch for one input batch */
+    int64_t count, offset;
+} bucket_writer;
+
+/* Live files of the latest snapshot, for bucketed sequence restore. */
+typedef struct restore_entry {
+    uint8_t *partition;
+    size_t partition_len;
+    int32_t bucket;
+    int32_t total_buckets;
+    int64_t max_seq;
+} restore_entry;
+
+struct pm_table_writer {
+    pm_table *t;
+    const pm_schema *schema;
+    const pm_type *row_type;
+    const pm_options *opts;
+    file_format format;
+    char format_name[32];
+    const char *compression;
+    int64_t target_size;
+    int64_t target_rows;
+    int64_t write_buffer;
+    pm_stats_mode *modes;
+    bool stats_disabled;
+    bool dense;
+    pm_pq_writer_options pq_opts;
+    pm_avro_write_options avro_opts;
+    size_t *part_idx;
+    size_t npart;
+    int32_t nbuckets;
+    pm_bucket_fn bfn;
+    size_t *bkey_idx;
+    size_t nbkey;
+    bool ignore_previous;
+    bool restored;
+    restore_entry *restore;
+    size_t nrestore;
+    /* writers and their hash index */
+    bucket_writer **writers;
+    size_t nwriters, capwriters;
+    int32_t *slots;            /* open addressing: index into writers or -1 */
+    size_t nslots;
+    size_t nopen;              /* files currently open */
+    /* per-batch scratch */
+    pm_binrow_writer prow, brow;
+    pm_buf pbuf;
+    int32_t *route;            /* writer index per row */
+    int64_t *order;            /* rows grouped by writer */
+    size_t route_cap;
+    pm_column **aligned_cols;
+    pm_column **null_cols;     /* cached all-null columns for missing fields */
+    pm_batch *gather;          /* rows of one writer */
+    pm_batch *slice;           /* a row range handed to a file */
+};
+
+/* ------------------------------------------------------------------ */
+/* small helpers                                                       */
+
+static uint64_t hash_key(const uint8_t *p, size_t n, int32_t bucket)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    h = (h ^ (uint32_t)bucket) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static const char *opt_lookup(void *ctx, const char *key) { return pm_options_get(ctx, key); }
+
+/* Same value layout, ignoring nullability, field ids and string lengths. */
+static bool compatible(const pm_type *in, const pm_type *want)
+{
+    if (in->id != want->id)
+        return false;
+    switch (want->id) {
+    case PM_TYPE_DECIMAL:
+        return in->precision == want->precision && in->scale == want->scale;
+    case PM_TYPE_TIMESTAMP:
+    case PM_TYPE_TIMESTAMP_LTZ:
+        return pm_timestamp_units_per_second(in->precision) ==
+               pm_timestamp_units_per_second(want->precision);
+    case PM_TYPE_ARRAY:
+    case PM_TYPE_MULTISET:
+        return compatible(in->element, want->element);
+    case PM_TYPE_MAP:
+        return compatible(in->key, want->key) && compatible(in->value, want->value);
+    case PM_TYPE_ROW:
+        if (in->nfields != want->nfields)
+            return false;
+        for (size_t i = 0; i < want->nfields; i++)
+            if (strcmp(in->fields[i].name, want->fields[i].name) ||
+                !compatible(in->fields[i].type, want->fields[i].type))
+                return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+static void open_file_abort(pm_table_writer *w, open_file *f)
+{
+    pm_pq_writer_abort(f->pq);
+    if (f->avro)
+        pm_avro_writer_free(f->avro);
+    pm_output_abort(f->out);
+    if (f->accs) {
+        for (size_t i = 0; i < w->row_type->nfields; i++)
+            pm_stats_accum_clear(&f->accs[i]);
+        free(f->accs);
+    }
+    free(f->name);
+    free(f->path);
+    memset(f, 0, sizeof *f);
+}
+
+/* After an abort: remove the bucket directory and its partition
+ * directories when they are empty (rmdir fails on non-empty ones, so
+ * directories other writers use are left alone).  Local file system only;
+ * object stores have no directories. */
+static void remove_empty_dirs(pm_table_writer *w, const char *dir)
+{
+    const char *root = pm_table_path(w->t);
+    size_t rn = strlen(root);
+    char *p = strdup(dir);
+    if (!p)
+        return;
+    while (strlen(p) > rn && !strncmp(p, root, rn) && rmdir(p) == 0) {
+        char *slash = strrchr(p, '/');
+        if (!slash)
+            break;
+        *slash = 0;
+    }
+    free(p);
+}
+
+static void bucket_writer_free(pm_table_writer *w, bucket_writer *bw, bool delete_files)
+{
+    if (!bw)
+        return;
+    if (bw->open) {
+        open_file_abort(w, &bw->cur);
+        bw->open = false;
+        w->nopen--;
+    }
+    for (size_t i = 0; i < bw->ndone; i++) {
+        if (delete_files && bw->dir) {
+            char *p = pm_path_join(bw->dir, bw->done[i].file_name);
+            if (p) {
+                pm_error_free(pm_fileio_delete(w->t->fio, p));
+                free(p);
+            }
+        }
+        pm_data_file_meta_clear(&bw->done[i]);
+    }
+    free(bw->done);
+    if (delete_files && bw->dir)
+        remove_empty_dirs(w, bw->dir);
+    if (bw->namer_ok)
+        pm_data_file_namer_destroy(&bw->namer);
+    free(bw->partition);
+    free(bw->dir);
+    free(bw);
+}
+
+/* ------------------------------------------------------------------ */
+/* construction                                                        */
+
+static pm_error *check_supported(const pm_table *t, const pm_options *o)
+{
+    bool b;
+    PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &b));
+    if (b)
+        return pm_error_new(PM_EUNSUPPORTED, "writing tables with row-tracking.enabled is not supported yet");
+    PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
+    if (b)
+        return pm_error_new(PM_EUNSUPPORTED, "writing tables with data-evolution.enabled is not supported yet");
+    if (pm_options_get(o, "data-file.external-paths"))
+        return pm_error_new(PM_EUNSUPPORTED, "writing to data-file.external-paths is not supported yet");
+    for (size_t i = 0; i < pm_options_count(o); i++) {
+        const char *k = pm_options_key_at(o, i);
+        size_t n = strlen(k);
+        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
+            return pm_error_new(PM_EUNSUPPORTED, "writing data-file indexes (%s) is not supported yet", k);
+    }
+    const pm_type *rt = t->schema->row_type;
+    for (size_t i = 0; i < rt->nfields; i++) {
+        pm_type_id id = rt->fields[i].type->id;
+        if (id == PM_TYPE_BLOB || id == PM_TYPE_VARIANT)
+            return pm_error_new(PM_EUNSUPPORTED, "writing %s column '%s' is not supported yet",
+                                pm_type_id_name(id), rt->fields[i].name);
+    }
+    return NULL;
+}
+
+static pm_error *avro_data_codec(const pm_options *o, pm_avro_write_options *out)
+{
+    memset(out, 0, sizeof *out);
+    int32_t level = 1;
+    PM_TRY(pm_options_int(o, PM_OPT_FILE_COMPRESSION_ZSTD_LEVEL, NULL, &level));
+    const char *name = pm_options_get(o, "avro.codec");
+    const char *which = "avro.codec";
+    if (!name) {
+        PM_TRY(pm_options_string(o, PM_OPT_FILE_COMPRESSION, &name));
+        which = "file.compression";
+        if (!strcasecmp(name, "zstd")) {
+            out->codec = PM_CODEC_ZSTD;
+            out->level = level;
+            return NULL;
+        }
+    }
+    if (!strcmp(name, "null")) {
+        out->codec = PM_CODEC_NONE;
+    } else if (!strcmp(name, "deflate")) {
+        out->codec = PM_CODEC_DEFLATE;
+    } else if (!strcmp(name, "snappy")) {
+        out->codec = PM_CODEC_SNAPPY;
+    } else if (!strcmp(name, "zstandard")) {
+        out->codec = PM_CODEC_ZSTD;
+        out->level = 3; /* Avro's zstandard default */
+    } else {
+        return pm_error_new(PM_EUNSUPPORTED, "%s=%s is not an Avro codec paimon-c writes "
+                                             "(null, deflate, snappy, zstandard, zstd)", which, name);
+    }
+    return NULL;
+}
+
+static pm_error *field_indexes(const pm_type *rt, const pm_str_list *names, size_t **out, const char *what)
+{
+    PM_TRY(pm_calloc(out, names->count ? names->count : 1, sizeof **out));
+    for (size_t i = 0; i < names->count; i++) {
+        ptrdiff_t k = pm_type_field_index(rt, names->items[i]);
+        if (k < 0)
+            return pm_error_new(PM_EINVALID, "%s '%s' is not a field of the table", what, names->items[i]);
+        if (pm_type_is_nested(rt->fields[k].type))
+            return pm_error_new(PM_EUNSUPPORTED, "%s '%s' has a nested type", what, names->items[i]);
+        (*out)[i] = (size_t)k;
+    }
+    return NULL;
+}
+
+static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_write_options *o)
+{
+    w->t = t;
+    w->schema = pm_table_schema(t);
+    w->row_type = w->schema->row_type;
+    w->opts = pm_table_options(t);
+    w->ignore_previous = o && o->ignore_previous_files;
+    if (pm_table_has_primary_key(t))
+        return pm_error_new(PM_EUNSUPPORTED, "primary-key writes are not supported yet");
+    PM_TRY(check_supported(t, w->opts));
+
+    PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
+    if (!strcmp(w->format_name, "parquet"))
+        w->format = FMT_PARQUET;
+    else if (!strcmp(w->format_name, "avro"))
+        w->format = FMT_AVRO;
+    else
+        return pm_error_new(PM_EUNSUPPORTED, "file.format=%s is not supported for writing (parquet, avro)",
+                            w->format_name);
+    PM_TRY(pm_options_string(w->opts, PM_OPT_FILE_COMPRESSION, &w->compression));
+    PM_TRY(pm_options_target_file_size(w->opts, false, &w->target_size));
+    bool present;
+    PM_TRY(pm_options_long(w->opts, PM_OPT_TARGET_FILE_ROW_NUM, &present, &w->target_rows));
+    if (!present)
+        w->target_rows = INT64_MAX;
+    if (w->target_rows <= 0)
+        return pm_error_new(PM_EINVALID, "target-file-row-num must be positive, got %lld",
+                            (long long)w->target_rows);
+    PM_TRY(pm_options_memory(w->opts, PM_OPT_WRITE_BUFFER_SIZE, NULL, &w->write_buffer));
+    size_t nf = w->row_type->nfields;
+    PM_TRY(pm_calloc(&w->modes, nf ? nf : 1, sizeof *w->modes));
+    PM_TRY(pm_write_stats_modes(w->opts, w->row_type, w->modes, &w->stats_disabled));
+    PM_TRY(pm_options_bool(w->opts, PM_OPT_METADATA_STATS_DENSE_STORE, &w->dense));
+    if (w->format == FMT_PARQUET) {
+        pm_pq_writer_options_default(&w->pq_opts);
+        PM_TRY(pm_pq_writer_options_from_table(&w->pq_opts, opt_lookup, (void *)w->opts));
+    } else {
+        PM_TRY(avro_data_codec(w->opts, &w->avro_opts));
+    }
+
+    /* partition keys */
+    PM_TRY(field_indexes(w->row_type, &w->schema->partition_keys, &w->part_idx, "partition key"));
+    w->npart = w->schema->partition_keys.count;
+
+    /* buckets */
+    w->nbuckets = pm_table_num_buckets(t);
+    if (w->nbuckets == 0 || w->nbuckets < -1)
+        return pm_error_new(PM_EUNSUPPORTED, "bucket=%d is not supported for append tables (-1 or > 0)",
+                            (int)w->nbuckets);
+    if (w->nbuckets > 0) {
+        pm_str_list keys = {0};
+        PM_TRY(pm_schema_bucket_keys(w->schema, &keys));
+        pm_error *e = keys.count ? field_indexes(w->row_type, &keys, &w->bkey_idx, "bucket key")
+                                 : pm_error_new(PM_EINVALID, "a fixed-bucket append table (bucket=%d) needs "
+                                                             "the bucket-key option", (int)w->nbuckets);
+        w->nbkey = keys.count;
+        pm_str_list_free(&keys);
+        PM_TRY(e);
+        int fn = 0;
+        PM_TRY(pm_options_enum(w->opts, PM_OPT_BUCKET_FUNCTION_TYPE, &fn));
+        w->bfn = fn == PM_BUCKET_FN_MOD ? PM_BUCKET_FN_MOD : fn == PM_BUCKET_FN_HIVE ? PM_BUCKET_FN_HIVE
+                                                                                     : PM_BUCKET_FN_DEFAULT;
+    }
+    PM_TRY(pm_calloc(&w->aligned_cols, nf ? nf : 1, sizeof *w->aligned_cols));
+    PM_TRY(pm_calloc(&w->null_cols, nf ? nf : 1, sizeof *w->null_cols));
+    PM_TRY(pm_batch_new(&w->gather, w->row_type));
+    PM_TRY(pm_batch_new(&w->slice, w->row_type));
+    w->nslots = 64;
+    PM_TRY(pm_calloc(&w->slots, w->nslots, sizeof *w->slots));
+    for (size_t i = 0; i < w->nslots; i++)
+        w->slots[i] = -1;
+    return NULL;
+}
+
+pm_error *pm_table_writer_new(pm_table_writer **out, pm_table *t, const pm_table_write_options *o)
+{
+    *out = NULL;
+    pm_table_writer *w;
+    PM_TRY(pm_calloc(&w, 1, sizeof *w));
+    pm_error *e = writer_init(w, t, o);
+    if (e) {
+        pm_table_writer_free(w);
+        return pm_error_wrap(e, 0, "writer for table %s", pm_table_path(t));
+    }
+    *out = w;
+    return NULL;
+}
+
+static void restore_free(pm_table_writer *w)
+{
+    for (size_t i = 0; i < w->nrestore; i++)
+        free(w->restore[i].partition);
+    free(w->restore);
+    w->restore = NULL;
+    w->nrestore = 0;
+}
+
+void pm_table_writer_free(pm_table_writer *w)
+{
+    if (!w)
+        return;
+    for (size_t i = 0; i < w->nwriters; i++)
+        bucket_writer_free(w, w->writers[i], false);
+    free(w->writers);
+    free(w->slots);
+    restore_free(w);
+    free(w->modes);
+    free(w->part_idx);
+    free(w->bkey_idx);
+    pm_binrow_writer_free(&w->prow);
+    pm_binrow_writer_free(&w->brow);
+    pm_buf_free(&w->pbuf);
+    free(w->route);
+    free(w->order);
+    if (w->null_cols)
+        for (size_t i = 0; i < w->row_type->nfields; i++)
+            pm_column_release(w->null_cols[i]);
+    free(w->null_cols);
+    free(w->aligned_cols);
+    pm_batch_free(w->gather);
+    pm_batch_free(w->slice);
+    free(w);
+}
+
+void pm_table_writer_abort(pm_table_writer *w)
+{
+    if (!w)
+        return;
+    for (size_t i = 0; i < w->nwriters; i++) {
+        bucket_writer_free(w, w->writers[i], true);
+        w->writers[i] = NULL;
+    }
+    w->nwriters = 0;
+    pm_table_writer_free(w);
+}
+
+/* ------------------------------------------------------------------ */
+/* restore (bucketed tables)                                           */
+
+static pm_error *load_restore(pm_table_writer *w)
+{
+    w->restored = true;
+    pm_snapshot *s = NULL;
+    PM_TRY(pm_snapshot_store_load_latest(w->t->snapshots, &s));
+    if (!s)
+        return NULL;
+    pm_manifest_file_meta *metas = NULL;
+    size_t nmetas = 0;
+    pm_manifest_entry *entries = NULL;
+    size_t nentries = 0;
+    pm_error *e = pm_snapshot_data_manifests(w->t->fio, w->t->paths, s, &metas, &nmetas);
+    if (!e)
+        e = pm_manifest_read_merged(w->t->fio, w->t->paths, metas, nmetas, &entries, &nentries);
+    if (!e && nentries)
+        e = pm_calloc(&w->restore, nentries, sizeof *w->restore);
+    for (size_t i = 0; !e && i < nentries; i++) {
+        const pm_manifest_entry *en = &entries[i];
+        if (en->kind != PM_FILE_ADD)
+            continue;
+        restore_entry *r = NULL;
+        for (size_t k = 0; k < w->nrestore; k++)
+            if (w->restore[k].bucket == en->bucket && w->restore[k].partition_len == en->partition.len &&
+                !memcmp(w->restore[k].partition, en->partition.data, en->partition.len)) {
+                r = &w->restore[k];
+                break;
+            }
+        if (!r) {
+            r = &w->restore[w->nrestore];
+            e = pm_calloc(&r->partition, en->partition.len ? en->partition.len : 1, 1);
+            if (e)
+                break;
+            memcpy(r->partition, en->partition.data, en->partition.len);
+            r->partition_len = en->partition.len;
+            r->bucket = en->bucket;
+            r->total_buckets = en->total_buckets;
+            r->max_seq = en->file.max_sequence_number;
+            w->nrestore++;
+        } else if (en->file.max_sequence_number > r->max_seq) {
+            r->max_seq = en->file.max_sequence_number;
+        }
+    }
+    pm_manifest_entries_free(entries, nentries);
+    pm_manifest_file_metas_free(metas, nmetas);
+    pm_snapshot_free(s);
+    return e ? pm_error_wrap(e, 0, "restore sequence numbers from the latest snapshot") : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* bucket writers                                                      */
+
+static pm_error *new_bucket_writer(pm_table_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
+                                   uint64_t h, bucket_writer **out)
+{
+    bucket_writer *bw;
+    PM_TRY(pm_calloc(&bw, 1, sizeof *bw));
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_calloc(&bw->partition, plen ? plen : 1, 1), fail);
+    memcpy(bw->partition, part, plen);
+    bw->partition_len = plen;
+    bw->bucket = bucket;
+    bw->hash = h;
+    bw->total_buckets = w->nbuckets;
+    PM_TRY_GOTO(e, pm_table_bucket_dir(w->t, part, plen, bucket, &bw->dir), fail);
+    PM_TRY_GOTO(e, pm_data_file_namer_init(&bw->namer, w->opts, w->format_name, w->compression), fail);
+    bw->namer_ok = true;
+    if (w->nbuckets > 0 && !w->ignore_previous) {
+        if (!w->restored)
+            PM_TRY_GOTO(e, load_restore(w), fail);
+        for (size_t k = 0; k < w->nrestore; k++) {
+            const restore_entry *r = &w->restore[k];
+            if (r->bucket != bucket || r->partition_len != plen || memcmp(r->partition, part, plen))
+                continue;
+            if (r->total_buckets != w->nbuckets) {
+                pm_buf p = PM_BUF_INIT;
+                const char *ps = "";
+                pm_error *de = pm_partition_display(w->t, part, plen, &p);
+                if (!de)
+                    pm_error_free(pm_buf_cstr(&p, &ps));
+                pm_error_free(de);
+                e = pm_error_new(PM_EINVALID, "try to write %s%s with a new bucket num %d, but the "
+                                 "previous bucket num is %d; overwrite the table to rescale it",
+                                 w->npart ? "partition " : "table", w->npart ? ps : "", (int)w->nbuckets,
+                                 (int)r->total_buckets);
+                pm_buf_free(&p);
+                goto fail;
+            }
+            bw->seq = r->max_seq + 1;
+        }
+    }
+    *out = bw;
+    return NULL;
+fail:
+    bucket_writer_free(w, bw, false);
+    return e;
+}
+
+static pm_error *rehash(pm_table_writer *w)
+{
+    size_t n = w->nslots * 2;
+    int32_t *s;
+    PM_TRY(pm_calloc(&s, n, sizeof *s));
+    for (size_t i = 0; i < n; i++)
+        s[i] = -1;
+    for (size_t i = 0; i < w->nwriters; i++) {
+        size_t k = (size_t)w->writers[i]->hash & (n - 1);
+        while (s[k] >= 0)
+            k = (k + 1) & (n - 1);
+        s[k] = (int32_t)i;
+    }
+    free(w->slots);
+    w->slots = s;
+    w->nslots = n;
+    return NULL;
+}
+
+static pm_error *find_writer(pm_table_writer *w, const uint8_t *part, size_t plen, int32_t bucket, int32_t *idx)
+{
+    uint64_t h = hash_key(part, plen, bucket);
+    size_t k = (size_t)h & (w->nslots - 1);
+    while (w->slots[k] >= 0) {
+        bucket_writer *bw = w->writers[w->slots[k]];
+        if (bw->hash == h && bw->bucket == bucket && bw->partition_len == plen &&
+            !memcmp(bw->partition, part, plen)) {
+            *idx = w->slots[k];
+            return NULL;
+        }
+        k = (k + 1) & (w->nslots - 1);
+    }
+    if (w->nwriters >= INT32_MAX - 1)
+        return pm_error_new(PM_EUNSUPPORTED, "too many (partition, bucket) writers");
+    if (w->nwriters == w->capwriters) {
+        size_t cap = w->capwriters ? w->capwriters * 2 : 8;
+        PM_TRY(pm_realloc_array(&w->writers, cap, sizeof *w->writers));
+        w->capwriters = cap;
+    }
+    bucket_writer *bw = NULL;
+    PM_TRY(new_bucket_writer(w, part, plen, bucket, h, &bw));
+    w->writers[w->nwriters] = bw;
+    w->slots[k] = (int32_t)w->nwriters;
+    *idx = (int32_t)w->nwriters;
+    w->nwriters++;
+    if (w->nwriters * 2 > w->nslots)
+        PM_TRY(rehash(w));
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* files                                                               */
+
+static pm_error *open_data_file(pm_table_writer *w, bucket_writer *bw)
+{
+    open_file *f = &bw->cur;
+    memset(f, 0, sizeof *f);
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_data_file_namer_next_data(&bw->namer, &f->name), fail);
+    f->path = pm_path_join(bw->dir, f->name);
+    if (!f->path)
+        PM_TRY_GOTO(e, pm_oom(), fail);
+    PM_TRY_GOTO(e, pm_output_create(w->t->fio, f->path, false, &f->out), fail);
+    if (w->format == FMT_PARQUET) {
+        pm_pq_writer_options po = w->pq_opts;
+        /* many open files share the write buffer */
+        int64_t share = w->write_buffer / (int64_t)(w->nopen + 1);
+        if (share < MIN_ROW_GROUP)
+            share = MIN_ROW_GROUP;
+        if (share < po.row_group_size)
+            po.row_group_size = share;
+        PM_TRY_GOTO(e, pm_pq_writer_new(&f->pq, f->out, w->row_type, &po), fail);
+    } else {
+        PM_TRY_GOTO(e, pm_avro_writer_open(f->out, w->row_type, &w->avro_opts, &f->avro), fail);
+        size_t nf = w->row_type->nfields;
+        PM_TRY_GOTO(e, pm_calloc(&f->accs, nf ? nf : 1, sizeof *f->accs), fail);
+        for (size_t i = 0; i < nf; i++)
+            pm_stats_accum_init(&f->accs[i], w->row_type->fields[i].type,
+                                w->stats_disabled ? (pm_stats_mode){PM_STATS_NONE, 0} : w->modes[i]);
+    }
+    f->min_seq = bw->seq;
+    bw->open = true;
+    w->nopen++;
+    return NULL;
+fail:
+    open_file_abort(w, f);
+    return pm_error_wrap(e, 0, "open data file in %s", bw->dir);
+}
+
+static pm_error *file_stats(pm_table_writer *w, open_file *f, const pm_pq_write_result *res,
+                            pm_data_file_meta *m)
+{
+    size_t nf = w->row_type->nfields;
+    pm_col_stats *cs;
+    PM_TRY(pm_calloc(&cs, nf ? nf : 1, sizeof *cs));
+    pm_error *e = NULL;
+    for (size_t i = 0; i < nf && !e; i++) {
+        if (w->stats_disabled)
+            continue; /* NONE */
+        if (f->accs)
+            pm_stats_accum_result(&f->accs[i], &cs[i]);
+        else if (res && i < res->ncolumns)
+            e = pm_col_stats_from_parquet(w->row_type->fields[i].type, w->modes[i], &res->stats[i], &cs[i]);
+    }
+    if (!e)
+        e = pm_col_stats_to_simple(w->row_type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
+                                   &m->value_stats_cols);
+    for (size_t i = 0; i < nf; i++)
+        pm_col_stats_clear(&cs[i]);
+    free(cs);
+    return e;
+}
+
+static const uint8_t EMPTY_ROW_SER[12] = {0};
+
+static pm_error *close_data_file(pm_table_writer *w, bucket_writer *bw)
+{
+    open_file *f = &bw->cur;
+    pm_error *e = NULL;
+    pm_pq_write_result res = {0};
+    uint64_t size = 0;
+    pm_data_file_meta m;
+    memset(&m, 0, sizeof m);
+    if (f->pq) {
+        pm_pq_writer *pq = f->pq;
+        f->pq = NULL;
+        PM_TRY_GOTO(e, pm_pq_writer_close(pq, &res), fail);
+        size = res.file_size;
+    } else {
+        PM_TRY_GOTO(e, pm_avro_writer_finish(f->avro), fail);
+        size = pm_output_pos(f->out);
+    }
+    pm_output *out = f->out;
+    f->out = NULL;
+    e = pm_output_close(out, true);
+    if (e)
+        goto fail;
+    PM_TRY_GOTO(e, pm_strdup(&m.file_name, f->name), fail_file);
+    m.file_size = (int64_t)size;
+    m.row_count = f->rows;
+    PM_TRY_GOTO(e, pm_bytes_set(&m.min_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail_file);
+    PM_TRY_GOTO(e, pm_bytes_set(&m.max_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail_file);
+    PM_TRY_GOTO(e, pm_simple_stats_empty(&m.key_stats), fail_file);
+    PM_TRY_GOTO(e, file_stats(w, f, &res, &m), fail_file);
+    m.min_sequence_number = f->min_seq;
+    m.max_sequence_number = f->min_seq + f->rows - 1;
+    m.schema_id = w->schema->id;
+    m.level = 0;
+    m.creation_time.has = true;
+    m.creation_time.v = pm_now_local_millis();
+    m.delete_row_count.has = true;
+    m.delete_row_count.v = 0;
+    m.file_source.has = true;
+    m.file_source.v = PM_FILE_SOURCE_APPEND;
+    if (bw->ndone == bw->capdone) {
+        size_t cap = bw->capdone ? bw->capdone * 2 : 4;
+        PM_TRY_GOTO(e, pm_realloc_array(&bw->done, cap, sizeof *bw->done), fail_file);
+        bw->capdone = cap;
+    }
+    bw->done[bw->ndone++] = m;
+    pm_pq_write_result_free(&res);
+    open_file_abort(w, f); /* frees the rest; output and writers are gone */
+    bw->open = false;
+    w->nopen--;
+    return NULL;
+fail_file:
+    pm_error_free(pm_fileio_delete(w->t->fio, f->path));
+fail:
+    pm_data_file_meta_clear(&m);
+    pm_pq_write_result_free(&res);
+    open_file_abort(w, f);
+    bw->open = false;
+    w->nopen--;
+    return pm_error_wrap(e, 0, "close data file %s", bw->dir);
+}
+
+/* Copy rows [from, to) of b into dst (reset first). */
+static pm_error *copy_range(pm_batch *dst, const pm_batch *b, int64_t from, int64_t to)
+{
+    PM_TRY(pm_batch_reset(dst));
+    for (size_t c = 0; c < b->ncolumns; c++) {
+        pm_column *d = dst->columns[c];
+        PM_TRY(pm_column_reserve(d, to - from));
+        for (int64_t r = from; r < to; r++)
+            PM_TRY(pm_column_append_from(d, b->columns[c], r));
+    }
+    return pm_batch_finish(dst, to - from);
+}
+
+static uint64_t batch_raw_bytes(const pm_batch *b)
+{
+    uint64_t n = 0;
+    for (size_t c = 0; c < b->ncolumns; c++) {
+        const pm_column *col = b->columns[c];
+        n += col->values.len + col->data.len + col->offsets.len + col->validity.len;
+        for (size_t k = 0; k < col->nchildren; k++)
+            n += col->children[k]->values.len + col->children[k]->data.len;
+    }
+    return n;
+}
+
+static uint64_t file_size_now(const open_file *f)
+{
+    return f->pq ? pm_pq_writer_estimated_size(f->pq) : pm_output_pos(f->out);
+}
+
+/* Hand rows [from, to) of b to the current file. */
+static pm_error *file_write(pm_table_writer *w, bucket_writer *bw, const pm_batch *b, int64_t from, int64_t to)
+{
+    open_file *f = &bw->cur;
+    const pm_batch *part = b;
+    if (from != 0 || to != b->num_rows) {
+        PM_TRY(copy_range(w->slice, b, from, to));
+        part = w->slice;
+    }
+    if (f->pq) {
+        PM_TRY(pm_pq_writer_write(f->pq, part));
+    } else {
+        PM_TRY(pm_avro_writer_write(f->avro, part));
+        for (size_t i = 0; i < w->row_type->nfields; i++)
+            PM_TRY(pm_stats_accum_add(&f->accs[i], part->columns[i], 0, part->num_rows));
+    }
+    int64_t n = to - from;
+    f->rows += n;
+    bw->records += n;
+    bw->seq += n;
+    return NULL;
+}
+
+/* The rolling writer (RollingFileWriterImpl). */
+static pm_error *bucket_write(pm_table_writer *w, bucket_writer *bw, const pm_batch *b)
+{
+    int64_t n = b->num_rows, r = 0;
+    uint64_t raw = batch_raw_bytes(b);
+    double per_row = n ? (double)raw / (double)n : 0;
+    while (r < n) {
+        if (!bw->open)
+            PM_TRY(open_data_file(w, bw));
+        open_file *f = &bw->cur;
+        int64_t len = n - r;
+        if (len > w->target_rows - f->rows)
+            len = w->target_rows - f->rows;
+        /* Could the size check fire inside this range?  Then stop at the
+         * next check point (every 1000th record of the rolling writer).
+         * Raw bytes over-estimate encoded ones, doubled for safety. */
+        int64_t to_check = ROLL_CHECK_ROWS - bw->records % ROLL_CHECK_ROWS;
+        double grow = per_row * (double)len * 2.0;
+        if (len > to_check && (double)file_size_now(f) + grow >= (double)w->target_size)
+            len = to_check;
+        PM_TRY(pm_error_wrap(file_write(w, bw, b, r, r + len), 0, "write %s", f->path));
+        r += len;
+        bool roll = f->rows >= w->target_rows;
+        if (!roll && bw->records % ROLL_CHECK_ROWS == 0)
+            roll = (int64_t)file_size_now(f) >= w->target_size;
+        if (roll)
+            PM_TRY(close_data_file(w, bw));
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* write                                                               */
+
+static pm_error *null_column(pm_table_writer *w, size_t i, int64_t n, pm_column **out)
+{
+    pm_column *c = w->null_cols[i];
+    if (!c) {
+        PM_TRY(pm_column_new(&c, w->row_type->fields[i].type));
+        w->null_cols[i] = c;
+    }
+    if (c->length != n) {
+        pm_column_reset(c);
+        PM_TRY(pm_column_reserve(c, n));
+        for (int64_t r = 0; r < n; r++)
+            PM_TRY(pm_column_append_null(c));
+    }
+    *out = c;
+    return NULL;
+}
+
+static pm_error *align(pm_table_writer *w, const pm_batch *in, pm_batch *ab)
+{
+    const pm_type *rt = w->row_type, *it = in->type;
+    int64_t n = in->num_rows;
+    for (size_t i = 0; i < it->nfields; i++)
+        if (pm_type_field_index(rt, it->fields[i].name) < 0)
+            return pm_error_new(PM_EINVALID, "unknown column '%s' (not a field of the table)",
+                                it->fields[i].name);
+    for (size_t i = 0; i < rt->nfields; i++) {
+        const pm_field *f = &rt->fields[i];
+        ptrdiff_t k = pm_type_field_index(it, f->name);
+        if (k < 0) {
+            if (!f->type->nullable && n > 0)
+                return pm_error_new(PM_EINVALID, "column '%s' is NOT NULL but missing from the input", f->name);
+            PM_TRY(null_column(w, i, n, &w->aligned_cols[i]));
+            continue;
+        }
+        pm_column *c = in->columns[k];
+        if (!compatible(c->type, f->type)) {
+            char *a = pm_type_to_string(c->type), *b = pm_type_to_string(f->type);
+            pm_error *e = pm_error_new(PM_EINVALID, "column '%s' has type %s, the table expects %s", f->name,
+                                       a ? a : "?", b ? b : "?");
+            free(a);
+            free(b);
+            return e;
+        }
+        if (c->length < n)
+            return pm_error_new(PM_EINVALID, "column '%s' has %lld rows, the batch %lld", f->name,
+                                (long long)c->length, (long long)n);
+        if (!f->type->nullable && c->null_count > 0) {
+            for (int64_t r = 0; r < n; r++)
+                if (pm_column_is_null(c, r))
+                    return pm_error_new(PM_EINVALID, "column '%s' is NOT NULL, but row %lld is null", f->name,
+                                        (long long)r);
+        }
+        w->aligned_cols[i] = c;
+    }
+    ab->type = (pm_type *)(uintptr_t)rt;
+    ab->num_rows = n;
+    ab->ncolumns = rt->nfields;
+    ab->columns = w->aligned_cols;
+    return NULL;
+}
+
+static pm_error *route_rows(pm_table_writer *w, const pm_batch *ab)
+{
+    int64_t n = ab->num_rows;
+    if ((size_t)n > w->route_cap) {
+        PM_TRY(pm_realloc_array(&w->route, (size_t)n, sizeof *w->route));
+        PM_TRY(pm_realloc_array(&w->order, (size_t)n, sizeof *w->order));
+        w->route_cap = (size_t)n;
+    }
+    const uint8_t *last = NULL;
+    size_t last_len = 0;
+    int32_t last_bucket = -1, last_idx = -1;
+    static const uint8_t empty_part[12] = {0};
+    for (int64_t r = 0; r < n; r++) {
+        const uint8_t *part = empty_part;
+        size_t plen = sizeof empty_part;
+        if (w->npart) {
+            PM_TRY(pm_binrow_from_columns(&w->prow, ab->columns, w->part_idx, w->npart, r));
+            pm_buf_clear(&w->pbuf);
+            PM_TRY(pm_binrow_serialize(&w->prow, &w->pbuf));
+            part = w->pbuf.data;
+            plen = w->pbuf.len;
+        }
+        int32_t bucket = 0;
+        if (w->nbuckets > 0)
+            PM_TRY(pm_bucket_of_row(w->bfn, w->nbuckets, &w->brow, ab->columns, w->bkey_idx, w->nbkey, r,
+                                    &bucket));
+        int32_t idx;
+        if (last_idx >= 0 && bucket == last_bucket && plen == last_len && !memcmp(part, last, plen)) {
+            idx = last_idx;
+        } else {
+            PM_TRY(find_writer(w, part, plen, bucket, &idx));
+            bucket_writer *bw = w->writers[idx];
+            last = bw->partition;
+            last_len = bw->partition_len;
+            last_bucket = bucket;
+            last_idx = idx;
+        }
+        w->route[r] = idx;
+    }
+    return NULL;
+}
+
+pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
+{
+    if (b->num_rows == 0)
+        return NULL;
+    pm_batch ab;
+    memset(&ab, 0, sizeof ab);
+    PM_TRY(align(w, b, &ab));
+    int64_t n = ab.num_rows;
+    if (w->npart == 0 && w->nbuckets <= 0) {
+        static const uint8_t empty_part[12] = {0};
+        int32_t idx;
+        PM_TRY(find_writer(w, empty_part, sizeof empty_part, 0, &idx));
+        return bucket_write(w, w->writers[idx], &ab);
+    }
+    PM_TRY(route_rows(w, &ab));
+    /* counting sort of rows by writer */
+    for (size_t i = 0; i < w->nwriters; i++)
+        w->writers[i]->count = 0;
+    for (int64_t r = 0; r < n; r++)
+        w->writers[w->route[r]]->count++;
+    int64_t off = 0;
+    size_t touched = 0;
+    for (size_t i = 0; i < w->nwriters; i++) {
+        w->writers[i]->offset = off;
+        off += w->writers[i]->count;
+        touched += w->writers[i]->count > 0;
+    }
+    if (touched == 1)
+        return bucket_write(w, w->writers[w->route[0]], &ab);
+    for (int64_t r = 0; r < n; r++)
+        w->order[w->writers[w->route[r]]->offset++] = r;
+    int64_t start = 0;
+    for (size_t i = 0; i < w->nwriters; i++) {
+        bucket_writer *bw = w->writers[i];
+        if (!bw->count)
+            continue;
+        PM_TRY(pm_batch_reset(w->gather));
+        for (size_t c = 0; c < ab.ncolumns; c++) {
+            pm_column *d = w->gather->columns[c];
+            PM_TRY(pm_column_reserve(d, bw->count));
+            for (int64_t k = start; k < start + bw->count; k++)
+                PM_TRY(pm_column_append_from(d, ab.columns[c], w->order[k]));
+        }
+        PM_TRY(pm_batch_finish(w->gather, bw->count));
+        start += bw->count;
+        PM_TRY(bucket_write(w, bw, w->gather));
+    }
+    return NULL;
+}
+
+pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message **msgs, size_t *n)
+{
+    *msgs = NULL;
+    *n = 0;
+    for (size_t i = 0; i < w->nwriters; i++)
+        if (w->writers[i]->open)
+            PM_TRY(close_data_file(w, w->writers[i]));
+    size_t count = 0;
+    for (size_t i = 0; i < w->nwriters; i++)
+        count += w->writers[i]->ndone > 0;
+    if (!count)
+        return NULL;
+    pm_commit_message *m;
+    PM_TRY(pm_calloc(&m, count, sizeof *m));
+    size_t k = 0;
+    pm_error *e = NULL;
+    for (size_t i = 0; i < w->nwriters && !e; i++) {
+        bucket_writer *bw = w->writers[i];
+        if (!bw->ndone)
+            continue;
+        pm_commit_message *msg = &m[k++];
+        e = pm_bytes_set(&msg->partition, bw->partition, bw->partition_len);
+        msg->bucket = bw->bucket;
+        msg->total_buckets = bw->total_buckets;
+    }
+    if (e) {
+        pm_commit_messages_free(m, count);
+        return e;
+    }
+    /* hand the files over (no copies, cannot fail) */
+    k = 0;
+    for (size_t i = 0; i < w->nwriters; i++) {
+        bucket_writer *bw = w->writers[i];
+        if (!bw->ndone)
+            continue;
+        pm_commit_message *msg = &m[k++];
+        msg->new_files = bw->done;
+        msg->n_new_files = bw->ndone;
+        bw->done = NULL;
+        bw->ndone = bw->capdone = 0;
+    }
+    *msgs = m;
+    *n = count;
+    return NULL;
+}
