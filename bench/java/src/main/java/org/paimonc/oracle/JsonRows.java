@@ -51,9 +51,9 @@ final class JsonRows {
         List<DataField> fields = type.getFields();
         sb.append('{');
         for (int i = 0; i < fields.size(); i++) {
-            if (i > 0) sb.append(", ");
+            if (i > 0) sb.append(",");
             string(sb, fields.get(i).name());
-            sb.append(": ");
+            sb.append(":");
             value(sb, row, i, fields.get(i).type());
         }
         sb.append('}');
@@ -111,7 +111,7 @@ final class JsonRows {
                 DataType et = ((ArrayType) t).getElementType();
                 sb.append('[');
                 for (int i = 0; i < a.size(); i++) {
-                    if (i > 0) sb.append(", ");
+                    if (i > 0) sb.append(",");
                     value(sb, a, i, et);
                 }
                 sb.append(']');
@@ -131,10 +131,10 @@ final class JsonRows {
                 InternalArray ks = m.keyArray(), vs = m.valueArray();
                 sb.append('[');
                 for (int i = 0; i < m.size(); i++) {
-                    if (i > 0) sb.append(", ");
-                    sb.append("{\"key\": ");
+                    if (i > 0) sb.append(",");
+                    sb.append("{\"key\":");
                     value(sb, ks, i, kt);
-                    sb.append(", \"value\": ");
+                    sb.append(",\"value\":");
                     value(sb, vs, i, vt);
                     sb.append('}');
                 }

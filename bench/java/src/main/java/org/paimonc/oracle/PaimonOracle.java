@@ -2,7 +2,8 @@
  * PaimonOracle: Apache Paimon Java as a test oracle and speed anchor for
  * paimon-c. One command per process, or many through `serve`.
  *
- *   read TABLE [--snapshot N] [--columns a,b]   rows as JSON lines (JsonRows)
+ *   read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO]
+ *                                               rows as JSON lines (JsonRows)
  *   snapshots TABLE                             one JSON object per snapshot
  *   files TABLE [--snapshot N]                  one JSON object per live data file
  *   write-append TABLE --rows N --commits C [--bucket B] [--partitions P] ...
@@ -56,7 +57,7 @@ import org.apache.paimon.types.RowType;
 public final class PaimonOracle {
     static final String USAGE =
             "usage: run.sh <command> ...\n"
-                    + "  read TABLE [--snapshot N] [--columns a,b]\n"
+                    + "  read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO]\n"
                     + "  snapshots TABLE\n"
                     + "  files TABLE [--snapshot N]\n"
                     + "  write-append TABLE --rows N --commits C [--bucket B] [--partitions P] [--seed S]\n"
@@ -219,12 +220,45 @@ public final class PaimonOracle {
     }
 
     static FileStoreTable open(String path) {
-        return FileStoreTableFactory.create(LocalFileIO.create(), tablePath(path));
+        return open(path, null);
     }
 
-    /** The table, time-travelled to --snapshot when given. */
+    /**
+     * Opens a table; `mapPath` "FROM=TO" makes every local path under FROM
+     * resolve under TO instead (tables whose external data paths point at a
+     * directory that is elsewhere on this machine, e.g. copied fixtures).
+     */
+    static FileStoreTable open(String path, String mapPath) {
+        LocalFileIO io = LocalFileIO.create();
+        if (mapPath != null) {
+            int eq = mapPath.indexOf('=');
+            if (eq <= 0) throw new UsageException("--map-path needs FROM=TO, got '" + mapPath + "'");
+            io = new MappedLocalFileIO(mapPath.substring(0, eq), mapPath.substring(eq + 1));
+        }
+        return FileStoreTableFactory.create(io, tablePath(path));
+    }
+
+    /** LocalFileIO whose files under `from` live under `to`. */
+    static final class MappedLocalFileIO extends LocalFileIO {
+        private final String from, to;
+
+        MappedLocalFileIO(String from, String to) {
+            this.from = from.endsWith("/") ? from.substring(0, from.length() - 1) : from;
+            this.to = to.endsWith("/") ? to.substring(0, to.length() - 1) : to;
+        }
+
+        @Override
+        public java.io.File toFile(Path path) {
+            java.io.File f = super.toFile(path);
+            String s = f.getPath();
+            if (s.equals(from) || s.startsWith(from + "/")) return new java.io.File(to + s.substring(from.length()));
+            return f;
+        }
+    }
+
+    /** The table (with --map-path), time-travelled to --snapshot when given. */
     static FileStoreTable openAt(Args a) {
-        FileStoreTable t = open(a.table);
+        FileStoreTable t = open(a.table, a.flags.get("map-path"));
         if (a.flags.containsKey("snapshot"))
             t = t.copy(Collections.singletonMap("scan.snapshot-id", String.valueOf(a.num("snapshot", 0))));
         return t;
