@@ -21,11 +21,18 @@ log="$dir/target/build.log"
 version=${PAIMON_JAVA_VERSION:-}
 want="version=${version:-default} args=${PAIMON_JAVA_MVN_ARGS:-}"
 
-if [ ! -x /usr/bin/time ]; then
+# Debian packages: /usr/bin/time for the bench wrappers; a JDK and Maven when missing.
+apt_install() {
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "java-oracle: installing $* (apt-get)" >&2
   (export DEBIAN_FRONTEND=noninteractive; $SUDO apt-get update -qq >/dev/null &&
-     $SUDO apt-get install -y -qq time >/dev/null) ||
-    echo "java-oracle: could not install /usr/bin/time (bench wrappers will lack peak RSS)" >&2
+     $SUDO apt-get install -y -qq "$@" >/dev/null)
+}
+if [ ! -x /usr/bin/time ]; then
+  apt_install time || echo "java-oracle: could not install /usr/bin/time (bench wrappers need it)" >&2
+fi
+if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+  command -v apt-get >/dev/null && apt_install openjdk-17-jdk-headless maven || true
 fi
 
 up_to_date() {
@@ -43,13 +50,14 @@ build() {
     return 2
   }
   mkdir -p "$dir/target"
-  local args=(-B -q package)
+  rm -f "$stamp"
+  local args=(-B -q -Dstyle.color=never package)
   [ -n "$version" ] && args+=("-Dpaimon.version=$version")
   # shellcheck disable=SC2206
   [ -n "${PAIMON_JAVA_MVN_ARGS:-}" ] && args+=(${PAIMON_JAVA_MVN_ARGS})
   echo "java-oracle: building bench/java with Maven (first time downloads ~60 MB)..." >&2
   if ! (cd "$dir" && mvn "${args[@]}") >"$log" 2>&1; then
-    if grep -qiE "could not (resolve|transfer|find artifact)|unknownhost|connect(ion)? (refused|timed out)|network is unreachable|failed to read artifact descriptor|non-resolvable" "$log"; then
+    if grep -qiE "could not (resolve|transfer|find artifact)|could not be resolved|offline mode|unknownhost|connect(ion)? (refused|timed out)|network is unreachable|failed to read artifact descriptor|non-resolvable" "$log"; then
       echo "java-oracle: Maven could not download its artifacts (network or Maven mirror down?)." >&2
       echo "java-oracle: paimon-bundle ${version:-from pom.xml} + hadoop-common are needed; log: $log" >&2
       grep -m3 -iE "error" "$log" >&2 || true

@@ -53,7 +53,8 @@ def java():
     except BuildError as e:
         pytest.fail(f"cannot build the Apache Paimon Java oracle (set PAIMON_SKIP_JAVA=1 to skip):\n{e}",
                     pytrace=False)
-    with JavaOracle(run_sh) as j:
+    # C1 only: the tables here are tiny, so JIT time dominates (JAVA_OPTS overrides)
+    with JavaOracle(run_sh, java_opts=os.environ.get("JAVA_OPTS", "-XX:TieredStopAtLevel=1")) as j:
         yield j
 
 
