@@ -45,7 +45,7 @@ static void run_case(uint64_t seed, int engine, bool drop)
     lm_rec all[400];
     size_t total = 0;
     /* source 0: an unsorted buffer with repeated keys, sequence = arrival */
-    lt_rec buf[120];
+    lt_rec buf[120] = {{0}};
     size_t nb = lt_below(120);
     for (size_t i = 0; i < nb; i++) {
         buf[i] = (lt_rec){(int64_t)lt_below(15), 1000 + (int64_t)i, (uint8_t)lt_below(4), (int64_t)lt_below(9) - 4,
@@ -63,7 +63,7 @@ static void run_case(uint64_t seed, int engine, bool drop)
     PM_OK_OR_FAIL(pm_kv_source_sorted(b, perm, (int64_t)nb, 1 + (int64_t)lt_below(10), &srcs[0]));
     /* sources 1..3: older sorted runs */
     for (size_t s = 1; s < 4; s++) {
-        lt_rec r[15];
+        lt_rec r[15] = {{0}};
         size_t m = 0;
         for (int64_t k = 0; k < 15; k++) {
             if (lt_below(2))
