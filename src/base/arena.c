@@ -16,8 +16,15 @@ struct pm_arena_block {
     pm_arena_block *next;
     size_t size;
     size_t used;
-    _Alignas(64) unsigned char data[];
+    unsigned char data[];
 };
+
+/* Offset >= used at which `data + offset` is aligned to `align`. */
+static size_t aligned_offset(const pm_arena_block *b, size_t used, size_t align)
+{
+    uintptr_t at = (uintptr_t)(b->data + used);
+    return used + (size_t)((align - (at & (align - 1))) & (align - 1));
+}
 
 void pm_arena_init(pm_arena *a, size_t block_size)
 {
@@ -45,17 +52,20 @@ void *pm_arena_alloc(pm_arena *a, size_t size, size_t align)
         align = 1;
     pm_arena_block *b = a->head;
     if (b) {
-        size_t off = (b->used + align - 1) & ~(align - 1);
+        size_t off = aligned_offset(b, b->used, align);
         if (off <= b->size && size <= b->size - off) {
             b->used = off + size;
             return b->data + off;
         }
     }
+    if (size > SIZE_MAX - align)
+        return NULL;
     if (size > a->block_size / 4) {
-        pm_arena_block *big = new_block(a, size);
+        pm_arena_block *big = new_block(a, size + align);
         if (!big)
             return NULL;
-        big->used = size;
+        size_t off = aligned_offset(big, 0, align);
+        big->used = off + size;
         /* Keep the current block at the head so its free tail stays usable. */
         if (b) {
             big->next = b->next;
@@ -64,15 +74,16 @@ void *pm_arena_alloc(pm_arena *a, size_t size, size_t align)
             big->next = NULL;
             a->head = big;
         }
-        return big->data;
+        return big->data + off;
     }
-    pm_arena_block *nb = new_block(a, a->block_size);
+    pm_arena_block *nb = new_block(a, a->block_size + align);
     if (!nb)
         return NULL;
     nb->next = b;
     a->head = nb;
-    nb->used = size;
-    return nb->data;
+    size_t off = aligned_offset(nb, 0, align);
+    nb->used = off + size;
+    return nb->data + off;
 }
 
 void *pm_arena_calloc(pm_arena *a, size_t size, size_t align)
@@ -102,7 +113,7 @@ void pm_arena_reset(pm_arena *a)
     a->bytes_reserved = 0;
     while (b) {
         pm_arena_block *next = b->next;
-        if (!keep && b->size == a->block_size) {
+        if (!keep && b->size >= a->block_size && b->size <= a->block_size + 64) {
             keep = b;
             keep->used = 0;
             keep->next = NULL;

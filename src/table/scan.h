@@ -8,7 +8,12 @@
  * whose partition stats cannot match the partition filter) → merge ADD /
  * DELETE entries (meta/manifest.h) → keep entries matching the partition
  * filter and bucket filter → group by (partition bytes, bucket), files in
- * manifest order → load the index manifest for the same buckets.
+ * manifest order → load the index manifest for the same buckets (index
+ * files at `_EXTERNAL_PATH`, next to the data files with
+ * index-file-in-data-file-dir, else in index/) → optionally add the
+ * partitions main lacks from `scan.fallback-branch`.  Tables whose
+ * `manifest.format` is not avro are PM_EUNSUPPORTED ("unsupported manifest
+ * format orc"); a missing snapshot id is PM_ENOTFOUND.
  *
  * Ownership: a pm_scan_result owns everything it points to; free it with
  * pm_scan_result_free.  It is plain data: planners and readers may keep
@@ -30,7 +35,9 @@
  * match).  Values are compared with the partition path strings Paimon uses
  * (meta/paths.h pm_partition_value_to_string with the table's
  * partition.legacy-name rule), so `dt=2024-01-01` and `__DEFAULT_PARTITION__`
- * for null work as users expect.  Several specs = OR. */
+ * for null work as users expect; a value is also accepted when it equals the
+ * partition value CAST to STRING or parses as the same typed value
+ * (table/partition.h).  Several specs = OR. */
 typedef struct pm_partition_spec {
     size_t count;
     char **keys;

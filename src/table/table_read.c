@@ -24,8 +24,9 @@
  *    rows whose _VALUE_KIND is -U or -D are dropped.
  * Read: one file reader at a time; for each of its batches a keep bitmap
  * (deletion vector positions, retract rows) selects the rows.  Batches
- * with every row kept share the file reader's columns; others are copied
- * into reused work columns.  Batches left empty are skipped.
+ * with every row kept share the file reader's columns; others are
+ * compacted by pm_batch_filter (dv/dv_apply.h).  Batches left empty are
+ * skipped.
  */
 #include "table/table_read.h"
 
@@ -34,6 +35,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "dv/dv_apply.h"
 #include "dv/dv_index_file.h"
 #include "table/file_read.h"
 #include "table/partition.h"
@@ -60,7 +62,6 @@ struct pm_table_reader {
     char *cur_dir;
     pm_dv *cur_dv;               /* deletion vector of the open file, NULL = none */
     pm_batch *out;
-    pm_column **work;
     uint8_t *keep;
     size_t keep_cap;
 };
@@ -426,13 +427,7 @@ void pm_table_reader_free(pm_table_reader *r)
     pm_file_reader_free(r->fr);
     dv_free(r->cur_dv);
     free(r->cur_dir);
-    if (r->out) {
-        for (size_t i = 0; i < r->type->nfields; i++)
-            if (r->work)
-                pm_column_release(r->work[i]);
-        pm_batch_free(r->out);
-    }
-    free(r->work);
+    pm_batch_free(r->out);
     free(r->keep);
     free(r->tasks);
     pm_type_free(r->type);
@@ -472,7 +467,6 @@ pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_
         }
     }
     PM_TRY_GOTO(e, pm_batch_new(&r->out, r->type), fail);
-    PM_TRY_GOTO(e, pm_calloc(&r->work, r->type->nfields ? r->type->nfields : 1, sizeof *r->work), fail);
     *out = r;
     return NULL;
 fail:
@@ -504,17 +498,6 @@ static pm_error *open_next(pm_table_reader *r, bool *done)
     if (tk->dv)
         PM_TRY(dv_load(r, b, tk->dv));
     return NULL;
-}
-
-static pm_error *fresh_work(pm_column **slot, const pm_type *type)
-{
-    if (*slot && atomic_load(&(*slot)->refs) == 1) {
-        pm_column_reset(*slot);
-        return NULL;
-    }
-    pm_column_release(*slot);
-    *slot = NULL;
-    return pm_column_new(slot, type);
 }
 
 pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
@@ -568,20 +551,11 @@ pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
         }
         if (!kept)
             continue;
-        for (size_t i = 0; i < nf; i++) {
-            pm_column *src = b->columns[off + i];
-            if (kept == n) {
-                r->out->columns[i] = pm_column_retain(src);
-                continue;
-            }
-            PM_TRY(fresh_work(&r->work[i], r->type->fields[i].type));
-            PM_TRY(pm_column_reserve(r->work[i], kept));
-            for (int64_t k = 0; k < n; k++)
-                if ((r->keep[k >> 3] >> (k & 7)) & 1)
-                    PM_TRY(pm_column_append_from(r->work[i], src, k));
-            r->out->columns[i] = pm_column_retain(r->work[i]);
-        }
-        r->out->num_rows = kept;
+        for (size_t i = 0; i < nf; i++)
+            r->out->columns[i] = pm_column_retain(b->columns[off + i]);
+        r->out->num_rows = n;
+        if (kept < n)
+            PM_TRY(pm_batch_filter(r->out, r->keep)); /* new columns with the kept rows */
         *out = r->out;
         return NULL;
     }

@@ -8,8 +8,14 @@
  * overlap (or DV tables reading level > 0 files with deletion vectors, or
  * first-row tables skipping level 0, as Java's batch scan does) are read
  * directly, dropping retract rows; anything needing a merge returns
- * PM_EUNSUPPORTED "merge-on-read is not supported yet".  Data-evolution
- * tables and blob columns return PM_EUNSUPPORTED.
+ * PM_EUNSUPPORTED "merge-on-read is not supported yet".  Tables with blob
+ * columns, and data-evolution tables whose files must be merged by row id
+ * (partial-column or blob files, shared row ids), return PM_EUNSUPPORTED
+ * "data evolution tables are not supported yet"; data-evolution tables
+ * whose files all hold every column with disjoint row ids read directly.
+ * Rows are read in the scan's schema (scan->schema: the latest, or the
+ * snapshot's for time travel); buckets of a fallback branch are read with
+ * the same columns by position in its schema.
  */
 #ifndef PM_TABLE_TABLE_READ_H
 #define PM_TABLE_TABLE_READ_H

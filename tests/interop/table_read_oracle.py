@@ -132,6 +132,28 @@ def pypaimon_read(warehouse, db, table, snapshot=None, branch=None):
     return rb.new_read().to_arrow(rb.new_scan().plan().splits())
 
 
+def relocate_external(table_dir, old, new):
+    """Rewrite `_EXTERNAL_PATH` values starting with `old` so they start with
+    `new`, in the manifests and index manifests of a (copied) table; the
+    files are rewritten by fastavro with their own schema and codec."""
+    for p in sorted(pathlib.Path(table_dir, "manifest").iterdir()):
+        if p.name.startswith("manifest-list-"):
+            continue
+        with open(p, "rb") as f:
+            r = fastavro.reader(f)
+            schema, codec, recs = r.writer_schema, r.codec, list(r)
+        changed = False
+        for rec in recs:
+            for holder in (rec.get("_FILE"), rec):
+                v = holder.get("_EXTERNAL_PATH") if isinstance(holder, dict) else None
+                if v and v.startswith(old):
+                    holder["_EXTERNAL_PATH"] = new + v[len(old):]
+                    changed = True
+        if changed:
+            with open(p, "wb") as f:
+                fastavro.writer(f, fastavro.parse_schema(schema), recs, codec=codec)
+
+
 # ---------------------------------------------------------------------------
 # raw oracle
 

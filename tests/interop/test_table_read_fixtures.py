@@ -16,18 +16,19 @@ yet"), primary-key buckets needing a merge ("merge-on-read is not supported
 yet"), ORC manifests ("unsupported manifest format orc").
 
 Fixtures are copied to a temporary warehouse first.  The two external-path
-tables point at file:/tmp/external; their files are copied there for the
-duration of the module (and removed afterwards when we created it).
+tables point at FILE:/tmp/external, and their files ship beside the table
+(`<db>/external`): in the copies the manifests' `_EXTERNAL_PATH` values are
+rewritten (fastavro) to that folder, so the test needs no global path.
 """
 import json
 import os
-import pathlib
 import shutil
 
 import pytest
 
 from conftest import FIXTURES, run_paimon
-from table_read_oracle import (canon_our_rows, canon_table, multiset, pypaimon_read, raw_read)
+from table_read_oracle import (canon_our_rows, canon_table, multiset, pypaimon_read, raw_read,
+                               relocate_external)
 
 os.environ["TZ"] = "UTC"  # casts involving TIMESTAMP WITH LOCAL TIME ZONE use the process zone, as Java
 
@@ -123,13 +124,10 @@ def warehouse(tmp_path_factory):
     root = tmp_path_factory.mktemp("fixtures")
     shutil.copytree(PARQUET, root / "parquet")
     shutil.copytree(AVRO, root / "avro-format")
-    ext = pathlib.Path("/tmp/external")
-    created = not ext.exists()
     for name in ("pk_dv_index_in_data_with_external", "pk_dv_index_not_in_data_with_external"):
-        shutil.copytree(root / "parquet" / f"{name}.db" / "external", ext, dirs_exist_ok=True)
-    yield root
-    if created:
-        shutil.rmtree(ext, ignore_errors=True)
+        db = root / "parquet" / f"{name}.db"
+        relocate_external(db / name, "FILE:/tmp/external", f"FILE:{db / 'external'}")
+    return root
 
 
 def our_read(table, snapshot=None, *extra, check=True):

@@ -166,3 +166,41 @@ def test_csv_and_parquet_output(warehouse, tmp_path):
     p = run_paimon("read", path, "--columns", "nope", "--output", bad, check=False)
     assert p.returncode == 1 and bad.read_text() == "keep"
     assert sorted(os.listdir(tmp_path)) == ["bad.jsonl", "t.parquet"]
+
+
+def test_create_then_pypaimon_writes(tmp_path):
+    """`paimon create` makes a table pypaimon opens and writes; we read it back."""
+    from pypaimon import CatalogFactory
+    path = tmp_path / "db.db" / "made"
+    run_paimon("create", path, "--schema", "id BIGINT NOT NULL, name STRING, amount DECIMAL(10, 2), dt STRING",
+               "--partition-keys", "dt", "--option", "bucket=2", "--option", "bucket-key=id",
+               "--comment", "made by paimon-c")
+    p = run_paimon("create", path, "--schema", "id INT", check=False)
+    assert p.returncode == 1 and "already exists" in p.stderr
+    assert run_paimon("create", path, "--schema", "id INT", "--ignore-if-exists").stdout.startswith("table ")
+    schema = json.loads(run_paimon("schema", path, "--json").stdout)
+    assert [f["type"] for f in schema["fields"]] == ["BIGINT NOT NULL", "STRING", "DECIMAL(10, 2)", "STRING"]
+    assert schema["comment"] == "made by paimon-c" and schema["options"]["bucket"] == "2"
+    cat = CatalogFactory.create({"warehouse": str(tmp_path)})
+    t = cat.get_table("db.made")
+    rows = [{"id": i, "name": f"n{i}" if i % 3 else None, "amount": decimal.Decimal(f"{i}.25"),
+             "dt": "a" if i % 2 else "b"} for i in range(50)]
+    wb = t.new_batch_write_builder()
+    w, c = wb.new_write(), wb.new_commit()
+    arrow_schema = pa.schema([("id", pa.int64(), False), ("name", pa.string()), ("amount", pa.decimal128(10, 2)),
+                              ("dt", pa.string())])
+    w.write_arrow(pa.Table.from_pylist(rows, schema=arrow_schema))
+    c.commit(w.prepare_commit())
+    w.close()
+    c.close()
+    got = _ours(path)
+    arrow = pypaimon_read(tmp_path, "db", "made")
+    assert len(got) == 50
+    assert multiset(canon_our_rows(got, arrow.schema)) == multiset(canon_table(arrow))
+    # a PK table: keys become NOT NULL
+    pk = tmp_path / "db.db" / "pk"
+    run_paimon("create", pk, "--schema", "k INT, v STRING", "--primary-keys", "k", "--option", "bucket=1")
+    assert json.loads(run_paimon("schema", pk, "--json").stdout)["fields"][0]["type"] == "INT NOT NULL"
+    p = run_paimon("create", tmp_path / "bad", "--schema", "k INT", "--option", "bucket=x", check=False)
+    assert p.returncode == 1 and "bucket" in p.stderr
+    assert not (tmp_path / "bad").exists()
