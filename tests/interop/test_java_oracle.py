@@ -344,7 +344,7 @@ LAYOUTS = {
     "part_fixed": (["bucket=2", "bucket-key=id"], "pt,p2", [(0, 50, ()), (50, 17, ()), (67, 30, ())]),
     "overwrite": (["bucket=-1"], "pt", [(0, 30, ()), (30, 30, ()), (60, 9, ("--overwrite", "--partition", "pt=b"))]),
     "avro": (["bucket=-1", "file.format=avro"], "pt", [(0, 40, ()), (40, 33, ())]),
-    "avro_fixed": (["bucket=2", "bucket-key=id", "file.format=avro"], None, [(0, 40, ()), (40, 33, ())]),
+    "avro_fixed": (["bucket=2", "bucket-key=id", "file.format=avro"], None, [(0, 40, ()), (40, 33, ()), (73, 20, ())]),
     # the writer checks the size every 1000 rows, as Java does
     "small_files": (["bucket=-1", "target-file-size=32kb"], None, [(0, 3000, ()), (3000, 2500, ())]),
 }
@@ -477,21 +477,72 @@ def test_java_reads_our_primary_key_table(java, tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# 3. Java reads tables paimon-c compacted
+# 3. Java reads tables paimon-c compacted; both compact alike
 
-@pytest.mark.parametrize("name", ["unaware", "part_unaware", "fixed", "part_fixed", "avro", "small_files"])
-def test_java_reads_our_compacted_table(java, ours, tmp_path, name):
+def _layout(java, path):
+    """Live files per (partition, bucket): untouched inputs by name, compaction
+    outputs by (level, rows)."""
+    out = []
+    for f in java.files(path):
+        ident = f["name"] if f["fileSource"] == "APPEND" else "COMPACT"
+        out.append((json.dumps(f["partition"], sort_keys=True), f["bucket"], f["level"], f["rows"], ident))
+    return sorted(out)
+
+
+# (case, layout, compaction options for both engines, full). Unaware tables:
+# the file-count trigger is lowered to 2 (these tables have few commits);
+# "rolled" also raises target-file-size so the writer's rolled files count as
+# small. Bucketed tables: `paimon compact --full` against Java's
+# TableWrite.compact(.., full=true) (buckets of at least 3 files).
+MIN2 = ["compaction.min.file-num=2"]
+COMPACT_CASES = [
+    pytest.param("unaware", "unaware", MIN2, False, id="unaware"),
+    pytest.param("part_unaware", "part_unaware", MIN2, False, id="part_unaware"),
+    pytest.param("avro", "avro", MIN2, False, id="avro"),
+    pytest.param("overwrite", "overwrite", MIN2, False, id="overwrite"),
+    pytest.param("fixed_full", "fixed", [], True, id="fixed_full"),
+    pytest.param("part_fixed_full", "part_fixed", [], True, id="part_fixed_full"),
+    pytest.param("avro_fixed_full", "avro_fixed", [], True, id="avro_fixed_full"),
+    pytest.param("rolled", "small_files", MIN2 + ["target-file-size=256kb"], False, marks=pytest.mark.xfail(
+        strict=True, reason="paimon compact rolls its outputs at 1000 rows (~67 KB) under a 256 KB "
+                            "target; Java's rolling writer keeps each task's 1500-2000 rows in one file"), id="rolled"),
+    pytest.param("fixed_full_min2", "fixed", MIN2, True, marks=pytest.mark.xfail(
+        strict=True, reason="Java's full compaction is followed by its normal round in prepareCommit "
+                            "(compacting 2-file buckets when compaction.min.file-num=2); "
+                            "`paimon compact --full` leaves those buckets"), id="fixed_full_min2"),
+]
+
+
+@pytest.mark.parametrize("case,name,opts,full", COMPACT_CASES)
+def test_java_reads_our_compacted_table(java, ours, tmp_path, case, name, opts, full):
     _need("compact")
     src, states = ours[name]
-    path = tmp_path / "db.db" / name
-    shutil.copytree(src, path)
-    before = _lines(_paimon("read", path))
-    n_before = len(java.snapshots(path))
-    _paimon("compact", path)
-    snaps = java.snapshots(path)
+    avro = name.startswith("avro")
+    ours_path = tmp_path / "c" / "db.db" / name    # compacted by paimon-c
+    java_path = tmp_path / "j" / "db.db" / name    # compacted by Java, same input
+    shutil.copytree(src, ours_path)
+    shutil.copytree(src, java_path)
+    before = _lines(_paimon("read", src))
+    n_before = len(java.snapshots(src))
+
+    opt_args = [a for o in opts for a in ("--option", o)]
+    _paimon("compact", ours_path, *opt_args, *(["--full"] if full else []))
+    m = java.call_json("compact", java_path, *opt_args)
+    assert m["commit_kind"] == "COMPACT" and m["rows"] > 0, m
+
+    snaps = java.snapshots(ours_path)
     assert len(snaps) == n_before + 1
     assert snaps[-1]["commitKind"] == "COMPACT"
     assert snaps[-1]["totalRecordCount"] == states[-1]
-    assert _same_rows(_lines(_paimon("read", path)), before, name.startswith("avro"))
-    assert _same_rows(_java_lines(java, path), before, name.startswith("avro"))
-    assert len(java.files(path)) < len(java.files(src))
+    assert snaps[-1]["deltaRecordCount"] == 0
+    # Java reads what paimon-c compacted, paimon-c reads what Java compacted
+    assert _same_rows(_java_lines(java, ours_path), before, avro)
+    assert _same_rows(_lines(_paimon("read", ours_path)), before, avro)
+    assert _same_rows(_lines(_paimon("read", java_path)), before, avro)
+    # the earlier snapshots still read the same through Java
+    for s in snaps[:-1]:
+        assert _same_rows(_java_lines(java, ours_path, "--snapshot", s["id"]),
+                          _lines(_paimon("read", src, "--snapshot", s["id"])), avro)
+    # same files compacted into the same number of files with the same rows
+    assert _layout(java, ours_path) == _layout(java, java_path)
+    assert len(java.files(ours_path)) < len(java.files(src))

@@ -10,9 +10,12 @@
  * messages (Paimon's own CompactProcedure does the same).
  * Every other table (bucketed append, primary key): for every (partition,
  * bucket) of the latest snapshot, BatchTableWrite.compact(partition, bucket,
- * full = true); prepareCommit waits for the compactions; one commit.
+ * full) with full = --full (default true); prepareCommit waits for the
+ * compactions (and, for append buckets, adds Java's best-effort round under
+ * compaction.min.file-num); one commit.
  * The table is opened with write-only=false so a table created with
- * write-only=true still compacts. Nothing to compact: no snapshot.
+ * write-only=true still compacts; --option k=v adds dynamic options for
+ * this compaction (e.g. compaction.min.file-num=2). Nothing to compact: no snapshot.
  *
  * --warmup K (both): first K untimed runs, for steady-state JIT numbers;
  * compaction warms up on throw-away copies of the table directory
@@ -92,7 +95,9 @@ final class Compactor {
 
     static Metrics.Json compactOnce(Args a, String path) throws Exception {
         Metrics m = Metrics.start();
-        FileStoreTable t = PaimonOracle.open(path).copy(Collections.singletonMap("write-only", "false"));
+        java.util.Map<String, String> dyn = new java.util.HashMap<>(a.optionMap());
+        dyn.put("write-only", "false");
+        FileStoreTable t = PaimonOracle.open(path).copy(dyn);
         boolean pk = !t.primaryKeys().isEmpty();
         if (a.command.equals("compact-pk") && !pk)
             throw new UsageException("compact-pk: " + path + " has no primary key (use compact-append)");
@@ -134,6 +139,10 @@ final class Compactor {
             commitMs = (System.nanoTime() - t2) / 1e6;
         } else {
             mode = pk ? "primary-key" : "append-bucketed";
+            String fullFlag = a.str("full", "true");
+            if (!fullFlag.equals("true") && !fullFlag.equals("false"))
+                throw new UsageException("--full needs true or false, got '" + fullFlag + "'");
+            boolean full = fullFlag.equals("true");
             List<BucketEntry> buckets = before == null ? List.of() : t.newSnapshotReader().bucketEntries();
             tasks = buckets.size();
             long t1 = System.nanoTime();
@@ -145,7 +154,7 @@ final class Compactor {
                     BatchTableWrite w = wb.newWrite();
                     BatchTableCommit c = wb.newCommit()) {
                 w.withIOManager(io);
-                for (BucketEntry e : buckets) w.compact(e.partition(), e.bucket(), true);
+                for (BucketEntry e : buckets) w.compact(e.partition(), e.bucket(), full);
                 msgs = w.prepareCommit();
                 t2 = System.nanoTime();
                 execMs = (t2 - t1) / 1e6;

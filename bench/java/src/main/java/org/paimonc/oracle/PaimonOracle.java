@@ -64,7 +64,8 @@ public final class PaimonOracle {
                     + "               [--format parquet|orc|avro] [--option k=v]...\n"
                     + "  write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] [--overlap F]\n"
                     + "           [--delete-every D] [--seed S] [--format F] [--option k=v]...\n"
-                    + "  compact-append TABLE | compact-pk TABLE | compact TABLE  [--warmup K] [--tmp DIR]\n"
+                    + "  compact-append TABLE | compact-pk TABLE | compact TABLE  [--full true|false]\n"
+                    + "               [--option k=v]... [--warmup K] [--tmp DIR]\n"
                     + "  mor-read TABLE [--columns a,b] [--snapshot N] [--warmup K]\n"
                     + "  serve    (TAB-separated commands on stdin; \\0OK / \\0ERR terminators)\n";
 
