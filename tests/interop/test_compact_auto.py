@@ -157,3 +157,25 @@ def test_invalid_parallelism(tmp_path):
     assert p.returncode == 1
     assert "write.compaction.parallelism" in p.stderr
     assert kinds(path) == ["APPEND"]
+
+
+def test_concurrent_writers_compact_without_errors(tmp_path):
+    """Writers racing on one bucket: a compaction that lost against another
+    one plans again instead of failing the write."""
+    import subprocess
+    wh, path = create(tmp_path)
+    procs = []
+    for p in range(4):
+        script = []
+        for c in range(6):
+            script.append("printf '%s' | %s write %s || exit 1"
+                          % ('{"id":%d,"s":"p%d","pt":"a"}\\n' % (p * 100 + c, p), paimon_bin(), path))
+        procs.append(subprocess.Popen(["bash", "-c", "\n".join(script)], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True))
+    for pr in procs:
+        out, err = pr.communicate(timeout=600)
+        assert pr.returncode == 0, err
+    k = kinds(path)
+    assert k.count("APPEND") == 24 and "COMPACT" in k
+    assert sum(py_rows(wh).values()) == 24
+    assert len(files(path)) < 24
