@@ -41,7 +41,7 @@ fuzz: fuzz-build
 
 interop: deps-test build
 	@PAIMON_BIN=$(CURDIR)/build/paimon PAIMON_LIB=$(CURDIR)/build/libpaimon.so \
-	  $(PY) -m pytest -q tests/interop
+	  $(PY) -m pytest -q tests/interop tests/crash
 
 valgrind: deps-test build
 	@scripts/valgrind.sh build

@@ -4,7 +4,7 @@
  *
  *   paimon write TABLE [--input FILE|-] [--input-format jsonl|csv|parquet]
  *                [--overwrite [--partition k=v[,k2=v2]]...]
- *                [--commit-user U] [--commit-identifier N] [--batch-rows N]
+ *                [--commit-user U] [--commit-identifier N] [--batch-rows N] [--threads N]
  *
  * Input formats (default: by the file's extension, else jsonl):
  *   jsonl    one JSON object per line, keys = column names, values in the
@@ -24,7 +24,9 @@
  * commit removes its files too, except when its outcome is uncertain
  * (then the files are kept so that re-running with the same
  * --commit-user/--commit-identifier completes it exactly once).
- * Prints "snapshot N: R rows in F files" (or "nothing to commit").
+ * Prints "snapshot N: R rows in F files" (or "nothing to commit").  Then,
+ * unless write-only=true, one automatic compaction round over the touched
+ * buckets (compact/compact_run.h) may add a COMPACT snapshot.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +35,7 @@
 #include <strings.h>
 
 #include "base/buf.h"
+#include "base/pool.h"
 #include "cli.h"
 #include "format/parquet/parquet_reader.h"
 #include "table/partition.h"
@@ -52,7 +55,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: paimon write TABLE [--input FILE|-] [--input-format jsonl|csv|parquet]\n"
             "                    [--overwrite [--partition k=v[,k2=v2]]...]\n"
-            "                    [--commit-user U] [--commit-identifier N] [--batch-rows N]\n\n"
+            "                    [--commit-user U] [--commit-identifier N] [--batch-rows N] [--threads N]\n\n"
             "Write rows into the table at path TABLE (<warehouse>/<db>.db/<table>) as one commit.\n"
             "  --input FILE          rows to write ('-' or absent: stdin)\n"
             "  --input-format F      jsonl (JSON lines, the `paimon cat` encoding), csv (header row,\n"
@@ -63,7 +66,9 @@ static void usage(FILE *f)
             "  --commit-user U       commit user (default: a random UUID)\n"
             "  --commit-identifier N commit identifier (default: batch, 9223372036854775807);\n"
             "                        re-running with the same user and identifier is a no-op\n"
-            "  --batch-rows N        rows per batch handed to the writer (default 65536)\n");
+            "  --batch-rows N        rows per batch handed to the writer (default 65536)\n"
+            "  --threads N           encoding threads (default: CPUs, at most 8); large inputs to an\n"
+            "                        unaware-bucket table are then written as N files in parallel\n");
 }
 
 typedef struct write_job {
@@ -201,13 +206,15 @@ int pm_cmd_write(int argc, char **argv)
     const char *table = NULL, *input = "-", *format = NULL, *user = NULL;
     bool overwrite = false;
     int64_t ident = PM_BATCH_COMMIT_IDENTIFIER, batch_rows = 65536;
+    size_t threads = pm_cpu_count() < 8 ? pm_cpu_count() : 8;
     pm_partition_spec *specs = NULL;
     size_t nspecs = 0;
     int rc = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool needs = !strcmp(a, "--input") || !strcmp(a, "--input-format") || !strcmp(a, "--partition") ||
-                     !strcmp(a, "--commit-user") || !strcmp(a, "--commit-identifier") || !strcmp(a, "--batch-rows");
+                     !strcmp(a, "--commit-user") || !strcmp(a, "--commit-identifier") || !strcmp(a, "--batch-rows") ||
+                     !strcmp(a, "--threads");
         if (needs && i + 1 >= argc) {
             rc = pm_cli_usage_error(CMD, "%s needs a value", a);
             goto out;
@@ -233,7 +240,7 @@ int pm_cmd_write(int argc, char **argv)
             nspecs++;
         } else if (!strcmp(a, "--commit-user")) {
             user = argv[++i];
-        } else if (!strcmp(a, "--commit-identifier") || !strcmp(a, "--batch-rows")) {
+        } else if (!strcmp(a, "--commit-identifier") || !strcmp(a, "--batch-rows") || !strcmp(a, "--threads")) {
             const char *v = argv[++i];
             char *end;
             errno = 0;
@@ -242,12 +249,16 @@ int pm_cmd_write(int argc, char **argv)
                 rc = pm_cli_usage_error(CMD, "%s needs an integer, got '%s'", a, v);
                 goto out;
             }
-            if (!strcmp(a, "--batch-rows")) {
-                if (x <= 0) {
-                    rc = pm_cli_usage_error(CMD, "--batch-rows must be positive");
+            if (!strcmp(a, "--batch-rows") || !strcmp(a, "--threads")) {
+                if (x <= 0 || (!strcmp(a, "--threads") && x > 64)) {
+                    rc = pm_cli_usage_error(CMD, "%s must be in 1..%s", a,
+                                            strcmp(a, "--threads") ? "2^63" : "64");
                     goto out;
                 }
-                batch_rows = x;
+                if (!strcmp(a, "--threads"))
+                    threads = (size_t)x;
+                else
+                    batch_rows = x;
             } else {
                 ident = x;
             }
@@ -296,11 +307,13 @@ int pm_cmd_write(int argc, char **argv)
         if (snapshot) {
             printf("snapshot %lld: already committed by %s with identifier %lld\n", (long long)snapshot, user,
                    (long long)ident);
+            /* recovery: finish an interrupted automatic compaction round */
+            e = pm_cli_compact_after_write(j.t, snapshot, user, NULL, 0);
             rc = 0;
             goto fail;
         }
     }
-    pm_table_write_options wo = {0, overwrite};
+    pm_table_write_options wo = {0, overwrite, threads};
     PM_TRY_GOTO(e, pm_table_writer_new(&j.w, j.t, &wo), fail);
     if (fmt != IN_PARQUET) {
         in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
@@ -333,6 +346,8 @@ int pm_cmd_write(int argc, char **argv)
         printf("snapshot %lld: %lld rows in %zu files\n", (long long)snapshot, (long long)j.rows, files);
     else
         printf("nothing to commit\n");
+    if (snapshot) /* automatic compaction (a separate snapshot; the data commit stays either way) */
+        e = pm_cli_compact_after_write(j.t, snapshot, user, msgs, nmsgs);
     rc = 0;
 fail:
     if (e) {

@@ -19,6 +19,11 @@ int pm_cmd_schema(int argc, char **argv);
 int pm_cmd_write(int argc, char **argv);
 int pm_cmd_dv(int argc, char **argv);
 int pm_cmd_levels(int argc, char **argv);
+int pm_cmd_compact(int argc, char **argv);
+int pm_cmd_compact_plan(int argc, char **argv);
+int pm_cmd_compact_exec(int argc, char **argv);
+int pm_cmd_compact_commit(int argc, char **argv);
+int pm_cmd_compact_abort(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
@@ -30,6 +35,11 @@ static const pm_cli_command commands[] = {
     {"files", "list the live data files of a table ($files)", pm_cmd_files},
     {"levels", "chart the sorted runs and levels of each bucket of a primary-key table", pm_cmd_levels},
     {"schema", "print the schema of a table", pm_cmd_schema},
+    {"compact", "compact small files: plan, execute, commit one COMPACT snapshot", pm_cmd_compact},
+    {"compact-plan", "print a compaction plan as JSON (distributed compaction)", pm_cmd_compact_plan},
+    {"compact-exec", "run one task of a compaction plan, print its result JSON", pm_cmd_compact_exec},
+    {"compact-commit", "publish compaction results as one COMPACT snapshot", pm_cmd_compact_commit},
+    {"compact-abort", "delete the prepared files of uncommitted compaction results", pm_cmd_compact_abort},
     {"write-parquet", "write JSON lines to one Parquet file (developer command)", pm_cmd_write_parquet},
     {"dv", "read or write deletion-vector index files (developer command)", pm_cmd_dv},
 };

@@ -9,22 +9,26 @@
 # rounds; the best run of each side is kept (the machine is shared, so
 # wall times are noisy: both wall and CPU seconds are printed, and the
 # ratios use each).  Ratios are ours/pypaimon throughput (> 1 = faster).
-# Env: ROWS (default 10,000,000), ROUNDS (default 2), BUILD (build).
+# paimon-c runs with THREADS encoding/reading threads (default: all CPUs;
+# the rows are then written as THREADS files in parallel, like parallel
+# Java writers); pypaimon is used as it comes (pyarrow may use threads).
+# Env: ROWS (default 10,000,000), ROUNDS (default 2), THREADS, BUILD (build).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD:-$root/build}
 rows=${ROWS:-10000000}
 rounds=${ROUNDS:-2}
+threads=${THREADS:-$(nproc)}
 out=$root/bench/out/table
 py=$root/.venv/bin/python
 
 echo "table: $rows rows (9 mixed columns), unaware-bucket append table, Parquet zstd(1), default options;" \
-     "best of $rounds rounds"
+     "best of $rounds rounds; paimon-c threads: $threads"
 results=()
 for ((i = 1; i <= rounds; i++)); do
   rm -rf "$out" && mkdir -p "$out"
-  results+=("$("$build/bench/bench_table" --dir "$out" --rows "$rows")")
+  results+=("$("$build/bench/bench_table" --dir "$out" --rows "$rows" --threads "$threads")")
   results+=("$("$py" "$here/bench_pypaimon.py" --dir "$out")")
 done
 rm -rf "$out"

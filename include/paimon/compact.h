@@ -64,6 +64,11 @@ typedef struct pm_compact_options {
     size_t npartitions;
     bool full;                           /* explicit full compaction */
     pm_resources *resources;             /* NULL = defaults */
+    /* Dynamic table options "k=v" for this compaction only (planning
+     * thresholds and output settings), like Java's compact procedure
+     * options; they override the table's options.  NULL = none. */
+    const char *const *dynamic_options;
+    size_t ndynamic_options;
 } pm_compact_options;
 
 typedef struct pm_compact_metrics {

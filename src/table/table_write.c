@@ -35,12 +35,14 @@
  */
 #include "table/table_write.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "base/pool.h"
 #include "base/util.h"
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_writer.h"
@@ -85,6 +87,8 @@ typedef struct bucket_writer {
     size_t ndone, capdone;
     /* routing scratch for one input batch */
     int64_t count, offset;
+    pm_batch *gather;          /* this writer's rows of an input batch */
+    pm_batch *slice;           /* a row range handed to a file */
 } bucket_writer;
 
 /* Live files of the latest snapshot, for bucketed sequence restore. */
@@ -128,7 +132,11 @@ struct pm_table_writer {
     size_t nwriters, capwriters;
     int32_t *slots;            /* open addressing: index into writers or -1 */
     size_t nslots;
-    size_t nopen;              /* files currently open */
+    atomic_size_t nopen;       /* files currently open */
+    pm_pool *pool;             /* NULL: single-threaded */
+    size_t threads;
+    int32_t *lanes;            /* unaware + unpartitioned: writer indexes of the lanes */
+    size_t nlanes;
     /* per-batch scratch */
     pm_binrow_writer prow, brow;
     pm_buf pbuf;
@@ -137,8 +145,6 @@ struct pm_table_writer {
     size_t route_cap;
     pm_column **aligned_cols;
     pm_column **null_cols;     /* cached all-null columns for missing fields */
-    pm_batch *gather;          /* rows of one writer */
-    pm_batch *slice;           /* a row range handed to a file */
 };
 
 /* ------------------------------------------------------------------ */
@@ -245,6 +251,8 @@ static void bucket_writer_free(pm_table_writer *w, bucket_writer *bw, bool delet
         remove_empty_dirs(w, bw->dir);
     if (bw->namer_ok)
         pm_data_file_namer_destroy(&bw->namer);
+    pm_batch_free(bw->gather);
+    pm_batch_free(bw->slice);
     free(bw->partition);
     free(bw->dir);
     free(bw);
@@ -393,8 +401,11 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     }
     PM_TRY(pm_calloc(&w->aligned_cols, nf ? nf : 1, sizeof *w->aligned_cols));
     PM_TRY(pm_calloc(&w->null_cols, nf ? nf : 1, sizeof *w->null_cols));
-    PM_TRY(pm_batch_new(&w->gather, w->row_type));
-    PM_TRY(pm_batch_new(&w->slice, w->row_type));
+    w->threads = o && o->threads > 1 ? (o->threads < 64 ? o->threads : 64) : 1;
+    if (w->threads > 1) {
+        PM_TRY(pm_pool_new(&w->pool, w->threads));
+        PM_TRY(pm_calloc(&w->lanes, w->threads, sizeof *w->lanes));
+    }
     w->nslots = 64;
     PM_TRY(pm_calloc(&w->slots, w->nslots, sizeof *w->slots));
     for (size_t i = 0; i < w->nslots; i++)
@@ -448,8 +459,8 @@ void pm_table_writer_free(pm_table_writer *w)
             pm_column_release(w->null_cols[i]);
     free(w->null_cols);
     free(w->aligned_cols);
-    pm_batch_free(w->gather);
-    pm_batch_free(w->slice);
+    pm_pool_free(w->pool);
+    free(w->lanes);
     free(w);
 }
 
@@ -775,27 +786,108 @@ static uint64_t file_size_now(const open_file *f)
     return f->pq ? pm_pq_writer_estimated_size(f->pq) : pm_output_pos(f->out);
 }
 
+/* ---- zero-copy row ranges ----
+ * A view of rows [from, from + n) of a flat column shares the column's
+ * buffers: fixed-width values and offsets by pointer arithmetic (offsets
+ * stay absolute into the same data buffer), bitmaps only when `from` is a
+ * multiple of 8.  Views are never freed through the column API. */
+
+static bool viewable(const pm_batch *b)
+{
+    for (size_t c = 0; c < b->ncolumns; c++)
+        if (b->columns[c]->nchildren || pm_type_is_nested(b->columns[c]->type))
+            return false;
+    return true;
+}
+
+static int64_t count_nulls(const uint8_t *bm, int64_t from, int64_t n)
+{
+    int64_t valid = 0;
+    for (int64_t i = from; i < from + n; i++)
+        valid += (bm[i >> 3] >> (i & 7)) & 1;
+    return n - valid;
+}
+
+static void column_view(pm_column *v, const pm_column *c, int64_t from, int64_t n)
+{
+    memset(v, 0, sizeof *v);
+    v->type = c->type;
+    v->length = n;
+    atomic_init(&v->refs, 1);
+    if (c->null_count && c->validity.len) {
+        v->validity.data = c->validity.data + from / 8;
+        v->validity.len = (size_t)(n + 7) / 8;
+        v->null_count = count_nulls(c->validity.data, from, n);
+    }
+    int width = pm_type_value_width(c->type);
+    if (width) {
+        v->values.data = c->values.data + (size_t)from * (size_t)width;
+        v->values.len = (size_t)n * (size_t)width;
+    } else if (c->type->id == PM_TYPE_BOOLEAN) {
+        v->values.data = c->values.data + from / 8;
+        v->values.len = (size_t)(n + 7) / 8;
+    } else {
+        v->offsets.data = c->offsets.data + (size_t)from * 4;
+        v->offsets.len = (size_t)(n + 1) * 4;
+        v->data = c->data;
+        v->data.cap = 0;
+    }
+}
+
+/* A batch view: cols must hold b->ncolumns views. */
+static void batch_view(pm_batch *v, pm_column *cols, pm_column **ptrs, const pm_batch *b, int64_t from, int64_t n)
+{
+    for (size_t c = 0; c < b->ncolumns; c++) {
+        column_view(&cols[c], b->columns[c], from, n);
+        ptrs[c] = &cols[c];
+    }
+    v->type = b->type;
+    v->num_rows = n;
+    v->ncolumns = b->ncolumns;
+    v->columns = ptrs;
+}
+
 /* Hand rows [from, to) of b to the current file. */
 static pm_error *file_write(pm_table_writer *w, bucket_writer *bw, const pm_batch *b, int64_t from, int64_t to)
 {
     open_file *f = &bw->cur;
     const pm_batch *part = b;
+    pm_batch view;
+    pm_column *vcols = NULL, **vptrs = NULL;
+    pm_error *e = NULL;
     if (from != 0 || to != b->num_rows) {
-        PM_TRY(copy_range(w->slice, b, from, to));
-        part = w->slice;
+        if (from % 8 == 0 && viewable(b)) {
+            size_t nc = b->ncolumns ? b->ncolumns : 1;
+            vcols = calloc(nc, sizeof *vcols);
+            vptrs = calloc(nc, sizeof *vptrs);
+            if (!vcols || !vptrs) {
+                e = pm_oom();
+                goto done;
+            }
+            batch_view(&view, vcols, vptrs, b, from, to - from);
+            part = &view;
+        } else {
+            if (!bw->slice)
+                PM_TRY_GOTO(e, pm_batch_new(&bw->slice, w->row_type), done);
+            PM_TRY_GOTO(e, copy_range(bw->slice, b, from, to), done);
+            part = bw->slice;
+        }
     }
     if (f->pq) {
-        PM_TRY(pm_pq_writer_write(f->pq, part));
+        PM_TRY_GOTO(e, pm_pq_writer_write(f->pq, part), done);
     } else {
-        PM_TRY(pm_avro_writer_write(f->avro, part));
+        PM_TRY_GOTO(e, pm_avro_writer_write(f->avro, part), done);
         for (size_t i = 0; i < w->row_type->nfields; i++)
-            PM_TRY(pm_stats_accum_add(&f->accs[i], part->columns[i], 0, part->num_rows));
+            PM_TRY_GOTO(e, pm_stats_accum_add(&f->accs[i], part->columns[i], 0, part->num_rows), done);
     }
     int64_t n = to - from;
     f->rows += n;
     bw->records += n;
     bw->seq += n;
-    return NULL;
+done:
+    free(vcols);
+    free(vptrs);
+    return e;
 }
 
 /* The rolling writer (RollingFileWriterImpl). */
@@ -935,6 +1027,124 @@ static pm_error *route_rows(pm_table_writer *w, const pm_batch *ab)
     return NULL;
 }
 
+/* One writer's share of an input batch, run on the pool (or inline). */
+typedef struct write_job {
+    pm_table_writer *w;
+    bucket_writer *bw;
+    const pm_batch *src;
+    const int64_t *rows;      /* gather these rows of src, or ... */
+    int64_t nrows;
+    int64_t from, n;          /* ... write this range (a view) */
+    pm_error *err;
+} write_job;
+
+static pm_error *job_gather(write_job *j)
+{
+    bucket_writer *bw = j->bw;
+    if (!bw->gather)
+        PM_TRY(pm_batch_new(&bw->gather, j->w->row_type));
+    PM_TRY(pm_batch_reset(bw->gather));
+    for (size_t c = 0; c < j->src->ncolumns; c++) {
+        pm_column *d = bw->gather->columns[c];
+        PM_TRY(pm_column_reserve(d, j->nrows));
+        for (int64_t k = 0; k < j->nrows; k++)
+            PM_TRY(pm_column_append_from(d, j->src->columns[c], j->rows[k]));
+    }
+    PM_TRY(pm_batch_finish(bw->gather, j->nrows));
+    return bucket_write(j->w, bw, bw->gather);
+}
+
+static void run_job(void *arg)
+{
+    write_job *j = arg;
+    if (j->rows) {
+        j->err = job_gather(j);
+        return;
+    }
+    size_t nc = j->src->ncolumns ? j->src->ncolumns : 1;
+    pm_column *cols = calloc(nc, sizeof *cols);
+    pm_column **ptrs = calloc(nc, sizeof *ptrs);
+    if (!cols || !ptrs) {
+        j->err = pm_oom();
+    } else {
+        pm_batch v;
+        batch_view(&v, cols, ptrs, j->src, j->from, j->n);
+        j->err = bucket_write(j->w, j->bw, &v);
+    }
+    free(cols);
+    free(ptrs);
+}
+
+/* Run the jobs (in parallel when there is a pool); the first error wins. */
+static pm_error *run_jobs(pm_table_writer *w, write_job *jobs, size_t n)
+{
+    pm_error *e = NULL;
+    if (!w->pool || n == 1) {
+        for (size_t i = 0; i < n; i++)
+            run_job(&jobs[i]);
+    } else {
+        pm_task_group *g = NULL;
+        e = pm_group_new(&g);
+        size_t submitted = 0;
+        for (; !e && submitted < n; submitted++)
+            e = pm_pool_submit(w->pool, g, run_job, &jobs[submitted]);
+        if (g) {
+            pm_group_wait(g);
+            pm_group_free(g);
+        }
+        for (size_t i = submitted; i < n; i++)
+            jobs[i].err = NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].err && !e)
+            e = jobs[i].err;
+        else
+            pm_error_free(jobs[i].err);
+    }
+    return e;
+}
+
+#define LANE_MIN_ROWS 16384
+
+/* Unaware bucket, no partitions: one writer, or `threads` lanes for big
+ * batches of flat columns. */
+static pm_error *write_single(pm_table_writer *w, const pm_batch *ab)
+{
+    static const uint8_t empty_part[12] = {0};
+    int32_t idx;
+    PM_TRY(find_writer(w, empty_part, sizeof empty_part, 0, &idx));
+    int64_t n = ab->num_rows;
+    if (w->threads < 2 || n < 2 * LANE_MIN_ROWS || !viewable(ab))
+        return bucket_write(w, w->writers[idx], ab);
+    if (!w->nlanes) {
+        w->lanes[0] = idx;
+        for (size_t l = 1; l < w->threads; l++) {
+            if (w->nwriters == w->capwriters) {
+                size_t cap = w->capwriters ? w->capwriters * 2 : 8;
+                PM_TRY(pm_realloc_array(&w->writers, cap, sizeof *w->writers));
+                w->capwriters = cap;
+            }
+            bucket_writer *bw = NULL;
+            PM_TRY(new_bucket_writer(w, empty_part, sizeof empty_part, 0, 0, &bw));
+            w->writers[w->nwriters] = bw; /* not in the hash index: reached through lanes */
+            w->lanes[l] = (int32_t)w->nwriters++;
+        }
+        w->nlanes = w->threads;
+    }
+    size_t lanes = (size_t)(n / LANE_MIN_ROWS) < w->nlanes ? (size_t)(n / LANE_MIN_ROWS) : w->nlanes;
+    int64_t chunk = ((n + (int64_t)lanes - 1) / (int64_t)lanes + 7) / 8 * 8;
+    write_job jobs[64];
+    size_t nj = 0;
+    for (size_t l = 0; l < lanes && nj < 64; l++) {
+        int64_t from = (int64_t)l * chunk;
+        if (from >= n)
+            break;
+        int64_t len = from + chunk <= n ? chunk : n - from;
+        jobs[nj++] = (write_job){w, w->writers[w->lanes[l]], ab, NULL, 0, from, len, NULL};
+    }
+    return run_jobs(w, jobs, nj);
+}
+
 pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
 {
     if (w->pk)
@@ -945,12 +1155,8 @@ pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
     memset(&ab, 0, sizeof ab);
     PM_TRY(align(w, b, &ab));
     int64_t n = ab.num_rows;
-    if (w->npart == 0 && w->nbuckets <= 0) {
-        static const uint8_t empty_part[12] = {0};
-        int32_t idx;
-        PM_TRY(find_writer(w, empty_part, sizeof empty_part, 0, &idx));
-        return bucket_write(w, w->writers[idx], &ab);
-    }
+    if (w->npart == 0 && w->nbuckets <= 0)
+        return write_single(w, &ab);
     PM_TRY(route_rows(w, &ab));
     /* counting sort of rows by writer */
     for (size_t i = 0; i < w->nwriters; i++)
@@ -968,23 +1174,70 @@ pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
         return bucket_write(w, w->writers[w->route[0]], &ab);
     for (int64_t r = 0; r < n; r++)
         w->order[w->writers[w->route[r]]->offset++] = r;
+    write_job *jobs;
+    PM_TRY(pm_calloc(&jobs, touched, sizeof *jobs));
+    size_t nj = 0;
     int64_t start = 0;
     for (size_t i = 0; i < w->nwriters; i++) {
         bucket_writer *bw = w->writers[i];
         if (!bw->count)
             continue;
-        PM_TRY(pm_batch_reset(w->gather));
-        for (size_t c = 0; c < ab.ncolumns; c++) {
-            pm_column *d = w->gather->columns[c];
-            PM_TRY(pm_column_reserve(d, bw->count));
-            for (int64_t k = start; k < start + bw->count; k++)
-                PM_TRY(pm_column_append_from(d, ab.columns[c], w->order[k]));
-        }
-        PM_TRY(pm_batch_finish(w->gather, bw->count));
+        jobs[nj++] = (write_job){w, bw, &ab, w->order + start, bw->count, 0, 0, NULL};
         start += bw->count;
-        PM_TRY(bucket_write(w, bw, w->gather));
     }
-    return NULL;
+    pm_error *e = run_jobs(w, jobs, nj);
+    free(jobs);
+    return e;
+}
+
+typedef struct close_job {
+    pm_table_writer *w;
+    bucket_writer *bw;
+    pm_error *err;
+} close_job;
+
+static void run_close(void *arg)
+{
+    close_job *j = arg;
+    j->err = close_data_file(j->w, j->bw);
+}
+
+/* Close every open file (flush, footer, fsync), in parallel with a pool. */
+static pm_error *close_all(pm_table_writer *w)
+{
+    size_t nopen = 0;
+    for (size_t i = 0; i < w->nwriters; i++)
+        nopen += w->writers[i]->open;
+    if (!nopen)
+        return NULL;
+    close_job *jobs;
+    PM_TRY(pm_calloc(&jobs, nopen, sizeof *jobs));
+    size_t nj = 0;
+    for (size_t i = 0; i < w->nwriters; i++)
+        if (w->writers[i]->open)
+            jobs[nj++] = (close_job){w, w->writers[i], NULL};
+    pm_error *e = NULL;
+    pm_task_group *g = NULL;
+    size_t submitted = 0;
+    if (w->pool && nj > 1) {
+        e = pm_group_new(&g);
+        for (; !e && submitted < nj; submitted++)
+            e = pm_pool_submit(w->pool, g, run_close, &jobs[submitted]);
+        if (g) {
+            pm_group_wait(g);
+            pm_group_free(g);
+        }
+    }
+    for (size_t i = submitted; i < nj && !e; i++)
+        run_close(&jobs[i]);
+    for (size_t i = 0; i < nj; i++) {
+        if (jobs[i].err && !e)
+            e = jobs[i].err;
+        else
+            pm_error_free(jobs[i].err);
+    }
+    free(jobs);
+    return e;
 }
 
 pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message **msgs, size_t *n)
@@ -993,9 +1246,7 @@ pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message *
         return pm_pk_writer_prepare_commit(w->pk, msgs, n);
     *msgs = NULL;
     *n = 0;
-    for (size_t i = 0; i < w->nwriters; i++)
-        if (w->writers[i]->open)
-            PM_TRY(close_data_file(w, w->writers[i]));
+    PM_TRY(close_all(w));
     size_t count = 0;
     for (size_t i = 0; i < w->nwriters; i++)
         count += w->writers[i]->ndone > 0;

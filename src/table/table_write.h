@@ -37,6 +37,13 @@ typedef struct pm_table_write_options {
      * the bucket's live files (Java's withIgnorePreviousFiles, used for
      * OVERWRITE); unaware-bucket writers always do.  false by default. */
     bool ignore_previous_files;
+    /* Encoding threads (0 or 1 = the caller's thread only).  With more,
+     * rows of different (partition, bucket) writers are encoded in
+     * parallel, and a large batch for an unaware-bucket, unpartitioned
+     * table is split over `threads` writers of its own (each with its own
+     * file names and sequence numbers from 0, as parallel Java writers
+     * would write them). */
+    size_t threads;
 } pm_table_write_options;
 
 pm_error *pm_table_writer_new(pm_table_writer **out, pm_table *t, const pm_table_write_options *o);

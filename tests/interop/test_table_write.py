@@ -352,3 +352,25 @@ def test_avro_data_files(tmp_path):
     with open(files[0], "rb") as f:
         assert [r["id"] for r in fastavro.reader(f)] == list(range(50))
     assert sorted_rows(py_read(tmp_path, "t")) == rows.to_pylist()
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_parallel_write_read_by_pypaimon(tmp_path, threads):
+    schema = pa.schema([("id", pa.int64()), ("s", pa.string()), ("f", pa.float64()), ("b", pa.bool_())])
+    path = create(tmp_path, "t", schema)
+    n = 100_003
+    rows = pa.table({"id": pa.array(range(n), pa.int64()),
+                     "s": pa.array([None if k % 7 == 0 else "s%d" % (k % 1000) for k in range(n)]),
+                     "f": pa.array([k / 3 for k in range(n)]),
+                     "b": pa.array([None if k % 5 == 0 else k % 2 == 0 for k in range(n)])})
+    f = tmp_path / "in.parquet"
+    pq.write_table(rows, f)
+    out = run_paimon("write", path, "--input", f, "--threads", threads, "--batch-rows", "50000").stdout
+    files = glob.glob(str(path / "bucket-0" / "*.parquet"))
+    assert out == "snapshot 1: %d rows in %d files\n" % (n, len(files))
+    assert len(files) == (1 if threads == "1" else 2 if threads == "2" else 3)
+    got = py_read(tmp_path, "t")
+    assert sorted_rows(got) == rows.to_pylist()
+    # every file starts its own sequence numbers at 0 (parallel writers)
+    entries = manifest_entries(path)
+    assert sorted(e["_FILE"]["_MIN_SEQUENCE_NUMBER"] for e in entries) == [0] * len(files)

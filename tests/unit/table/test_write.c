@@ -562,6 +562,77 @@ static void test_errors_and_abort(void **state)
     free(dir);
 }
 
+static void test_threads(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    pm_table *t = wt_create(dir, "t", "ROW<id BIGINT NOT NULL, s STRING, b BOOLEAN>", NULL, NULL, 0);
+    pm_table_write_options o = {0, false, 2};
+    pm_table_writer *w = NULL;
+    PM_OK_OR_FAIL(pm_table_writer_new(&w, t, &o));
+    /* a large batch of flat columns goes to two lanes: two files, each with
+     * its own sequence numbers from 0, rows split in order */
+    pm_type *rt = pm_table_schema(t)->row_type;
+    pm_batch *b = NULL;
+    PM_OK_OR_FAIL(pm_batch_new(&b, rt));
+    int64_t n = 50001;
+    for (int64_t i = 0; i < n; i++) {
+        char s[16];
+        snprintf(s, sizeof s, "v%lld", (long long)(i % 977));
+        PM_OK_OR_FAIL(pm_column_append_i64(b->columns[0], i));
+        PM_OK_OR_FAIL(i % 3 ? pm_column_append_bytes(b->columns[1], s, strlen(s)) : pm_column_append_null(b->columns[1]));
+        PM_OK_OR_FAIL(i % 5 ? pm_column_append_bool(b->columns[2], i % 2) : pm_column_append_null(b->columns[2]));
+    }
+    PM_OK_OR_FAIL(pm_batch_finish(b, n));
+    PM_OK_OR_FAIL(pm_table_writer_write(w, b));
+    size_t nm = 0;
+    pm_commit_message *m = NULL;
+    PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &nm));
+    assert_int_equal(nm, 2);
+    int64_t rows = 0, nulls = 0;
+    for (size_t i = 0; i < nm; i++) {
+        assert_int_equal(m[i].n_new_files, 1);
+        const pm_data_file_meta *f = &m[i].new_files[0];
+        assert_int_equal(f->min_sequence_number, 0);
+        assert_int_equal(f->max_sequence_number, f->row_count - 1);
+        pm_binrow mn, mx;
+        PM_OK_OR_FAIL(pm_binrow_deserialize(&mn, f->value_stats.min_values.data, f->value_stats.min_values.len, 3));
+        PM_OK_OR_FAIL(pm_binrow_deserialize(&mx, f->value_stats.max_values.data, f->value_stats.max_values.len, 3));
+        assert_int_equal(pm_binrow_i64(&mn, 0), rows); /* contiguous ranges, in order */
+        assert_int_equal(pm_binrow_i64(&mx, 0), rows + f->row_count - 1);
+        rows += f->row_count;
+        nulls += f->value_stats.null_counts[1].v;
+    }
+    assert_int_equal(rows, n);
+    assert_int_equal(nulls, (n + 2) / 3);
+    pm_commit_messages_free(m, nm);
+    /* small batches stay on one lane */
+    m = wt_write(w, t, "{\"id\":1}\n", &nm);
+    assert_int_equal(nm, 1);
+    pm_commit_messages_free(m, nm);
+    pm_table_writer_free(w);
+
+    /* partitioned + bucketed: writers run in parallel, same routing */
+    const char *opts[] = {"bucket=4", "bucket-key=id"};
+    pm_table *t2 = wt_create(dir, "t2", "ROW<id BIGINT NOT NULL, s STRING, b BOOLEAN>", "b", opts, 2);
+    PM_OK_OR_FAIL(pm_table_writer_new(&w, t2, &o));
+    PM_OK_OR_FAIL(pm_table_writer_write(w, b));
+    PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &nm));
+    rows = 0;
+    for (size_t i = 0; i < nm; i++)
+        for (size_t k = 0; k < m[i].n_new_files; k++)
+            rows += m[i].new_files[k].row_count;
+    assert_int_equal(rows, n);
+    assert_int_equal(nm, 12); /* 3 partitions (true, false, null) x 4 buckets */
+    pm_commit_messages_free(m, nm);
+    pm_table_writer_free(w);
+    pm_batch_free(b);
+    pm_table_free(t2);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -574,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_stats_modes_dense),
         cmocka_unit_test(test_avro_files),
         cmocka_unit_test(test_errors_and_abort),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests_name("table_write", tests, NULL, NULL);
 }

@@ -1,0 +1,330 @@
+/*
+ * compact/compact_execute.c — running one task: stream the inputs through
+ * the rolling writer, produce a result.  Publishes nothing.
+ *
+ * Steps:
+ *   1. Resolve the task against the table: same table, the task's schema
+ *      (pm_table_schema_by_id: inputs are read in that schema's row type,
+ *      by field id, so older files are evolved), the bucket directory.
+ *   2. Deletion vectors (tasks with DV references): a maintainer over the
+ *      task's DV index files (bucketed: the bucket's one file; unaware: the
+ *      files holding the inputs' vectors) provides each input's vector.
+ *   3. Writer (compact_writer.h) with the task's output settings; sequence
+ *      numbers start at the first input's minimum sequence number; Parquet
+ *      row groups capped at half the memory share.
+ *   4. Inputs in task order: file reader → batches (reader-owned); when the
+ *      input has a vector, the batch's deleted rows are dropped on a view
+ *      of the batch (columns retained, never modified) → writer.  Memory is
+ *      one input batch + one output row group: never the whole task.
+ *   5. Outputs; DV changes: every input's vector is removed and the touched
+ *      index files rewritten (unaware: DELETE + ADD entries; bucketed: the
+ *      bucket's new file replaces the old one, recorded as DELETE + ADD).
+ *   6. On any failure every output and index file written is deleted.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "base/util.h"
+#include "compact/compact_internal.h"
+#include "compact/compact_writer.h"
+#include "dv/dv_apply.h"
+#include "dv/dv_maintainer.h"
+#include "index/index_path.h"
+#include "meta/manifest.h"
+#include "table/file_read.h"
+#include "table/partition.h"
+
+#define MIN_ROW_GROUP (1LL << 20)
+
+typedef struct dv_state {
+    bool bucketed;
+    pm_dv_maintainer *bm;
+    pm_dv_append_maintainer *am;
+} dv_state;
+
+static void dv_state_free(dv_state *d)
+{
+    pm_dv_maintainer_free(d->bm);
+    pm_dv_append_maintainer_free(d->am);
+    memset(d, 0, sizeof *d);
+}
+
+static bool same_table(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return true;
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (realpath(a, ra) && realpath(b, rb))
+        return !strcmp(ra, rb);
+    return false;
+}
+
+static const pm_compact_dv_ref *task_dv(const pm_compact_task *task, const char *name)
+{
+    for (size_t i = 0; i < task->ndvs; i++)
+        if (!strcmp(task->dvs[i].data_file, name))
+            return &task->dvs[i];
+    return NULL;
+}
+
+/* Drop deleted rows of a reader batch: a view holding retained columns is
+ * filtered (pm_batch_filter builds new columns), so the reader's batch is
+ * untouched.  *out = b when nothing is deleted in its range. */
+static pm_error *apply_dv(const pm_dv *dv, int64_t pos, const pm_batch *b, pm_batch *view, const pm_batch **out,
+                          int64_t *deleted)
+{
+    *out = b;
+    *deleted = 0;
+    if (!dv || !b->num_rows)
+        return NULL;
+    size_t nbytes = (size_t)(b->num_rows + 7) / 8;
+    uint8_t *keep;
+    PM_TRY(pm_calloc(&keep, nbytes, 1));
+    memset(keep, 0xff, nbytes);
+    pm_dv_clear_deleted(dv, pos, b->num_rows, keep, deleted);
+    pm_error *e = NULL;
+    if (*deleted) {
+        for (size_t c = 0; c < view->ncolumns; c++) {
+            pm_column_release(view->columns[c]);
+            view->columns[c] = pm_column_retain(b->columns[c]);
+        }
+        view->num_rows = b->num_rows;
+        e = pm_batch_filter(view, keep);
+        if (!e)
+            *out = view;
+    }
+    free(keep);
+    return e;
+}
+
+static pm_error *dv_open(pm_table *t, const pm_compact_task *task, const char *dir, dv_state *d)
+{
+    memset(d, 0, sizeof *d);
+    if (!task->ndvs && !task->ndv_index)
+        return NULL;
+    bool bitmap64 = false;
+    int64_t target = 0;
+    PM_TRY(pm_dv_options(pm_table_options(t), &bitmap64, &target));
+    pm_dv_io io = {t->fio, t->paths, dir};
+    d->bucketed = task->mode == PM_COMPACT_MODE_BUCKETED;
+    if (d->bucketed)
+        return pm_dv_maintainer_new(&io, &task->partition, task->bucket, bitmap64, task->dv_index, task->ndv_index,
+                                    &d->bm);
+    return pm_dv_append_maintainer_new(&io, &task->partition, target, task->dv_index, task->ndv_index, &d->am);
+}
+
+/* The vector of an input (*owned tells whether the caller frees it). */
+static pm_error *dv_get(dv_state *d, const pm_compact_task *task, const char *name, pm_dv **dv, bool *owned)
+{
+    *dv = NULL;
+    *owned = false;
+    const pm_compact_dv_ref *ref = task_dv(task, name);
+    if (!ref)
+        return NULL;
+    if (d->bm) {
+        *dv = (pm_dv *)(uintptr_t)pm_dv_maintainer_get(d->bm, name);
+    } else if (d->am) {
+        PM_TRY(pm_dv_append_maintainer_get(d->am, name, dv));
+        *owned = true;
+    }
+    if (!*dv)
+        return pm_error_new(PM_ECORRUPT, "deletion vector of %s (index file %s) is missing from the task's index "
+                            "files", name, ref->index_file);
+    return NULL;
+}
+
+/* Remove the inputs' vectors and write the changed index files. */
+static pm_error *dv_finish(dv_state *d, const pm_compact_task *task, pm_compact_result *r)
+{
+    if (d->bm) {
+        for (size_t i = 0; i < task->nfiles; i++)
+            pm_dv_maintainer_remove(d->bm, task->files[i].file_name);
+        if (!pm_dv_maintainer_modified(d->bm))
+            return NULL;
+        pm_index_manifest_entry added;
+        bool written = false;
+        PM_TRY(pm_dv_maintainer_write(d->bm, &added, &written));
+        if (!written)
+            return NULL;
+        pm_error *e = pm_calloc(&r->index_added, 1, sizeof *r->index_added);
+        if (e) {
+            pm_index_manifest_entry_clear(&added);
+            return e;
+        }
+        r->index_added[0] = added;
+        r->nindex_added = 1;
+        if (task->ndv_index) {
+            PM_TRY(pm_index_entries_copy(&r->index_removed, task->dv_index, task->ndv_index));
+            r->nindex_removed = task->ndv_index;
+            for (size_t i = 0; i < r->nindex_removed; i++)
+                r->index_removed[i].kind = PM_FILE_DELETE;
+        }
+        return NULL;
+    }
+    if (d->am) {
+        for (size_t i = 0; i < task->nfiles; i++)
+            pm_dv_append_maintainer_remove(d->am, task->files[i].file_name);
+        pm_index_manifest_entry *ch = NULL;
+        size_t n = 0;
+        PM_TRY(pm_dv_append_maintainer_persist(d->am, &ch, &n));
+        size_t na = 0, nr = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (ch[i].kind == PM_FILE_ADD)
+                na++;
+            else
+                nr++;
+        }
+        pm_error *e = NULL;
+        if (na)
+            e = pm_calloc(&r->index_added, na, sizeof *r->index_added);
+        if (!e && nr)
+            e = pm_calloc(&r->index_removed, nr, sizeof *r->index_removed);
+        if (e) {
+            pm_index_manifest_entries_free(ch, n);
+            return e;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (ch[i].kind == PM_FILE_ADD)
+                r->index_added[r->nindex_added++] = ch[i];
+            else
+                r->index_removed[r->nindex_removed++] = ch[i];
+        }
+        free(ch); /* entries moved */
+    }
+    return NULL;
+}
+
+static void delete_index_files(pm_table *t, const char *dir, const pm_compact_result *r)
+{
+    for (size_t i = 0; i < r->nindex_added; i++) {
+        char *p = NULL;
+        if (!pm_index_file_path(t->paths, dir, &r->index_added[i].index_file, &p))
+            pm_error_free(pm_fileio_delete(t->fio, p));
+        free(p);
+    }
+}
+
+pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, const pm_compact_task *task,
+                                         int64_t memory_budget)
+{
+    *out = NULL;
+    uint64_t t0 = pm_monotonic_ns();
+    if (!same_table(task->table_path, pm_table_path(t)))
+        return pm_error_new(PM_EINVALID, "task %lld belongs to table %s, not %s", (long long)task->task_index,
+                            task->table_path, pm_table_path(t));
+    pm_compact_mode mode;
+    PM_TRY(pm_compact_check_table(t, &mode));
+    if (mode != task->mode)
+        return pm_error_new(PM_ECONFLICT, "compaction conflict, replan: the table's mode is %s, the task's %s",
+                            pm_compact_mode_name(mode), pm_compact_mode_name(task->mode));
+    if (!task->nfiles)
+        return pm_error_new(PM_EINVALID, "task %lld has no input files", (long long)task->task_index);
+    const pm_schema *schema = NULL;
+    PM_TRY(pm_error_wrap(pm_table_schema_by_id(t, task->schema_id, &schema), 0, "schema %lld of task %lld",
+                         (long long)task->schema_id, (long long)task->task_index));
+
+    pm_compact_result *r = NULL;
+    char *dir = NULL;
+    dv_state dvs = {0};
+    pm_compact_writer *w = NULL;
+    pm_file_reader *rd = NULL;
+    pm_batch *view = NULL;
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_compact_result_new_for_task(&r, task), fail);
+    PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
+    PM_TRY_GOTO(e, dv_open(t, task, dir, &dvs), fail);
+
+    int64_t rg = memory_budget / 2;
+    if (rg < MIN_ROW_GROUP)
+        rg = MIN_ROW_GROUP;
+    pm_compact_writer_options wo = {
+        .row_type = schema->row_type,
+        .table_options = schema->options,
+        .schema_id = task->schema_id,
+        .dir = dir,
+        .format = task->output.format,
+        .compression = task->output.compression,
+        .target_size = task->output.target_file_size,
+        .target_rows = task->output.target_file_row_num,
+        .level = task->output.level,
+        .start_seq = task->files[0].min_sequence_number,
+        .row_group_limit = rg,
+    };
+    PM_TRY_GOTO(e, pm_compact_writer_new(&w, t->fio, &wo), fail);
+    PM_TRY_GOTO(e, pm_batch_new(&view, schema->row_type), fail);
+
+    pm_file_read_options ro = {schema->row_type, 0, false};
+    for (size_t i = 0; i < task->nfiles; i++) {
+        const pm_data_file_meta *f = &task->files[i];
+        pm_dv *dv = NULL;
+        bool owned = false;
+        PM_TRY_GOTO(e, dv_get(&dvs, task, f->file_name, &dv, &owned), fail);
+        e = pm_file_reader_open(&rd, t, dir, f, &ro);
+        for (;;) {
+            const pm_batch *b = NULL;
+            if (!e)
+                e = pm_file_reader_next(rd, &b);
+            if (e || !b)
+                break;
+            const pm_batch *use;
+            int64_t deleted;
+            e = apply_dv(dv, pm_file_reader_position(rd), b, view, &use, &deleted);
+            if (!e && use->num_rows)
+                e = pm_compact_writer_write(w, use);
+            r->counters.rows_read += b->num_rows;
+            r->counters.rows_deleted += deleted;
+            r->counters.rows_written += e ? 0 : use->num_rows;
+        }
+        if (owned)
+            pm_dv_free(dv);
+        pm_file_reader_free(rd);
+        rd = NULL;
+        if (e) {
+            e = pm_error_wrap(e, 0, "input %s", f->file_name);
+            goto fail;
+        }
+        r->counters.bytes_read += f->file_size;
+        if (pm_compact_fault("execute-after-first-input") && i == 0) {
+            e = pm_error_new(PM_EIO, "injected fault: execute-after-first-input");
+            goto fail;
+        }
+    }
+    PM_TRY_GOTO(e, pm_compact_writer_finish(w, &r->after, &r->nafter), fail);
+    r->counters.bytes_written = pm_compact_writer_bytes(w);
+    pm_compact_writer_free(w);
+    w = NULL;
+    e = dv_finish(&dvs, task, r);
+    if (e) {
+        delete_index_files(t, dir, r);
+        goto fail_outputs;
+    }
+    dv_state_free(&dvs);
+    pm_batch_free(view);
+    free(dir);
+    r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
+    *out = r;
+    return NULL;
+fail_outputs:
+    for (size_t i = 0; r && i < r->nafter; i++) {
+        char *p = pm_path_join(dir, r->after[i].file_name);
+        if (p)
+            pm_error_free(pm_fileio_delete(t->fio, p));
+        free(p);
+    }
+fail:
+    pm_file_reader_free(rd);
+    pm_compact_writer_abort(w);
+    dv_state_free(&dvs);
+    pm_batch_free(view);
+    free(dir);
+    pm_compact_result_free(r);
+    return pm_error_wrap(e, 0, "compaction task %lld (plan %s)", (long long)task->task_index, task->plan_id);
+}
+
+pm_error *pm_compact_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, pm_resources *res)
+{
+    int64_t budget = res ? res->memory_budget : 256LL << 20;
+    return pm_compact_execute_with_budget(out, t, task, budget);
+}

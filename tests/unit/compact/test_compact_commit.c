@@ -1,0 +1,387 @@
+/*
+ * tests/unit/compact/test_compact_commit.c — plan → execute → commit on real
+ * tables written by the table writer: planning captures a snapshot, the
+ * executor rewrites with FileSource COMPACT and keeps rows, and the
+ * committer's rules: different plans, duplicates and overlapping inputs
+ * rejected; removed input, changed metadata, schema change and rollback →
+ * PM_ECONFLICT "replan"; idempotent retry in any order; subset commits;
+ * concurrent appends survive; abort deletes prepared files and refuses
+ * committed ones; an empty result list publishes nothing.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "../table/write_test_util.h"
+#include "compact/compact_internal.h"
+#include "compact/compact_run.h"
+#include "meta/snapshot_store.h"
+#include "pm_test.h"
+#include "table/partition.h"
+#include "table/scan.h"
+
+typedef struct fx {
+    char *dir;
+    pm_table *t;
+} fx;
+
+/* 3 partitions x 6 commits of 4 rows (duplicates and nulls included). */
+static fx setup(const char *name, const char *extra_opt)
+{
+    fx f;
+    f.dir = pm_test_tmpdir();
+    const char *opts[2] = {"bucket=-1", extra_opt};
+    f.t = wt_create(f.dir, name, "ROW<id BIGINT, s STRING, pt STRING>", "pt", opts, extra_opt ? 2 : 1);
+    for (int c = 0; c < 6; c++) {
+        char rows[512];
+        snprintf(rows, sizeof rows,
+                 "{\"id\":%d,\"s\":\"a\",\"pt\":\"p0\"}\n{\"id\":%d,\"s\":null,\"pt\":\"p1\"}\n"
+                 "{\"id\":%d,\"s\":\"a\",\"pt\":\"p2\"}\n{\"id\":%d,\"s\":\"a\",\"pt\":\"p2\"}\n",
+                 c, c, c, c);
+        wt_commit_rows(f.t, rows, PM_COMMIT_APPEND, NULL, 0);
+    }
+    return f;
+}
+
+static void teardown(fx *f)
+{
+    pm_table_free(f->t);
+    pm_test_rmtree(f->dir);
+    free(f->dir);
+}
+
+static int64_t live_rows(pm_table *t, size_t *nfiles, int64_t *compact_files)
+{
+    pm_scan_result *r = NULL;
+    pm_scan_options so = pm_scan_options_default();
+    PM_OK_OR_FAIL(pm_table_scan(t, &so, &r));
+    int64_t rows = 0;
+    size_t n = 0;
+    int64_t c = 0;
+    for (size_t i = 0; i < r->nbuckets; i++)
+        for (size_t k = 0; k < r->buckets[i].nfiles; k++) {
+            rows += r->buckets[i].files[k].row_count;
+            n++;
+            c += r->buckets[i].files[k].file_source.has &&
+                 r->buckets[i].files[k].file_source.v == PM_FILE_SOURCE_COMPACT;
+        }
+    pm_scan_result_free(r);
+    if (nfiles)
+        *nfiles = n;
+    if (compact_files)
+        *compact_files = c;
+    return rows;
+}
+
+static int64_t latest_id(pm_table *t)
+{
+    bool found = false;
+    int64_t id = 0;
+    PM_OK_OR_FAIL(pm_snapshot_store_latest_id(t->snapshots, &found, &id));
+    return found ? id : 0;
+}
+
+static pm_compact_plan *plan(pm_table *t, const char *user)
+{
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, user, NULL, 0, false, NULL, NULL, 0};
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
+    pm_compact_plan *p = NULL;
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
+    pm_compact_builder_free(b);
+    return p;
+}
+
+static pm_compact_result **execute(pm_table *t, const pm_compact_plan *p)
+{
+    pm_compact_result **r = calloc(p->ntasks, sizeof *r);
+    for (size_t i = 0; i < p->ntasks; i++)
+        PM_OK_OR_FAIL(pm_compact_execute(&r[i], t, p->tasks[i], NULL));
+    return r;
+}
+
+static void expect_conflict(pm_error *e)
+{
+    if (!e) {
+        print_error("commit unexpectedly succeeded\n");
+        fail();
+    }
+    char *msg = pm_error_format(e);
+    if (pm_error_code(e) != PM_ECONFLICT || !strstr(msg, "replan"))
+        print_error("error: %s\n", msg);
+    assert_int_equal(pm_error_code(e), PM_ECONFLICT);
+    assert_non_null(strstr(msg, "replan"));
+    free(msg);
+    pm_error_free(e);
+}
+
+static void test_plan_execute_commit(void **state)
+{
+    (void)state;
+    fx f = setup("t1", NULL);
+    size_t nfiles;
+    assert_int_equal(live_rows(f.t, &nfiles, NULL), 24);
+    assert_int_equal(nfiles, 18);
+    pm_compact_plan *p = plan(f.t, "u1");
+    assert_int_equal(p->snapshot_id, 6);
+    assert_int_equal(p->ntasks, 3); /* one per partition: 6 small files >= min.file-num 5 */
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(p->tasks[i]->nfiles, 6);
+        assert_int_equal(p->tasks[i]->task_index, (int64_t)i);
+        assert_string_equal(p->tasks[i]->output.format, "parquet");
+    }
+    pm_compact_result **r = execute(f.t, p);
+    assert_int_equal(latest_id(f.t), 6); /* execution publishes nothing */
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(r[i]->nafter, 1);
+        assert_int_equal(r[i]->after[0].file_source.v, PM_FILE_SOURCE_COMPACT);
+        assert_int_equal(r[i]->after[0].row_count, r[i]->counters.rows_read);
+        assert_int_equal(r[i]->counters.rows_written, r[i]->counters.rows_read);
+    }
+    pm_compact_metrics m;
+    PM_OK_OR_FAIL(pm_compact_commit(&m, f.t, NULL, r, 3));
+    assert_int_equal(m.snapshot_id, 7);
+    assert_int_equal(m.files_removed, 18);
+    assert_int_equal(m.files_added, 3);
+    assert_int_equal(m.rows_written, 24);
+    pm_snapshot *s = NULL;
+    PM_OK_OR_FAIL(pm_snapshot_store_load(f.t->snapshots, 7, &s));
+    assert_int_equal(s->commit_kind, PM_COMMIT_COMPACT);
+    assert_string_equal(s->commit_user, "u1");
+    assert_int_equal(s->total_record_count, 24);
+    pm_snapshot_free(s);
+    int64_t compact_files;
+    assert_int_equal(live_rows(f.t, &nfiles, &compact_files), 24);
+    assert_int_equal(nfiles, 3);
+    assert_int_equal(compact_files, 3);
+    /* retry in another order: the same snapshot, nothing new */
+    pm_compact_result *rev[3] = {r[2], r[0], r[1]};
+    PM_OK_OR_FAIL(pm_compact_commit(&m, f.t, NULL, rev, 3));
+    assert_int_equal(m.snapshot_id, 7);
+    assert_int_equal(latest_id(f.t), 7);
+    /* abort refuses results that were committed */
+    PM_EXPECT_ERR(pm_compact_abort(f.t, r, 3), PM_EINVALID);
+    assert_int_equal(live_rows(f.t, NULL, NULL), 24);
+    /* a second plan has nothing left to do; empty commits publish nothing */
+    pm_compact_plan *p2 = plan(f.t, NULL);
+    assert_int_equal(p2->ntasks, 0);
+    PM_OK_OR_FAIL(pm_compact_commit(&m, f.t, NULL, NULL, 0));
+    assert_int_equal(m.snapshot_id, 0);
+    assert_int_equal(latest_id(f.t), 7);
+    pm_compact_plan_free(p2);
+    pm_compact_results_free(r, 3);
+    pm_compact_plan_free(p);
+    teardown(&f);
+}
+
+static void test_rejections(void **state)
+{
+    (void)state;
+    fx f = setup("t2", NULL);
+    pm_compact_plan *a = plan(f.t, "u");
+    pm_compact_plan *b = plan(f.t, "u");
+    pm_compact_result **ra = execute(f.t, a), **rb = execute(f.t, b);
+    /* different plans */
+    pm_compact_result *mix[2] = {ra[0], rb[1]};
+    PM_EXPECT_ERR(pm_compact_commit(NULL, f.t, NULL, mix, 2), PM_EINVALID);
+    /* duplicates */
+    pm_compact_result *dup[2] = {ra[0], ra[0]};
+    PM_EXPECT_ERR(pm_compact_commit(NULL, f.t, NULL, dup, 2), PM_EINVALID);
+    /* overlapping inputs (same plan, a forged second task over task 0's files) */
+    pm_compact_result *forged = NULL;
+    PM_OK_OR_FAIL(pm_compact_result_new_for_task(&forged, a->tasks[0]));
+    forged->task_index = 1;
+    pm_compact_result *ov[2] = {ra[0], forged};
+    PM_EXPECT_ERR(pm_compact_commit(NULL, f.t, NULL, ov, 2), PM_EINVALID);
+    pm_compact_result_free(forged);
+    assert_int_equal(latest_id(f.t), 6);
+    /* plan b commits; plan a's inputs are gone → replan */
+    PM_OK_OR_FAIL(pm_compact_commit(NULL, f.t, NULL, rb, 3));
+    expect_conflict(pm_compact_commit(NULL, f.t, NULL, ra, 1));
+    PM_OK_OR_FAIL(pm_compact_abort(f.t, ra, 3));
+    /* abort deleted a's outputs */
+    for (size_t i = 0; i < 3; i++) {
+        char *dir = NULL;
+        PM_OK_OR_FAIL(pm_table_bucket_dir(f.t, ra[i]->partition.data, ra[i]->partition.len, 0, &dir));
+        char *p = pm_path_join(dir, ra[i]->after[0].file_name);
+        assert_int_not_equal(access(p, F_OK), 0);
+        free(p);
+        free(dir);
+    }
+    assert_int_equal(live_rows(f.t, NULL, NULL), 24);
+    pm_compact_results_free(ra, 3);
+    pm_compact_results_free(rb, 3);
+    pm_compact_plan_free(a);
+    pm_compact_plan_free(b);
+    teardown(&f);
+}
+
+static void test_metadata_schema_rollback(void **state)
+{
+    (void)state;
+    fx f = setup("t3", NULL);
+    pm_compact_plan *p = plan(f.t, "u");
+    pm_compact_result **r = execute(f.t, p);
+    /* changed metadata of one input */
+    r[0]->before[0].file_size++;
+    expect_conflict(pm_compact_commit(NULL, f.t, NULL, r, 1));
+    r[0]->before[0].file_size--;
+    /* rollback: snapshot 6 disappears, latest is 5 < captured 6 */
+    char *s6 = NULL;
+    PM_OK_OR_FAIL(pm_snapshot_store_path(f.t->snapshots, 6, &s6));
+    char moved[1024];
+    snprintf(moved, sizeof moved, "%s.bak", s6);
+    assert_int_equal(rename(s6, moved), 0);
+    PM_OK_OR_FAIL(pm_snapshot_store_write_hint(f.t->snapshots, "LATEST", 5));
+    expect_conflict(pm_compact_commit(NULL, f.t, NULL, r, 3));
+    assert_int_equal(rename(moved, s6), 0);
+    PM_OK_OR_FAIL(pm_snapshot_store_write_hint(f.t->snapshots, "LATEST", 6));
+    free(s6);
+    /* schema change: a schema-1 appears */
+    char *sch0 = NULL, *sch1 = NULL;
+    PM_OK_OR_FAIL(pm_schema_file_path(f.t->branch_root, 0, &sch0));
+    PM_OK_OR_FAIL(pm_schema_file_path(f.t->branch_root, 1, &sch1));
+    size_t len;
+    uint8_t *text = pm_test_read_file(sch0, &len);
+    char *s = (char *)text;
+    char *id = strstr(s, "\"id\" : 0");
+    assert_non_null(id);
+    id[7] = '1';
+    FILE *out = fopen(sch1, "wb");
+    fwrite(text, 1, len, out);
+    fclose(out);
+    expect_conflict(pm_compact_commit(NULL, f.t, NULL, r, 3));
+    unlink(sch1);
+    free(text);
+    free(sch0);
+    free(sch1);
+    /* with the schema back, the same results still commit */
+    pm_compact_metrics m;
+    PM_OK_OR_FAIL(pm_compact_commit(&m, f.t, NULL, r, 3));
+    assert_int_equal(m.snapshot_id, 7);
+    pm_compact_results_free(r, 3);
+    pm_compact_plan_free(p);
+    teardown(&f);
+}
+
+static void test_subsets_and_concurrent_append(void **state)
+{
+    (void)state;
+    fx f = setup("t4", NULL);
+    pm_compact_plan *p = plan(f.t, "u");
+    pm_compact_result **r = execute(f.t, p);
+    /* a concurrent append after planning */
+    int64_t app = wt_commit_rows(f.t, "{\"id\":100,\"s\":\"new\",\"pt\":\"p0\"}\n", PM_COMMIT_APPEND, NULL, 0);
+    assert_int_equal(app, 7);
+    pm_compact_metrics m1, m2, m3;
+    pm_compact_result *one[1] = {r[1]};
+    PM_OK_OR_FAIL(pm_compact_commit(&m1, f.t, NULL, one, 1));
+    assert_int_equal(m1.snapshot_id, 8);
+    pm_compact_result *rest[2] = {r[2], r[0]};
+    PM_OK_OR_FAIL(pm_compact_commit(&m2, f.t, NULL, rest, 2));
+    assert_int_equal(m2.snapshot_id, 9);
+    /* retries of either subset find their snapshots */
+    PM_OK_OR_FAIL(pm_compact_commit(&m3, f.t, NULL, one, 1));
+    assert_int_equal(m3.snapshot_id, 8);
+    pm_compact_result *rest2[2] = {r[0], r[2]};
+    PM_OK_OR_FAIL(pm_compact_commit(&m3, f.t, NULL, rest2, 2));
+    assert_int_equal(m3.snapshot_id, 9);
+    assert_int_equal(latest_id(f.t), 9);
+    size_t nfiles;
+    assert_int_equal(live_rows(f.t, &nfiles, NULL), 25); /* the appended row survived */
+    assert_int_equal(nfiles, 4);
+    /* a different subset of the same plan overlapping a committed one → replan */
+    expect_conflict(pm_compact_commit(NULL, f.t, NULL, r, 3));
+    pm_compact_results_free(r, 3);
+    pm_compact_plan_free(p);
+    teardown(&f);
+}
+
+static void test_run_and_rolling(void **state)
+{
+    (void)state;
+    /* rows per file limited to 7: outputs roll */
+    fx f = setup("t5", "target-file-row-num=7");
+    pm_resources *res = NULL;
+    PM_OK_OR_FAIL(pm_resources_new(&res, 64 << 20, 2));
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "runner", NULL, 0, false, res, NULL, 0};
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, f.t, &o));
+    pm_compact_metrics m;
+    PM_OK_OR_FAIL(pm_compact_run(&m, b));
+    assert_int_equal(m.snapshot_id, 7);
+    assert_int_equal(m.tasks, 3);
+    assert_int_equal(m.files_removed, 18);
+    /* p0: 6 rows → 1 file, p1: 6 → 1, p2: 12 → 7 + 5 */
+    assert_int_equal(m.files_added, 4);
+    size_t nfiles;
+    assert_int_equal(live_rows(f.t, &nfiles, NULL), 24);
+    assert_int_equal(nfiles, 4);
+    /* nothing left: a second run publishes nothing */
+    PM_OK_OR_FAIL(pm_compact_run(&m, b));
+    assert_int_equal(m.snapshot_id, 0);
+    assert_int_equal(latest_id(f.t), 7);
+    pm_compact_builder_free(b);
+    pm_resources_free(res);
+    teardown(&f);
+}
+
+static void test_unsupported_and_filters(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=-1", "data-evolution.enabled=true", "row-tracking.enabled=true"};
+    pm_table *t = wt_create(dir, "de", "ROW<id BIGINT>", NULL, opts, 3);
+    pm_compact_builder *b = NULL;
+    PM_EXPECT_ERR(pm_compact_builder_new(&b, t, NULL), PM_EUNSUPPORTED);
+    pm_table_free(t);
+    fx f = setup("t6", NULL);
+    const char *parts[] = {"pt=p2"};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, parts, 1, false, NULL, NULL, 0};
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, f.t, &o));
+    pm_compact_plan *p = NULL;
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
+    assert_int_equal(p->ntasks, 1);
+    pm_compact_plan_free(p);
+    pm_compact_builder_free(b);
+    const char *bad[] = {"nope=1"};
+    pm_compact_options o2 = {PM_COMPACT_OPTIONS_VERSION, NULL, bad, 1, false, NULL, NULL, 0};
+    PM_EXPECT_ERR(pm_compact_builder_new(&b, f.t, &o2), PM_EINVALID);
+    pm_compact_options o3 = {99, NULL, NULL, 0, false, NULL, NULL, 0};
+    PM_EXPECT_ERR(pm_compact_builder_new(&b, f.t, &o3), PM_EINVALID);
+    /* dynamic options: min.file-num 7 > 6 files per partition → nothing; a bad value is rejected */
+    const char *dyn[] = {"compaction.min.file-num=7"};
+    pm_compact_options o4 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn, 1};
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, f.t, &o4));
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
+    assert_int_equal(p->ntasks, 0);
+    pm_compact_plan_free(p);
+    pm_compact_builder_free(b);
+    const char *dyn2[] = {"compaction.min.file-num=x"};
+    pm_compact_options o5 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn2, 1};
+    PM_EXPECT_ERR(pm_compact_builder_new(&b, f.t, &o5), PM_EINVALID);
+    /* read splits never change grouping */
+    const char *dyn3[] = {"source.split.target-size=1b"};
+    pm_compact_options o6 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn3, 1};
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, f.t, &o6));
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
+    assert_int_equal(p->ntasks, 3);
+    assert_int_equal(p->tasks[0]->nfiles, 6);
+    pm_compact_plan_free(p);
+    pm_compact_builder_free(b);
+    teardown(&f);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan_execute_commit),
+        cmocka_unit_test(test_rejections),
+        cmocka_unit_test(test_metadata_schema_rollback),
+        cmocka_unit_test(test_subsets_and_concurrent_append),
+        cmocka_unit_test(test_run_and_rolling),
+        cmocka_unit_test(test_unsupported_and_filters),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
