@@ -24,7 +24,9 @@
  * commit removes its files too, except when its outcome is uncertain
  * (then the files are kept so that re-running with the same
  * --commit-user/--commit-identifier completes it exactly once).
- * Prints "snapshot N: R rows in F files" (or "nothing to commit").
+ * Prints "snapshot N: R rows in F files" (or "nothing to commit").  Then,
+ * unless write-only=true, one automatic compaction round over the touched
+ * buckets (compact/compact_run.h) may add a COMPACT snapshot.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -305,6 +307,8 @@ int pm_cmd_write(int argc, char **argv)
         if (snapshot) {
             printf("snapshot %lld: already committed by %s with identifier %lld\n", (long long)snapshot, user,
                    (long long)ident);
+            /* recovery: finish an interrupted automatic compaction round */
+            e = pm_cli_compact_after_write(j.t, snapshot, user, NULL, 0);
             rc = 0;
             goto fail;
         }
@@ -323,6 +327,13 @@ int pm_cmd_write(int argc, char **argv)
     else
         PM_TRY_GOTO(e, feed_parquet(&j, input), fail);
     PM_TRY_GOTO(e, pm_table_writer_prepare_commit(j.w, &msgs, &nmsgs), fail);
+    if (!overwrite) { /* primary keys: wait for compaction of buckets above the stop trigger */
+        e = pm_cli_compact_stall(j.t, user, msgs, nmsgs);
+        if (e) {
+            delete_message_files(j.t, msgs, nmsgs);
+            goto fail;
+        }
+    }
     pm_commit_options co = {0};
     co.commit_user = user;
     co.commit_identifier = ident;
@@ -342,6 +353,8 @@ int pm_cmd_write(int argc, char **argv)
         printf("snapshot %lld: %lld rows in %zu files\n", (long long)snapshot, (long long)j.rows, files);
     else
         printf("nothing to commit\n");
+    if (snapshot) /* automatic compaction (a separate snapshot; the data commit stays either way) */
+        e = pm_cli_compact_after_write(j.t, snapshot, user, msgs, nmsgs);
     rc = 0;
 fail:
     if (e) {

@@ -18,12 +18,12 @@ int pm_cmd_files(int argc, char **argv);
 int pm_cmd_schema(int argc, char **argv);
 int pm_cmd_write(int argc, char **argv);
 int pm_cmd_dv(int argc, char **argv);
+int pm_cmd_levels(int argc, char **argv);
 int pm_cmd_compact(int argc, char **argv);
 int pm_cmd_compact_plan(int argc, char **argv);
 int pm_cmd_compact_exec(int argc, char **argv);
 int pm_cmd_compact_commit(int argc, char **argv);
 int pm_cmd_compact_abort(int argc, char **argv);
-int pm_cmd_levels(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},

@@ -129,4 +129,11 @@ struct json_t;
 struct json_t *pm_compact_pk_to_json(const pm_compact_pk *p);
 pm_error *pm_compact_pk_from_json(const struct json_t *o, const char *path, pm_compact_pk **out);
 
+/* Write stall (pk_stall.c): before a writer commits new_files[i] level-0
+ * files into (partitions[i], buckets[i]), compact every such bucket whose
+ * sorted runs plus new files exceed num-sorted-run.stop-trigger.  Nothing
+ * for append, write-only or unsupported tables. */
+pm_error *pm_compact_pk_stall(pm_compact_metrics *out, pm_table *t, const char *commit_user,
+                              const pm_bytes *partitions, const int32_t *buckets, const size_t *new_files, size_t n);
+
 #endif

@@ -416,7 +416,10 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
         e = pm_error_new(PM_EUNSUPPORTED, "first-row compaction of %zu overlapping sorted runs (more than %d) is not "
                          "supported", nr, PM_MERGE_MAX_FAN_IN);
     if (!e && nr > PM_MERGE_MAX_FAN_IN && !x->spill)
-        e = pm_pk_spill_new(&x->spill, NULL, READ_ROWS);
+        e = pm_pk_spill_new(&x->spill, NULL);
+    const pm_kv_spill *spill = NULL;
+    if (!e && x->spill)
+        e = pm_pk_spill_callbacks(x->spill, &spill);
     if (e) {
         for (size_t i = 0; i < made; i++)
             srcs[i].close(srcs[i].ctx);
@@ -424,8 +427,7 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
         free(run_level);
         return e;
     }
-    pm_merge_options mo = {x->in_type, &x->in_layout, 0, x->spill ? pm_pk_spill_callbacks(x->spill) : NULL,
-                           READ_ROWS};
+    pm_merge_options mo = {x->in_type, &x->in_layout, 0, spill, READ_ROWS};
     pm_merge_reader *mr = NULL;
     e = pm_merge_reader_new(&mr, srcs, nr, &mo);
     free(srcs);

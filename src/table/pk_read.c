@@ -505,16 +505,20 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
         srcs[k].close = run_close;
         made++;
     }
-    if (!e && u->nruns > PM_MERGE_MAX_FAN_IN && !r->spill)
-        e = pm_pk_spill_new(&r->spill, NULL, r->batch_rows);
+    const pm_kv_spill *ops = NULL;
+    if (!e && u->nruns > PM_MERGE_MAX_FAN_IN) {
+        if (!r->spill)
+            e = pm_pk_spill_new(&r->spill, NULL);
+        if (!e)
+            e = pm_pk_spill_callbacks(r->spill, &ops);
+    }
     if (e) {
         for (size_t k = 0; k < made; k++)
             srcs[k].close(srcs[k].ctx);
         free(srcs);
         return e;
     }
-    pm_merge_options mo = {r->msys, &r->in_layout, 0, r->spill ? pm_pk_spill_callbacks(r->spill) : NULL,
-                           r->batch_rows};
+    pm_merge_options mo = {r->msys, &r->in_layout, 0, ops, r->batch_rows};
     e = pm_merge_reader_new(&r->mr, srcs, u->nruns, &mo);
     free(srcs);
     if (!e) {

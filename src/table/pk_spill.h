@@ -1,16 +1,13 @@
 /*
- * table/pk_spill.h — sorted runs on local disk for the primary-key write
- * buffer and for multi-pass merges (the file-backed lsm/merge_reader.h
- * pm_kv_spill).
+ * table/pk_spill.h — the private temporary directory that holds sorted
+ * runs of the primary-key write buffer and the intermediate runs of
+ * multi-pass merges (merge-on-read of more than 256 runs).
  *
- * A spill owns one private temporary directory (created on first use
- * under `dir`, else $TMPDIR, else /tmp, as "paimon-spill-XXXXXX").  A run
- * is one Parquet file there (LZ4 pages, no dictionary, no page checksums,
- * 16 MiB row groups, so writing a run holds at most one row group in
- * memory); finishing a run turns it into a pm_kv_source that reads the
- * file back batch by batch and deletes it when closed.  Freeing the spill
- * removes whatever runs are left and the directory.  Runs are private
- * scratch data, never part of a table.
+ * A spill owns one directory created on first use under `dir`, else
+ * $TMPDIR, else /tmp, as "paimon-spill-XXXXXX"; the runs themselves are
+ * lsm/kv_spill.h files (Avro, snappy), each deleted when the source made
+ * from it is closed.  Freeing the spill removes any run left and the
+ * directory.  Runs are private scratch data, never part of a table.
  */
 #ifndef PM_TABLE_PK_SPILL_H
 #define PM_TABLE_PK_SPILL_H
@@ -21,15 +18,14 @@
 
 typedef struct pm_pk_spill pm_pk_spill;
 
-/* dir = NULL: $TMPDIR or /tmp.  batch_rows: rows per batch read back
- * (0 = 4096).  Nothing is created until the first run. */
-pm_error *pm_pk_spill_new(pm_pk_spill **out, const char *dir, int64_t batch_rows);
+/* dir = NULL: $TMPDIR or /tmp.  Nothing is created until the first run. */
+pm_error *pm_pk_spill_new(pm_pk_spill **out, const char *dir);
 /* Removes every remaining run file and the directory. */
 void pm_pk_spill_free(pm_pk_spill *s);
-/* The spill as merge-reader callbacks (owned by s, valid while s lives).
- * Sources made by finish must be closed before s is freed. */
-const pm_kv_spill *pm_pk_spill_callbacks(pm_pk_spill *s);
-/* Runs written so far and their total bytes (for tests and metrics). */
+/* The spill as merge-reader callbacks (valid while s lives).  Sources
+ * made by finish must be closed before s is freed. */
+pm_error *pm_pk_spill_callbacks(pm_pk_spill *s, const pm_kv_spill **out);
+/* Runs finished so far and the bytes written (for tests and metrics). */
 int64_t pm_pk_spill_runs(const pm_pk_spill *s);
 int64_t pm_pk_spill_bytes(const pm_pk_spill *s);
 

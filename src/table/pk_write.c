@@ -14,11 +14,10 @@
  *  4. Memory: the buffered bytes of all buckets are summed; above
  *     write-buffer-size the largest buffer is sorted and spilled as a run
  *     (or flushed to level 0 when the buffer is not spillable).
- * sort(bucket): sort keys of every row (lsm/kv.h; memcmp order = key,
- * sequence fields, sequence number); rows ordered by an index sort on
- * (8-byte big-endian key prefix, full key).  Runs are read out of the
- * buffer through the index, 4096 rows per batch, so only one sorted chunk
- * exists at a time.
+ * sort(bucket): a stable permutation by sort key (lsm/merge_iter.h
+ * pm_kv_sort_rows; memcmp order = key, sequence fields, sequence number);
+ * rows are read out of the buffer through it 4096 at a time
+ * (pm_kv_source_sorted), so only one sorted chunk exists at a time.
  * flush(bucket): merge reader over [spilled runs..., in-memory run] →
  * groups → merge function (reducer mode) → KV batch of 4096 rows →
  * level-0 rolling file writer; changelog-producer=input copies each
@@ -33,6 +32,7 @@
 #include "base/mem.h"
 #include "lsm/kv.h"
 #include "lsm/merge_engine.h"
+#include "lsm/merge_iter.h"
 #include "lsm/merge_reader.h"
 #include "meta/manifest.h"
 #include "table/partition.h"
@@ -202,120 +202,27 @@ static int64_t batch_bytes(const pm_batch *b)
 /* ------------------------------------------------------------------ */
 /* sorting a buffer                                                    */
 
-typedef struct sort_item {
-    uint64_t prefix;
-    uint32_t idx;
-} sort_item;
-
-typedef struct sort_ctx {
-    const uint8_t *keys;
-    const uint32_t *off;
-} sort_ctx;
-
-static _Thread_local const sort_ctx *tl_sort;
-
-static int cmp_item(const void *x, const void *y)
+/* The bucket's buffer as a sorted source (lsm/merge_iter.h: a stable
+ * sort permutation, rows copied out CHUNK_ROWS at a time); the bucket
+ * gets a fresh buffer. */
+static pm_error *buffer_source(pm_pk_writer *w, pk_bucket *b, pm_kv_source *out)
 {
-    const sort_item *a = x, *b = y;
-    if (a->prefix != b->prefix)
-        return a->prefix < b->prefix ? -1 : 1;
-    const sort_ctx *c = tl_sort;
-    return pm_kv_keycmp(c->keys + c->off[a->idx], c->off[a->idx + 1] - c->off[a->idx], c->keys + c->off[b->idx],
-                        c->off[b->idx + 1] - c->off[b->idx]);
-}
-
-/* The row order of b by sort key. */
-static pm_error *sort_rows(pm_pk_writer *w, const pm_batch *b, uint32_t **perm_out)
-{
-    *perm_out = NULL;
-    int64_t n = b->num_rows;
-    if (n > (int64_t)UINT32_MAX - 1)
-        return pm_error_new(PM_EUNSUPPORTED, "write buffer of %lld rows is too large to sort", (long long)n);
-    pm_buf keys = PM_BUF_INIT;
-    uint32_t *off = NULL, *klen = NULL, *perm = NULL;
-    sort_item *items = NULL;
-    pm_error *e = NULL;
-    PM_TRY_GOTO(e, pm_calloc(&off, (size_t)n + 1, sizeof *off), done);
-    PM_TRY_GOTO(e, pm_calloc(&klen, (size_t)n + 1, sizeof *klen), done);
-    PM_TRY_GOTO(e, pm_calloc(&items, (size_t)n ? (size_t)n : 1, sizeof *items), done);
-    PM_TRY_GOTO(e, pm_calloc(&perm, (size_t)n ? (size_t)n : 1, sizeof *perm), done);
-    PM_TRY_GOTO(e, pm_kv_keyenc_batch(w->enc, b, &keys, off, klen), done);
-    for (int64_t i = 0; i < n; i++) {
-        const uint8_t *k = keys.data + off[i];
-        size_t len = off[i + 1] - off[i];
-        uint64_t p = 0;
-        for (size_t j = 0; j < 8; j++)
-            p = (p << 8) | (j < len ? k[j] : 0);
-        items[i].prefix = p;
-        items[i].idx = (uint32_t)i;
-    }
-    sort_ctx sc = {keys.data, off};
-    tl_sort = &sc;
-    qsort(items, (size_t)n, sizeof *items, cmp_item);
-    tl_sort = NULL;
-    for (int64_t i = 0; i < n; i++)
-        perm[i] = items[i].idx;
-    *perm_out = perm;
-    perm = NULL;
-done:
-    pm_buf_free(&keys);
-    free(off);
-    free(klen);
-    free(items);
-    free(perm);
-    return e;
-}
-
-/* Rows perm[from, to) of src copied into a new batch. */
-static pm_error *gather(const pm_batch *src, const uint32_t *perm, int64_t from, int64_t to, pm_batch **out)
-{
-    *out = NULL;
-    pm_batch *b = NULL;
-    PM_TRY(pm_batch_new(&b, src->type));
-    pm_error *e = NULL;
-    for (size_t c = 0; c < src->ncolumns && !e; c++) {
-        pm_column *d = b->columns[c];
-        const pm_column *s = src->columns[c];
-        e = pm_column_reserve(d, to - from);
-        for (int64_t i = from; i < to && !e; i++)
-            e = pm_column_append_from(d, s, perm[i]);
-    }
+    int64_t n = b->buf->num_rows;
+    int64_t *perm = NULL;
+    PM_TRY(pm_calloc(&perm, (size_t)n ? (size_t)n : 1, sizeof *perm));
+    pm_batch *fresh = NULL;
+    pm_error *e = pm_kv_sort_rows(&w->layout, b->buf, perm);
     if (!e)
-        e = pm_batch_finish(b, to - from);
+        e = pm_batch_new(&fresh, w->kv_type);
     if (e) {
-        pm_batch_free(b);
+        free(perm);
         return e;
     }
-    *out = b;
-    return NULL;
-}
-
-/* An in-memory sorted run as a merge source. */
-typedef struct mem_run {
-    pm_batch *buf;
-    uint32_t *perm;
-    int64_t pos;
-} mem_run;
-
-static pm_error *mem_next(void *ctx, pm_batch **out)
-{
-    mem_run *m = ctx;
-    *out = NULL;
-    int64_t n = m->buf->num_rows;
-    if (m->pos >= n)
-        return NULL;
-    int64_t to = m->pos + CHUNK_ROWS < n ? m->pos + CHUNK_ROWS : n;
-    PM_TRY(gather(m->buf, m->perm, m->pos, to, out));
-    m->pos = to;
-    return NULL;
-}
-
-static void mem_close(void *ctx)
-{
-    mem_run *m = ctx;
-    pm_batch_free(m->buf);
-    free(m->perm);
-    free(m);
+    pm_batch *buf = b->buf;
+    b->buf = fresh;
+    w->buffered -= b->buf_bytes;
+    b->buf_bytes = 0;
+    return pm_kv_source_sorted(buf, perm, n, CHUNK_ROWS, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -486,17 +393,22 @@ static pm_error *find_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, 
 /* ------------------------------------------------------------------ */
 /* spill and flush                                                     */
 
-static pm_error *ensure_spill(pm_pk_writer *w)
+static pm_error *spill_ops(pm_pk_writer *w, const pm_kv_spill **ops)
 {
     if (!w->spill)
-        PM_TRY(pm_pk_spill_new(&w->spill, w->spill_dir, CHUNK_ROWS));
-    return NULL;
+        PM_TRY(pm_pk_spill_new(&w->spill, w->spill_dir));
+    return pm_pk_spill_callbacks(w->spill, ops);
 }
 
-static void buffer_reset(pm_pk_writer *w, pk_bucket *b)
+static pm_error *push_run(pk_bucket *b, const pm_kv_source *src)
 {
-    w->buffered -= b->buf_bytes;
-    b->buf_bytes = 0;
+    if (b->nruns == b->capruns) {
+        size_t cap = b->capruns ? b->capruns * 2 : 4;
+        PM_TRY(pm_realloc_array(&b->runs, cap, sizeof *b->runs));
+        b->capruns = cap;
+    }
+    b->runs[b->nruns++] = *src;
+    return NULL;
 }
 
 /* Sort the bucket's buffer and write it as a spilled run. */
@@ -504,41 +416,33 @@ static pm_error *spill_bucket(pm_pk_writer *w, pk_bucket *b)
 {
     if (!b->buf->num_rows)
         return NULL;
-    PM_TRY(ensure_spill(w));
-    uint32_t *perm = NULL;
-    PM_TRY(sort_rows(w, b->buf, &perm));
-    const pm_kv_spill *cb = pm_pk_spill_callbacks(w->spill);
+    const pm_kv_spill *cb = NULL;
+    PM_TRY(spill_ops(w, &cb));
+    pm_kv_source src;
+    PM_TRY(buffer_source(w, b, &src));
     void *run = NULL;
     pm_error *e = cb->create(cb->ctx, w->kv_type, &run);
-    int64_t n = b->buf->num_rows;
-    for (int64_t pos = 0; !e && pos < n; pos += CHUNK_ROWS) {
+    while (!e) {
         pm_batch *chunk = NULL;
-        e = gather(b->buf, perm, pos, pos + CHUNK_ROWS < n ? pos + CHUNK_ROWS : n, &chunk);
-        if (!e)
-            e = cb->write(cb->ctx, run, chunk);
+        e = src.next(src.ctx, &chunk);
+        if (e || !chunk)
+            break;
+        e = cb->write(cb->ctx, run, chunk);
     }
-    free(perm);
-    if (e) {
-        if (run)
-            cb->abort(cb->ctx, run);
-        return e;
+    src.close(src.ctx);
+    pm_kv_source done = {0};
+    if (!e)
+        e = cb->finish(cb->ctx, run, &done);
+    else if (run)
+        cb->abort(cb->ctx, run);
+    if (!e) {
+        e = push_run(b, &done);
+        if (e)
+            done.close(done.ctx);
     }
-    if (b->nruns == b->capruns) {
-        size_t cap = b->capruns ? b->capruns * 2 : 4;
-        e = pm_realloc_array(&b->runs, cap, sizeof *b->runs);
-        if (e) {
-            cb->abort(cb->ctx, run);
-            return e;
-        }
-        b->capruns = cap;
-    }
-    pm_kv_source src;
-    PM_TRY(cb->finish(cb->ctx, run, &src));
-    b->runs[b->nruns++] = src;
-    w->stats.spilled_runs++;
-    PM_TRY(pm_batch_reset(b->buf));
-    buffer_reset(w, b);
-    return NULL;
+    if (!e)
+        w->stats.spilled_runs++;
+    return e;
 }
 
 static pm_error *append_files(pm_data_file_meta **arr, size_t *n, pm_data_file_meta *add, size_t nadd)
@@ -576,34 +480,26 @@ static pm_error *flush_bucket(pm_pk_writer *w, pk_bucket *b)
         srcs[k++] = b->runs[i];
     b->nruns = 0; /* handed to the merge below (closed by it) */
     if (b->buf->num_rows) {
-        mem_run *m = NULL;
-        uint32_t *perm = NULL;
-        e = sort_rows(w, b->buf, &perm);
-        if (!e)
-            e = pm_calloc(&m, 1, sizeof *m);
-        pm_batch *fresh = NULL;
-        if (!e)
-            e = pm_batch_new(&fresh, w->kv_type);
+        e = buffer_source(w, b, &srcs[k]);
         if (e) {
-            free(perm);
-            free(m);
             for (size_t i = 0; i < k; i++)
                 srcs[i].close(srcs[i].ctx);
             free(srcs);
             return e;
         }
-        m->buf = b->buf;
-        m->perm = perm;
-        b->buf = fresh;
-        srcs[k].ctx = m;
-        srcs[k].next = mem_next;
-        srcs[k].close = mem_close;
         k++;
-        buffer_reset(w, b);
     }
-    if (nsrc > PM_MERGE_MAX_FAN_IN)
-        PM_TRY(ensure_spill(w));
-    pm_merge_options mo = {w->kv_type, &w->layout, 0, w->spill ? pm_pk_spill_callbacks(w->spill) : NULL, CHUNK_ROWS};
+    const pm_kv_spill *ops = NULL;
+    if (nsrc > PM_MERGE_MAX_FAN_IN) {
+        e = spill_ops(w, &ops);
+        if (e) {
+            for (size_t i = 0; i < nsrc; i++)
+                srcs[i].close(srcs[i].ctx);
+            free(srcs);
+            return e;
+        }
+    }
+    pm_merge_options mo = {w->kv_type, &w->layout, 0, ops, CHUNK_ROWS};
     pm_merge_reader *mr = NULL;
     e = pm_merge_reader_new(&mr, srcs, nsrc, &mo);
     free(srcs);

@@ -1166,6 +1166,9 @@ pm_error *pm_table_commit(pm_table *t, const pm_commit_options *o, const pm_comm
         backoff(min_wait, max_wait, retry);
     }
 done:
+    if (e && pm_error_code(e) == PM_EUNCERTAIN)
+        e = pm_error_wrap(e, 0, "outcome unknown: retry with commit user %s and identifier %lld to complete it "
+                                "exactly once", c.user ? c.user : "?", (long long)o->commit_identifier);
     for (size_t i = 0; i < c.nwritten; i++)
         free(c.written[i]);
     free(c.written);
