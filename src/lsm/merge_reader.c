@@ -588,6 +588,24 @@ static pm_error *group_add(pm_merge_reader *m, uint32_t s)
     return NULL;
 }
 
+/* Does head h have the key part (key, klen) whose first 16 bytes are k0, k1? */
+static inline bool same_key(const head *h, const uint8_t *key, uint32_t klen, uint64_t k0, uint64_t k1)
+{
+    if (h->klen != klen)
+        return false;
+    if (klen <= 8) {
+        uint64_t mask = klen ? ~0ull << (64 - 8 * klen) : 0;
+        return ((h->p0 ^ k0) & mask) == 0;
+    }
+    if (h->p0 != k0)
+        return false;
+    if (klen <= 16) {
+        uint64_t mask = ~0ull << (64 - 8 * (klen - 8));
+        return ((h->p1 ^ k1) & mask) == 0;
+    }
+    return h->p1 == k1 && memcmp(h->key + 16, key + 16, klen - 16) == 0;
+}
+
 static pm_error *fail_sticky(pm_merge_reader *m, pm_error *e)
 {
     m->failed = e;
@@ -617,13 +635,13 @@ pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof)
         return fail_sticky(m, e);
     const uint8_t *key = m->heads[w].key;
     uint32_t klen = m->heads[w].klen;
+    uint64_t k0 = m->heads[w].p0, k1 = m->heads[w].p1;
     for (;;) {
         if ((e = src_advance(m, w)))
             return fail_sticky(m, e);
         tree_replay(m, w);
         w = m->tree[0];
-        const head *h = &m->heads[w];
-        if (m->src[w].done || h->klen != klen || memcmp(h->key, key, klen) != 0)
+        if (m->src[w].done || !same_key(&m->heads[w], key, klen, k0, k1))
             break;
         if ((e = group_add(m, w)))
             return fail_sticky(m, e);
