@@ -53,6 +53,7 @@ struct pm_merge_reader {
     size_t max_fan_in;
     const pm_kv_spill *spill;
     int64_t spill_rows;
+    size_t budget;
     /* inputs until the first call */
     pm_kv_source *inputs;
     size_t ninputs;
@@ -376,6 +377,7 @@ pm_error *pm_merge_reader_new(pm_merge_reader **out, const pm_kv_source *sources
     }
     m->spill = o->spill ? o->spill : pm_kv_spill_memory();
     m->spill_rows = o->spill_batch_rows > 0 ? o->spill_batch_rows : 4096;
+    m->budget = o->memory_budget;
     m->row_type = pm_type_clone(o->row_type);
     if (!m->row_type) {
         e = pm_oom();
@@ -428,6 +430,7 @@ void pm_merge_reader_free(pm_merge_reader *m)
 }
 
 size_t pm_merge_reader_passes(const pm_merge_reader *m) { return m->passes; }
+size_t pm_merge_reader_fan_in(const pm_merge_reader *m) { return m->max_fan_in; }
 size_t pm_merge_reader_live_batches(const pm_merge_reader *m) { return m->live; }
 
 /* ------------------------------------------------------------------ */
@@ -436,7 +439,7 @@ size_t pm_merge_reader_live_batches(const pm_merge_reader *m) { return m->live; 
 /* Merge `n` sources (taken) into one intermediate run → *out. */
 static pm_error *merge_chunk(pm_merge_reader *m, pm_kv_source *in, size_t n, pm_kv_source *out)
 {
-    pm_merge_options o = {m->row_type, &m->layout, m->max_fan_in, m->spill, m->spill_rows};
+    pm_merge_options o = {m->row_type, &m->layout, m->max_fan_in, m->spill, m->spill_rows, 0};
     pm_merge_reader *sub;
     PM_TRY(pm_merge_reader_new(&sub, in, n, &o));
     void *run = NULL;
@@ -485,8 +488,70 @@ fail:
     return e;
 }
 
+/* ---- measuring the first batch for the memory budget ---- */
+
+typedef struct pushback {
+    pm_kv_source inner;
+    pm_batch *first;
+} pushback;
+
+static pm_error *pushback_next(void *ctx, pm_batch **out)
+{
+    pushback *p = ctx;
+    if (p->first) {
+        *out = p->first;
+        p->first = NULL;
+        return NULL;
+    }
+    return p->inner.next(p->inner.ctx, out);
+}
+
+static void pushback_close(void *ctx)
+{
+    pushback *p = ctx;
+    pm_batch_free(p->first);
+    if (p->inner.close)
+        p->inner.close(p->inner.ctx);
+    free(p);
+}
+
+static size_t column_bytes(const pm_column *c)
+{
+    size_t n = c->validity.len + c->values.len + c->offsets.len + c->data.len;
+    for (size_t i = 0; i < c->nchildren; i++)
+        n += column_bytes(c->children[i]);
+    return n;
+}
+
+/* Lower max_fan_in so that fan-in × 2 batches fit the budget. */
+static pm_error *apply_budget(pm_merge_reader *m)
+{
+    if (!m->budget || m->ninputs == 0)
+        return NULL;
+    pushback *p = calloc(1, sizeof *p);
+    if (!p)
+        return pm_oom();
+    p->inner = m->inputs[0];
+    m->inputs[0] = (pm_kv_source){p, pushback_next, pushback_close};
+    PM_TRY(p->inner.next(p->inner.ctx, &p->first));
+    if (!p->first)
+        return NULL;
+    size_t bytes = 0;
+    for (size_t i = 0; i < p->first->ncolumns; i++)
+        bytes += column_bytes(p->first->columns[i]);
+    /* sort keys, offsets and key lengths: about 16 bytes per row at least */
+    bytes += (size_t)p->first->num_rows * 24 + 256;
+    size_t fan = m->budget / (2 * bytes);
+    if (fan < 2)
+        fan = 2;
+    if (fan < m->max_fan_in)
+        m->max_fan_in = fan;
+    return NULL;
+}
+
 static pm_error *reduce_inputs(pm_merge_reader *m)
 {
+    PM_TRY(apply_budget(m));
     while (m->ninputs > m->max_fan_in) {
         size_t f = m->max_fan_in;
         size_t nout = (m->ninputs + f - 1) / f;

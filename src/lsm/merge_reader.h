@@ -81,6 +81,11 @@ typedef struct pm_merge_options {
     size_t max_fan_in;            /* 0 = 256; 2..256 */
     const pm_kv_spill *spill;     /* NULL = intermediate runs kept in memory */
     int64_t spill_batch_rows;     /* rows per intermediate batch; 0 = 4096 */
+    /* Bytes the merge may hold (0 = no limit).  The first batch of input 0
+     * is measured (buffers plus sort keys); the fan-in becomes
+     * budget / (2 × that), at least 2 and at most max_fan_in, since each
+     * input holds about two batches. */
+    size_t memory_budget;
 } pm_merge_options;
 
 /* One key's records, oldest first.  Valid until the next call. */
@@ -100,6 +105,8 @@ pm_error *pm_merge_reader_new(pm_merge_reader **out, const pm_kv_source *sources
 pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof);
 /* Intermediate passes performed (0 for a single-pass merge). */
 size_t pm_merge_reader_passes(const pm_merge_reader *m);
+/* The fan-in in effect (after the memory budget; valid after the first next). */
+size_t pm_merge_reader_fan_in(const pm_merge_reader *m);
 /* Batches currently held (for tests of the memory bound). */
 size_t pm_merge_reader_live_batches(const pm_merge_reader *m);
 void pm_merge_reader_free(pm_merge_reader *m);
