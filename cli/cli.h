@@ -10,6 +10,8 @@
 #define PM_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "paimon/error.h"
@@ -26,6 +28,12 @@ typedef struct pm_cli_command {
 int pm_cli_fail(const char *cmd, pm_error *e);
 /* Print a usage error to stderr and return 2. */
 int pm_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Automatic compaction after a data commit (cli/cmd_compact.c): msgs NULL =
+ * recovery (touched buckets read from the snapshot).  Prints what it did. */
+struct pm_table;
+struct pm_commit_message;
+pm_error *pm_cli_compact_after_write(struct pm_table *t, int64_t snapshot, const char *user,
+                                     const struct pm_commit_message *msgs, size_t nmsgs);
 /* True if argv contains -h or --help. */
 bool pm_cli_wants_help(int argc, char **argv);
 

@@ -36,6 +36,7 @@
 #include "compact/compact_run.h"
 #include "meta/options.h"
 #include "paimon/compact.h"
+#include "table/commit_message.h"
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -533,4 +534,42 @@ done:
     pm_table_free(t);
     free_args(&a);
     return e ? pm_cli_fail(cmd, e) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* automatic compaction after `paimon write`                           */
+
+pm_error *pm_cli_compact_after_write(pm_table *t, int64_t snapshot, const char *user,
+                                     const pm_commit_message *msgs, size_t nmsgs)
+{
+    pm_bytes *parts = NULL;
+    int32_t *buckets = NULL;
+    size_t n = 0;
+    if (msgs && nmsgs) {
+        parts = calloc(nmsgs, sizeof *parts);
+        buckets = calloc(nmsgs, sizeof *buckets);
+        if (!parts || !buckets) {
+            free(parts);
+            free(buckets);
+            return pm_error_new(PM_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < nmsgs; i++) {
+            if (!msgs[i].n_new_files)
+                continue;
+            parts[n] = msgs[i].partition; /* borrowed */
+            buckets[n++] = msgs[i].bucket;
+        }
+    }
+    pm_compact_metrics m;
+    pm_error *e = pm_compact_after_write(&m, t, snapshot, user, n ? parts : NULL, n ? buckets : NULL, n);
+    free(parts);
+    free(buckets);
+    if (!e && m.snapshot_id) {
+        char a[32], b[32];
+        human_bytes(m.bytes_read, a, sizeof a);
+        human_bytes(m.bytes_written, b, sizeof b);
+        printf("snapshot %lld: compacted %lld files (%s) into %lld files (%s)\n", (long long)m.snapshot_id,
+               (long long)m.files_removed, a, (long long)m.files_added, b);
+    }
+    return e;
 }

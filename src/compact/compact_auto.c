@@ -6,16 +6,35 @@
  * (partition, bucket) pairs (given, or read from the data snapshot's delta
  * manifests) → builder restricted to them, latest snapshot → plan → execute
  * with at most `parallelism` buckets at once → commit with the writer's
- * commit user.  Errors are wrapped so the message says the data commit
+ * commit user.  A PM_ECONFLICT (another writer or job compacted the same
+ * files) aborts that attempt's outputs and plans again against the new
+ * latest snapshot, up to commit.max-retries times with the commit backoff.  Errors are wrapped so the message says the data commit
  * stays committed, keeping the cause.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/mem.h"
+#include "base/util.h"
 #include "compact/compact_run.h"
 #include "meta/manifest.h"
 #include "table/table_internal.h"
+
+static void backoff_ms(int64_t min_ms, int64_t max_ms, int attempt)
+{
+    double w = (double)(min_ms > 0 ? min_ms : 1);
+    for (int i = 0; i < attempt && w < (double)max_ms; i++)
+        w *= 2;
+    if (w > (double)max_ms)
+        w = (double)max_ms;
+    uint32_t rnd = 0;
+    pm_error_free(pm_random_bytes(&rnd, sizeof rnd));
+    int64_t wait = (int64_t)w + (int64_t)(rnd % (uint32_t)((int64_t)w / 5 + 1));
+    struct timespec ts = {(time_t)(wait / 1000), (long)(wait % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
 
 static pm_error *parallelism_option(const pm_options *o, int32_t *out)
 {
@@ -133,13 +152,29 @@ pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t d
     b->only_partitions = partitions;
     b->only_buckets = buckets;
     b->nonly = ntouched;
-    PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
-    if (p->snapshot_id < data_snapshot_id) {
-        e = pm_error_new(PM_ECONFLICT, "latest snapshot %lld is below the data snapshot %lld",
-                         (long long)p->snapshot_id, (long long)data_snapshot_id);
-        goto done;
+    int32_t max_retries = 10;
+    int64_t min_wait = 10, max_wait = 10000;
+    PM_TRY_GOTO(e, pm_options_int(o, PM_OPT_COMMIT_MAX_RETRIES, NULL, &max_retries), done);
+    PM_TRY_GOTO(e, pm_options_duration_ms(o, PM_OPT_COMMIT_MIN_RETRY_WAIT, NULL, &min_wait), done);
+    PM_TRY_GOTO(e, pm_options_duration_ms(o, PM_OPT_COMMIT_MAX_RETRY_WAIT, NULL, &max_wait), done);
+    /* A conflict means another writer or job compacted the same files
+     * meanwhile: plan again against the new latest snapshot (bounded). */
+    for (int attempt = 0;; attempt++) {
+        PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
+        if (p->snapshot_id < data_snapshot_id) {
+            e = pm_error_new(PM_ECONFLICT, "latest snapshot %lld is below the data snapshot %lld",
+                             (long long)p->snapshot_id, (long long)data_snapshot_id);
+            goto done;
+        }
+        e = pm_compact_run_plan(out, t, p, res, (size_t)par, NULL, NULL);
+        if (!e || pm_error_code(e) != PM_ECONFLICT || attempt >= max_retries)
+            break;
+        pm_error_free(e);
+        e = NULL;
+        pm_compact_plan_free(p);
+        p = NULL;
+        backoff_ms(min_wait, max_wait, attempt);
     }
-    e = pm_compact_run_plan(out, t, p, res, (size_t)par, NULL, NULL);
 done:
     pm_compact_plan_free(p);
     pm_compact_builder_free(b);

@@ -63,8 +63,10 @@ def referenced_manifest_files(table):
 
 
 def test_six_processes_five_commits_each(tmp_path):
+    # write-only: this test counts data snapshots; automatic compaction
+    # (separate COMPACT snapshots) is covered by test_compact_auto.py
     cat, table = create(tmp_path, ["pt"], {"bucket": "2", "bucket-key": "id",
-                                             "manifest.merge-min-count": "4"})
+                                             "manifest.merge-min-count": "4", "write-only": "true"})
     procs = []
     for p in range(PROCS):
         script = []
