@@ -377,7 +377,6 @@ pm_error *pm_merge_reader_new(pm_merge_reader **out, const pm_kv_source *sources
     }
     m->spill = o->spill ? o->spill : pm_kv_spill_memory();
     m->spill_rows = o->spill_batch_rows > 0 ? o->spill_batch_rows : 4096;
-    m->budget = o->memory_budget;
     m->row_type = pm_type_clone(o->row_type);
     if (!m->row_type) {
         e = pm_oom();
@@ -431,6 +430,7 @@ void pm_merge_reader_free(pm_merge_reader *m)
 
 size_t pm_merge_reader_passes(const pm_merge_reader *m) { return m->passes; }
 size_t pm_merge_reader_fan_in(const pm_merge_reader *m) { return m->max_fan_in; }
+void pm_merge_reader_set_memory_budget(pm_merge_reader *m, size_t bytes) { m->budget = bytes; }
 size_t pm_merge_reader_live_batches(const pm_merge_reader *m) { return m->live; }
 
 /* ------------------------------------------------------------------ */
@@ -439,7 +439,7 @@ size_t pm_merge_reader_live_batches(const pm_merge_reader *m) { return m->live; 
 /* Merge `n` sources (taken) into one intermediate run → *out. */
 static pm_error *merge_chunk(pm_merge_reader *m, pm_kv_source *in, size_t n, pm_kv_source *out)
 {
-    pm_merge_options o = {m->row_type, &m->layout, m->max_fan_in, m->spill, m->spill_rows, 0};
+    pm_merge_options o = {m->row_type, &m->layout, m->max_fan_in, m->spill, m->spill_rows};
     pm_merge_reader *sub;
     PM_TRY(pm_merge_reader_new(&sub, in, n, &o));
     void *run = NULL;

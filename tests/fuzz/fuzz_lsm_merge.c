@@ -163,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pm_merge_fn_options eo = {full ? PM_MERGE_FULL : PM_MERGE_REDUCE, false};
     pm_merge_fn *e;
     check(pm_merge_fn_new(&e, vt, pk, 1, o, &eo));
-    pm_merge_options mo = {t, &l, fan, NULL, (int64_t)per, 0};
+    pm_merge_options mo = {t, &l, fan, NULL, (int64_t)per};
     pm_merge_reader *m;
     check(pm_merge_reader_new(&m, srcs, NRUNS, &mo));
     lm_out *want = calloc(total ? total : 1, sizeof *want);

@@ -75,7 +75,7 @@ static void run_case(uint64_t seed, int engine, bool drop)
         }
         srcs[s] = lt_source_of(t, r, m, 1 + lt_below(5), false, NULL);
     }
-    pm_merge_options mo = {t, &l, 0, NULL, 0, 0};
+    pm_merge_options mo = {t, &l, 0, NULL, 0};
     pm_merge_reader *m;
     PM_OK_OR_FAIL(pm_merge_reader_new(&m, srcs, 4, &mo));
     pm_merge_fn *fn = engine_of(engine);
@@ -163,7 +163,7 @@ static void test_stable_sort_and_layouts(void **state)
     memcpy(p, perm, sizeof perm);
     pm_kv_source s;
     PM_OK_OR_FAIL(pm_kv_source_sorted(b, p, 6, 4, &s));
-    pm_merge_options mo = {t, &l, 0, NULL, 0, 0};
+    pm_merge_options mo = {t, &l, 0, NULL, 0};
     pm_merge_reader *m;
     PM_OK_OR_FAIL(pm_merge_reader_new(&m, &s, 1, &mo));
     pm_merge_fn *fn = engine_of(0);

@@ -127,7 +127,7 @@ static void run_case(uint64_t seed, size_t nruns, size_t fan_in, bool seqf, int 
         size_t c = 4;
         PM_OK_OR_FAIL(pm_kv_layout_set_seq_fields(&l, &c, 1, order < 0));
     }
-    pm_merge_options o = {t, &l, fan_in, NULL, (int64_t)(1 + lt_below(50)), 0};
+    pm_merge_options o = {t, &l, fan_in, NULL, (int64_t)(1 + lt_below(50))};
     pm_merge_reader *m;
     PM_OK_OR_FAIL(pm_merge_reader_new(&m, srcs, nruns, &o));
     size_t at = 0;
@@ -184,7 +184,7 @@ static void test_worked_example(void **state)
                          lt_source_of(t, c, 1, 5, false, &closes)};
     pm_kv_layout l;
     lt_layout(&l);
-    pm_merge_options o = {t, &l, 0, NULL, 0, 0};
+    pm_merge_options o = {t, &l, 0, NULL, 0};
     pm_merge_reader *m;
     PM_OK_OR_FAIL(pm_merge_reader_new(&m, s, 3, &o));
     const char *want[] = {"b1,a1,c1", "b2", "a3", "b4,a4"};
@@ -244,9 +244,10 @@ static void test_memory_budget(void **state)
             r[k] = (lt_rec){k, i, 0, k, false, "abcdefgh"};
         s[i] = lt_source_of(t, r, 40, 10, false, NULL);
     }
-    pm_merge_options o = {t, &l, 0, NULL, 0, 4 * 2 * 1200};
+    pm_merge_options o = {t, &l, 0, NULL, 0};
     pm_merge_reader *m;
     PM_OK_OR_FAIL(pm_merge_reader_new(&m, s, 30, &o));
+    pm_merge_reader_set_memory_budget(m, 4 * 2 * 1200);
     size_t groups = 0, recs = 0;
     for (;;) {
         pm_kv_group g;
@@ -270,8 +271,8 @@ static void test_memory_budget(void **state)
             r[k] = (lt_rec){k, i, 0, k, false, "x"};
         s[i] = lt_source_of(t, r, 40, 10, false, NULL);
     }
-    pm_merge_options big = {t, &l, 0, NULL, 0, 1 << 30};
-    PM_OK_OR_FAIL(pm_merge_reader_new(&m, s, 30, &big));
+    PM_OK_OR_FAIL(pm_merge_reader_new(&m, s, 30, &o));
+    pm_merge_reader_set_memory_budget(m, 1 << 30);
     pm_kv_group g;
     bool eof;
     PM_OK_OR_FAIL(pm_merge_reader_next(m, &g, &eof));
@@ -371,7 +372,7 @@ static void test_string_keys(void **state)
             srcs[s] = lt_source(arr, 1, NULL);
         }
         qsort(all, total, sizeof *all, cmp_skey);
-        pm_merge_options o = {t, &l, 0, NULL, 0, 0};
+        pm_merge_options o = {t, &l, 0, NULL, 0};
         pm_merge_reader *m;
         PM_OK_OR_FAIL(pm_merge_reader_new(&m, srcs, nruns, &o));
         size_t at = 0;
@@ -411,7 +412,7 @@ static void test_errors(void **state)
     pm_type *t = lt_row_type();
     pm_kv_layout l;
     lt_layout(&l);
-    pm_merge_options o = {t, &l, 0, NULL, 0, 0};
+    pm_merge_options o = {t, &l, 0, NULL, 0};
     int closes = 0;
     /* unsorted input */
     lt_rec bad[] = {{2, 1, 0, 0, false, "x"}, {1, 2, 0, 0, false, "y"}};
@@ -456,7 +457,7 @@ static void test_errors(void **state)
     for (int i = 0; i < 7; i++)
         many[i] = lt_source_of(t, ok, 1, 1, false, &closes);
     ((lt_src *)many[4].ctx)->fail_at = 0;
-    pm_merge_options o2 = {t, &l, 2, NULL, 0, 0};
+    pm_merge_options o2 = {t, &l, 2, NULL, 0};
     PM_OK_OR_FAIL(pm_merge_reader_new(&m, many, 7, &o2));
     PM_EXPECT_ERR(pm_merge_reader_next(m, &g, &eof), PM_EIO);
     pm_merge_reader_free(m);
@@ -483,13 +484,13 @@ static void test_errors(void **state)
     /* bad options still close the sources */
     closes = 0;
     s[0] = lt_source_of(t, ok, 1, 1, false, &closes);
-    pm_merge_options bado = {t, &l, 1, NULL, 0, 0};
+    pm_merge_options bado = {t, &l, 1, NULL, 0};
     PM_EXPECT_ERR(pm_merge_reader_new(&m, s, 1, &bado), PM_EINVALID);
     assert_int_equal(closes, 1);
     s[0] = lt_source_of(t, ok, 1, 1, false, &closes);
     pm_kv_layout badl;
     PM_OK_OR_FAIL(pm_kv_layout_physical(&badl, 2, 0)); /* kind column would be a BIGINT */
-    pm_merge_options bado2 = {t, &badl, 0, NULL, 0, 0};
+    pm_merge_options bado2 = {t, &badl, 0, NULL, 0};
     PM_EXPECT_ERR(pm_merge_reader_new(&m, s, 1, &bado2), PM_EINVALID);
     assert_int_equal(closes, 2);
     pm_kv_layout_clear(&badl);

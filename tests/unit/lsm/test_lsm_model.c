@@ -71,7 +71,7 @@ static void run_model(uint64_t seed, size_t nruns, size_t fan_in, int engine, pm
     pm_merge_fn_options eo = {mode, false};
     pm_merge_fn *e;
     PM_OK_OR_FAIL(pm_merge_fn_new(&e, vt, pk, 1, o, &eo));
-    pm_merge_options mo = {t, &l, fan_in, NULL, (int64_t)(1 + lt_below(64)), 0};
+    pm_merge_options mo = {t, &l, fan_in, NULL, (int64_t)(1 + lt_below(64))};
     pm_merge_reader *m;
     PM_OK_OR_FAIL(pm_merge_reader_new(&m, srcs, nruns, &mo));
     pm_batch *out;

@@ -80,7 +80,7 @@ static char *merge_all(uint64_t seed, size_t nruns, size_t fan, const pm_kv_spil
         srcs[s] = make_run(t, s, 30);
     pm_kv_layout l;
     PM_OK_OR_FAIL(pm_kv_layout_physical(&l, 1, 6));
-    pm_merge_options o = {t, &l, fan, spill, 11, 0};
+    pm_merge_options o = {t, &l, fan, spill, 11};
     pm_merge_reader *m;
     PM_OK_OR_FAIL(pm_merge_reader_new(&m, srcs, nruns, &o));
     pm_buf out = PM_BUF_INIT;
