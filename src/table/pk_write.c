@@ -86,6 +86,7 @@ struct pm_pk_writer {
     pm_kv_keyenc *enc;
     pm_merge_fn *mf;
     bool ignore_delete, ignore_ub;
+    ptrdiff_t rowkind_field;   /* `rowkind.field`: kinds come from this STRING field, -1 = none */
     bool changelog_input;
     bool spillable;
     int64_t buffer_limit;
@@ -640,7 +641,7 @@ static pm_error *ensure_rows(pm_pk_writer *w, int64_t n)
     return NULL;
 }
 
-static pm_error *read_kinds(pm_pk_writer *w, const pm_column *c, int64_t n)
+static pm_error *read_kinds(pm_pk_writer *w, const pm_column *c, int64_t n, bool null_ok)
 {
     if (c->type->id == PM_TYPE_TINYINT) {
         for (int64_t r = 0; r < n; r++) {
@@ -661,6 +662,8 @@ static pm_error *read_kinds(pm_pk_writer *w, const pm_column *c, int64_t n)
                             PM_ROW_KIND_COLUMN, pm_type_id_name(c->type->id));
     for (int64_t r = 0; r < n; r++) {
         if (pm_column_is_null(c, r)) {
+            if (!null_ok)
+                return pm_error_new(PM_EINVALID, "row %lld: the rowkind.field column is null", (long long)r);
             w->kinds[r] = PM_KIND_INSERT;
             continue;
         }
@@ -683,7 +686,13 @@ static pm_error *align(pm_pk_writer *w, const pm_batch *in)
         if (!strcmp(it->fields[i].name, PM_ROW_KIND_COLUMN)) {
             if (in->columns[i]->length < n)
                 return pm_error_new(PM_EINVALID, "column %s is shorter than the batch", PM_ROW_KIND_COLUMN);
-            PM_TRY(read_kinds(w, in->columns[i], n));
+            if (w->rowkind_field >= 0 && in->columns[i]->null_count >= n)
+                continue; /* an all-null _ROW_KIND column (e.g. the CLI's) says nothing */
+            if (w->rowkind_field >= 0)
+                return pm_error_new(PM_EINVALID, "the table takes row kinds from rowkind.field '%s'; the input must "
+                                                 "not also have a %s column",
+                                    rt->fields[w->rowkind_field].name, PM_ROW_KIND_COLUMN);
+            PM_TRY(read_kinds(w, in->columns[i], n, true));
             continue;
         }
         if (pm_type_field_index(rt, it->fields[i].name) < 0)
@@ -718,6 +727,9 @@ static pm_error *align(pm_pk_writer *w, const pm_batch *in)
         }
         w->aligned[i] = c;
     }
+    if (w->rowkind_field >= 0)
+        PM_TRY(pm_error_wrap(read_kinds(w, w->aligned[w->rowkind_field], n, false), 0, "rowkind.field '%s'",
+                             rt->fields[w->rowkind_field].name));
     return NULL;
 }
 
@@ -898,8 +910,7 @@ static pm_error *check_supported(pm_pk_writer *w)
     PM_TRY(pm_options_enum(o, PM_OPT_WRITE_SEQUENCE_NUMBER_INIT_MODE, &mode));
     if (mode == PM_SEQ_INIT_SNAPSHOT)
         return pm_error_new(PM_EUNSUPPORTED, "write.sequence-number-init-mode=snapshot is not supported yet");
-    static const char *const unsupported[] = {"rowkind.field", "record-level.expire-time",
-                                              "sequence.snapshot-ordering"};
+    static const char *const unsupported[] = {"record-level.expire-time", "sequence.snapshot-ordering"};
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
         const char *v = pm_options_get(o, unsupported[i]);
         if (v && strcasecmp(v, "false"))
@@ -947,6 +958,16 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     PM_TRY(pm_options_bool(w->opts, PM_OPT_IGNORE_DELETE, &w->ignore_delete));
     PM_TRY(pm_options_bool(w->opts, PM_OPT_IGNORE_UPDATE_BEFORE, &w->ignore_ub));
     PM_TRY(pm_options_bool(w->opts, PM_OPT_WRITE_BUFFER_SPILLABLE, &w->spillable));
+    w->rowkind_field = -1;
+    const char *rkf = pm_options_get(w->opts, "rowkind.field");
+    if (rkf) {
+        w->rowkind_field = pm_type_field_index(w->row_type, rkf);
+        if (w->rowkind_field < 0)
+            return pm_error_new(PM_EINVALID, "rowkind.field '%s' is not a field of the table", rkf);
+        pm_type_id id = w->row_type->fields[w->rowkind_field].type->id;
+        if (id != PM_TYPE_VARCHAR && id != PM_TYPE_CHAR)
+            return pm_error_new(PM_EINVALID, "rowkind.field '%s' must be a STRING field", rkf);
+    }
     PM_TRY(pm_options_memory(w->opts, PM_OPT_WRITE_BUFFER_SIZE, NULL, &w->buffer_limit));
     if (o && o->write_buffer_size > 0)
         w->buffer_limit = o->write_buffer_size;

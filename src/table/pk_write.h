@@ -7,7 +7,9 @@
  *
  * Input rows: the table's fields matched by name (missing nullable fields
  * are null) plus an optional `_ROW_KIND` column giving each row's kind:
- * STRING "+I" / "-U" / "+U" / "-D" (null = +I) or TINYINT 0..3.  Rows
+ * STRING "+I" / "-U" / "+U" / "-D" (null = +I) or TINYINT 0..3; with the
+ * `rowkind.field` option the kinds come from that STRING table field
+ * instead (stored like any other field; null is PM_EINVALID).  Rows
  * dropped on arrival (Java's RowKindFilter): -D and -U when
  * `ignore-delete`, -U when `ignore-update-before`.
  *

@@ -233,6 +233,33 @@ static void test_row_kinds(void **state)
     free(dir);
 }
 
+static void test_rowkind_field(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "rowkind.field=op"};
+    pm_table *t = pk_create(dir, "rkf", "ROW<id INT NOT NULL, v STRING, op STRING>", NULL, "id", opts, 2);
+    pk_commit_rows(t, "{\"id\":1,\"v\":\"a\",\"op\":\"+I\"}\n{\"id\":2,\"v\":\"b\",\"op\":\"+I\"}\n"
+                      "{\"id\":1,\"v\":\"a\",\"op\":\"-D\"}\n");
+    PK_EXPECT_ROWS(t, 0, "{\"id\":2,\"v\":\"b\",\"op\":\"+I\"}\n");
+    pm_table_writer *w = NULL;
+    PM_OK_OR_FAIL(pm_table_writer_new(&w, t, NULL));
+    pm_batch *b = pk_rows(t, "{\"id\":3,\"v\":\"c\",\"op\":null}\n");
+    PM_EXPECT_ERR(pm_table_writer_write(w, b), PM_EINVALID); /* null kind */
+    pm_batch_free(b);
+    b = pk_rows(t, "{\"id\":3,\"v\":\"c\",\"op\":\"+I\",\"_ROW_KIND\":\"+I\"}\n");
+    PM_EXPECT_ERR(pm_table_writer_write(w, b), PM_EINVALID); /* two sources of kinds */
+    pm_batch_free(b);
+    pm_table_writer_free(w);
+    pm_table_free(t);
+    const char *bad[] = {"bucket=1", "rowkind.field=n"};
+    t = pk_create(dir, "rkfbad", "ROW<id INT NOT NULL, n INT>", NULL, "id", bad, 2);
+    PM_EXPECT_ERR(pm_table_writer_new(&w, t, NULL), PM_EINVALID);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 /* ---- spilling ---- */
 
 typedef struct model {
@@ -484,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_deduplicate),    cmocka_unit_test(test_first_row),
         cmocka_unit_test(test_partial_update), cmocka_unit_test(test_aggregation),
         cmocka_unit_test(test_sequence_field), cmocka_unit_test(test_row_kinds),
+        cmocka_unit_test(test_rowkind_field),
         cmocka_unit_test(test_spill),          cmocka_unit_test(test_spill_multipass),
         cmocka_unit_test(test_not_spillable),  cmocka_unit_test(test_bucket_golden),
         cmocka_unit_test(test_changelog_input), cmocka_unit_test(test_unsupported),
