@@ -45,9 +45,9 @@ static void usage(FILE *f)
             "  --format F       jsonl (default), csv or parquet\n"
             "  --output FILE    write to FILE (required for parquet) instead of stdout\n"
             "  --limit N        stop after N rows\n"
-            "\nPrimary-key tables are read when no merge is needed (one file per key range, or\n"
-            "deletion-vector / first-row tables); otherwise the error says merge-on-read is not\n"
-            "supported yet.\n");
+            "\nPrimary-key tables are merged on read with the table's merge engine (deletes and\n"
+            "update-befores dropped); deletion-vector and first-row tables skip level 0 as Java's\n"
+            "batch read does.\n");
 }
 
 typedef enum out_fmt { OUT_JSONL, OUT_CSV, OUT_PARQUET } out_fmt;

@@ -14,6 +14,8 @@
  *            empty string; cells use the text forms of types/value.h
  *   parquet  columns mapped to table fields by name (types must match)
  * Unknown columns are errors; NOT NULL columns must be present.
+ * Primary-key tables take each row's kind from a `_ROW_KIND` column/field
+ * (+I, -U, +U, -D; absent or null = +I).
  * The input streams through in batches of --batch-rows rows (default
  * 65536), so memory does not grow with the input.  Steps: open the table,
  * write every batch (data files are private until the commit), commit
@@ -37,6 +39,7 @@
 #include "cli.h"
 #include "format/parquet/parquet_reader.h"
 #include "table/partition.h"
+#include "table/pk_write.h"
 #include "table/table_commit.h"
 #include "table/table_write.h"
 #include "table/write_input.h"
@@ -93,11 +96,36 @@ static pm_error *file_source(void *ctx, void *buf, size_t cap, size_t *n)
     return NULL;
 }
 
+/* Primary-key tables: the table's fields plus `_ROW_KIND` STRING (+I, -U,
+ * +U, -D; absent or null = +I), which the writer takes as row kinds. */
+static pm_error *input_type(pm_table *t, pm_type **out)
+{
+    const pm_type *rt = pm_table_schema(t)->row_type;
+    *out = pm_type_clone(rt);
+    if (!*out)
+        return pm_error_new(PM_ENOMEM, "out of memory");
+    if (!pm_table_has_primary_key(t) || pm_type_field_index(rt, PM_ROW_KIND_COLUMN) >= 0)
+        return NULL;
+    pm_type *k = pm_type_new_string(PM_TYPE_VARCHAR, PM_MAX_LENGTH, true);
+    pm_error *e = k ? pm_type_add_field(*out, -1, PM_ROW_KIND_COLUMN, k) : pm_error_new(PM_ENOMEM, "out of memory");
+    if (e) {
+        pm_type_free(k);
+        pm_type_free(*out);
+        *out = NULL;
+    }
+    return e;
+}
+
 static pm_error *feed_text(write_job *j, FILE *in, pm_text_format fmt)
 {
     pm_text_rows *r = NULL;
-    PM_TRY(pm_text_rows_new(&r, fmt, pm_table_schema(j->t)->row_type, file_source, in, j->batch_rows));
-    pm_error *e = NULL;
+    pm_type *rt = NULL;
+    PM_TRY(input_type(j->t, &rt));
+    pm_error *e = pm_text_rows_new(&r, fmt, rt, file_source, in, j->batch_rows);
+    if (e) {
+        pm_type_free(rt);
+        return e;
+    }
     for (;;) {
         pm_batch *b = NULL;
         PM_TRY_GOTO(e, pm_text_rows_next(r, &b), done);
@@ -107,6 +135,7 @@ static pm_error *feed_text(write_job *j, FILE *in, pm_text_format fmt)
     }
 done:
     pm_text_rows_free(r);
+    pm_type_free(rt);
     return e;
 }
 
@@ -150,8 +179,10 @@ static void delete_message_files(pm_table *t, const pm_commit_message *m, size_t
             pm_error_free(e);
             continue;
         }
-        for (size_t k = 0; k < m[i].n_new_files; k++) {
-            char *p = pm_path_join(dir, m[i].new_files[k].file_name);
+        for (size_t k = 0; k < m[i].n_new_files + m[i].n_changelog; k++) {
+            const pm_data_file_meta *f =
+                k < m[i].n_new_files ? &m[i].new_files[k] : &m[i].changelog[k - m[i].n_new_files];
+            char *p = pm_path_join(dir, f->file_name);
             if (p)
                 pm_error_free(pm_fileio_delete(t->fio, p));
             free(p);
@@ -296,6 +327,13 @@ int pm_cmd_write(int argc, char **argv)
     else
         PM_TRY_GOTO(e, feed_parquet(&j, input), fail);
     PM_TRY_GOTO(e, pm_table_writer_prepare_commit(j.w, &msgs, &nmsgs), fail);
+    if (!overwrite) { /* primary keys: wait for compaction of buckets above the stop trigger */
+        e = pm_cli_compact_stall(j.t, user, msgs, nmsgs);
+        if (e) {
+            delete_message_files(j.t, msgs, nmsgs);
+            goto fail;
+        }
+    }
     pm_commit_options co = {0};
     co.commit_user = user;
     co.commit_identifier = ident;

@@ -18,6 +18,7 @@ int pm_cmd_files(int argc, char **argv);
 int pm_cmd_schema(int argc, char **argv);
 int pm_cmd_write(int argc, char **argv);
 int pm_cmd_dv(int argc, char **argv);
+int pm_cmd_levels(int argc, char **argv);
 int pm_cmd_compact(int argc, char **argv);
 int pm_cmd_compact_plan(int argc, char **argv);
 int pm_cmd_compact_exec(int argc, char **argv);
@@ -32,6 +33,7 @@ static const pm_cli_command commands[] = {
     {"read", "print the rows of a table (jsonl, csv or parquet)", pm_cmd_read},
     {"snapshots", "list the snapshots of a table", pm_cmd_snapshots},
     {"files", "list the live data files of a table ($files)", pm_cmd_files},
+    {"levels", "chart the sorted runs and levels of each bucket of a primary-key table", pm_cmd_levels},
     {"schema", "print the schema of a table", pm_cmd_schema},
     {"compact", "compact small files: plan, execute, commit one COMPACT snapshot", pm_cmd_compact},
     {"compact-plan", "print a compaction plan as JSON (distributed compaction)", pm_cmd_compact_plan},

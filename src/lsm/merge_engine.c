@@ -64,6 +64,7 @@ struct pm_merge_fn {
     pm_kv_layout cache;
     bool cache_valid;
     int *role;
+    int *width;          /* per output column: fixed value width, 0 = other */
     size_t nrole;
 };
 
@@ -101,6 +102,7 @@ void pm_merge_fn_free(pm_merge_fn *e)
     free(e->scratch_a);
     free(e->scratch_b);
     free(e->role);
+    free(e->width);
     pm_kv_layout_clear(&e->cache);
     pm_type_free(e->vt);
     free(e);
@@ -805,8 +807,9 @@ static bool same_layout(const pm_kv_layout *a, const pm_kv_layout *b)
            (a->nvalue == 0 || memcmp(a->value_cols, b->value_cols, a->nvalue * sizeof *a->value_cols) == 0);
 }
 
-static pm_error *roles_for(pm_merge_fn *e, const pm_kv_layout *l, size_t ncols)
+static pm_error *roles_for(pm_merge_fn *e, const pm_kv_layout *l, const pm_batch *out)
 {
+    size_t ncols = out->ncolumns;
     if (e->cache_valid && e->nrole == ncols && same_layout(&e->cache, l))
         return NULL;
     e->cache_valid = false;
@@ -816,6 +819,12 @@ static pm_error *roles_for(pm_merge_fn *e, const pm_kv_layout *l, size_t ncols)
     if (!role)
         return pm_oom();
     e->role = role;
+    int *width = realloc(e->width, (ncols ? ncols : 1) * sizeof *width);
+    if (!width)
+        return pm_oom();
+    e->width = width;
+    for (size_t c = 0; c < ncols; c++)
+        width[c] = pm_type_value_width(out->columns[c]->type);
     e->nrole = ncols;
     for (size_t c = 0; c < ncols; c++) {
         int r = INT32_MIN;
@@ -839,27 +848,48 @@ static pm_error *roles_for(pm_merge_fn *e, const pm_kv_layout *l, size_t ncols)
     return NULL;
 }
 
+static inline pm_error *put_i64(pm_column *dst, int64_t v)
+{
+    if (dst->validity.len == 0 && dst->values.cap - dst->values.len >= 8) {
+        memcpy(dst->values.data + dst->values.len, &v, 8);
+        dst->values.len += 8;
+        dst->length++;
+        return NULL;
+    }
+    return pm_column_append_i64(dst, v);
+}
+
+static inline pm_error *put_i8(pm_column *dst, int8_t v)
+{
+    if (dst->validity.len == 0 && dst->values.cap > dst->values.len) {
+        dst->values.data[dst->values.len++] = (uint8_t)v;
+        dst->length++;
+        return NULL;
+    }
+    return pm_column_append_i8(dst, v);
+}
+
 pm_error *pm_merge_fn_emit(pm_merge_fn *e, pm_batch *out, const pm_kv_layout *ol)
 {
     if (!e->res.has)
         return pm_error_new(PM_EINVALID, "merge engine: nothing to emit");
-    PM_TRY(roles_for(e, ol, out->ncolumns));
+    PM_TRY(roles_for(e, ol, out));
     const pm_kv_layout *in = e->in;
     const pm_kv_rec *kr = &e->recs[e->key_rec];
     for (size_t c = 0; c < out->ncolumns; c++) {
         pm_column *dst = out->columns[c];
         int r = e->role[c];
         if (r == ROLE_SEQ) {
-            PM_TRY(pm_column_append_i64(dst, e->res.seq));
+            PM_TRY(put_i64(dst, e->res.seq));
         } else if (r == ROLE_KIND) {
-            PM_TRY(pm_column_append_i8(dst, (int8_t)e->res.kind));
+            PM_TRY(put_i8(dst, (int8_t)e->res.kind));
         } else if (r <= ROLE_KEY0) {
             size_t k = (size_t)(ROLE_KEY0 - r);
             if (k >= in->nkey)
                 return pm_error_new(PM_EINVALID, "output layout has more key fields than the input");
-            PM_TRY(pm_column_append_from(dst, kr->batch->columns[in->key_cols[k]], kr->row));
+            PM_TRY(pm_kv_copy_cell(dst, e->width[c], kr->batch->columns[in->key_cols[k]], kr->row));
         } else if (e->winner >= 0) {
-            PM_TRY(pm_column_append_from(dst, kr->batch->columns[in->value_cols[r]], kr->row));
+            PM_TRY(pm_kv_copy_cell(dst, e->width[c], kr->batch->columns[in->value_cols[r]], kr->row));
         } else {
             PM_TRY(pm_error_wrap(pm_mv_append(dst, &e->row[r]), 0, "field '%s'", e->vt->fields[r].name));
         }

@@ -70,6 +70,8 @@ pm_error *pm_merge_iter_next(pm_merge_iter *it, const pm_batch **out)
     if (it->done)
         return NULL;
     PM_TRY(pm_batch_reset(it->out));
+    for (size_t c = 0; c < it->out->ncolumns; c++)
+        PM_TRY(pm_column_reserve(it->out->columns[c], it->batch_rows));
     int64_t rows = 0;
     while (rows < it->batch_rows) {
         pm_kv_group g;

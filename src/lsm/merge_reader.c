@@ -53,6 +53,7 @@ struct pm_merge_reader {
     size_t max_fan_in;
     const pm_kv_spill *spill;
     int64_t spill_rows;
+    size_t budget;
     /* inputs until the first call */
     pm_kv_source *inputs;
     size_t ninputs;
@@ -428,6 +429,8 @@ void pm_merge_reader_free(pm_merge_reader *m)
 }
 
 size_t pm_merge_reader_passes(const pm_merge_reader *m) { return m->passes; }
+size_t pm_merge_reader_fan_in(const pm_merge_reader *m) { return m->max_fan_in; }
+void pm_merge_reader_set_memory_budget(pm_merge_reader *m, size_t bytes) { m->budget = bytes; }
 size_t pm_merge_reader_live_batches(const pm_merge_reader *m) { return m->live; }
 
 /* ------------------------------------------------------------------ */
@@ -448,6 +451,13 @@ static pm_error *merge_chunk(pm_merge_reader *m, pm_kv_source *in, size_t n, pm_
     }
     int64_t rows = 0;
     size_t ncol = m->row_type->nfields;
+    int *width = malloc((ncol ? ncol : 1) * sizeof *width);
+    if (!width) {
+        e = pm_oom();
+        goto fail;
+    }
+    for (size_t c = 0; c < ncol; c++)
+        width[c] = pm_type_value_width(m->row_type->fields[c].type);
     for (;;) {
         pm_kv_group g;
         bool eof;
@@ -455,10 +465,13 @@ static pm_error *merge_chunk(pm_merge_reader *m, pm_kv_source *in, size_t n, pm_
         if (eof)
             break;
         for (size_t i = 0; i < g.n; i++) {
-            if (!b)
+            if (!b) {
                 PM_TRY_GOTO(e, pm_batch_new(&b, m->row_type), fail);
+                for (size_t c = 0; c < ncol; c++)
+                    PM_TRY_GOTO(e, pm_column_reserve(b->columns[c], m->spill_rows), fail);
+            }
             for (size_t c = 0; c < ncol; c++)
-                PM_TRY_GOTO(e, pm_column_append_from(b->columns[c], g.recs[i].batch->columns[c], g.recs[i].row),
+                PM_TRY_GOTO(e, pm_kv_copy_cell(b->columns[c], width[c], g.recs[i].batch->columns[c], g.recs[i].row),
                             fail);
             if (++rows == m->spill_rows) {
                 PM_TRY_GOTO(e, pm_batch_finish(b, rows), fail);
@@ -476,17 +489,81 @@ static pm_error *merge_chunk(pm_merge_reader *m, pm_kv_source *in, size_t n, pm_
         PM_TRY_GOTO(e, m->spill->write(m->spill->ctx, run, full), fail);
     }
     pm_batch_free(b);
+    free(width);
     pm_merge_reader_free(sub);
     return m->spill->finish(m->spill->ctx, run, out);
 fail:
+    free(width);
     pm_batch_free(b);
     pm_merge_reader_free(sub);
     m->spill->abort(m->spill->ctx, run);
     return e;
 }
 
+/* ---- measuring the first batch for the memory budget ---- */
+
+typedef struct pushback {
+    pm_kv_source inner;
+    pm_batch *first;
+} pushback;
+
+static pm_error *pushback_next(void *ctx, pm_batch **out)
+{
+    pushback *p = ctx;
+    if (p->first) {
+        *out = p->first;
+        p->first = NULL;
+        return NULL;
+    }
+    return p->inner.next(p->inner.ctx, out);
+}
+
+static void pushback_close(void *ctx)
+{
+    pushback *p = ctx;
+    pm_batch_free(p->first);
+    if (p->inner.close)
+        p->inner.close(p->inner.ctx);
+    free(p);
+}
+
+static size_t column_bytes(const pm_column *c)
+{
+    size_t n = c->validity.len + c->values.len + c->offsets.len + c->data.len;
+    for (size_t i = 0; i < c->nchildren; i++)
+        n += column_bytes(c->children[i]);
+    return n;
+}
+
+/* Lower max_fan_in so that fan-in × 2 batches fit the budget. */
+static pm_error *apply_budget(pm_merge_reader *m)
+{
+    if (!m->budget || m->ninputs == 0)
+        return NULL;
+    pushback *p = calloc(1, sizeof *p);
+    if (!p)
+        return pm_oom();
+    p->inner = m->inputs[0];
+    m->inputs[0] = (pm_kv_source){p, pushback_next, pushback_close};
+    PM_TRY(p->inner.next(p->inner.ctx, &p->first));
+    if (!p->first)
+        return NULL;
+    size_t bytes = 0;
+    for (size_t i = 0; i < p->first->ncolumns; i++)
+        bytes += column_bytes(p->first->columns[i]);
+    /* sort keys, offsets and key lengths: about 16 bytes per row at least */
+    bytes += (size_t)p->first->num_rows * 24 + 256;
+    size_t fan = m->budget / (2 * bytes);
+    if (fan < 2)
+        fan = 2;
+    if (fan < m->max_fan_in)
+        m->max_fan_in = fan;
+    return NULL;
+}
+
 static pm_error *reduce_inputs(pm_merge_reader *m)
 {
+    PM_TRY(apply_budget(m));
     while (m->ninputs > m->max_fan_in) {
         size_t f = m->max_fan_in;
         size_t nout = (m->ninputs + f - 1) / f;
@@ -588,6 +665,24 @@ static pm_error *group_add(pm_merge_reader *m, uint32_t s)
     return NULL;
 }
 
+/* Does head h have the key part (key, klen) whose first 16 bytes are k0, k1? */
+static inline bool same_key(const head *h, const uint8_t *key, uint32_t klen, uint64_t k0, uint64_t k1)
+{
+    if (h->klen != klen)
+        return false;
+    if (klen <= 8) {
+        uint64_t mask = klen ? ~0ull << (64 - 8 * klen) : 0;
+        return ((h->p0 ^ k0) & mask) == 0;
+    }
+    if (h->p0 != k0)
+        return false;
+    if (klen <= 16) {
+        uint64_t mask = ~0ull << (64 - 8 * (klen - 8));
+        return ((h->p1 ^ k1) & mask) == 0;
+    }
+    return h->p1 == k1 && memcmp(h->key + 16, key + 16, klen - 16) == 0;
+}
+
 static pm_error *fail_sticky(pm_merge_reader *m, pm_error *e)
 {
     m->failed = e;
@@ -617,13 +712,13 @@ pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof)
         return fail_sticky(m, e);
     const uint8_t *key = m->heads[w].key;
     uint32_t klen = m->heads[w].klen;
+    uint64_t k0 = m->heads[w].p0, k1 = m->heads[w].p1;
     for (;;) {
         if ((e = src_advance(m, w)))
             return fail_sticky(m, e);
         tree_replay(m, w);
         w = m->tree[0];
-        const head *h = &m->heads[w];
-        if (m->src[w].done || h->klen != klen || memcmp(h->key, key, klen) != 0)
+        if (m->src[w].done || !same_key(&m->heads[w], key, klen, k0, k1))
             break;
         if ((e = group_add(m, w)))
             return fail_sticky(m, e);

@@ -96,10 +96,17 @@ typedef struct pm_merge_reader pm_merge_reader;
 /* Takes the sources (closed by the reader, also when this fails). */
 pm_error *pm_merge_reader_new(pm_merge_reader **out, const pm_kv_source *sources, size_t n,
                               const pm_merge_options *o);
+/* Bytes the merge may hold (0 = no limit; call before the first next).
+ * The first batch of input 0 is measured (buffers plus sort keys); the
+ * fan-in becomes budget / (2 × that), at least 2 and at most max_fan_in,
+ * since each input holds about two batches. */
+void pm_merge_reader_set_memory_budget(pm_merge_reader *m, size_t bytes);
 /* Next group; *eof = true (and out->n = 0) after the last. */
 pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof);
 /* Intermediate passes performed (0 for a single-pass merge). */
 size_t pm_merge_reader_passes(const pm_merge_reader *m);
+/* The fan-in in effect (after the memory budget; valid after the first next). */
+size_t pm_merge_reader_fan_in(const pm_merge_reader *m);
 /* Batches currently held (for tests of the memory bound). */
 size_t pm_merge_reader_live_batches(const pm_merge_reader *m);
 void pm_merge_reader_free(pm_merge_reader *m);

@@ -11,17 +11,9 @@
  *  - Projection by column name over the read schema (scan->schema); for
  *    buckets of the fallback branch the same positions of its schema.
  *  - Append tables: every file of every bucket, in order.
- *  - Primary-key tables, per bucket (Java's batch split rules): the
- *    postpone bucket (-2) is not visible to batch reads; DV tables (unless
- *    deletion-vectors.merge-on-read) and first-row tables read only files
- *    at level > 0, which must then carry no delete rows; otherwise files
- *    are grouped into sections of overlapping key ranges (IntervalPartition
- *    over _MIN_KEY/_MAX_KEY) and every section must be a single file
- *    without delete rows (deduplicate tables may have them: their retract
- *    rows are dropped, which is what a merge of one file does).  Anything
- *    else needs merge-on-read: PM_EUNSUPPORTED "merge-on-read is not
- *    supported yet".  Key-value files are read with their system columns;
- *    rows whose _VALUE_KIND is -U or -D are dropped.
+ *  - Primary-key tables: one task per bucket, planned and read by
+ *    table/pk_read.h (level-0 skipping for DV / first-row tables, raw
+ *    reads of single-file sections, merge-on-read of overlapping runs).
  * Read: one file reader at a time; for each of its batches a keep bitmap
  * (deletion vector positions, retract rows) selects the rows.  Batches
  * with every row kept share the file reader's columns; others are
@@ -39,6 +31,7 @@
 #include "dv/dv_index_file.h"
 #include "table/file_read.h"
 #include "table/partition.h"
+#include "table/pk_read.h"
 #include "types/binary_row.h"
 #include "types/column.h"
 
@@ -47,6 +40,7 @@ typedef struct read_task {
     size_t file;                 /* index in b->files */
     bool kv;                     /* key-value file: system columns + retract filter */
     const pm_deletion_file *dv;  /* NULL = none */
+    pm_pk_reader *pk;            /* primary-key bucket: read by pk_read.h (owned) */
 } read_task;
 
 struct pm_table_reader {
@@ -58,6 +52,7 @@ struct pm_table_reader {
     read_task *tasks;
     size_t ntasks, next_task;
     pm_file_reader *fr;
+    pm_pk_reader *pk;            /* current primary-key bucket (owned by its task) */
     const read_task *cur;
     char *cur_dir;
     pm_dv *cur_dv;               /* deletion vector of the open file, NULL = none */
@@ -86,125 +81,10 @@ static void dv_apply(const pm_dv *dv, int64_t start, int64_t n, uint8_t *keep)
     pm_dv_clear_deleted(dv, start, n, keep, NULL);
 }
 
-/* ---------------------------------------------------------------- */
-/* keys                                                              */
-
-static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    size_t n = an < bn ? an : bn;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c)
-        return c < 0 ? -1 : 1;
-    return an < bn ? -1 : an > bn;
-}
-
 #define CMP(x, y) ((x) < (y) ? -1 : (x) > (y))
-
-/* Compare two key rows field by field (nulls first). */
-static pm_error *key_compare(const pm_type *kt, const pm_binrow *a, const pm_binrow *b, int *out)
-{
-    *out = 0;
-    for (size_t i = 0; i < kt->nfields && !*out; i++) {
-        int32_t k = (int32_t)i;
-        const pm_type *ft = kt->fields[i].type;
-        bool an = pm_binrow_is_null(a, k), bn = pm_binrow_is_null(b, k);
-        if (an || bn) {
-            *out = an == bn ? 0 : an ? -1 : 1;
-            continue;
-        }
-        switch (ft->id) {
-        case PM_TYPE_BOOLEAN: *out = CMP(pm_binrow_bool(a, k), pm_binrow_bool(b, k)); break;
-        case PM_TYPE_TINYINT: *out = CMP(pm_binrow_i8(a, k), pm_binrow_i8(b, k)); break;
-        case PM_TYPE_SMALLINT: *out = CMP(pm_binrow_i16(a, k), pm_binrow_i16(b, k)); break;
-        case PM_TYPE_INT:
-        case PM_TYPE_DATE:
-        case PM_TYPE_TIME: *out = CMP(pm_binrow_i32(a, k), pm_binrow_i32(b, k)); break;
-        case PM_TYPE_BIGINT: *out = CMP(pm_binrow_i64(a, k), pm_binrow_i64(b, k)); break;
-        case PM_TYPE_FLOAT: *out = CMP(pm_binrow_f32(a, k), pm_binrow_f32(b, k)); break;
-        case PM_TYPE_DOUBLE: *out = CMP(pm_binrow_f64(a, k), pm_binrow_f64(b, k)); break;
-        case PM_TYPE_DECIMAL: {
-            __int128 x, y;
-            PM_TRY(pm_binrow_decimal(a, k, ft->precision, &x));
-            PM_TRY(pm_binrow_decimal(b, k, ft->precision, &y));
-            *out = CMP(x, y);
-            break;
-        }
-        case PM_TYPE_TIMESTAMP:
-        case PM_TYPE_TIMESTAMP_LTZ: {
-            int64_t xm, ym;
-            int32_t xn, yn;
-            PM_TRY(pm_binrow_timestamp(a, k, ft->precision, &xm, &xn));
-            PM_TRY(pm_binrow_timestamp(b, k, ft->precision, &ym, &yn));
-            *out = xm != ym ? CMP(xm, ym) : CMP(xn, yn);
-            break;
-        }
-        case PM_TYPE_CHAR:
-        case PM_TYPE_VARCHAR:
-        case PM_TYPE_BINARY:
-        case PM_TYPE_VARBINARY: {
-            const uint8_t *xp, *yp;
-            size_t xn, yn;
-            PM_TRY(pm_binrow_bytes(a, k, &xp, &xn));
-            PM_TRY(pm_binrow_bytes(b, k, &yp, &yn));
-            *out = cmp_bytes(xp, xn, yp, yn);
-            break;
-        }
-        default:
-            return pm_error_new(PM_EUNSUPPORTED, "primary key field '%s' of type %s", kt->fields[i].name,
-                                pm_type_id_name(ft->id));
-        }
-    }
-    return NULL;
-}
-
-typedef struct key_range {
-    size_t file;
-    pm_binrow min, max;
-} key_range;
-
-typedef struct sort_ctx {
-    const pm_type *kt;
-    pm_error *e;
-} sort_ctx;
-
-/* qsort has no context argument: the comparator reads this thread's one */
-static _Thread_local sort_ctx *tl_sort;
-
-static int cmp_range(const void *x, const void *y)
-{
-    const key_range *a = x, *b = y;
-    int c = 0;
-    if (tl_sort->e)
-        return 0;
-    pm_error *e = key_compare(tl_sort->kt, &a->min, &b->min, &c);
-    if (!e && !c)
-        e = key_compare(tl_sort->kt, &a->max, &b->max, &c);
-    if (e)
-        tl_sort->e = e;
-    if (!c)
-        c = CMP(a->file, b->file);
-    return c;
-}
-
-static bool without_delete_rows(const pm_data_file_meta *f)
-{
-    return f->delete_row_count.has && f->delete_row_count.v == 0;
-}
 
 /* ---------------------------------------------------------------- */
 /* planning                                                          */
-
-static pm_error *merge_needed(const pm_table *t, const pm_bucket_files *b, const char *why)
-{
-    pm_buf p = PM_BUF_INIT;
-    pm_error *pe = pm_partition_display(b->table, b->partition.data, b->partition.len, &p);
-    pm_error_free(pe);
-    pm_error *e = pm_error_new(PM_EUNSUPPORTED,
-                               "merge-on-read is not supported yet (table %s, partition '%.*s', bucket %d: %s)",
-                               t->path, (int)p.len, p.data ? (const char *)p.data : "", (int)b->bucket, why);
-    pm_buf_free(&p);
-    return e;
-}
 
 static pm_error *add_task(pm_table_reader *r, const pm_bucket_files *b, size_t file, bool kv)
 {
@@ -214,6 +94,7 @@ static pm_error *add_task(pm_table_reader *r, const pm_bucket_files *b, size_t f
     tk->file = file;
     tk->kv = kv;
     tk->dv = NULL;
+    tk->pk = NULL;
     for (size_t i = 0; i < b->ndvs; i++)
         if (b->dvs[i].data_file == b->files[file].file_name) {
             tk->dv = &b->dvs[i];
@@ -224,84 +105,18 @@ static pm_error *add_task(pm_table_reader *r, const pm_bucket_files *b, size_t f
 
 static pm_error *plan_pk_bucket(pm_table_reader *r, const pm_schema *s, const pm_bucket_files *b)
 {
-    pm_table *t = b->table;
-    if (b->bucket == PM_BUCKET_POSTPONE)
-        return NULL; /* not visible to batch reads until compaction assigns buckets */
-    const pm_options *o = s->options;
-    bool dv = false, dv_mor = false;
-    PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_ENABLED, &dv));
-    PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_MERGE_ON_READ, &dv_mor));
-    const char *engine = pm_options_raw(o, PM_OPT_MERGE_ENGINE);
-    bool first_row = engine && !strcasecmp(engine, "first-row");
-    bool dedup = !engine || !strcasecmp(engine, "deduplicate");
-    bool skip_l0 = dv ? !dv_mor : first_row;
-    if (skip_l0) {
-        for (size_t i = 0; i < b->nfiles; i++) {
-            if (b->files[i].level == 0)
-                continue;
-            if (!without_delete_rows(&b->files[i]))
-                return merge_needed(t, b, "a level > 0 file with delete rows");
-        }
-        for (size_t i = 0; i < b->nfiles; i++)
-            if (b->files[i].level != 0)
-                PM_TRY(add_task(r, b, i, true));
-        return NULL;
+    pm_pk_reader *pk = NULL;
+    PM_TRY(pm_pk_reader_new(&pk, b, s, b->table == r->t ? r->type : r->fb_type, r->batch_rows));
+    pm_error *e = pm_realloc_array(&r->tasks, r->ntasks + 1, sizeof *r->tasks);
+    if (e) {
+        pm_pk_reader_free(pk);
+        return e;
     }
-    /* sections of overlapping key ranges */
-    pm_type *kt = NULL;
-    PM_TRY(pm_schema_trimmed_primary_key_type(s, &kt));
-    key_range *kr = NULL;
-    pm_error *e = pm_calloc(&kr, b->nfiles ? b->nfiles : 1, sizeof *kr);
-    for (size_t i = 0; !e && i < b->nfiles; i++) {
-        kr[i].file = i;
-        const pm_data_file_meta *f = &b->files[i];
-        e = pm_binrow_deserialize(&kr[i].min, f->min_key.data, f->min_key.len, (int32_t)kt->nfields);
-        if (!e)
-            e = pm_binrow_deserialize(&kr[i].max, f->max_key.data, f->max_key.len, (int32_t)kt->nfields);
-        if (e)
-            e = pm_error_wrap(e, PM_ECORRUPT, "key range of data file %s", f->file_name);
-    }
-    if (!e && b->nfiles > 1) {
-        sort_ctx sc = {kt, NULL};
-        tl_sort = &sc;
-        qsort(kr, b->nfiles, sizeof *kr, cmp_range);
-        tl_sort = NULL;
-        e = sc.e;
-    }
-    /* sweep: a file starting after the section's largest max key opens a new section */
-    for (size_t i = 0; !e && i < b->nfiles;) {
-        const pm_binrow *bound = &kr[i].max;
-        size_t j = i + 1;
-        while (!e && j < b->nfiles) {
-            int c = 0;
-            e = key_compare(kt, &kr[j].min, bound, &c);
-            if (e || c > 0)
-                break;
-            int c2 = 0;
-            e = key_compare(kt, &kr[j].max, bound, &c2);
-            if (!e && c2 > 0)
-                bound = &kr[j].max;
-            j++;
-        }
-        if (e)
-            break;
-        if (j - i > 1) {
-            e = merge_needed(t, b, "files with overlapping key ranges");
-            break;
-        }
-        const pm_data_file_meta *f = &b->files[kr[i].file];
-        if (!without_delete_rows(f) && !dedup) {
-            e = merge_needed(t, b, "a file with delete rows");
-            break;
-        }
-        i = j;
-    }
-    /* read in manifest order */
-    for (size_t i = 0; !e && i < b->nfiles; i++)
-        e = add_task(r, b, i, true);
-    free(kr);
-    pm_type_free(kt);
-    return e;
+    read_task *tk = &r->tasks[r->ntasks++];
+    memset(tk, 0, sizeof *tk);
+    tk->b = b;
+    tk->pk = pk;
+    return NULL;
 }
 
 static bool has_blob(const pm_type *t)
@@ -429,6 +244,8 @@ void pm_table_reader_free(pm_table_reader *r)
     free(r->cur_dir);
     pm_batch_free(r->out);
     free(r->keep);
+    for (size_t i = 0; i < r->ntasks; i++)
+        pm_pk_reader_free(r->tasks[i].pk);
     free(r->tasks);
     pm_type_free(r->type);
     pm_type_free(r->fb_type);
@@ -489,6 +306,10 @@ static pm_error *open_next(pm_table_reader *r, bool *done)
     }
     const read_task *tk = &r->tasks[r->next_task++];
     r->cur = tk;
+    if (tk->pk) {
+        r->pk = tk->pk;
+        return NULL;
+    }
     const pm_bucket_files *b = tk->b;
     free(r->cur_dir);
     r->cur_dir = NULL;
@@ -510,11 +331,28 @@ pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
     }
     r->out->num_rows = 0;
     for (;;) {
-        if (!r->fr) {
+        if (!r->fr && !r->pk) {
             bool done = false;
             PM_TRY(open_next(r, &done));
             if (done)
                 return NULL;
+        }
+        if (r->pk) {
+            const pm_batch *pb = NULL;
+            PM_TRY(pm_pk_reader_next(r->pk, &pb));
+            if (!pb) {
+                /* bucket done: release its files and buffers now */
+                read_task *tk = &r->tasks[r->next_task - 1];
+                pm_pk_reader_free(tk->pk);
+                tk->pk = NULL;
+                r->pk = NULL;
+                continue;
+            }
+            for (size_t i = 0; i < nf; i++)
+                r->out->columns[i] = pm_column_retain(pb->columns[i]);
+            r->out->num_rows = pb->num_rows;
+            *out = r->out;
+            return NULL;
         }
         const pm_batch *b = NULL;
         PM_TRY(pm_file_reader_next(r->fr, &b));

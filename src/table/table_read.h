@@ -3,12 +3,11 @@
  * (table_read.c).
  *
  * Append tables: every file of every selected bucket, in order, through
- * pm_file_reader, deletion vectors applied.  Primary-key tables: in this
- * version only buckets whose files are all at one level > 0 with no key
- * overlap (or DV tables reading level > 0 files with deletion vectors, or
- * first-row tables skipping level 0, as Java's batch scan does) are read
- * directly, dropping retract rows; anything needing a merge returns
- * PM_EUNSUPPORTED "merge-on-read is not supported yet".  Tables with blob
+ * pm_file_reader, deletion vectors applied.  Primary-key tables: each
+ * bucket through table/pk_read.h (merge-on-read of overlapping sorted runs
+ * with the table's merge engine, raw reads where no merge is needed, level
+ * 0 skipped for DV and first-row tables as Java's batch scan does, retracts
+ * dropped).  Tables with blob
  * columns, and data-evolution tables whose files must be merged by row id
  * (partial-column or blob files, shared row ids), return PM_EUNSUPPORTED
  * "data evolution tables are not supported yet"; data-evolution tables

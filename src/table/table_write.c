@@ -48,6 +48,7 @@
 #include "format/parquet/parquet_writer.h"
 #include "meta/manifest.h"
 #include "table/partition.h"
+#include "table/pk_write.h"
 #include "table/write_stats.h"
 #include "types/binary_row.h"
 #include "types/bucket.h"
@@ -101,6 +102,7 @@ typedef struct restore_entry {
 
 struct pm_table_writer {
     pm_table *t;
+    pm_pk_writer *pk;          /* primary-key tables: everything is delegated (pk_write.h) */
     const pm_schema *schema;
     const pm_type *row_type;
     const pm_options *opts;
@@ -339,8 +341,10 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     w->row_type = w->schema->row_type;
     w->opts = pm_table_options(t);
     w->ignore_previous = o && o->ignore_previous_files;
-    if (pm_table_has_primary_key(t))
-        return pm_error_new(PM_EUNSUPPORTED, "primary-key writes are not supported yet");
+    if (pm_table_has_primary_key(t)) {
+        pm_pk_write_options po = {w->ignore_previous, NULL, 0};
+        return pm_pk_writer_new(&w->pk, t, &po);
+    }
     PM_TRY(check_supported(t, w->opts));
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
@@ -436,6 +440,7 @@ void pm_table_writer_free(pm_table_writer *w)
 {
     if (!w)
         return;
+    pm_pk_writer_free(w->pk);
     for (size_t i = 0; i < w->nwriters; i++)
         bucket_writer_free(w, w->writers[i], false);
     free(w->writers);
@@ -463,6 +468,10 @@ void pm_table_writer_abort(pm_table_writer *w)
 {
     if (!w)
         return;
+    if (w->pk) {
+        pm_pk_writer_abort(w->pk);
+        w->pk = NULL;
+    }
     for (size_t i = 0; i < w->nwriters; i++) {
         bucket_writer_free(w, w->writers[i], true);
         w->writers[i] = NULL;
@@ -1138,6 +1147,8 @@ static pm_error *write_single(pm_table_writer *w, const pm_batch *ab)
 
 pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
 {
+    if (w->pk)
+        return pm_pk_writer_write(w->pk, b);
     if (b->num_rows == 0)
         return NULL;
     pm_batch ab;
@@ -1231,6 +1242,8 @@ static pm_error *close_all(pm_table_writer *w)
 
 pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message **msgs, size_t *n)
 {
+    if (w->pk)
+        return pm_pk_writer_prepare_commit(w->pk, msgs, n);
     *msgs = NULL;
     *n = 0;
     PM_TRY(close_all(w));

@@ -14,8 +14,9 @@
  * number of the bucket's live files), schema id, level 0, file source
  * APPEND, creation time.  Memory: bounded by one open writer per
  * (partition, bucket) — many open writers flush small row groups.
- * Primary-key tables come with their own writer (later issue):
- * PM_EUNSUPPORTED for now.
+ * Primary-key tables: every call is delegated to the primary-key writer
+ * (table/pk_write.h: sort buffer, merge engine, level-0 KeyValue files);
+ * their input may carry a `_ROW_KIND` column.
  */
 #ifndef PM_TABLE_TABLE_WRITE_H
 #define PM_TABLE_TABLE_WRITE_H

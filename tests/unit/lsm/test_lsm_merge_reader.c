@@ -230,6 +230,60 @@ static void test_model_random(void **state)
     }
 }
 
+static void test_memory_budget(void **state)
+{
+    (void)state;
+    pm_type *t = lt_row_type();
+    pm_kv_layout l;
+    lt_layout(&l);
+    /* 30 runs of 10-row batches; a budget for about 4 inputs forces passes */
+    pm_kv_source s[30];
+    lt_rec r[40];
+    for (int i = 0; i < 30; i++) {
+        for (int k = 0; k < 40; k++)
+            r[k] = (lt_rec){k, i, 0, k, false, "abcdefgh"};
+        s[i] = lt_source_of(t, r, 40, 10, false, NULL);
+    }
+    pm_merge_options o = {t, &l, 0, NULL, 0};
+    pm_merge_reader *m;
+    PM_OK_OR_FAIL(pm_merge_reader_new(&m, s, 30, &o));
+    pm_merge_reader_set_memory_budget(m, 4 * 2 * 1200);
+    size_t groups = 0, recs = 0;
+    for (;;) {
+        pm_kv_group g;
+        bool eof;
+        PM_OK_OR_FAIL(pm_merge_reader_next(m, &g, &eof));
+        if (eof)
+            break;
+        groups++;
+        recs += g.n;
+        for (size_t i = 1; i < g.n; i++)
+            assert_true(g.recs[i].seq > g.recs[i - 1].seq);
+    }
+    assert_int_equal(groups, 40);
+    assert_int_equal(recs, 1200);
+    assert_true(pm_merge_reader_fan_in(m) >= 2 && pm_merge_reader_fan_in(m) < 30);
+    assert_true(pm_merge_reader_passes(m) >= 1);
+    pm_merge_reader_free(m);
+    /* a generous budget keeps one pass */
+    for (int i = 0; i < 30; i++) {
+        for (int k = 0; k < 40; k++)
+            r[k] = (lt_rec){k, i, 0, k, false, "x"};
+        s[i] = lt_source_of(t, r, 40, 10, false, NULL);
+    }
+    PM_OK_OR_FAIL(pm_merge_reader_new(&m, s, 30, &o));
+    pm_merge_reader_set_memory_budget(m, 1 << 30);
+    pm_kv_group g;
+    bool eof;
+    PM_OK_OR_FAIL(pm_merge_reader_next(m, &g, &eof));
+    assert_int_equal(g.n, 30);
+    assert_int_equal(pm_merge_reader_passes(m), 0);
+    assert_int_equal(pm_merge_reader_fan_in(m), 256);
+    pm_merge_reader_free(m);
+    pm_kv_layout_clear(&l);
+    pm_type_free(t);
+}
+
 static void test_many_runs(void **state)
 {
     (void)state;
@@ -451,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_model_random),
         cmocka_unit_test(test_many_runs),
+        cmocka_unit_test(test_memory_budget),
         cmocka_unit_test(test_string_keys),
         cmocka_unit_test(test_errors),
     };

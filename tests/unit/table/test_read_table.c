@@ -6,7 +6,7 @@
  *    reordered fields; the snapshot's schema for time travel;
  *  - `_WRITE_COLS` files holding a subset of the columns;
  *  - primary-key (KeyValue) files: system columns, retract rows dropped,
- *    overlapping files refused with "merge-on-read is not supported yet";
+ *    overlapping files merged on read (table/pk_read.h);
  *  - projection, partition filter, missing data file error.
  */
 #include <string.h>
@@ -395,7 +395,7 @@ static void test_primary_key(void **state)
     /* disjoint key ranges, deduplicate: raw read, retract row dropped */
     expect_rows(t, 0, NULL, 0, NULL,
                 "{\"k\":1,\"v\":\"one\"}\n{\"k\":3,\"v\":\"three\"}\n{\"k\":5,\"v\":\"five\"}\n");
-    /* an overlapping level-0 file: merge needed */
+    /* an overlapping level-0 file: merged */
     pm_manifest_entry e2;
     file_meta(&e2, NULL, "c.parquet", 1, 0, 0);
     pm_bytes_clear(&e2.file.min_key);
@@ -403,7 +403,8 @@ static void test_primary_key(void **state)
     int_key(3, &e2.file.min_key);
     int_key(3, &e2.file.max_key);
     commit(t, 2, 0, &e2, 1, &all, &nall);
-    expect_error(t, 0, PM_EUNSUPPORTED, "merge-on-read is not supported yet");
+    /* merged on read: key 3 takes the newer record (sequence 4) */
+    expect_rows(t, 0, NULL, 0, NULL, "{\"k\":1,\"v\":\"one\"}\n{\"k\":3,\"v\":\"new\"}\n{\"k\":5,\"v\":\"five\"}\n");
     expect_rows(t, 1, NULL, 0, NULL,
                 "{\"k\":1,\"v\":\"one\"}\n{\"k\":3,\"v\":\"three\"}\n{\"k\":5,\"v\":\"five\"}\n");
     /* first-row engine / deletion vectors: batch reads skip level-0 files */

@@ -542,7 +542,7 @@ static void test_errors_and_abort(void **state)
     assert_int_equal(wt_count_files(bdir, "data-"), 0);
     pm_table_free(t);
 
-    /* primary keys, orc, bucket without key */
+    /* primary keys with dynamic buckets (bucket=-1, the default), orc, bucket without key */
     char path[1024];
     snprintf(path, sizeof path, "%s/db.db/pk", dir);
     pm_type *rt = NULL;
