@@ -16,11 +16,13 @@
  */
 #include "table/pk_read.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "base/mem.h"
+#include "base/pool.h"
 #include "dv/dv_index_file.h"
 #include "lsm/interval_partition.h"
 #include "lsm/kv.h"
@@ -32,6 +34,7 @@
 #include "types/column.h"
 
 #define SEQ_ID 2147483646
+#define PREFETCH 4
 #define KIND_ID 2147483645
 
 typedef enum { UNIT_RAW, UNIT_MERGE } unit_kind;
@@ -62,6 +65,7 @@ struct pm_pk_reader {
     bool ignore_delete;
     size_t *src_col;       /* output field i comes from msys column src_col[i] */
     pm_pk_spill *spill;
+    pm_pool *pool;         /* decodes merged runs ahead (NULL = none) */
     /* pending pass-through rows: rows [pend_start, pend_start + pend_len)
      * of the retained source columns (merge output emitted as ranges) */
     pm_column **pend;
@@ -414,6 +418,15 @@ typedef struct run_src {
     pm_dv *dv;
     uint8_t *keep;
     size_t keep_cap;
+    /* prefetch on the reader's pool: up to PREFETCH batches decoded ahead
+     * by a job that keeps reading until the queue is full */
+    bool async;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pm_batch *q[PREFETCH];
+    int head, count;
+    bool running, eof, closing;
+    pm_error *err;
 } run_src;
 
 static void run_close_file(run_src *s)
@@ -424,9 +437,8 @@ static void run_close_file(run_src *s)
     s->dv = NULL;
 }
 
-static pm_error *run_next(void *ctx, pm_batch **out)
+static pm_error *run_read(run_src *s, pm_batch **out)
 {
-    run_src *s = ctx;
     pm_pk_reader *r = s->r;
     *out = NULL;
     for (;;) {
@@ -476,9 +488,92 @@ static pm_error *run_next(void *ctx, pm_batch **out)
     }
 }
 
+static void run_job(void *arg)
+{
+    run_src *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        if (s->closing || s->eof || s->err || s->count == PREFETCH)
+            break;
+        pthread_mutex_unlock(&s->mu);
+        pm_batch *b = NULL;
+        pm_error *e = run_read(s, &b);
+        pthread_mutex_lock(&s->mu);
+        if (e)
+            s->err = e;
+        else if (!b)
+            s->eof = true;
+        else
+            s->q[(s->head + s->count++) % PREFETCH] = b;
+        pthread_cond_broadcast(&s->cv);
+    }
+    s->running = false;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Start the read-ahead job if it is not running; called with s->mu held,
+ * returns with it held. */
+static pm_error *run_kick(run_src *s)
+{
+    if (s->running || s->eof || s->err || s->closing || s->count == PREFETCH)
+        return NULL;
+    s->running = true;
+    pthread_mutex_unlock(&s->mu);
+    pm_error *e = pm_pool_submit(s->r->pool, NULL, run_job, s);
+    pthread_mutex_lock(&s->mu);
+    if (e)
+        s->running = false;
+    return e;
+}
+
+/* The next batch from the read-ahead queue (waiting for the job when the
+ * queue is empty), or read right here without a pool. */
+static pm_error *run_next(void *ctx, pm_batch **out)
+{
+    run_src *s = ctx;
+    *out = NULL;
+    if (!s->async)
+        return run_read(s, out);
+    pthread_mutex_lock(&s->mu);
+    pm_error *e = NULL;
+    while (!s->count && !s->eof && !s->err) {
+        e = run_kick(s);
+        if (e)
+            break;
+        if (s->running)
+            pthread_cond_wait(&s->cv, &s->mu);
+    }
+    if (!e && s->count) {
+        *out = s->q[s->head];
+        s->q[s->head] = NULL;
+        s->head = (s->head + 1) % PREFETCH;
+        s->count--;
+        e = run_kick(s);
+    } else if (!e && s->err) {
+        e = s->err;
+        s->err = NULL;
+        s->eof = true;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return e;
+}
+
 static void run_close(void *ctx)
 {
     run_src *s = ctx;
+    if (s->async) {
+        pthread_mutex_lock(&s->mu);
+        s->closing = true;
+        while (s->running)
+            pthread_cond_wait(&s->cv, &s->mu);
+        pthread_mutex_unlock(&s->mu);
+        for (int i = 0; i < s->count; i++)
+            pm_batch_free(s->q[(s->head + i) % PREFETCH]);
+        pm_error_free(s->err);
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+    }
     run_close_file(s);
     free(s->keep);
     free(s);
@@ -527,6 +622,25 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
         srcs[k].next = run_next;
         srcs[k].close = run_close;
         made++;
+    }
+    /* several runs: decode them ahead on a small pool (the merge itself
+     * stays on this thread); all first batches start decoding at once */
+    if (!e && u->nruns > 1 && u->nruns <= PM_MERGE_MAX_FAN_IN && !r->pool && pm_cpu_count() > 1) {
+        size_t threads = pm_cpu_count() < 4 ? pm_cpu_count() : 4;
+        pm_error *pe = pm_pool_new(&r->pool, threads);
+        if (pe) {
+            pm_error_free(pe); /* read synchronously */
+            r->pool = NULL;
+        }
+    }
+    for (size_t k = 0; !e && r->pool && u->nruns <= PM_MERGE_MAX_FAN_IN && k < made; k++) {
+        run_src *s = srcs[k].ctx;
+        pthread_mutex_init(&s->mu, NULL);
+        pthread_cond_init(&s->cv, NULL);
+        s->async = true;
+        pthread_mutex_lock(&s->mu);
+        e = run_kick(s);
+        pthread_mutex_unlock(&s->mu);
     }
     const pm_kv_spill *ops = NULL;
     if (!e && u->nruns > PM_MERGE_MAX_FAN_IN) {
@@ -885,6 +999,7 @@ void pm_pk_reader_free(pm_pk_reader *r)
     pm_type_free(r->mtype);
     pm_type_free(r->msys);
     pm_pk_spill_free(r->spill);
+    pm_pool_free(r->pool);
     pm_type_free(r->out_type);
     free(r->dir);
     free(r);
