@@ -34,6 +34,11 @@ struct pm_table;
 struct pm_commit_message;
 pm_error *pm_cli_compact_after_write(struct pm_table *t, int64_t snapshot, const char *user,
                                      const struct pm_commit_message *msgs, size_t nmsgs);
+/* Write stall of primary-key tables: compact buckets whose sorted runs plus
+ * the messages' new files exceed num-sorted-run.stop-trigger, before the
+ * data commit (compact/pk_compact.h). */
+pm_error *pm_cli_compact_stall(struct pm_table *t, const char *user, const struct pm_commit_message *msgs,
+                               size_t nmsgs);
 /* True if argv contains -h or --help. */
 bool pm_cli_wants_help(int argc, char **argv);
 

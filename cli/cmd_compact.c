@@ -34,6 +34,7 @@
 #include "cli.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_run.h"
+#include "compact/pk_compact.h"
 #include "meta/options.h"
 #include "paimon/compact.h"
 #include "table/commit_message.h"
@@ -571,5 +572,37 @@ pm_error *pm_cli_compact_after_write(pm_table *t, int64_t snapshot, const char *
         printf("snapshot %lld: compacted %lld files (%s) into %lld files (%s)\n", (long long)m.snapshot_id,
                (long long)m.files_removed, a, (long long)m.files_added, b);
     }
+    return e;
+}
+
+pm_error *pm_cli_compact_stall(pm_table *t, const char *user, const pm_commit_message *msgs, size_t nmsgs)
+{
+    if (!nmsgs)
+        return NULL;
+    pm_bytes *parts = calloc(nmsgs, sizeof *parts);
+    int32_t *buckets = calloc(nmsgs, sizeof *buckets);
+    size_t *nfiles = calloc(nmsgs, sizeof *nfiles);
+    pm_error *e = NULL;
+    if (!parts || !buckets || !nfiles) {
+        e = pm_error_new(PM_ENOMEM, "out of memory");
+        goto out;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < nmsgs; i++) {
+        if (!msgs[i].n_new_files)
+            continue;
+        parts[n] = msgs[i].partition; /* borrowed */
+        buckets[n] = msgs[i].bucket;
+        nfiles[n++] = msgs[i].n_new_files;
+    }
+    pm_compact_metrics m;
+    e = pm_compact_pk_stall(&m, t, user, parts, buckets, nfiles, n);
+    if (!e && m.snapshot_id)
+        printf("snapshot %lld: write stall, compacted %lld files into %lld files first\n", (long long)m.snapshot_id,
+               (long long)m.files_removed, (long long)m.files_added);
+out:
+    free(parts);
+    free(buckets);
+    free(nfiles);
     return e;
 }

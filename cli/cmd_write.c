@@ -327,6 +327,13 @@ int pm_cmd_write(int argc, char **argv)
     else
         PM_TRY_GOTO(e, feed_parquet(&j, input), fail);
     PM_TRY_GOTO(e, pm_table_writer_prepare_commit(j.w, &msgs, &nmsgs), fail);
+    if (!overwrite) { /* primary keys: wait for compaction of buckets above the stop trigger */
+        e = pm_cli_compact_stall(j.t, user, msgs, nmsgs);
+        if (e) {
+            delete_message_files(j.t, msgs, nmsgs);
+            goto fail;
+        }
+    }
     pm_commit_options co = {0};
     co.commit_user = user;
     co.commit_identifier = ident;

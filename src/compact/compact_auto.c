@@ -152,6 +152,7 @@ pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t d
     b->only_partitions = partitions;
     b->only_buckets = buckets;
     b->nonly = ntouched;
+    b->automatic = true;
     int32_t max_retries = 10;
     int64_t min_wait = 10, max_wait = 10000;
     PM_TRY_GOTO(e, pm_options_int(o, PM_OPT_COMMIT_MAX_RETRIES, NULL, &max_retries), done);

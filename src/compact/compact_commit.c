@@ -41,6 +41,7 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_internal.h"
+#include "compact/pk_compact.h"
 #include "meta/schema.h"
 #include "table/partition.h"
 #include "table/table_commit.h"
@@ -191,6 +192,7 @@ typedef struct validate_ctx {
     pm_table *t;
     pm_compact_result *const *r;
     size_t n;
+    pm_pk_commit_state *pk;       /* primary keys: recomputed selection (pk_commit.c) */
 } validate_ctx;
 
 static const pm_deletion_file *find_dv(const pm_bucket_files *bf, const char *name)
@@ -291,6 +293,8 @@ static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_re
         }
     }
     fset_free(&s);
+    if (!e && r0->pk)
+        e = pm_pk_validate(&c->pk, c->t, c->r, c->n, live);
     return e;
 }
 
@@ -339,7 +343,7 @@ pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *co
         m.bytes_written += r->counters.bytes_written;
     }
     m.tasks = (int64_t)n;
-    validate_ctx vc = {t, results, n};
+    validate_ctx vc = {t, results, n, NULL};
     pm_commit_options co;
     memset(&co, 0, sizeof co);
     co.commit_user = user;
@@ -353,6 +357,7 @@ pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *co
         goto done;
     }
     e = pm_table_commit(t, &co, msgs, n, &m.snapshot_id);
+    pm_pk_commit_state_free(vc.pk);
     if (e && pm_error_code(e) == PM_ECONFLICT && !strstr(pm_error_message(e), "replan"))
         e = pm_error_wrap(e, PM_ECONFLICT, "compaction conflict, replan");
     if (e && pm_error_code(e) == PM_EUNCERTAIN)
@@ -395,6 +400,14 @@ static pm_error *append_name(pm_buf *b, size_t *count, const char *path)
     return NULL;
 }
 
+static bool is_input(const pm_compact_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->nbefore; i++)
+        if (!strcmp(r->before[i].file_name, name))
+            return true;
+    return false;
+}
+
 pm_error *pm_compact_abort(pm_table *t, pm_compact_result *const *results, size_t n)
 {
     if (!n)
@@ -412,7 +425,7 @@ pm_error *pm_compact_abort(pm_table *t, pm_compact_result *const *results, size_
             continue;
         const pm_bucket_files *bf = live->snapshot ? find_bucket(live, &r->partition, r->bucket) : NULL;
         for (size_t k = 0; bf && k < r->nafter; k++)
-            for (size_t j = 0; j < bf->nfiles; j++)
+            for (size_t j = 0; j < bf->nfiles && !is_input(r, r->after[k].file_name); j++)
                 if (!strcmp(bf->files[j].file_name, r->after[k].file_name)) {
                     e = pm_error_new(PM_EINVALID, "abort: result of task %" PRId64 " was committed (file %s is "
                                      "live in snapshot %" PRId64 "); nothing deleted for it", r->task_index,
@@ -428,6 +441,8 @@ pm_error *pm_compact_abort(pm_table *t, pm_compact_result *const *results, size_
         pm_error *de = pm_table_bucket_dir(t, r->partition.data, r->partition.len, r->bucket, &dir);
         for (size_t k = 0; k < r->nafter; k++) {
             const pm_data_file_meta *f = &r->after[k];
+            if (is_input(r, f->file_name))
+                continue; /* an upgraded input (primary keys): same file, new level */
             char *path = f->external_path ? strdup(f->external_path) : dir ? pm_path_join(dir, f->file_name) : NULL;
             pm_error *fe = path ? pm_fileio_delete(t->fio, path) : pm_error_new(PM_EIO, "no path");
             if (fe) {

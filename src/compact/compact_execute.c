@@ -29,6 +29,7 @@
 #include "base/util.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_writer.h"
+#include "compact/pk_compact.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
 #include "index/index_path.h"
@@ -221,6 +222,8 @@ pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, c
                             pm_compact_mode_name(mode), pm_compact_mode_name(task->mode));
     if (!task->nfiles)
         return pm_error_new(PM_EINVALID, "task %lld has no input files", (long long)task->task_index);
+    if (task->mode == PM_COMPACT_MODE_PK)
+        return pm_pk_execute(out, t, task, memory_budget);
     const pm_schema *schema = NULL;
     PM_TRY(pm_error_wrap(pm_table_schema_by_id(t, task->schema_id, &schema), 0, "schema %lld of task %lld",
                          (long long)task->schema_id, (long long)task->task_index));

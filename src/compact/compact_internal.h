@@ -31,8 +31,12 @@
 
 typedef enum pm_compact_mode {
     PM_COMPACT_MODE_UNAWARE = 0,  /* append table, bucket = -1 */
-    PM_COMPACT_MODE_BUCKETED = 1  /* append table, bucket > 0 */
+    PM_COMPACT_MODE_BUCKETED = 1, /* append table, bucket > 0 */
+    PM_COMPACT_MODE_PK = 2        /* primary-key table, bucket > 0 (pk_compact.h) */
 } pm_compact_mode;
+
+/* The primary-key part of a task / result (pk_compact.h); NULL otherwise. */
+typedef struct pm_compact_pk pm_compact_pk;
 
 const char *pm_compact_mode_name(pm_compact_mode m);
 
@@ -72,6 +76,7 @@ struct pm_compact_task {
     size_t ndvs;
     pm_index_manifest_entry *dv_index; /* DV index files the task rewrites (kind ADD) */
     size_t ndv_index;
+    pm_compact_pk *pk;            /* primary keys: output level, policy */
 };
 
 typedef struct pm_compact_counters {
@@ -104,6 +109,7 @@ struct pm_compact_result {
     pm_index_manifest_entry *index_removed; /* kind DELETE */
     size_t nindex_removed;
     pm_compact_counters counters;
+    pm_compact_pk *pk;            /* primary keys: copied from the task */
 };
 
 struct pm_compact_plan {
@@ -137,6 +143,7 @@ struct pm_compact_builder {
     const int32_t *only_buckets;
     size_t nonly;
     int64_t only_snapshot_id;     /* 0 = latest */
+    bool automatic;               /* an after-write round (primary keys pick differently) */
 };
 
 /* ---- values ---- */

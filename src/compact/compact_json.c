@@ -15,12 +15,13 @@
  *           schema_id, mode ("append-unaware"|"append-bucketed"), full,
  *           partition, bucket, total_buckets,
  *           output {format, compression, target_file_size, target_file_row_num, level},
- *           files [DataFileMeta], deletion_vectors [DvRef], index_files [IndexEntry]}
+ *           files [DataFileMeta], deletion_vectors [DvRef], index_files [IndexEntry],
+ *           pk (primary-key tasks, else null: pk_json.c)}
  *   result {format, kind, table, plan_id, commit_user, task_index, snapshot_id,
  *           schema_id, partition, bucket, total_buckets, before [DataFileMeta],
  *           after [DataFileMeta], deletion_vectors [DvRef], index_added [IndexEntry],
  *           index_removed [IndexEntry], counters {rows_read, rows_deleted,
- *           rows_written, bytes_read, bytes_written, duration_ms}}
+ *           rows_written, bytes_read, bytes_written, duration_ms}, pk | null}
  *   plan   {format, kind, table, plan_id, commit_user, snapshot_id, schema_id,
  *           full, tasks [task]}
  *   DataFileMeta {file_name, file_size, row_count, min_key, max_key, key_stats,
@@ -47,6 +48,7 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_internal.h"
+#include "compact/pk_compact.h"
 #include "meta/manifest.h"
 
 /* ================================================================== */
@@ -279,6 +281,7 @@ static json_t *w_task(jb *b, const pm_compact_task *t)
     w_set(b, o, "files", w_files(b, t->files, t->nfiles));
     w_set(b, o, "deletion_vectors", w_dvs(b, t->dvs, t->ndvs));
     w_set(b, o, "index_files", w_index(b, t->dv_index, t->ndv_index));
+    w_set(b, o, "pk", t->pk ? w_take(b, pm_compact_pk_to_json(t->pk)) : json_null());
     return o;
 }
 
@@ -309,6 +312,7 @@ static json_t *w_result(jb *b, const pm_compact_result *r)
     w_set(b, c, "bytes_written", w_long(b, r->counters.bytes_written));
     w_set(b, c, "duration_ms", w_long(b, r->counters.duration_ms));
     w_set(b, o, "counters", c);
+    w_set(b, o, "pk", r->pk ? w_take(b, pm_compact_pk_to_json(r->pk)) : json_null());
     return o;
 }
 
@@ -854,7 +858,7 @@ static pm_error *r_header(const json_t *o, const char *path, const char *kind)
 
 static const char *const TASK_KEYS[] = {
     "format", "kind", "table", "plan_id", "commit_user", "task_index", "snapshot_id", "schema_id", "mode", "full",
-    "partition", "bucket", "total_buckets", "output", "files", "deletion_vectors", "index_files", NULL};
+    "partition", "bucket", "total_buckets", "output", "files", "deletion_vectors", "index_files", "pk", NULL};
 static const char *const OUTPUT_KEYS[] = {"format", "compression", "target_file_size", "target_file_row_num",
                                           "level", NULL};
 
@@ -880,8 +884,10 @@ static pm_error *r_task(const json_t *o, const char *path, pm_compact_task **out
         t->mode = PM_COMPACT_MODE_UNAWARE;
     } else if (!strcmp(mode, "append-bucketed")) {
         t->mode = PM_COMPACT_MODE_BUCKETED;
+    } else if (!strcmp(mode, "primary-key")) {
+        t->mode = PM_COMPACT_MODE_PK;
     } else {
-        e = bad(path, "mode", "unknown mode \"%s\" (append-unaware, append-bucketed)", mode);
+        e = bad(path, "mode", "unknown mode \"%s\" (append-unaware, append-bucketed, primary-key)", mode);
         goto fail;
     }
     PM_TRY_GOTO(e, r_bool(o, path, "full", &t->full), fail);
@@ -910,6 +916,16 @@ static pm_error *r_task(const json_t *o, const char *path, pm_compact_task **out
     }
     PM_TRY_GOTO(e, r_dvs(o, path, "deletion_vectors", &t->dvs, &t->ndvs), fail);
     PM_TRY_GOTO(e, r_index(o, path, "index_files", PM_FILE_ADD, &t->dv_index, &t->ndv_index), fail);
+    PM_TRY_GOTO(e, pm_compact_pk_from_json(r_get(o, "pk"), path, &t->pk), fail);
+    if ((t->mode == PM_COMPACT_MODE_PK) != (t->pk != NULL)) {
+        e = bad(path, "pk", t->pk ? "only primary-key tasks have a pk part" : "a primary-key task needs its pk part");
+        goto fail;
+    }
+    if (t->pk && t->pk->output_level != t->output.level) {
+        e = bad(path, "pk", "output level %d differs from output.level %d", (int)t->pk->output_level,
+                (int)t->output.level);
+        goto fail;
+    }
     /* every DV belongs to an input file; input names are unique */
     for (size_t i = 0; i < t->nfiles; i++)
         for (size_t k = i + 1; k < t->nfiles; k++)
@@ -942,7 +958,7 @@ fail:
 static const char *const RESULT_KEYS[] = {
     "format", "kind", "table", "plan_id", "commit_user", "task_index", "snapshot_id", "schema_id", "partition",
     "bucket", "total_buckets", "before", "after", "deletion_vectors", "index_added", "index_removed", "counters",
-    NULL};
+    "pk", NULL};
 static const char *const COUNTER_KEYS[] = {"rows_read", "rows_deleted", "rows_written", "bytes_read",
                                            "bytes_written", "duration_ms", NULL};
 
@@ -986,6 +1002,7 @@ static pm_error *r_result(const json_t *o, const char *path, pm_compact_result *
         PM_TRY_GOTO(e, r_i64(c, p, "bytes_written", 0, INT64_MAX, &r->counters.bytes_written), fail);
         PM_TRY_GOTO(e, r_i64(c, p, "duration_ms", 0, INT64_MAX, &r->counters.duration_ms), fail);
     }
+    PM_TRY_GOTO(e, pm_compact_pk_from_json(r_get(o, "pk"), path, &r->pk), fail);
     *out = r;
     return NULL;
 fail:

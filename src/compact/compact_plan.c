@@ -30,6 +30,7 @@
 #include "base/util.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_rules.h"
+#include "compact/pk_compact.h"
 #include "meta/options.h"
 #include "table/partition.h"
 
@@ -47,8 +48,11 @@ static pm_error *opt_bool_raw(const pm_options *o, const char *key, bool dflt, b
 pm_error *pm_compact_check_table(pm_table *t, pm_compact_mode *mode)
 {
     const pm_options *o = pm_table_options(t);
-    if (pm_table_has_primary_key(t))
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables is not supported yet");
+    if (pm_table_has_primary_key(t)) {
+        PM_TRY(pm_pk_check_table(t, o));
+        *mode = PM_COMPACT_MODE_PK;
+        return NULL;
+    }
     bool b;
     PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
     if (b)
@@ -198,6 +202,7 @@ typedef struct plan_ctx {
     pm_compact_output output;
     pm_compact_plan *plan;
     size_t cap;
+    pm_pk_planner pk;             /* mode PM_COMPACT_MODE_PK */
 } plan_ctx;
 
 static pm_error *load_rules(const pm_options *o, pm_compact_rules *r)
@@ -417,9 +422,13 @@ pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b)
     c.t = t;
     PM_TRY(pm_compact_check_table(t, &c.mode));
     const pm_options *o = b->opts;
-    PM_TRY(load_rules(o, &c.rules));
-    c.rules.single_window = c.mode == PM_COMPACT_MODE_BUCKETED && c.rules.dv_enabled;
-    PM_TRY(load_output(o, &c.output));
+    if (c.mode == PM_COMPACT_MODE_PK) {
+        PM_TRY(pm_error_wrap(pm_pk_planner_init(&c.pk, b), 0, "plan compaction of %s", pm_table_path(t)));
+    } else {
+        PM_TRY(load_rules(o, &c.rules));
+        c.rules.single_window = c.mode == PM_COMPACT_MODE_BUCKETED && c.rules.dv_enabled;
+        PM_TRY(load_output(o, &c.output));
+    }
 
     pm_compact_plan *p = NULL;
     pm_scan_result *scan = NULL;
@@ -444,6 +453,7 @@ pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b)
     if (!scan->snapshot) {
         pm_scan_result_free(scan);
         pm_compact_output_clear(&c.output);
+        pm_pk_planner_clear(&c.pk);
         *out = p;
         return NULL;
     }
@@ -456,15 +466,20 @@ pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b)
             e = pm_error_new(PM_EUNSUPPORTED, "bucket %d of the snapshot cannot be compacted", (int)bf->bucket);
             goto fail;
         }
-        PM_TRY_GOTO(e, plan_bucket(&c, bf), fail);
+        if (c.mode == PM_COMPACT_MODE_PK)
+            PM_TRY_GOTO(e, pm_pk_plan_bucket(&c.pk, p, bf), fail);
+        else
+            PM_TRY_GOTO(e, plan_bucket(&c, bf), fail);
     }
     pm_scan_result_free(scan);
     pm_compact_output_clear(&c.output);
+    pm_pk_planner_clear(&c.pk);
     *out = p;
     return NULL;
 fail:
     pm_scan_result_free(scan);
     pm_compact_output_clear(&c.output);
+    pm_pk_planner_clear(&c.pk);
     pm_compact_plan_free(p);
     return pm_error_wrap(e, 0, "plan compaction of %s", pm_table_path(t));
 }

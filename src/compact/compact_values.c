@@ -11,11 +11,12 @@
 #include "base/mem.h"
 #include "base/pool.h"
 #include "compact/compact_internal.h"
+#include "compact/pk_compact.h"
 #include "meta/manifest.h"
 
 const char *pm_compact_mode_name(pm_compact_mode m)
 {
-    return m == PM_COMPACT_MODE_BUCKETED ? "append-bucketed" : "append-unaware";
+    return m == PM_COMPACT_MODE_PK ? "primary-key" : m == PM_COMPACT_MODE_BUCKETED ? "append-bucketed" : "append-unaware";
 }
 
 /* ------------------------------------------------------------------ */
@@ -139,6 +140,7 @@ void pm_compact_task_free(pm_compact_task *t)
     pm_data_file_metas_free(t->files, t->nfiles);
     pm_compact_dv_refs_free(t->dvs, t->ndvs);
     pm_index_manifest_entries_free(t->dv_index, t->ndv_index);
+    pm_compact_pk_free(t->pk);
     free(t);
 }
 
@@ -167,6 +169,7 @@ pm_error *pm_compact_task_copy(pm_compact_task **out, const pm_compact_task *src
     t->ndvs = src->ndvs;
     PM_TRY_GOTO(e, pm_index_entries_copy(&t->dv_index, src->dv_index, src->ndv_index), fail);
     t->ndv_index = src->ndv_index;
+    PM_TRY_GOTO(e, pm_compact_pk_copy(&t->pk, src->pk), fail);
     *out = t;
     return NULL;
 fail:
@@ -187,6 +190,7 @@ void pm_compact_result_free(pm_compact_result *r)
     pm_compact_dv_refs_free(r->dvs, r->ndvs);
     pm_index_manifest_entries_free(r->index_added, r->nindex_added);
     pm_index_manifest_entries_free(r->index_removed, r->nindex_removed);
+    pm_compact_pk_free(r->pk);
     free(r);
 }
 
@@ -210,6 +214,7 @@ pm_error *pm_compact_result_new_for_task(pm_compact_result **out, const pm_compa
     r->nbefore = task->nfiles;
     PM_TRY_GOTO(e, dv_refs_copy(&r->dvs, task->dvs, task->ndvs), fail);
     r->ndvs = task->ndvs;
+    PM_TRY_GOTO(e, pm_compact_pk_copy(&r->pk, task->pk), fail);
     *out = r;
     return NULL;
 fail:

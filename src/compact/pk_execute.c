@@ -1,0 +1,726 @@
+/*
+ * compact/pk_execute.c — running one primary-key compaction task
+ * (Java's MergeTreeCompactTask + MergeTreeCompactRewriter, and for
+ * first-row the lookup rewriter).  Publishes nothing.
+ *
+ * Steps:
+ *   1. The task's schema (files are read in it, by field id) and a writer
+ *      schema: the same schema whose options carry the task's output
+ *      format and compression.
+ *   2. The task's files become Levels; lsm/interval_partition.h turns
+ *      them into steps for the output level: UPGRADE (a file that only
+ *      changes level: same file, new _LEVEL in the result — no I/O) and
+ *      REWRITE (sections of overlapping sorted runs, merged).
+ *      first-row: a level-0 file is never just upgraded below the max
+ *      level (keys it holds may already exist above): it is rewritten
+ *      through the lookup below.
+ *   3. REWRITE: one rolling KeyValue writer (table/pk_file_writer.h,
+ *      FileSource COMPACT, the output level, target-file-size /
+ *      target-file-row-num) per step; its sections in key order; per
+ *      section one source per sorted run (its files one after another,
+ *      batches shared with the file reader) → loser-tree merge
+ *      (lsm/merge_reader.h; more than 256 runs merge in several passes
+ *      through a spill on local disk) → the table's merge engine per key
+ *      (reducer mode, persisting its state: a lone record passes
+ *      unchanged, original sequence numbers kept) → records of kind -U/-D
+ *      dropped when the task says drop_delete → output batches of 4096
+ *      rows → writer, which regenerates key bounds, sequence bounds,
+ *      delete counts and statistics per file.
+ *      first-row with level-0 inputs (Java's FirstRowMergeFunctionWrapper):
+ *      the engine folds in full mode; a key whose selected records all
+ *      come from level 0 is dropped when it already exists in a retained
+ *      level above the output (a second merge over those levels' key
+ *      columns, advanced in step with the main merge; files outside the
+ *      section's key range are not opened).
+ *   4. Result: before = every rewritten or upgraded input, after = the new
+ *      files and the upgraded files at their new level; counters.
+ *   5. On failure every file written so far is deleted.
+ * Memory: per section two batches per run, one output batch and the
+ * writer's open row group; nothing proportional to the task.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "base/util.h"
+#include "compact/pk_compact.h"
+#include "lsm/interval_partition.h"
+#include "lsm/kv.h"
+#include "lsm/levels.h"
+#include "lsm/merge_engine.h"
+#include "lsm/merge_reader.h"
+#include "table/file_read.h"
+#include "table/partition.h"
+#include "table/pk_file_writer.h"
+#include "table/pk_spill.h"
+
+#define SEQ_ID 2147483646
+#define KIND_ID 2147483645
+#define OUT_ROWS 4096
+#define READ_ROWS 4096
+
+typedef struct exec {
+    pm_table *t;
+    const pm_compact_task *task;
+    const pm_compact_pk *pk;
+    const pm_schema *schema;
+    pm_schema wschema;            /* shallow copy with wopts */
+    pm_options *wopts;
+    char *dir;
+    int32_t max_level;
+    /* merge input: [_SEQUENCE_NUMBER, _VALUE_KIND, every field] (files are
+     * read with the fields; the reader prepends the system columns) */
+    pm_type *in_type;
+    pm_kv_layout in_layout;
+    /* output: the KV type */
+    pm_type *kv_type;
+    size_t nkey;
+    pm_kv_layout out_layout;
+    pm_batch *out;
+    int64_t nout;
+    pm_merge_fn *mf;              /* reducer mode */
+    pm_merge_fn *mf_full;         /* first-row lookup rewrites */
+    pm_pk_spill *spill;
+    /* first-row lookup */
+    pm_levels *lookup;            /* retained files above the output level */
+    pm_type *lk_fields;           /* the key fields */
+    pm_type *lk_type;             /* [_SEQUENCE_NUMBER, _VALUE_KIND, key fields] */
+    pm_kv_layout lk_layout;
+    pm_compact_result *r;
+} exec;
+
+/* ------------------------------------------------------------------ */
+/* types and layouts                                                   */
+
+static pm_error *add_field(pm_type *row, int32_t id, const char *name, pm_type *t)
+{
+    if (!t)
+        return pm_oom();
+    pm_error *e = pm_type_add_field(row, id, name, t);
+    if (e)
+        pm_type_free(t);
+    return e;
+}
+
+/* [_SEQUENCE_NUMBER, _VALUE_KIND] + the fields of `fields` (cloned). */
+static pm_error *system_type(const pm_type *fields, pm_type **out)
+{
+    *out = NULL;
+    pm_type *t = pm_type_new_row(false);
+    if (!t)
+        return pm_oom();
+    pm_error *e = add_field(t, SEQ_ID, "_SEQUENCE_NUMBER", pm_type_new(PM_TYPE_BIGINT, false));
+    if (!e)
+        e = add_field(t, KIND_ID, "_VALUE_KIND", pm_type_new(PM_TYPE_TINYINT, false));
+    for (size_t i = 0; !e && i < fields->nfields; i++)
+        e = add_field(t, fields->fields[i].id, fields->fields[i].name, pm_type_clone(fields->fields[i].type));
+    if (e) {
+        pm_type_free(t);
+        return e;
+    }
+    *out = t;
+    return NULL;
+}
+
+static pm_error *setup(exec *x)
+{
+    const pm_schema *s = x->schema;
+    const pm_type *rt = s->row_type;
+    /* writer schema: the task's output format and compression */
+    PM_TRY(pm_options_clone(s->options, &x->wopts));
+    PM_TRY(pm_options_set(x->wopts, "file.format", x->task->output.format));
+    PM_TRY(pm_options_set(x->wopts, "file.compression", x->task->output.compression));
+    x->wschema = *s;
+    x->wschema.options = x->wopts;
+
+    pm_merge_fn_options mo = {PM_MERGE_REDUCE, true};
+    const char *const *pks = (const char *const *)s->primary_keys.items;
+    PM_TRY(pm_merge_fn_new(&x->mf, rt, pks, s->primary_keys.count, s->options, &mo));
+    if (x->pk->policy.first_row) {
+        pm_merge_fn_options fo = {PM_MERGE_FULL, true};
+        PM_TRY(pm_merge_fn_new(&x->mf_full, rt, pks, s->primary_keys.count, s->options, &fo));
+    }
+
+    PM_TRY(system_type(rt, &x->in_type));
+    pm_str_list keys = {0};
+    PM_TRY(pm_schema_trimmed_primary_keys(s, &keys));
+    size_t nf = rt->nfields, nk = keys.count;
+    size_t *kc = NULL, *vc = NULL, *sc = NULL;
+    size_t nseq = 0;
+    bool desc = false;
+    const size_t *seqf = pm_merge_fn_seq_fields(x->mf, &nseq, &desc);
+    pm_error *e = pm_calloc(&kc, nk ? nk : 1, sizeof *kc);
+    if (!e)
+        e = pm_calloc(&vc, nf ? nf : 1, sizeof *vc);
+    if (!e)
+        e = pm_calloc(&sc, nseq ? nseq : 1, sizeof *sc);
+    for (size_t k = 0; !e && k < nk; k++) {
+        ptrdiff_t f = pm_type_field_index(rt, keys.items[k]);
+        if (f < 0)
+            e = pm_error_new(PM_EINVALID, "primary key '%s' is not a field of schema %lld", keys.items[k],
+                             (long long)s->id);
+        else
+            kc[k] = 2 + (size_t)f;
+    }
+    for (size_t i = 0; !e && i < nf; i++)
+        vc[i] = 2 + i;
+    for (size_t i = 0; !e && i < nseq; i++)
+        sc[i] = 2 + seqf[i];
+    if (!e)
+        e = pm_kv_layout_init(&x->in_layout, kc, nk, 0, 1, vc, nf);
+    if (!e && nseq)
+        e = pm_kv_layout_set_seq_fields(&x->in_layout, sc, nseq, desc);
+    if (!e)
+        e = pm_kv_layout_check(&x->in_layout, x->in_type);
+    /* lookup: key fields only */
+    if (!e && x->pk->policy.first_row) {
+        pm_type *kt = pm_type_new_row(false);
+        e = kt ? NULL : pm_oom();
+        for (size_t k = 0; !e && k < nk; k++) {
+            const pm_field *f = &rt->fields[kc[k] - 2];
+            e = add_field(kt, f->id, f->name, pm_type_clone(f->type));
+        }
+        if (!e)
+            e = system_type(kt, &x->lk_type);
+        x->lk_fields = kt;
+        for (size_t k = 0; !e && k < nk; k++)
+            kc[k] = 2 + k;
+        if (!e)
+            e = pm_kv_layout_init(&x->lk_layout, kc, nk, 0, 1, NULL, 0);
+        if (!e)
+            e = pm_kv_layout_check(&x->lk_layout, x->lk_type);
+    }
+    free(kc);
+    free(vc);
+    free(sc);
+    pm_str_list_free(&keys);
+    PM_TRY(e);
+    PM_TRY(pm_pk_kv_type(s, &x->kv_type, &x->nkey));
+    PM_TRY(pm_kv_layout_physical(&x->out_layout, x->nkey, nf));
+    PM_TRY(pm_batch_new(&x->out, x->kv_type));
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* run sources                                                         */
+
+typedef struct run_src {
+    exec *x;
+    const pm_type *read_type;     /* fields read (system columns prepended) */
+    const pm_lsm_file **files;    /* owned array, borrowed files */
+    size_t nfiles, next;
+    pm_file_reader *fr;
+    bool count;                   /* count rows/bytes read (task inputs) */
+} run_src;
+
+static pm_error *run_next(void *ctx, pm_batch **out)
+{
+    run_src *s = ctx;
+    *out = NULL;
+    for (;;) {
+        if (!s->fr) {
+            if (s->next >= s->nfiles)
+                return NULL;
+            const pm_data_file_meta *f = &s->files[s->next++]->meta;
+            pm_file_read_options fo = {s->read_type, READ_ROWS, true};
+            PM_TRY(pm_error_wrap(pm_file_reader_open(&s->fr, s->x->t, s->x->dir, f, &fo), 0, "input %s",
+                                 f->file_name));
+            if (s->count)
+                s->x->r->counters.bytes_read += f->file_size;
+        }
+        const pm_batch *b = NULL;
+        PM_TRY(pm_file_reader_next(s->fr, &b));
+        if (!b) {
+            pm_file_reader_free(s->fr);
+            s->fr = NULL;
+            continue;
+        }
+        if (!b->num_rows)
+            continue;
+        if (s->count)
+            s->x->r->counters.rows_read += b->num_rows;
+        return pm_kv_batch_share(b, out);
+    }
+}
+
+static void run_close(void *ctx)
+{
+    run_src *s = ctx;
+    pm_file_reader_free(s->fr);
+    free(s->files);
+    free(s);
+}
+
+static pm_error *make_source(exec *x, const pm_type *read_type, const pm_lsm_file *const *files, size_t n, bool count,
+                             pm_kv_source *out)
+{
+    run_src *s;
+    PM_TRY(pm_calloc(&s, 1, sizeof *s));
+    pm_error *e = pm_calloc(&s->files, n ? n : 1, sizeof *s->files);
+    if (e) {
+        free(s);
+        return e;
+    }
+    memcpy(s->files, files, n * sizeof *files);
+    s->x = x;
+    s->read_type = read_type;
+    s->nfiles = n;
+    s->count = count;
+    out->ctx = s;
+    out->next = run_next;
+    out->close = run_close;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* first-row lookup                                                    */
+
+typedef struct lookup_cursor {
+    pm_merge_reader *mr;
+    bool eof;
+    bool has;                     /* cur holds a key */
+    pm_buf cur;
+} lookup_cursor;
+
+static void lookup_close(lookup_cursor *c)
+{
+    pm_merge_reader_free(c->mr);
+    pm_buf_free(&c->cur);
+    memset(c, 0, sizeof *c);
+}
+
+static bool overlaps(const pm_lsm_file *f, const uint8_t *lo, size_t lolen, const uint8_t *hi, size_t hilen)
+{
+    return pm_kv_keycmp(f->max_key, f->max_len, lo, lolen) >= 0 && pm_kv_keycmp(f->min_key, f->min_len, hi, hilen) <= 0;
+}
+
+/* A cursor over the retained levels' files overlapping [lo, hi]. */
+static pm_error *lookup_open(exec *x, const uint8_t *lo, size_t lolen, const uint8_t *hi, size_t hilen,
+                             lookup_cursor *c)
+{
+    memset(c, 0, sizeof *c);
+    c->eof = true;
+    if (!x->lookup)
+        return NULL;
+    int32_t nl = pm_levels_num_levels(x->lookup);
+    pm_kv_source *srcs = NULL;
+    const pm_lsm_file **sel = NULL;
+    size_t nsrc = 0;
+    pm_error *e = pm_calloc(&srcs, (size_t)nl, sizeof *srcs);
+    size_t total = pm_levels_file_count(x->lookup);
+    if (!e)
+        e = pm_calloc(&sel, total ? total : 1, sizeof *sel);
+    for (int32_t lvl = 1; !e && lvl < nl; lvl++) {
+        size_t n = 0, k = 0;
+        pm_lsm_file *const *files = pm_levels_files(x->lookup, lvl, &n);
+        for (size_t i = 0; i < n; i++)
+            if (overlaps(files[i], lo, lolen, hi, hilen))
+                sel[k++] = files[i];
+        if (k)
+            e = make_source(x, x->lk_fields, sel, k, false, &srcs[nsrc++]);
+    }
+    free(sel);
+    if (!e && nsrc) {
+        pm_merge_options mo = {x->lk_type, &x->lk_layout, 0, NULL, READ_ROWS};
+        e = pm_merge_reader_new(&c->mr, srcs, nsrc, &mo);
+        nsrc = 0; /* closed by the reader, also on failure */
+        c->eof = e != NULL;
+    } else {
+        for (size_t i = 0; i < nsrc; i++)
+            srcs[i].close(srcs[i].ctx);
+    }
+    free(srcs);
+    return e;
+}
+
+/* Does `key` (sort-key key part) exist in the retained levels?  Keys must
+ * be asked in ascending order. */
+static pm_error *lookup_contains(lookup_cursor *c, const uint8_t *key, size_t len, bool *found)
+{
+    *found = false;
+    for (;;) {
+        if (c->has) {
+            int cmp = pm_kv_keycmp(c->cur.data, c->cur.len, key, len);
+            if (cmp == 0) {
+                *found = true;
+                return NULL;
+            }
+            if (cmp > 0)
+                return NULL;
+        }
+        if (c->eof)
+            return NULL;
+        pm_kv_group g;
+        bool eof = false;
+        PM_TRY(pm_merge_reader_next(c->mr, &g, &eof));
+        if (eof) {
+            c->eof = true;
+            c->has = false;
+            return NULL;
+        }
+        pm_buf_clear(&c->cur);
+        PM_TRY(pm_buf_append(&c->cur, g.key, g.key_len));
+        c->has = true;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* rewrite                                                             */
+
+static pm_error *drain(exec *x, pm_pk_file_writer *w)
+{
+    if (!x->nout)
+        return NULL;
+    PM_TRY(pm_batch_finish(x->out, x->nout));
+    PM_TRY(pm_pk_file_writer_write(w, x->out));
+    x->r->counters.rows_written += x->nout;
+    x->nout = 0;
+    return pm_batch_reset(x->out);
+}
+
+/* Merge one section (its runs) into the writer.  levels[i] = level of
+ * run i's files. */
+static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mode, bool drop_delete,
+                               pm_pk_file_writer *w)
+{
+    size_t nr = sec->nruns;
+    pm_kv_source *srcs = NULL;
+    int32_t *run_level = NULL;
+    PM_TRY(pm_calloc(&srcs, nr, sizeof *srcs));
+    pm_error *e = pm_calloc(&run_level, nr, sizeof *run_level);
+    size_t made = 0;
+    const uint8_t *lo = NULL, *hi = NULL;
+    size_t lolen = 0, hilen = 0;
+    for (size_t i = 0; !e && i < nr; i++) {
+        const pm_iv_run *run = &sec->runs[i];
+        run_level[i] = run->nfiles ? run->files[0]->meta.level : 0;
+        for (size_t k = 0; k < run->nfiles; k++) {
+            const pm_lsm_file *f = run->files[k];
+            if (f->meta.level != 0)
+                run_level[i] = f->meta.level; /* any positive-level file marks the run */
+            if (!lo || pm_kv_keycmp(f->min_key, f->min_len, lo, lolen) < 0) {
+                lo = f->min_key;
+                lolen = f->min_len;
+            }
+            if (!hi || pm_kv_keycmp(f->max_key, f->max_len, hi, hilen) > 0) {
+                hi = f->max_key;
+                hilen = f->max_len;
+            }
+        }
+        e = make_source(x, x->schema->row_type, (const pm_lsm_file *const *)run->files, run->nfiles, true,
+                        &srcs[i]);
+        if (!e)
+            made++;
+    }
+    if (!e && lookup_mode && nr > PM_MERGE_MAX_FAN_IN)
+        e = pm_error_new(PM_EUNSUPPORTED, "first-row compaction of %zu overlapping sorted runs (more than %d) is not "
+                         "supported", nr, PM_MERGE_MAX_FAN_IN);
+    if (!e && nr > PM_MERGE_MAX_FAN_IN && !x->spill)
+        e = pm_pk_spill_new(&x->spill, NULL);
+    const pm_kv_spill *spill = NULL;
+    if (!e && x->spill)
+        e = pm_pk_spill_callbacks(x->spill, &spill);
+    if (e) {
+        for (size_t i = 0; i < made; i++)
+            srcs[i].close(srcs[i].ctx);
+        free(srcs);
+        free(run_level);
+        return e;
+    }
+    pm_merge_options mo = {x->in_type, &x->in_layout, 0, spill, READ_ROWS};
+    pm_merge_reader *mr = NULL;
+    e = pm_merge_reader_new(&mr, srcs, nr, &mo);
+    free(srcs);
+    lookup_cursor lc;
+    memset(&lc, 0, sizeof lc);
+    if (!e && lookup_mode)
+        e = lookup_open(x, lo, lolen, hi, hilen, &lc);
+    pm_merge_fn *mf = lookup_mode ? x->mf_full : x->mf;
+    while (!e) {
+        pm_kv_group g;
+        bool eof = false;
+        e = pm_merge_reader_next(mr, &g, &eof);
+        if (e || eof)
+            break;
+        if (lookup_mode) {
+            bool high = false;
+            for (size_t i = 0; i < g.n && !high; i++)
+                high = g.recs[i].source < nr && run_level[g.recs[i].source] > 0;
+            if (!high) {
+                bool exists = false;
+                e = lookup_contains(&lc, g.key, g.key_len, &exists);
+                if (e || exists)
+                    continue; /* the key is already accepted above: nothing new */
+            }
+        }
+        pm_merge_result res;
+        e = pm_merge_fn_fold(mf, &x->in_layout, g.recs, g.n, &res);
+        if (e || !res.has || (drop_delete && pm_kind_is_retract(res.kind)))
+            continue;
+        e = pm_merge_fn_emit(mf, x->out, &x->out_layout);
+        if (!e && ++x->nout == OUT_ROWS)
+            e = drain(x, w);
+    }
+    if (!e)
+        e = drain(x, w);
+    lookup_close(&lc);
+    pm_merge_reader_free(mr);
+    free(run_level);
+    return e;
+}
+
+static pm_error *push_meta(pm_data_file_meta **arr, size_t *n, const pm_data_file_meta *m)
+{
+    PM_TRY(pm_realloc_array(arr, *n + 1, sizeof **arr));
+    memset(&(*arr)[*n], 0, sizeof **arr);
+    PM_TRY(pm_data_file_meta_copy(&(*arr)[*n], m));
+    (*n)++;
+    return NULL;
+}
+
+static pm_error *record_before(exec *x, const pm_lsm_file *f) { return push_meta(&x->r->before, &x->r->nbefore, &f->meta); }
+
+static bool has_level0(const pm_iv_section *secs, size_t n)
+{
+    for (size_t s = 0; s < n; s++)
+        for (size_t r = 0; r < secs[s].nruns; r++)
+            for (size_t k = 0; k < secs[s].runs[r].nfiles; k++)
+                if (secs[s].runs[r].files[k]->meta.level == 0)
+                    return true;
+    return false;
+}
+
+/* One REWRITE: sections merged into one rolling writer. */
+static pm_error *rewrite(exec *x, const pm_iv_section *secs, size_t nsec, bool drop_delete)
+{
+    const pm_compact_task *task = x->task;
+    bool lookup_mode = x->pk->policy.first_row && x->pk->output_level != 0 && has_level0(secs, nsec);
+    pm_pk_file_writer_options wo = {x->pk->output_level, PM_FILE_SOURCE_COMPACT, false, task->output.target_file_size,
+                                    task->output.target_file_row_num};
+    pm_pk_file_writer *w = NULL;
+    PM_TRY(pm_pk_file_writer_new(&w, x->t, &x->wschema, task->partition.data, task->partition.len, task->bucket,
+                                 &wo));
+    pm_error *e = NULL;
+    for (size_t s = 0; s < nsec && !e; s++)
+        e = merge_section(x, &secs[s], lookup_mode, drop_delete, w);
+    pm_data_file_meta *files = NULL;
+    size_t nfiles = 0;
+    if (!e)
+        e = pm_pk_file_writer_finish(w, &files, &nfiles);
+    if (e) {
+        pm_pk_file_writer_abort(w);
+        return e;
+    }
+    pm_pk_file_writer_free(w);
+    for (size_t i = 0; i < nfiles; i++)
+        x->r->counters.bytes_written += files[i].file_size;
+    e = pm_realloc_array(&x->r->after, x->r->nafter + nfiles, sizeof *x->r->after);
+    if (!e) {
+        memcpy(x->r->after + x->r->nafter, files, nfiles * sizeof *files);
+        x->r->nafter += nfiles;
+        free(files);
+        files = NULL;
+        nfiles = 0;
+    }
+    for (size_t s = 0; !e && s < nsec; s++)
+        for (size_t r = 0; !e && r < secs[s].nruns; r++)
+            for (size_t k = 0; !e && k < secs[s].runs[r].nfiles; k++)
+                e = record_before(x, secs[s].runs[r].files[k]);
+    if (files) {
+        /* not handed over: delete them */
+        for (size_t i = 0; i < nfiles; i++) {
+            char *p = pm_path_join(x->dir, files[i].file_name);
+            if (p)
+                pm_error_free(pm_fileio_delete(x->t->fio, p));
+            free(p);
+            pm_data_file_meta_clear(&files[i]);
+        }
+        free(files);
+    }
+    return e;
+}
+
+static pm_error *upgrade(exec *x, const pm_lsm_file *f)
+{
+    PM_TRY(record_before(x, f));
+    PM_TRY(push_meta(&x->r->after, &x->r->nafter, &f->meta));
+    x->r->after[x->r->nafter - 1].level = x->pk->output_level;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* lookup levels (first-row)                                           */
+
+static bool is_input(const pm_compact_task *task, const char *name)
+{
+    for (size_t i = 0; i < task->nfiles; i++)
+        if (!strcmp(task->files[i].file_name, name))
+            return true;
+    return false;
+}
+
+/* The files of the task's bucket in the captured snapshot that are not
+ * inputs and sit above the output level. */
+static pm_error *load_lookup(exec *x, const pm_type *key_type)
+{
+    const pm_compact_task *task = x->task;
+    pm_scan_options so = pm_scan_options_default();
+    so.snapshot_id = task->snapshot_id;
+    so.bucket = task->bucket;
+    pm_scan_result *sr = NULL;
+    PM_TRY(pm_error_wrap(pm_table_scan(x->t, &so, &sr), 0, "captured snapshot %lld (first-row lookup)",
+                         (long long)task->snapshot_id));
+    pm_error *e = NULL;
+    pm_data_file_meta *keep = NULL;
+    size_t nkeep = 0;
+    for (size_t i = 0; i < sr->nbuckets && !e; i++) {
+        const pm_bucket_files *bf = &sr->buckets[i];
+        if (bf->bucket != task->bucket || !pm_compact_bytes_equal(&bf->partition, &task->partition))
+            continue;
+        e = pm_calloc(&keep, bf->nfiles ? bf->nfiles : 1, sizeof *keep);
+        for (size_t k = 0; !e && k < bf->nfiles; k++)
+            if (bf->files[k].level > x->pk->output_level && !is_input(task, bf->files[k].file_name))
+                keep[nkeep++] = bf->files[k]; /* shallow: copied by pm_levels_new */
+        break;
+    }
+    if (!e && nkeep)
+        e = pm_levels_new(&x->lookup, key_type, x->max_level + 1, keep, nkeep);
+    free(keep);
+    pm_scan_result_free(sr);
+    return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* entry                                                               */
+
+static void exec_clear(exec *x)
+{
+    pm_options_free(x->wopts);
+    free(x->dir);
+    pm_type_free(x->in_type);
+    pm_kv_layout_clear(&x->in_layout);
+    pm_type_free(x->kv_type);
+    pm_kv_layout_clear(&x->out_layout);
+    pm_batch_free(x->out);
+    pm_merge_fn_free(x->mf);
+    pm_merge_fn_free(x->mf_full);
+    pm_pk_spill_free(x->spill);
+    pm_levels_free(x->lookup);
+    pm_type_free(x->lk_type);
+    pm_type_free(x->lk_fields);
+    pm_kv_layout_clear(&x->lk_layout);
+}
+
+static void delete_new_outputs(exec *x)
+{
+    pm_compact_result *r = x->r;
+    for (size_t i = 0; r && i < r->nafter; i++) {
+        if (is_input(x->task, r->after[i].file_name))
+            continue;
+        char *p = pm_path_join(x->dir, r->after[i].file_name);
+        if (p)
+            pm_error_free(pm_fileio_delete(x->t->fio, p));
+        free(p);
+    }
+}
+
+pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, int64_t memory_budget)
+{
+    (void)memory_budget;
+    *out = NULL;
+    uint64_t t0 = pm_monotonic_ns();
+    if (!task->pk)
+        return pm_error_new(PM_EINVALID, "primary-key task %lld has no pk part", (long long)task->task_index);
+    exec x;
+    memset(&x, 0, sizeof x);
+    x.t = t;
+    x.task = task;
+    x.pk = task->pk;
+    pm_type *key_type = NULL;
+    pm_levels *lv = NULL;
+    pm_task_plan plan;
+    memset(&plan, 0, sizeof plan);
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_error_wrap(pm_table_schema_by_id(t, task->schema_id, &x.schema), 0, "schema %lld",
+                                 (long long)task->schema_id), fail);
+    if (!pm_schema_has_primary_key(x.schema)) {
+        e = pm_error_new(PM_ECONFLICT, "compaction conflict, replan: schema %lld has no primary key",
+                         (long long)task->schema_id);
+        goto fail;
+    }
+    PM_TRY_GOTO(e, pm_compact_result_new_for_task(&x.r, task), fail);
+    /* before/after are what the steps do, not the task's inputs */
+    pm_data_file_metas_free(x.r->before, x.r->nbefore);
+    x.r->before = NULL;
+    x.r->nbefore = 0;
+    PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &x.dir), fail);
+    PM_TRY_GOTO(e, setup(&x), fail);
+    PM_TRY_GOTO(e, pm_schema_trimmed_primary_key_type(x.schema, &key_type), fail);
+
+    int32_t num_levels = x.pk->policy.num_levels;
+    for (size_t i = 0; i < task->nfiles; i++)
+        if (task->files[i].level + 1 > num_levels)
+            num_levels = task->files[i].level + 1;
+    if (x.pk->output_level + 1 > num_levels)
+        num_levels = x.pk->output_level + 1;
+    x.max_level = num_levels - 1;
+    PM_TRY_GOTO(e, pm_error_wrap(pm_levels_new(&lv, key_type, num_levels, task->files, task->nfiles), 0,
+                                 "inputs of task %lld", (long long)task->task_index), fail);
+    if (x.pk->policy.first_row && x.pk->output_level < x.max_level)
+        PM_TRY_GOTO(e, load_lookup(&x, key_type), fail);
+
+    /* every input, in level order */
+    size_t nin = pm_levels_file_count(lv), k = 0;
+    const pm_lsm_file **ptrs = NULL;
+    PM_TRY_GOTO(e, pm_calloc(&ptrs, nin ? nin : 1, sizeof *ptrs), fail);
+    for (int32_t lvl = 0; lvl < pm_levels_num_levels(lv); lvl++) {
+        size_t n = 0;
+        pm_lsm_file *const *files = pm_levels_files(lv, lvl, &n);
+        for (size_t i = 0; i < n; i++)
+            ptrs[k++] = files[i];
+    }
+    pm_task_options to = {x.pk->policy.min_file_size, x.pk->output_level, x.max_level, x.pk->policy.force_rewrite_all,
+                          NULL, NULL};
+    e = pm_compact_task_plan(ptrs, k, &to, &plan);
+    free(ptrs);
+    if (e)
+        goto fail;
+    for (size_t s = 0; s < plan.nsteps && !e; s++) {
+        const pm_task_step *st = &plan.steps[s];
+        if (st->kind == PM_STEP_UPGRADE) {
+            bool must_rewrite = x.pk->policy.first_row && st->file->meta.level == 0 &&
+                                x.pk->output_level != x.max_level;
+            if (must_rewrite) {
+                const pm_lsm_file *one[1] = {st->file};
+                pm_iv_run run = {1, one};
+                pm_iv_section sec = {1, &run};
+                e = rewrite(&x, &sec, 1, false);
+            } else {
+                e = upgrade(&x, st->file);
+            }
+        } else {
+            e = rewrite(&x, st->sections, st->nsections, x.pk->drop_delete);
+        }
+        if (!e && pm_compact_fault("pk-execute-after-first-step")) {
+            e = pm_error_new(PM_EIO, "injected fault: pk-execute-after-first-step");
+        }
+    }
+    if (e)
+        goto fail;
+    pm_task_plan_clear(&plan);
+    pm_levels_free(lv);
+    pm_type_free(key_type);
+    x.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
+    *out = x.r;
+    x.r = NULL;
+    exec_clear(&x);
+    return NULL;
+fail:
+    delete_new_outputs(&x);
+    pm_task_plan_clear(&plan);
+    pm_levels_free(lv);
+    pm_type_free(key_type);
+    pm_compact_result_free(x.r);
+    exec_clear(&x);
+    return pm_error_wrap(e, 0, "compaction task %lld (plan %s)", (long long)task->task_index, task->plan_id);
+}

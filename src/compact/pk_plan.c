@@ -1,0 +1,489 @@
+/*
+ * compact/pk_plan.c — which files of a primary-key bucket to compact and to
+ * which level (rules in pk_compact.h), the table-mode check, and the
+ * planner hook that turns a bucket's selection into a task.
+ *
+ * Policy from options:
+ *   strategy      lsm/universal.h pm_compact_strategy_from_options
+ *                 (ForceUpLevel0 when lookup is needed or
+ *                 compaction.force-up-level-0; lookup-compact=gentle is
+ *                 PM_EUNSUPPORTED for automatic rounds)
+ *   whole_bucket  partial-update and aggregation whose merge depends on
+ *                 record order (the seed's rule).  They compact
+ *                 incrementally only when every value field merges
+ *                 independently of order: function min, max, bool_and or
+ *                 bool_or (integer sum is excluded: its overflow is
+ *                 checked, so the order decides whether it fails), no
+ *                 sequence.field, and for aggregation
+ *                 aggregation.remove-record-on-delete=false, for
+ *                 partial-update ignore-delete=true and every value field
+ *                 protected by a sequence group (its ordering fields are
+ *                 exempt).  Otherwise every file of the bucket takes part.
+ *   first_row     merge-engine=first-row
+ * Selection (pm_pk_select): Levels → runs → pm_compact_pick → unit →
+ * file indexes (by name), whole-bucket expansion, drop_delete, lookup
+ * files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/mem.h"
+#include "base/util.h"
+#include "compact/pk_compact.h"
+#include "lsm/levels.h"
+#include "lsm/merge_engine.h"
+#include "table/partition.h"
+
+/* ------------------------------------------------------------------ */
+/* values                                                              */
+
+void pm_compact_pk_free(pm_compact_pk *p) { free(p); }
+
+pm_error *pm_compact_pk_copy(pm_compact_pk **out, const pm_compact_pk *src)
+{
+    *out = NULL;
+    if (!src)
+        return NULL;
+    PM_TRY(pm_calloc(out, 1, sizeof **out));
+    **out = *src;
+    return NULL;
+}
+
+void pm_pk_selection_clear(pm_pk_selection *s)
+{
+    free(s->files);
+    free(s->lookup);
+    memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------ */
+/* table mode                                                          */
+
+pm_error *pm_pk_check_table(pm_table *t, const pm_options *o)
+{
+    int32_t nb = pm_table_num_buckets(t);
+    if (nb == -1)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables in dynamic bucket mode (bucket=-1) "
+                                             "is not supported");
+    if (nb == -2)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables in postpone bucket mode (bucket=-2) "
+                                             "is not supported");
+    if (nb <= 0)
+        return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)nb);
+    bool b = false;
+    PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_ENABLED, &b));
+    if (b)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with deletion vectors "
+                                             "(deletion-vectors.enabled=true) is not supported yet");
+    int producer = 0;
+    PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
+    if (producer == PM_CHANGELOG_FULL_COMPACTION || producer == PM_CHANGELOG_LOOKUP)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=%s is not "
+                                             "supported yet (none, input)",
+                            producer == PM_CHANGELOG_LOOKUP ? "lookup" : "full-compaction");
+    PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
+    if (b)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with data-evolution.enabled=true is "
+                                             "not supported");
+    PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &b));
+    if (b)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with row-tracking.enabled=true is "
+                                             "not supported");
+    PM_TRY(pm_options_bool(o, PM_OPT_DATA_FILE_THIN_MODE, &b));
+    if (b)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with data-file.thin-mode=true is not "
+                                             "supported yet (the outputs would be written in thin mode)");
+    const char *v = pm_options_get(o, "record-level.expire-time");
+    if (v && *v)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with record-level.expire-time is not "
+                                             "supported yet");
+    const pm_type *rt = pm_table_schema(t)->row_type;
+    for (size_t i = 0; i < rt->nfields; i++) {
+        pm_type_id id = rt->fields[i].type->id;
+        if (id == PM_TYPE_BLOB || id == PM_TYPE_VARIANT)
+            return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with %s column '%s' is not "
+                                "supported", pm_type_id_name(id), rt->fields[i].name);
+    }
+    for (size_t i = 0; i < pm_options_count(o); i++) {
+        const char *k = pm_options_key_at(o, i);
+        size_t n = strlen(k);
+        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
+            return pm_error_new(PM_EUNSUPPORTED, "compaction of tables with data-file indexes (%s) is not "
+                                "supported: the outputs would lack the index", k);
+    }
+    PM_TRY(pm_error_wrap(pm_path_factory_check_writable(t->paths), PM_EUNSUPPORTED, "compaction"));
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* policy                                                              */
+
+static bool name_in(const pm_str_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (!strcmp(l->items[i], name))
+            return true;
+    return false;
+}
+
+/* The aggregate function of a value field (NULL = engine default). */
+static const char *field_function(const pm_options *o, const char *field)
+{
+    char key[512];
+    snprintf(key, sizeof key, "fields.%s.aggregate-function", field);
+    const char *f = pm_options_get(o, key);
+    return f ? f : pm_options_get(o, "fields.default-aggregate-function");
+}
+
+static bool order_free_function(const char *fn)
+{
+    return fn && (!strcasecmp(fn, "min") || !strcasecmp(fn, "max") || !strcasecmp(fn, "bool_and") ||
+                  !strcasecmp(fn, "bool_or"));
+}
+
+/* Append the comma-separated names of s[0..n) to l. */
+static pm_error *split_names(const char *s, size_t n, pm_str_list *l)
+{
+    size_t i = 0;
+    while (i <= n) {
+        size_t j = i;
+        while (j < n && s[j] != ',')
+            j++;
+        size_t a = i, z = j;
+        while (a < z && (s[a] == ' ' || s[a] == '\t'))
+            a++;
+        while (z > a && (s[z - 1] == ' ' || s[z - 1] == '\t'))
+            z--;
+        if (z > a) {
+            PM_TRY(pm_realloc_array(&l->items, l->count + 1, sizeof *l->items));
+            PM_TRY(pm_strndup(&l->items[l->count], s + a, z - a));
+            l->count++;
+        }
+        i = j + 1;
+    }
+    return NULL;
+}
+
+/* Sequence groups: ordering fields and protected fields of all groups. */
+static pm_error *sequence_groups(const pm_options *o, pm_str_list *ordering, pm_str_list *protected_)
+{
+    static const char suffix[] = ".sequence-group";
+    size_t sl = sizeof suffix - 1;
+    for (size_t i = 0; i < pm_options_count(o); i++) {
+        const char *k = pm_options_key_at(o, i);
+        size_t kl = strlen(k);
+        if (strncmp(k, "fields.", 7) || kl <= 7 + sl || strcmp(k + kl - sl, suffix))
+            continue;
+        PM_TRY(split_names(k + 7, kl - 7 - sl, ordering));
+        const char *v = pm_options_value_at(o, i);
+        PM_TRY(split_names(v, strlen(v), protected_));
+    }
+    return NULL;
+}
+
+/* Can partial-update / aggregation compact a subset of the runs? */
+static pm_error *order_free_engine(const pm_schema *s, const pm_options *o, int engine, bool *out)
+{
+    *out = false;
+    pm_str_list seq = {0};
+    PM_TRY(pm_options_list(o, PM_OPT_SEQUENCE_FIELD, &seq));
+    bool has_seq = seq.count > 0;
+    pm_str_list_free(&seq);
+    if (has_seq)
+        return NULL;
+    const pm_type *rt = s->row_type;
+    if (engine == PM_MERGE_AGGREGATION) {
+        bool remove = false;
+        PM_TRY(pm_options_bool(o, PM_OPT_AGGREGATION_REMOVE_RECORD_ON_DELETE, &remove));
+        if (remove)
+            return NULL;
+        for (size_t i = 0; i < rt->nfields; i++) {
+            const char *f = rt->fields[i].name;
+            if (name_in(&s->primary_keys, f))
+                continue;
+            if (!order_free_function(field_function(o, f)))
+                return NULL;
+        }
+        *out = true;
+        return NULL;
+    }
+    /* partial-update */
+    bool ignore_delete = false;
+    PM_TRY(pm_options_bool(o, PM_OPT_IGNORE_DELETE, &ignore_delete));
+    if (!ignore_delete)
+        return NULL;
+    pm_str_list ordering = {0}, prot = {0};
+    pm_error *e = sequence_groups(o, &ordering, &prot);
+    bool ok = !e;
+    for (size_t i = 0; ok && i < rt->nfields; i++) {
+        const char *f = rt->fields[i].name;
+        if (name_in(&s->primary_keys, f) || name_in(&ordering, f))
+            continue;
+        ok = name_in(&prot, f) && order_free_function(field_function(o, f));
+    }
+    for (size_t i = 0; ok && i < ordering.count; i++)
+        ok = !name_in(&prot, ordering.items[i]);
+    pm_str_list_free(&ordering);
+    pm_str_list_free(&prot);
+    PM_TRY(e);
+    *out = ok;
+    return NULL;
+}
+
+pm_error *pm_pk_policy_from_options(const pm_schema *s, const pm_options *o, pm_pick_mode pick, bool automatic,
+                                    int64_t now_ms, int32_t hour, pm_pk_policy *out)
+{
+    memset(out, 0, sizeof *out);
+    out->pick = pick;
+    out->now_ms = now_ms;
+    out->hour = hour;
+    PM_TRY(pm_compact_strategy_from_options(o, automatic, &out->strategy));
+    PM_TRY(pm_options_num_levels(o, &out->num_levels));
+    if (out->num_levels < 2)
+        return pm_error_new(PM_EINVALID, "num-levels must be at least 2, got %d", (int)out->num_levels);
+    PM_TRY(pm_options_bool(o, PM_OPT_COMPACTION_FORCE_REWRITE_ALL_FILES, &out->force_rewrite_all));
+    PM_TRY(pm_options_compaction_file_size(o, true, &out->min_file_size));
+    int engine = 0;
+    PM_TRY(pm_options_enum(o, PM_OPT_MERGE_ENGINE, &engine));
+    out->first_row = engine == PM_MERGE_FIRST_ROW;
+    if (engine == PM_MERGE_PARTIAL_UPDATE || engine == PM_MERGE_AGGREGATION) {
+        bool free_order = false;
+        PM_TRY(order_free_engine(s, o, engine, &free_order));
+        out->whole_bucket = !free_order;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* selection                                                           */
+
+typedef struct name_idx {
+    const char *name;
+    size_t idx;
+} name_idx;
+
+static int name_idx_cmp(const void *a, const void *b)
+{
+    return strcmp(((const name_idx *)a)->name, ((const name_idx *)b)->name);
+}
+
+static size_t find_index(const name_idx *m, size_t n, const char *name)
+{
+    name_idx key = {name, 0};
+    const name_idx *r = bsearch(&key, m, n, sizeof *m, name_idx_cmp);
+    return r ? r->idx : SIZE_MAX;
+}
+
+pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_data_file_meta *files, size_t n,
+                       pm_pk_selection *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!n)
+        return NULL;
+    pm_levels *lv = NULL;
+    PM_TRY(pm_levels_new(&lv, key_type, p->num_levels, files, n));
+    pm_error *e = NULL;
+    pm_sorted_run *runs = NULL;
+    name_idx *map = NULL;
+    bool *in_unit = NULL;
+    pm_compact_unit unit;
+    memset(&unit, 0, sizeof unit);
+    size_t nruns = 0;
+    const pm_lsm_run *lr = pm_levels_runs(lv, &nruns);
+    int32_t num_levels = pm_levels_num_levels(lv);
+    out->num_levels = num_levels;
+    PM_TRY_GOTO(e, pm_calloc(&runs, nruns ? nruns : 1, sizeof *runs), done);
+    for (size_t i = 0; i < nruns; i++) {
+        runs[i].level = lr[i].level;
+        runs[i].size = lr[i].size;
+        runs[i].nfiles = lr[i].nfiles;
+    }
+    pm_pick_clock clock = {p->now_ms, p->hour, false, 0};
+    pm_levels_last_full_compaction(lv, &clock.has_last_full, &clock.last_full_ms);
+    PM_TRY_GOTO(e, pm_compact_pick(&p->strategy, p->pick, num_levels, runs, nruns, &clock, NULL,
+                                   p->force_rewrite_all, &unit), done);
+    if (!unit.has)
+        goto done;
+
+    PM_TRY_GOTO(e, pm_calloc(&map, n, sizeof *map), done);
+    for (size_t i = 0; i < n; i++) {
+        map[i].name = files[i].file_name;
+        map[i].idx = i;
+    }
+    qsort(map, n, sizeof *map, name_idx_cmp);
+    PM_TRY_GOTO(e, pm_calloc(&in_unit, n, sizeof *in_unit), done);
+    PM_TRY_GOTO(e, pm_calloc(&out->files, n, sizeof *out->files), done);
+    bool whole = p->whole_bucket && p->pick != PM_PICK_FULL;
+    size_t take_runs = whole ? nruns : unit.nruns;
+    for (size_t r = 0; r < take_runs; r++) {
+        for (size_t k = 0; k < lr[r].nfiles; k++) {
+            if (!whole && unit.file_rewrite) {
+                bool picked = false;
+                for (size_t j = 0; j < unit.nfiles && !picked; j++)
+                    picked = unit.files[j] == k;
+                if (!picked)
+                    continue;
+            }
+            size_t idx = find_index(map, n, lr[r].files[k]->meta.file_name);
+            if (idx == SIZE_MAX) {
+                e = pm_error_new(PM_EINTERNAL, "file %s of the levels is not an input", lr[r].files[k]->meta.file_name);
+                goto done;
+            }
+            in_unit[idx] = true;
+            out->files[out->nfiles++] = idx;
+        }
+    }
+    out->has = out->nfiles > 0;
+    out->output_level = unit.output_level;
+    if (whole) {
+        int32_t hi = 0;
+        for (size_t i = 0; i < n; i++)
+            if (files[i].level > hi)
+                hi = files[i].level;
+        out->output_level = hi ? hi : 1;
+    }
+    out->drop_delete = pm_lsm_drop_delete(out->output_level, pm_levels_nonempty_highest_level(lv), false, false);
+    if (p->first_row && out->has) {
+        size_t nl = n - out->nfiles;
+        if (nl) {
+            PM_TRY_GOTO(e, pm_calloc(&out->lookup, nl, sizeof *out->lookup), done);
+            for (size_t i = 0; i < n; i++)
+                if (!in_unit[i])
+                    out->lookup[out->nlookup++] = i;
+        }
+    }
+done:
+    pm_compact_unit_clear(&unit);
+    free(runs);
+    free(map);
+    free(in_unit);
+    pm_levels_free(lv);
+    if (e)
+        pm_pk_selection_clear(out);
+    return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* planner hook                                                        */
+
+static pm_error *level_output(const pm_options *o, int32_t level, pm_compact_output *out)
+{
+    memset(out, 0, sizeof *out);
+    pm_error *e = pm_options_per_level(o, PM_OPT_FILE_FORMAT_PER_LEVEL, level, &out->format);
+    if (!e && !out->format) {
+        char buf[32];
+        e = pm_options_file_format(o, buf, sizeof buf);
+        if (!e)
+            e = pm_strdup(&out->format, buf);
+    }
+    if (!e)
+        for (char *c = out->format; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    if (!e && strcmp(out->format, "parquet") && strcmp(out->format, "avro"))
+        e = pm_error_new(PM_EUNSUPPORTED, "compaction output format '%s' (level %d) is not supported (parquet, "
+                         "avro)", out->format, (int)level);
+    if (!e)
+        e = pm_options_per_level(o, PM_OPT_FILE_COMPRESSION_PER_LEVEL, level, &out->compression);
+    if (!e && !out->compression) {
+        const char *c = NULL;
+        e = pm_options_string(o, PM_OPT_FILE_COMPRESSION, &c);
+        if (!e)
+            e = pm_strdup(&out->compression, c ? c : "zstd");
+    }
+    if (!e)
+        e = pm_options_target_file_size(o, true, &out->target_file_size);
+    bool present = false;
+    if (!e)
+        e = pm_options_long(o, PM_OPT_TARGET_FILE_ROW_NUM, &present, &out->target_file_row_num);
+    if (!e && !present)
+        out->target_file_row_num = INT64_MAX;
+    if (!e && (out->target_file_size <= 0 || out->target_file_row_num <= 0))
+        e = pm_error_new(PM_EINVALID, "target-file-size and target-file-row-num must be positive");
+    out->level = level;
+    if (e)
+        pm_compact_output_clear(out);
+    return e;
+}
+
+pm_error *pm_pk_planner_init(pm_pk_planner *pl, pm_compact_builder *b)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->t = b->table;
+    pl->schema = pm_table_schema(b->table);
+    pl->opts = b->opts;
+    const pm_options *o = b->opts;
+    PM_TRY(pm_pk_check_table(b->table, o));
+    /* the merge engine's options are checked before anything is planned */
+    pm_merge_fn *mf = NULL;
+    pm_merge_fn_options mo = {PM_MERGE_REDUCE, true};
+    const pm_schema *s = pl->schema;
+    PM_TRY(pm_merge_fn_new(&mf, s->row_type, (const char *const *)s->primary_keys.items, s->primary_keys.count, o,
+                           &mo));
+    pm_merge_fn_free(mf);
+    pm_pick_mode pick = b->full ? PM_PICK_FULL : b->automatic ? PM_PICK_AUTO : PM_PICK_EXPLICIT;
+    int64_t now = pm_now_local_millis();
+    int32_t hour = (int32_t)((now / 3600000) % 24);
+    if (hour < 0)
+        hour += 24;
+    PM_TRY(pm_pk_policy_from_options(s, o, pick, b->automatic, now, hour, &pl->policy));
+    PM_TRY(pm_schema_trimmed_primary_key_type(s, &pl->key_type));
+    return NULL;
+}
+
+void pm_pk_planner_clear(pm_pk_planner *pl)
+{
+    pm_type_free(pl->key_type);
+    memset(pl, 0, sizeof *pl);
+}
+
+pm_error *pm_pk_plan_bucket(pm_pk_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
+{
+    if (!bf->nfiles)
+        return NULL;
+    if (bf->bucket < 0)
+        return pm_error_new(PM_EUNSUPPORTED, "bucket %d of a primary-key table cannot be compacted", (int)bf->bucket);
+    pm_pk_selection sel;
+    PM_TRY(pm_error_wrap(pm_pk_select(&pl->policy, pl->key_type, bf->files, bf->nfiles, &sel), 0,
+                         "levels of bucket %d", (int)bf->bucket));
+    if (!sel.has) {
+        pm_pk_selection_clear(&sel);
+        return NULL;
+    }
+    pm_compact_task *t = NULL;
+    pm_error *e = pm_calloc(&t, 1, sizeof *t);
+    if (e) {
+        pm_pk_selection_clear(&sel);
+        return e;
+    }
+    t->task_index = (int64_t)p->ntasks;
+    t->snapshot_id = p->snapshot_id;
+    t->schema_id = p->schema_id;
+    t->mode = PM_COMPACT_MODE_PK;
+    t->full = p->full;
+    t->bucket = bf->bucket;
+    t->total_buckets = bf->total_buckets;
+    PM_TRY_GOTO(e, pm_strdup(&t->table_path, p->table_path), fail);
+    PM_TRY_GOTO(e, pm_strdup(&t->plan_id, p->plan_id), fail);
+    PM_TRY_GOTO(e, pm_strdup(&t->commit_user, p->commit_user), fail);
+    PM_TRY_GOTO(e, pm_bytes_set(&t->partition, bf->partition.data, bf->partition.len), fail);
+    PM_TRY_GOTO(e, level_output(pl->opts, sel.output_level, &t->output), fail);
+    PM_TRY_GOTO(e, pm_calloc(&t->files, sel.nfiles, sizeof *t->files), fail);
+    for (size_t i = 0; i < sel.nfiles; i++) {
+        PM_TRY_GOTO(e, pm_data_file_meta_copy(&t->files[i], &bf->files[sel.files[i]]), fail);
+        t->nfiles = i + 1;
+    }
+    PM_TRY_GOTO(e, pm_calloc(&t->pk, 1, sizeof *t->pk), fail);
+    t->pk->policy = pl->policy;
+    t->pk->output_level = sel.output_level;
+    t->pk->drop_delete = sel.drop_delete;
+    PM_TRY_GOTO(e, pm_realloc_array(&p->tasks, p->ntasks + 1, sizeof *p->tasks), fail);
+    p->tasks[p->ntasks++] = t;
+    pm_pk_selection_clear(&sel);
+    return NULL;
+fail:
+    pm_compact_task_free(t);
+    pm_pk_selection_clear(&sel);
+    return e;
+}
