@@ -124,6 +124,30 @@ int pm_kv_keycmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /* ---- batches ---- */
 
+/* Append cell (src, row) to dst, of the same type.  w = the type's fixed
+ * value width (pm_type_value_width), or 0.  Fast path by the documented
+ * column layout (column.h): a non-null fixed-width value into a column
+ * without nulls so far and with room reserved is one inline memcpy;
+ * anything else goes through pm_column_append_from. */
+static inline pm_error *pm_kv_copy_cell(pm_column *dst, int w, const pm_column *src, int64_t row)
+{
+    if (w == 8 && dst->validity.len == 0 && !pm_column_is_null(src, row) && dst->values.cap - dst->values.len >= 8 &&
+        src->type->id == dst->type->id) {
+        memcpy(dst->values.data + dst->values.len, src->values.data + (size_t)row * 8, 8);
+        dst->values.len += 8;
+        dst->length++;
+        return NULL;
+    }
+    if (w && dst->validity.len == 0 && !pm_column_is_null(src, row) && dst->values.cap - dst->values.len >= (size_t)w &&
+        src->type->id == dst->type->id) {
+        memcpy(dst->values.data + dst->values.len, src->values.data + (size_t)row * (size_t)w, (size_t)w);
+        dst->values.len += (size_t)w;
+        dst->length++;
+        return NULL;
+    }
+    return pm_column_append_from(dst, src, row);
+}
+
 /* A new batch sharing b's columns (reference counted, zero copy), so a
  * reader may reuse or drop b while the share stays valid. */
 pm_error *pm_kv_batch_share(const pm_batch *b, pm_batch **out);

@@ -848,21 +848,6 @@ static pm_error *roles_for(pm_merge_fn *e, const pm_kv_layout *l, const pm_batch
     return NULL;
 }
 
-/* Copy a cell.  Fast path (documented column layout, column.h): a
- * fixed-width non-null value into a column without nulls so far and with
- * room reserved; everything else goes through pm_column_append_from. */
-static inline pm_error *copy_cell(pm_column *dst, int w, const pm_column *src, int64_t row)
-{
-    if (w && dst->validity.len == 0 && !pm_column_is_null(src, row) && src->type->id == dst->type->id &&
-        dst->values.cap - dst->values.len >= (size_t)w) {
-        memcpy(dst->values.data + dst->values.len, src->values.data + (size_t)row * (size_t)w, (size_t)w);
-        dst->values.len += (size_t)w;
-        dst->length++;
-        return NULL;
-    }
-    return pm_column_append_from(dst, src, row);
-}
-
 static inline pm_error *put_i64(pm_column *dst, int64_t v)
 {
     if (dst->validity.len == 0 && dst->values.cap - dst->values.len >= 8) {
@@ -902,9 +887,9 @@ pm_error *pm_merge_fn_emit(pm_merge_fn *e, pm_batch *out, const pm_kv_layout *ol
             size_t k = (size_t)(ROLE_KEY0 - r);
             if (k >= in->nkey)
                 return pm_error_new(PM_EINVALID, "output layout has more key fields than the input");
-            PM_TRY(copy_cell(dst, e->width[c], kr->batch->columns[in->key_cols[k]], kr->row));
+            PM_TRY(pm_kv_copy_cell(dst, e->width[c], kr->batch->columns[in->key_cols[k]], kr->row));
         } else if (e->winner >= 0) {
-            PM_TRY(copy_cell(dst, e->width[c], kr->batch->columns[in->value_cols[r]], kr->row));
+            PM_TRY(pm_kv_copy_cell(dst, e->width[c], kr->batch->columns[in->value_cols[r]], kr->row));
         } else {
             PM_TRY(pm_error_wrap(pm_mv_append(dst, &e->row[r]), 0, "field '%s'", e->vt->fields[r].name));
         }

@@ -451,6 +451,13 @@ static pm_error *merge_chunk(pm_merge_reader *m, pm_kv_source *in, size_t n, pm_
     }
     int64_t rows = 0;
     size_t ncol = m->row_type->nfields;
+    int *width = malloc((ncol ? ncol : 1) * sizeof *width);
+    if (!width) {
+        e = pm_oom();
+        goto fail;
+    }
+    for (size_t c = 0; c < ncol; c++)
+        width[c] = pm_type_value_width(m->row_type->fields[c].type);
     for (;;) {
         pm_kv_group g;
         bool eof;
@@ -458,10 +465,13 @@ static pm_error *merge_chunk(pm_merge_reader *m, pm_kv_source *in, size_t n, pm_
         if (eof)
             break;
         for (size_t i = 0; i < g.n; i++) {
-            if (!b)
+            if (!b) {
                 PM_TRY_GOTO(e, pm_batch_new(&b, m->row_type), fail);
+                for (size_t c = 0; c < ncol; c++)
+                    PM_TRY_GOTO(e, pm_column_reserve(b->columns[c], m->spill_rows), fail);
+            }
             for (size_t c = 0; c < ncol; c++)
-                PM_TRY_GOTO(e, pm_column_append_from(b->columns[c], g.recs[i].batch->columns[c], g.recs[i].row),
+                PM_TRY_GOTO(e, pm_kv_copy_cell(b->columns[c], width[c], g.recs[i].batch->columns[c], g.recs[i].row),
                             fail);
             if (++rows == m->spill_rows) {
                 PM_TRY_GOTO(e, pm_batch_finish(b, rows), fail);
@@ -479,9 +489,11 @@ static pm_error *merge_chunk(pm_merge_reader *m, pm_kv_source *in, size_t n, pm_
         PM_TRY_GOTO(e, m->spill->write(m->spill->ctx, run, full), fail);
     }
     pm_batch_free(b);
+    free(width);
     pm_merge_reader_free(sub);
     return m->spill->finish(m->spill->ctx, run, out);
 fail:
+    free(width);
     pm_batch_free(b);
     pm_merge_reader_free(sub);
     m->spill->abort(m->spill->ctx, run);

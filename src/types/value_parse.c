@@ -216,7 +216,10 @@ pm_error *pm_column_append_text(pm_column *c, const char *s, size_t n)
     case PM_TYPE_FLOAT: {
         double d;
         PM_TRY(parse_double(t, s, n, &d));
-        if (isfinite(d) && fabs(d) > (double)FLT_MAX)
+        /* Round to the nearest float first (3.4028235e38 is FLT_MAX, as in
+         * Java's Float.parseFloat); only a finite value that rounds to
+         * infinity is out of range. */
+        if (isfinite(d) && isinf((float)d))
             return bad_text(t, s, n, "out of range for FLOAT");
         return pm_column_append_f32(c, (float)d);
     }
@@ -423,7 +426,7 @@ pm_error *pm_column_append_json(pm_column *c, const json_t *v)
             double d = json_number_value(v);
             if (t->id == PM_TYPE_DOUBLE)
                 return pm_column_append_f64(c, d);
-            if (fabs(d) > (double)FLT_MAX)
+            if (isfinite(d) && isinf((float)d))
                 return bad_json(t, v, "a number in FLOAT range");
             return pm_column_append_f32(c, (float)d);
         }

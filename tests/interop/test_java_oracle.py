@@ -299,9 +299,8 @@ SCHEMA = ", ".join([
     "arr ARRAY<INT>", "m MAP<STRING, DOUBLE>", "r ROW<x INT, y STRING>", "pt STRING", "p2 INT",
 ])
 
-# FLT_MAX spelled as its exact double: `paimon write` rejects "3.4028235e+38" (what
-# `paimon cat` prints for it) as out of FLOAT range.
-F32 = [0.1, -0.0, "NaN", "Infinity", 3.4028234663852886e38, 1e-45, 1.17549435e-38, 16777217.0, 0.3333333432674408]
+# FLT_MAX both as `paimon cat` prints it (3.4028235e+38, rounds to FLT_MAX) and as its exact double.
+F32 = [0.1, -0.0, "NaN", "Infinity", 3.4028235e38, 3.4028234663852886e38, 1e-45, 1.17549435e-38, 16777217.0, 0.3333333432674408]
 F64 = [1e300, -0.0, "NaN", "-Infinity", 5e-324, 0.1, 1e16, 123456.789, -2.2250738585072014e-308]
 
 
