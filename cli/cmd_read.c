@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/pool.h"
 #include "cli.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
@@ -167,7 +168,9 @@ static pm_error *run(const char *path, const char *branch, int64_t snapshot, cha
     so.npartitions = nspecs;
     so.fallback_branch = true;
     PM_TRY_GOTO(e, pm_table_scan(t, &so, &scan), done);
-    pm_table_read_options ro = {(const char *const *)cols, ncols, 0};
+    /* files are read ahead on up to 8 threads; rows come out in the same order */
+    size_t cpus = pm_cpu_count();
+    pm_table_read_options ro = {(const char *const *)cols, ncols, 0, cpus < 8 ? cpus : 8};
     PM_TRY_GOTO(e, pm_table_reader_new(&rd, t, scan, &ro), done);
     const pm_type *type = pm_table_reader_type(rd);
     if (s->fmt == OUT_PARQUET) {

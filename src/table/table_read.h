@@ -32,6 +32,10 @@ typedef struct pm_table_read_options {
     const char *const *columns; /* projection by name; NULL = all columns */
     size_t ncolumns;
     int64_t batch_rows;         /* 0 = 4096 */
+    /* Decoding threads (0 or 1 = the caller's thread only).  With more,
+     * up to `threads` data files of append buckets are read ahead in
+     * parallel; batches still come out in the same order. */
+    size_t threads;
 } pm_table_read_options;
 
 /* `scan` is borrowed and must outlive the reader. */
