@@ -947,6 +947,18 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
                                              "writes yet; set a fixed bucket number (bucket > 0)");
     if (w->nbuckets <= 0)
         return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)w->nbuckets);
+    /* Java's SchemaValidation: a primary key without every partition field
+     * (cross-partition update) needs dynamic buckets */
+    const pm_str_list *pks = &w->schema->primary_keys, *parts = &w->schema->partition_keys;
+    for (size_t i = 0; i < parts->count; i++) {
+        bool in_pk = false;
+        for (size_t k = 0; k < pks->count && !in_pk; k++)
+            in_pk = !strcmp(pks->items[k], parts->items[i]);
+        if (!in_pk)
+            return pm_error_new(PM_EINVALID, "cross partition update (the primary key does not include partition "
+                                             "field '%s') needs dynamic bucket mode (bucket=-1), not bucket=%d",
+                                parts->items[i], (int)w->nbuckets);
+    }
 
     /* the merge engine: validates its options before anything is written */
     pm_merge_fn_options mo = {PM_MERGE_REDUCE, false};
