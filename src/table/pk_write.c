@@ -36,6 +36,7 @@
 #include "lsm/merge_reader.h"
 #include "meta/manifest.h"
 #include "table/partition.h"
+#include "table/pk_column.h"
 #include "table/pk_file_writer.h"
 #include "table/pk_spill.h"
 #include "table/scan.h"
@@ -759,8 +760,14 @@ static pm_error *buffer_rows(pm_pk_writer *w, pk_bucket *b, const int64_t *rows,
         } else {
             size_t f = c < w->nkey ? w->key_field[c] : c - w->nkey - 2;
             const pm_column *s = w->aligned[f];
-            for (int64_t i = 0; i < count; i++)
-                PM_TRY(pm_column_append_from(d, s, rows[i]));
+            /* runs of consecutive input rows are copied in bulk */
+            for (int64_t i = 0; i < count;) {
+                int64_t j = i + 1;
+                while (j < count && rows[j] == rows[j - 1] + 1)
+                    j++;
+                PM_TRY(pm_pk_append_range(d, s, rows[i], j - i));
+                i = j;
+            }
         }
     }
     b->next_seq += count;
