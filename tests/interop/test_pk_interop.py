@@ -222,7 +222,8 @@ def test_we_write_engines_pypaimon_reads(tmp_path):
         "pu": {"bucket": "2", "merge-engine": "partial-update"},
         "agg": {"bucket": "2", "merge-engine": "aggregation", "fields.n.aggregate-function": "sum",
                 "fields.v.aggregate-function": "min"},
-        "fr": {"bucket": "2", "merge-engine": "first-row"},
+        # write-only: no automatic compaction, so level 0 stays invisible
+        "fr": {"bucket": "2", "merge-engine": "first-row", "write-only": "true"},
         "seq": {"bucket": "2", "sequence.field": "n"},
     }
     for name, opts in cases.items():
