@@ -36,6 +36,9 @@
 
 #define SEQ_ID 2147483646
 #define PREFETCH 4
+/* Read-ahead only for sections of at most this many runs, so the batches
+ * held ahead stay bounded (runs × PREFETCH batches). */
+#define PREFETCH_MAX_RUNS 16
 #define KIND_ID 2147483645
 
 typedef enum { UNIT_RAW, UNIT_MERGE } unit_kind;
@@ -624,9 +627,10 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
         srcs[k].close = run_close;
         made++;
     }
-    /* several runs: decode them ahead on a small pool (the merge itself
-     * stays on this thread); all first batches start decoding at once */
-    if (!e && u->nruns > 1 && u->nruns <= PM_MERGE_MAX_FAN_IN && !r->pool && pm_cpu_count() > 1) {
+    /* several runs (at most PREFETCH_MAX_RUNS): decode them ahead on a
+     * small pool (the merge itself stays on this thread); all first
+     * batches start decoding at once */
+    if (!e && u->nruns > 1 && u->nruns <= PREFETCH_MAX_RUNS && !r->pool && pm_cpu_count() > 1) {
         size_t threads = pm_cpu_count() < 4 ? pm_cpu_count() : 4;
         pm_error *pe = pm_pool_new(&r->pool, threads);
         if (pe) {
@@ -634,7 +638,7 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
             r->pool = NULL;
         }
     }
-    for (size_t k = 0; !e && r->pool && u->nruns <= PM_MERGE_MAX_FAN_IN && k < made; k++) {
+    for (size_t k = 0; !e && r->pool && u->nruns <= PREFETCH_MAX_RUNS && k < made; k++) {
         run_src *s = srcs[k].ctx;
         pthread_mutex_init(&s->mu, NULL);
         pthread_cond_init(&s->cv, NULL);
