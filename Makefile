@@ -4,12 +4,13 @@
 #   make demo     install deps, build, run the built-in example
 #   make fuzz     longer libFuzzer runs (FUZZ_SECONDS per target, default 60)
 #   make bench    build and run benchmarks against the named peers
+#   make stress   long crash/concurrency runs (PK_STRESS_SECONDS, default 600; CRASH_RUNS, default 300)
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 SMOKE_SECONDS ?= 5
 PY := .venv/bin/python
 
-.PHONY: all build build-asan deps-test deps test unit fuzz-build fuzz-smoke fuzz interop demo bench valgrind clean
+.PHONY: all build build-asan deps-test deps test unit fuzz-build fuzz-smoke fuzz interop demo bench valgrind clean stress
 
 all: build
 
@@ -42,6 +43,10 @@ fuzz: fuzz-build
 interop: deps-test build
 	@PAIMON_BIN=$(CURDIR)/build/paimon PAIMON_LIB=$(CURDIR)/build/libpaimon.so \
 	  $(PY) -m pytest -q tests/interop tests/crash
+
+stress: deps-test build
+	@PK_STRESS_SECONDS=$${PK_STRESS_SECONDS:-600} CRASH_RUNS=$${CRASH_RUNS:-300} \
+	  PAIMON_BIN=$(CURDIR)/build/paimon $(PY) -m pytest -q tests/crash
 
 valgrind: deps-test build
 	@scripts/valgrind.sh build

@@ -20,6 +20,12 @@
  *      index files rewritten (unaware: DELETE + ADD entries; bucketed: the
  *      bucket's new file replaces the old one, recorded as DELETE + ADD).
  *   6. On any failure every output and index file written is deleted.
+ * With compaction.parquet.row-group-passthrough (the task's output
+ * settings), an input without deletion vector whose row groups qualify
+ * (compact_passthrough.h) is copied row group by row group instead of being
+ * decoded; the two writers alternate, each finishing its open file before
+ * the other takes over, and share the sequence counter, so outputs stay in
+ * input order with contiguous sequence numbers.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -28,6 +34,7 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_internal.h"
+#include "compact/compact_passthrough.h"
 #include "compact/compact_writer.h"
 #include "compact/pk_compact.h"
 #include "dv/dv_apply.h"
@@ -197,6 +204,40 @@ static pm_error *dv_finish(dv_state *d, const pm_compact_task *task, pm_compact_
     return NULL;
 }
 
+/* Append a writer's closed files to the result (ownership moves). */
+static pm_error *take_files(pm_compact_result *r, pm_data_file_meta *f, size_t n)
+{
+    if (!n) {
+        free(f);
+        return NULL;
+    }
+    pm_error *e = pm_realloc_array(&r->after, r->nafter + n, sizeof *r->after);
+    if (e) {
+        pm_data_file_metas_free(f, n);
+        return e;
+    }
+    memcpy(r->after + r->nafter, f, n * sizeof *f);
+    r->nafter += n;
+    free(f);
+    return NULL;
+}
+
+static pm_error *flush_writer(pm_compact_writer *w, pm_compact_result *r)
+{
+    pm_data_file_meta *f = NULL;
+    size_t n = 0;
+    PM_TRY(pm_compact_writer_finish(w, &f, &n));
+    return take_files(r, f, n);
+}
+
+static pm_error *flush_pt(pm_pt_writer *w, pm_compact_result *r)
+{
+    pm_data_file_meta *f = NULL;
+    size_t n = 0;
+    PM_TRY(pm_pt_writer_finish(w, &f, &n));
+    return take_files(r, f, n);
+}
+
 static void delete_index_files(pm_table *t, const char *dir, const pm_compact_result *r)
 {
     for (size_t i = 0; i < r->nindex_added; i++) {
@@ -232,6 +273,9 @@ pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, c
     char *dir = NULL;
     dv_state dvs = {0};
     pm_compact_writer *w = NULL;
+    pm_pt_writer *pt = NULL;
+    pm_pt_input *pin = NULL;
+    bool pt_active = false;
     pm_file_reader *rd = NULL;
     pm_batch *view = NULL;
     pm_error *e = NULL;
@@ -256,11 +300,42 @@ pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, c
         .row_group_limit = rg,
     };
     PM_TRY_GOTO(e, pm_compact_writer_new(&w, t->fio, &wo), fail);
+    if (task->output.rg_passthrough && !strcmp(task->output.format, "parquet"))
+        PM_TRY_GOTO(e, pm_pt_writer_new(&pt, t->fio, &wo, task->output.rg_passthrough_min), fail);
     PM_TRY_GOTO(e, pm_batch_new(&view, schema->row_type), fail);
 
     pm_file_read_options ro = {schema->row_type, 0, false};
     for (size_t i = 0; i < task->nfiles; i++) {
         const pm_data_file_meta *f = &task->files[i];
+        if (pt && !task_dv(task, f->file_name)) {
+            char *path = f->external_path ? strdup(f->external_path) : pm_path_join(dir, f->file_name);
+            if (!path)
+                PM_TRY_GOTO(e, pm_oom(), fail);
+            e = pm_pt_probe(pt, path, f, &pin);
+            free(path);
+            if (e)
+                goto fail;
+            if (pin) {
+                /* row groups move as they are: close the decoded output first */
+                if (!pt_active) {
+                    PM_TRY_GOTO(e, flush_writer(w, r), fail);
+                    pm_pt_writer_set_next_seq(pt, pm_compact_writer_next_seq(w));
+                    pt_active = true;
+                }
+                PM_TRY_GOTO(e, pm_pt_copy(pt, pin), fail);
+                pm_pt_input_free(pin);
+                pin = NULL;
+                r->counters.rows_read += f->row_count;
+                r->counters.rows_written += f->row_count;
+                r->counters.bytes_read += f->file_size;
+                continue;
+            }
+        }
+        if (pt_active) {
+            PM_TRY_GOTO(e, flush_pt(pt, r), fail);
+            pm_compact_writer_set_next_seq(w, pm_pt_writer_next_seq(pt));
+            pt_active = false;
+        }
         pm_dv *dv = NULL;
         bool owned = false;
         PM_TRY_GOTO(e, dv_get(&dvs, task, f->file_name, &dv, &owned), fail);
@@ -294,10 +369,15 @@ pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, c
             goto fail;
         }
     }
-    PM_TRY_GOTO(e, pm_compact_writer_finish(w, &r->after, &r->nafter), fail);
-    r->counters.bytes_written = pm_compact_writer_bytes(w);
+    if (pt_active)
+        PM_TRY_GOTO(e, flush_pt(pt, r), fail);
+    else
+        PM_TRY_GOTO(e, flush_writer(w, r), fail);
+    r->counters.bytes_written = pm_compact_writer_bytes(w) + (pt ? pm_pt_writer_bytes(pt) : 0);
     pm_compact_writer_free(w);
     w = NULL;
+    pm_pt_writer_free(pt);
+    pt = NULL;
     e = dv_finish(&dvs, task, r);
     if (e) {
         delete_index_files(t, dir, r);
@@ -317,7 +397,16 @@ fail_outputs:
         free(p);
     }
 fail:
+    /* outputs already moved into the result are deleted here */
+    for (size_t i = 0; r && w && i < r->nafter; i++) {
+        char *p = pm_path_join(dir, r->after[i].file_name);
+        if (p)
+            pm_error_free(pm_fileio_delete(t->fio, p));
+        free(p);
+    }
     pm_file_reader_free(rd);
+    pm_pt_input_free(pin);
+    pm_pt_writer_abort(pt);
     pm_compact_writer_abort(w);
     dv_state_free(&dvs);
     pm_batch_free(view);

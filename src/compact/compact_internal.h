@@ -46,6 +46,8 @@ typedef struct pm_compact_output {
     int64_t target_file_size;
     int64_t target_file_row_num;  /* INT64_MAX = unlimited */
     int32_t level;                /* 0 for append tables */
+    bool rg_passthrough;          /* compaction.parquet.row-group-passthrough */
+    int64_t rg_passthrough_min;   /* ...row-group-passthrough.min-size (bytes) */
 } pm_compact_output;
 
 /* The deletion vector of one input file at plan time. */

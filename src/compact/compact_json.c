@@ -14,7 +14,8 @@
  *   task   {format, kind, table, plan_id, commit_user, task_index, snapshot_id,
  *           schema_id, mode ("append-unaware"|"append-bucketed"), full,
  *           partition, bucket, total_buckets,
- *           output {format, compression, target_file_size, target_file_row_num, level},
+ *           output {format, compression, target_file_size, target_file_row_num, level,
+ *                   row_group_passthrough, row_group_passthrough_min_size},
  *           files [DataFileMeta], deletion_vectors [DvRef], index_files [IndexEntry],
  *           pk (primary-key tasks, else null: pk_json.c)}
  *   result {format, kind, table, plan_id, commit_user, task_index, snapshot_id,
@@ -277,6 +278,8 @@ static json_t *w_task(jb *b, const pm_compact_task *t)
     w_set(b, out, "target_file_size", w_long(b, t->output.target_file_size));
     w_set(b, out, "target_file_row_num", w_long(b, t->output.target_file_row_num));
     w_set(b, out, "level", w_long(b, t->output.level));
+    w_set(b, out, "row_group_passthrough", w_take(b, json_boolean(t->output.rg_passthrough)));
+    w_set(b, out, "row_group_passthrough_min_size", w_long(b, t->output.rg_passthrough_min));
     w_set(b, o, "output", out);
     w_set(b, o, "files", w_files(b, t->files, t->nfiles));
     w_set(b, o, "deletion_vectors", w_dvs(b, t->dvs, t->ndvs));
@@ -860,7 +863,8 @@ static const char *const TASK_KEYS[] = {
     "format", "kind", "table", "plan_id", "commit_user", "task_index", "snapshot_id", "schema_id", "mode", "full",
     "partition", "bucket", "total_buckets", "output", "files", "deletion_vectors", "index_files", "pk", NULL};
 static const char *const OUTPUT_KEYS[] = {"format", "compression", "target_file_size", "target_file_row_num",
-                                          "level", NULL};
+                                          "level", "row_group_passthrough", "row_group_passthrough_min_size",
+                                          NULL};
 
 static pm_error *r_task(const json_t *o, const char *path, pm_compact_task **out)
 {
@@ -908,6 +912,9 @@ static pm_error *r_task(const json_t *o, const char *path, pm_compact_task **out
         PM_TRY_GOTO(e, r_i64(out_o, p, "target_file_size", 1, INT64_MAX, &t->output.target_file_size), fail);
         PM_TRY_GOTO(e, r_i64(out_o, p, "target_file_row_num", 1, INT64_MAX, &t->output.target_file_row_num), fail);
         PM_TRY_GOTO(e, r_i32(out_o, p, "level", 0, INT32_MAX, &t->output.level), fail);
+        PM_TRY_GOTO(e, r_bool(out_o, p, "row_group_passthrough", &t->output.rg_passthrough), fail);
+        PM_TRY_GOTO(e, r_i64(out_o, p, "row_group_passthrough_min_size", 0, INT64_MAX, &t->output.rg_passthrough_min),
+                    fail);
     }
     PM_TRY_GOTO(e, r_files(o, path, "files", &t->files, &t->nfiles), fail);
     if (!t->nfiles) {

@@ -261,6 +261,15 @@ static pm_error *load_output(const pm_options *o, pm_compact_output *out)
     if (!e && out->target_file_row_num <= 0)
         e = pm_error_new(PM_EINVALID, "target-file-row-num must be positive");
     out->level = 0;
+    if (!e)
+        e = opt_bool_raw(o, "compaction.parquet.row-group-passthrough", false, &out->rg_passthrough);
+    out->rg_passthrough_min = 1 << 20;
+    const char *mins = pm_options_get(o, "compaction.parquet.row-group-passthrough.min-size");
+    if (!e && mins)
+        e = pm_error_wrap(pm_parse_memory_size(mins, &out->rg_passthrough_min), PM_EINVALID,
+                          "option compaction.parquet.row-group-passthrough.min-size=%s", mins);
+    if (!e && out->rg_passthrough_min < 0)
+        e = pm_error_new(PM_EINVALID, "compaction.parquet.row-group-passthrough.min-size must not be negative");
     if (e)
         pm_compact_output_clear(out);
     return e;

@@ -2,8 +2,11 @@
  * compact/compact_run.c — executing a whole plan and the one-call
  * pm_compact_run (plan → execute → commit).
  *
- * Scheduling: tasks are grouped into chains by (partition, bucket), in plan
- * order.  min(parallelism, chains) workers run on the resources' pool (or
+ * Scheduling: tasks of bucketed tables are grouped into chains by
+ * (partition, bucket), in plan order (their windows follow each other in
+ * sequence order); tasks of unaware-bucket tables are independent of each
+ * other (disjoint inputs and DV index files, no sequence order between
+ * them) and each is its own chain.  min(parallelism, chains) workers run on the resources' pool (or
  * inline without one); each worker takes the next chain from a shared
  * counter and runs its tasks in order, so tasks of one bucket never run
  * concurrently and at most `parallelism` buckets run at once.  Each running
@@ -89,6 +92,12 @@ static pm_error *build_chains(run_ctx *c)
             continue;
         chain *ch = &c->chains[c->nchains++];
         ch->first = k;
+        if (p->tasks[i]->mode == PM_COMPACT_MODE_UNAWARE) {
+            used[i] = true;
+            c->order[k++] = i;
+            ch->n = 1;
+            continue;
+        }
         for (size_t j = i; j < n; j++) {
             if (used[j] || p->tasks[j]->bucket != p->tasks[i]->bucket ||
                 !pm_compact_bytes_equal(&p->tasks[j]->partition, &p->tasks[i]->partition))

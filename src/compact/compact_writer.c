@@ -363,6 +363,8 @@ pm_error *pm_compact_writer_finish(pm_compact_writer *w, pm_data_file_meta **fil
 }
 
 int64_t pm_compact_writer_bytes(const pm_compact_writer *w) { return w->bytes_done; }
+int64_t pm_compact_writer_next_seq(const pm_compact_writer *w) { return w->seq; }
+void pm_compact_writer_set_next_seq(pm_compact_writer *w, int64_t seq) { w->seq = seq; }
 
 void pm_compact_writer_abort(pm_compact_writer *w)
 {

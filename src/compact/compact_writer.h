@@ -54,6 +54,10 @@ pm_error *pm_compact_writer_write(pm_compact_writer *w, const pm_batch *b);
 /* Close the open file and move every closed file's meta out (*files
  * malloc'd, free with pm_data_file_metas_free).  The files stay on disk. */
 pm_error *pm_compact_writer_finish(pm_compact_writer *w, pm_data_file_meta **files, size_t *n);
+/* The sequence number of the next row; set it only while no file is open
+ * (after finish). */
+int64_t pm_compact_writer_next_seq(const pm_compact_writer *w);
+void pm_compact_writer_set_next_seq(pm_compact_writer *w, int64_t seq);
 /* Bytes of closed files so far. */
 int64_t pm_compact_writer_bytes(const pm_compact_writer *w);
 /* Delete every file this writer created and not handed out, then free. */

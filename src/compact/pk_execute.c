@@ -516,7 +516,8 @@ static pm_error *rewrite(exec *x, const pm_iv_section *secs, size_t nsec, bool d
         x->r->counters.bytes_written += files[i].file_size;
     e = pm_realloc_array(&x->r->after, x->r->nafter + nfiles, sizeof *x->r->after);
     if (!e) {
-        memcpy(x->r->after + x->r->nafter, files, nfiles * sizeof *files);
+        if (nfiles)
+            memcpy(x->r->after + x->r->nafter, files, nfiles * sizeof *files);
         x->r->nafter += nfiles;
         free(files);
         files = NULL;

@@ -16,11 +16,13 @@
  */
 #include "table/pk_read.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "base/mem.h"
+#include "base/pool.h"
 #include "dv/dv_index_file.h"
 #include "lsm/interval_partition.h"
 #include "lsm/kv.h"
@@ -28,10 +30,15 @@
 #include "lsm/merge_reader.h"
 #include "table/file_read.h"
 #include "table/partition.h"
+#include "table/pk_column.h"
 #include "table/pk_spill.h"
 #include "types/column.h"
 
 #define SEQ_ID 2147483646
+#define PREFETCH 4
+/* Read-ahead only for sections of at most this many runs, so the batches
+ * held ahead stay bounded (runs × PREFETCH batches). */
+#define PREFETCH_MAX_RUNS 16
 #define KIND_ID 2147483645
 
 typedef enum { UNIT_RAW, UNIT_MERGE } unit_kind;
@@ -58,7 +65,16 @@ struct pm_pk_reader {
     pm_type *msys;         /* [_SEQUENCE_NUMBER, _VALUE_KIND, mtype...] */
     pm_kv_layout in_layout, out_layout;
     pm_merge_fn *mf;
+    pm_merge_kind engine;
+    bool ignore_delete;
+    size_t *src_col;       /* output field i comes from msys column src_col[i] */
     pm_pk_spill *spill;
+    pm_pool *pool;         /* decodes merged runs ahead (NULL = none) */
+    /* pending pass-through rows: rows [pend_start, pend_start + pend_len)
+     * of the retained source columns (merge output emitted as ranges) */
+    pm_column **pend;
+    pm_column *pend_kind;  /* identity of the pending source batch */
+    int64_t pend_start, pend_len;
     /* current unit */
     const unit *cur;
     pm_file_reader *fr;    /* raw */
@@ -239,6 +255,8 @@ static pm_error *merge_setup(pm_pk_reader *r)
     PM_TRY(pm_merge_fn_new(&r->mf, rt, (const char *const *)s->primary_keys.items, s->primary_keys.count, s->options,
                            &mo));
     pm_merge_kind kind = pm_merge_fn_kind(r->mf);
+    r->engine = kind;
+    PM_TRY(pm_options_bool(s->options, PM_OPT_IGNORE_DELETE, &r->ignore_delete));
     bool all = kind == PM_ENGINE_PARTIAL_UPDATE || kind == PM_ENGINE_AGGREGATION;
     size_t nf = rt->nfields;
     bool *need = NULL;
@@ -336,6 +354,19 @@ static pm_error *merge_setup(pm_pk_reader *r)
         e = pm_kv_layout_check(&r->in_layout, r->msys);
     if (!e)
         e = pm_kv_layout_init(&r->out_layout, NULL, 0, SIZE_MAX, SIZE_MAX, oc, nf);
+    size_t no = r->out_type->nfields;
+    if (!e)
+        e = pm_calloc(&r->src_col, no ? no : 1, sizeof *r->src_col);
+    if (!e)
+        e = pm_calloc(&r->pend, no ? no : 1, sizeof *r->pend);
+    for (size_t i = 0; !e && i < no; i++) {
+        ptrdiff_t f = pm_type_field_index_by_id(rt, r->out_type->fields[i].id);
+        if (f < 0 || pos[f] < 0)
+            e = pm_error_new(PM_EINTERNAL, "output field '%s' missing from the merge read type",
+                             r->out_type->fields[i].name);
+        else
+            r->src_col[i] = 2 + (size_t)pos[f];
+    }
     free(kc);
     free(vc);
     free(sc);
@@ -391,6 +422,15 @@ typedef struct run_src {
     pm_dv *dv;
     uint8_t *keep;
     size_t keep_cap;
+    /* prefetch on the reader's pool: up to PREFETCH batches decoded ahead
+     * by a job that keeps reading until the queue is full */
+    bool async;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pm_batch *q[PREFETCH];
+    int head, count;
+    bool running, eof, closing;
+    pm_error *err;
 } run_src;
 
 static void run_close_file(run_src *s)
@@ -401,9 +441,8 @@ static void run_close_file(run_src *s)
     s->dv = NULL;
 }
 
-static pm_error *run_next(void *ctx, pm_batch **out)
+static pm_error *run_read(run_src *s, pm_batch **out)
 {
-    run_src *s = ctx;
     pm_pk_reader *r = s->r;
     *out = NULL;
     for (;;) {
@@ -453,9 +492,92 @@ static pm_error *run_next(void *ctx, pm_batch **out)
     }
 }
 
+static void run_job(void *arg)
+{
+    run_src *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        if (s->closing || s->eof || s->err || s->count == PREFETCH)
+            break;
+        pthread_mutex_unlock(&s->mu);
+        pm_batch *b = NULL;
+        pm_error *e = run_read(s, &b);
+        pthread_mutex_lock(&s->mu);
+        if (e)
+            s->err = e;
+        else if (!b)
+            s->eof = true;
+        else
+            s->q[(s->head + s->count++) % PREFETCH] = b;
+        pthread_cond_broadcast(&s->cv);
+    }
+    s->running = false;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Start the read-ahead job if it is not running; called with s->mu held,
+ * returns with it held. */
+static pm_error *run_kick(run_src *s)
+{
+    if (s->running || s->eof || s->err || s->closing || s->count == PREFETCH)
+        return NULL;
+    s->running = true;
+    pthread_mutex_unlock(&s->mu);
+    pm_error *e = pm_pool_submit(s->r->pool, NULL, run_job, s);
+    pthread_mutex_lock(&s->mu);
+    if (e)
+        s->running = false;
+    return e;
+}
+
+/* The next batch from the read-ahead queue (waiting for the job when the
+ * queue is empty), or read right here without a pool. */
+static pm_error *run_next(void *ctx, pm_batch **out)
+{
+    run_src *s = ctx;
+    *out = NULL;
+    if (!s->async)
+        return run_read(s, out);
+    pthread_mutex_lock(&s->mu);
+    pm_error *e = NULL;
+    while (!s->count && !s->eof && !s->err) {
+        e = run_kick(s);
+        if (e)
+            break;
+        if (s->running)
+            pthread_cond_wait(&s->cv, &s->mu);
+    }
+    if (!e && s->count) {
+        *out = s->q[s->head];
+        s->q[s->head] = NULL;
+        s->head = (s->head + 1) % PREFETCH;
+        s->count--;
+        e = run_kick(s);
+    } else if (!e && s->err) {
+        e = s->err;
+        s->err = NULL;
+        s->eof = true;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return e;
+}
+
 static void run_close(void *ctx)
 {
     run_src *s = ctx;
+    if (s->async) {
+        pthread_mutex_lock(&s->mu);
+        s->closing = true;
+        while (s->running)
+            pthread_cond_wait(&s->cv, &s->mu);
+        pthread_mutex_unlock(&s->mu);
+        for (int i = 0; i < s->count; i++)
+            pm_batch_free(s->q[(s->head + i) % PREFETCH]);
+        pm_error_free(s->err);
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+    }
     run_close_file(s);
     free(s->keep);
     free(s);
@@ -504,6 +626,26 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
         srcs[k].next = run_next;
         srcs[k].close = run_close;
         made++;
+    }
+    /* several runs (at most PREFETCH_MAX_RUNS): decode them ahead on a
+     * small pool (the merge itself stays on this thread); all first
+     * batches start decoding at once */
+    if (!e && u->nruns > 1 && u->nruns <= PREFETCH_MAX_RUNS && !r->pool && pm_cpu_count() > 1) {
+        size_t threads = pm_cpu_count() < 4 ? pm_cpu_count() : 4;
+        pm_error *pe = pm_pool_new(&r->pool, threads);
+        if (pe) {
+            pm_error_free(pe); /* read synchronously */
+            r->pool = NULL;
+        }
+    }
+    for (size_t k = 0; !e && r->pool && u->nruns <= PREFETCH_MAX_RUNS && k < made; k++) {
+        run_src *s = srcs[k].ctx;
+        pthread_mutex_init(&s->mu, NULL);
+        pthread_cond_init(&s->cv, NULL);
+        s->async = true;
+        pthread_mutex_lock(&s->mu);
+        e = run_kick(s);
+        pthread_mutex_unlock(&s->mu);
     }
     const pm_kv_spill *ops = NULL;
     if (!e && u->nruns > PM_MERGE_MAX_FAN_IN) {
@@ -579,8 +721,66 @@ static pm_error *raw_next(pm_pk_reader *r, bool *got)
     }
 }
 
+static void pend_release(pm_pk_reader *r)
+{
+    for (size_t i = 0; i < r->out_type->nfields; i++) {
+        pm_column_release(r->pend[i]);
+        r->pend[i] = NULL;
+    }
+    pm_column_release(r->pend_kind);
+    r->pend_kind = NULL;
+    r->pend_len = 0;
+}
+
+/* Copy the pending range to the output columns. */
+static pm_error *pend_flush(pm_pk_reader *r)
+{
+    if (!r->pend_len)
+        return NULL;
+    pm_error *e = NULL;
+    for (size_t i = 0; i < r->out_type->nfields && !e; i++)
+        e = pm_pk_append_range(r->work[i], r->pend[i], r->pend_start, r->pend_len);
+    pend_release(r);
+    return e;
+}
+
+/* Add one pass-through record to the pending range (a new range when it
+ * does not follow the current one in the same batch). */
+static pm_error *pend_add(pm_pk_reader *r, const pm_kv_rec *rec)
+{
+    pm_column *kind = rec->batch->columns[1];
+    if (r->pend_len && (kind != r->pend_kind || rec->row != r->pend_start + r->pend_len))
+        PM_TRY(pend_flush(r));
+    if (!r->pend_len) {
+        for (size_t i = 0; i < r->out_type->nfields; i++)
+            r->pend[i] = pm_column_retain(rec->batch->columns[r->src_col[i]]);
+        r->pend_kind = pm_column_retain(kind);
+        r->pend_start = rec->row;
+    }
+    r->pend_len++;
+    return NULL;
+}
+
+/* The record a group reduces to when the merge keeps one input record as
+ * it is (a single record in reducer mode; the last one for deduplicate),
+ * NULL when the merge function must fold; *none = nothing to keep. */
+static const pm_kv_rec *pass_through(const pm_pk_reader *r, const pm_kv_group *g, bool *none)
+{
+    *none = false;
+    if (g->n == 1)
+        return &g->recs[0];
+    if (r->engine != PM_ENGINE_DEDUPLICATE)
+        return NULL;
+    for (size_t j = g->n; j-- > 0;)
+        if (!(r->ignore_delete && pm_kind_is_retract(g->recs[j].kind)))
+            return &g->recs[j];
+    *none = true;
+    return NULL;
+}
+
 /* Up to batch_rows merged rows into r->out; *got = false when the unit
- * is exhausted without a row. */
+ * is exhausted without a row.  Records kept unchanged are copied as
+ * ranges; folded results are emitted into the same columns in order. */
 static pm_error *merge_next(pm_pk_reader *r, bool *got)
 {
     *got = false;
@@ -589,19 +789,35 @@ static pm_error *merge_next(pm_pk_reader *r, bool *got)
         PM_TRY(fresh_work(&r->work[i], r->out_type->fields[i].type));
     pm_batch emit = {r->out_type, 0, nf, r->work};
     int64_t rows = 0;
+    pm_error *e = NULL;
     while (rows < r->batch_rows) {
         pm_kv_group g;
         bool eof = false;
-        PM_TRY(pm_merge_reader_next(r->mr, &g, &eof));
+        /* the next call may release the batches pending rows live in:
+         * the pending columns are retained, so they stay valid */
+        PM_TRY_GOTO(e, pm_merge_reader_next(r->mr, &g, &eof), fail);
         if (eof)
             break;
+        bool none = false;
+        const pm_kv_rec *pt = pass_through(r, &g, &none);
+        if (none)
+            continue;
+        if (pt) {
+            if (pm_kind_is_retract(pt->kind))
+                continue;
+            PM_TRY_GOTO(e, pend_add(r, pt), fail);
+            rows++;
+            continue;
+        }
         pm_merge_result res;
-        PM_TRY(pm_merge_fn_fold(r->mf, &r->in_layout, g.recs, g.n, &res));
+        PM_TRY_GOTO(e, pm_merge_fn_fold(r->mf, &r->in_layout, g.recs, g.n, &res), fail);
         if (!res.has || pm_kind_is_retract(res.kind))
             continue;
-        PM_TRY(pm_merge_fn_emit(r->mf, &emit, &r->out_layout));
+        PM_TRY_GOTO(e, pend_flush(r), fail);
+        PM_TRY_GOTO(e, pm_merge_fn_emit(r->mf, &emit, &r->out_layout), fail);
         rows++;
     }
+    PM_TRY_GOTO(e, pend_flush(r), fail);
     if (!rows)
         return NULL;
     for (size_t i = 0; i < nf; i++) {
@@ -613,6 +829,9 @@ static pm_error *merge_next(pm_pk_reader *r, bool *got)
     r->out->num_rows = rows;
     *got = true;
     return NULL;
+fail:
+    pend_release(r);
+    return e;
 }
 
 pm_error *pm_pk_reader_next(pm_pk_reader *r, const pm_batch **out)
@@ -689,12 +908,17 @@ void pm_pk_reader_free(pm_pk_reader *r)
             pm_column_release(r->work[i]);
     free(r->work);
     free(r->keep);
+    if (r->pend)
+        pend_release(r);
+    free(r->pend);
+    free(r->src_col);
     pm_merge_fn_free(r->mf);
     pm_kv_layout_clear(&r->in_layout);
     pm_kv_layout_clear(&r->out_layout);
     pm_type_free(r->mtype);
     pm_type_free(r->msys);
     pm_pk_spill_free(r->spill);
+    pm_pool_free(r->pool);
     pm_type_free(r->out_type);
     free(r->dir);
     free(r);

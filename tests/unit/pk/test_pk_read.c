@@ -193,6 +193,85 @@ static void test_many_runs(void **state)
     free(dir);
 }
 
+/* Mixed types with nulls through the merge (bulk range copies of
+ * fixed-width, boolean, decimal and string columns, row-by-row nested
+ * ones), against a model of the last value per key. */
+static uint64_t mix(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void test_mixed_types_model(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "target-file-row-num=7"};
+    pm_table *t = pk_create(dir, "mixed",
+                            "ROW<id INT NOT NULL, d DECIMAL(10, 2), big DECIMAL(30, 3), b BOOLEAN, x DOUBLE, s STRING, "
+                            "ts TIMESTAMP(6), arr ARRAY<INT>>",
+                            NULL, "id", opts, 2);
+    enum { KEYS = 40 };
+    char *model[KEYS] = {0};
+    uint64_t seed = 0xfeedull;
+    pm_buf in = PM_BUF_INIT, row = PM_BUF_INIT;
+    for (int c = 0; c < 8; c++) {
+        pm_buf_clear(&in);
+        int n = 5 + (int)(mix(&seed) % 30);
+        for (int i = 0; i < n; i++) {
+            int k = (int)(mix(&seed) % KEYS);
+            pm_buf_clear(&row);
+            PM_OK_OR_FAIL(pm_buf_printf(&row, "{\"id\":%d", k));
+#define MAYBE_NULL(fmt, ...)                                                         \
+    do {                                                                             \
+        if (mix(&seed) % 4 == 0)                                                     \
+            PM_OK_OR_FAIL(pm_buf_printf(&row, fmt, "null"));                         \
+        else                                                                         \
+            PM_OK_OR_FAIL(pm_buf_printf(&row, __VA_ARGS__));                         \
+    } while (0)
+            int v = (int)(mix(&seed) % 100000);
+            MAYBE_NULL(",\"d\":%s", ",\"d\":\"%d.%02d\"", v / 100, v % 100);
+            MAYBE_NULL(",\"big\":%s", ",\"big\":\"%d%09d.%03d\"", v, v * 7, v % 1000);
+            MAYBE_NULL(",\"b\":%s", ",\"b\":%s", v % 2 ? "true" : "false");
+            MAYBE_NULL(",\"x\":%s", ",\"x\":%d.5", v);
+            MAYBE_NULL(",\"s\":%s", ",\"s\":\"%.*s\"", v % 23, "abcdefghijklmnopqrstuvwxyz");
+            MAYBE_NULL(",\"ts\":%s", ",\"ts\":\"2024-01-%02dT10:00:00.%06d\"", 1 + v % 28, v);
+            MAYBE_NULL(",\"arr\":%s", ",\"arr\":[%d,null,%d]", v, -v);
+#undef MAYBE_NULL
+            PM_OK_OR_FAIL(pm_buf_append_str(&row, "}"));
+            bool del = mix(&seed) % 6 == 0;
+            const char *text = NULL;
+            PM_OK_OR_FAIL(pm_buf_cstr(&row, &text));
+            free(model[k]);
+            model[k] = del ? NULL : strdup(text);
+            PM_OK_OR_FAIL(pm_buf_append(&in, row.data, row.len - 1));
+            PM_OK_OR_FAIL(pm_buf_printf(&in, ",\"_ROW_KIND\":\"%s\"}\n", del ? "-D" : "+I"));
+        }
+        const char *text = NULL;
+        PM_OK_OR_FAIL(pm_buf_cstr(&in, &text));
+        pk_commit_rows(t, text);
+        pm_buf want = PM_BUF_INIT;
+        for (int k = 0; k < KEYS; k++)
+            if (model[k]) {
+                PM_OK_OR_FAIL(pm_buf_append_str(&want, model[k]));
+                PM_OK_OR_FAIL(pm_buf_append_str(&want, "\n"));
+            }
+        const char *ws = NULL;
+        PM_OK_OR_FAIL(pm_buf_cstr(&want, &ws));
+        PK_EXPECT_ROWS(t, 0, ws);
+        pm_buf_free(&want);
+    }
+    for (int k = 0; k < KEYS; k++)
+        free(model[k]);
+    pm_buf_free(&in);
+    pm_buf_free(&row);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_projection_sequence_field),
         cmocka_unit_test(test_dv_table_skips_level0),
         cmocka_unit_test(test_many_runs),
+        cmocka_unit_test(test_mixed_types_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,739 @@
+/*
+ * compact/compact_passthrough.c — row-group passthrough (contract and
+ * layout in compact_passthrough.h).
+ *
+ * Per input file (pm_pt_probe, then pm_pt_copy): read the footer (last 8 bytes: footer length + "PAR1",
+ * then the thrift FileMetaData) → eligibility (schema elements equal to
+ * pq_schema_build of the task's row type, chunk paths and physical types,
+ * codec, row group sizes and row counts, chunk byte ranges inside the file)
+ * → for each row group: roll the output if the row limit would be passed,
+ * copy every column chunk's byte range in 1 MiB pieces, record the chunk
+ * metadata with shifted page offsets in the output footer's arena, merge
+ * the chunks' statistics per top-level field; after the row group, close the
+ * output once it reached the target size.
+ */
+#include "compact/compact_passthrough.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/mem.h"
+#include "base/util.h"
+#include "codec/codec.h"
+#include "compact/compact_internal.h"
+#include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_writer.h"
+#include "format/parquet/pq_schema_write.h"
+#include "meta/paths.h"
+#include "table/write_stats.h"
+
+#define COPY_CHUNK (1 << 20)
+
+/* Merged statistics of one top-level field over the copied chunks. */
+typedef struct stat_acc {
+    bool flat;          /* a primitive top-level field (nested ones have no stats) */
+    bool nc_known;
+    int64_t null_count;
+    bool mm_known;      /* every chunk with values had min/max */
+    bool has_mm;
+    pm_pq_value min, max;
+    pm_buf minb, maxb;  /* byte values */
+} stat_acc;
+
+struct pm_pt_writer {
+    pm_fileio *fio;
+    pm_compact_writer_options o;
+    char *dir, *format, *compression;
+    int64_t min_rg;
+    pm_codec_id codec;
+    pm_arena schema_arena;
+    pq_write_schema ws;
+    pm_stats_mode *modes;
+    bool stats_disabled, dense;
+    pm_data_file_namer namer;
+    bool namer_ok;
+    int64_t seq;
+    /* open output */
+    bool open;
+    char *name, *path;
+    pm_output *out;
+    pm_pq_file_meta *meta;   /* footer under construction */
+    pq_row_group *rgs;
+    size_t nrgs, caprgs;
+    int64_t rows, min_seq;
+    const char *created_by;
+    stat_acc *acc;           /* one per top-level field */
+    /* closed outputs */
+    pm_data_file_meta *done;
+    size_t ndone, capdone;
+    int64_t bytes_done;
+    uint8_t *buf;
+};
+
+static void acc_reset(pm_pt_writer *w)
+{
+    for (uint32_t i = 0; i < w->ws.ntop; i++) {
+        stat_acc *a = &w->acc[i];
+        pm_buf_free(&a->minb);
+        pm_buf_free(&a->maxb);
+        bool flat = w->ws.top_nleaves[i] == 1 && w->ws.leaves[w->ws.top_first_leaf[i]].flat;
+        memset(a, 0, sizeof *a);
+        a->flat = flat;
+        a->nc_known = true;
+        a->mm_known = true;
+    }
+}
+
+pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_writer_options *o,
+                           int64_t min_row_group_size)
+{
+    *out = NULL;
+    pm_pt_writer *w;
+    PM_TRY(pm_calloc(&w, 1, sizeof *w));
+    w->fio = fio;
+    w->o = *o;
+    w->min_rg = min_row_group_size;
+    w->seq = o->start_seq;
+    pm_arena_init(&w->schema_arena, 0);
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_strdup(&w->dir, o->dir), fail);
+    PM_TRY_GOTO(e, pm_strdup(&w->format, o->format), fail);
+    PM_TRY_GOTO(e, pm_strdup(&w->compression, o->compression), fail);
+    w->o.dir = w->dir;
+    w->o.format = w->format;
+    w->o.compression = w->compression;
+    PM_TRY_GOTO(e, pm_codec_from_name(w->compression, &w->codec), fail);
+    PM_TRY_GOTO(e, pq_schema_build(&w->schema_arena, o->row_type, &w->ws), fail);
+    size_t nf = o->row_type->nfields;
+    PM_TRY_GOTO(e, pm_calloc(&w->modes, nf ? nf : 1, sizeof *w->modes), fail);
+    PM_TRY_GOTO(e, pm_write_stats_modes(o->table_options, o->row_type, w->modes, &w->stats_disabled), fail);
+    PM_TRY_GOTO(e, pm_options_bool(o->table_options, PM_OPT_METADATA_STATS_DENSE_STORE, &w->dense), fail);
+    PM_TRY_GOTO(e, pm_data_file_namer_init(&w->namer, o->table_options, w->format, w->compression), fail);
+    w->namer_ok = true;
+    PM_TRY_GOTO(e, pm_calloc(&w->acc, w->ws.ntop ? w->ws.ntop : 1, sizeof *w->acc), fail);
+    PM_TRY_GOTO(e, pm_calloc(&w->buf, COPY_CHUNK, 1), fail);
+    *out = w;
+    return NULL;
+fail:
+    pm_pt_writer_free(w);
+    return pm_error_wrap(e, 0, "row-group passthrough writer");
+}
+
+/* ------------------------------------------------------------------ */
+/* eligibility                                                         */
+
+static bool lt_equal(const pq_logical_type *a, const pq_logical_type *b)
+{
+    return a->kind == b->kind && a->decimal_scale == b->decimal_scale &&
+           a->decimal_precision == b->decimal_precision && a->is_adjusted_to_utc == b->is_adjusted_to_utc &&
+           a->unit == b->unit && a->int_bit_width == b->int_bit_width && a->int_is_signed == b->int_is_signed;
+}
+
+static bool elem_equal(const pq_schema_element *a, const pq_schema_element *b, bool root)
+{
+#define SAME(f) (a->has_##f == b->has_##f && (!a->has_##f || a->f == b->f))
+    if (!SAME(type) || !SAME(type_length) || !SAME(num_children) || !SAME(converted_type) || !SAME(scale) ||
+        !SAME(precision))
+        return false;
+    /* field ids are metadata only (pyarrow-written files have none); the
+     * output footer carries ours */
+    if (a->has_field_id && b->has_field_id && a->field_id != b->field_id)
+        return false;
+    if (!root && !SAME(repetition))
+        return false;
+#undef SAME
+    if (!a->name || !b->name || (!root && strcmp(a->name, b->name)))
+        return false;
+    if (a->has_logical_type != b->has_logical_type)
+        return false;
+    return !a->has_logical_type || lt_equal(&a->logical_type, &b->logical_type);
+}
+
+static int64_t chunk_start(const pq_column_meta *m)
+{
+    int64_t s = m->data_page_offset;
+    if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 && m->dictionary_page_offset < s)
+        s = m->dictionary_page_offset;
+    if (m->has_index_page_offset && m->index_page_offset > 0 && m->index_page_offset < s)
+        s = m->index_page_offset;
+    return s;
+}
+
+/* Whether every row group of the file can be copied as is. */
+static bool eligible(const pm_pt_writer *w, const pm_pq_file_meta *m, uint64_t data_end)
+{
+    if (m->num_schema != w->ws.nelems || !m->num_row_groups)
+        return false;
+    for (uint32_t i = 0; i < m->num_schema; i++)
+        if (!elem_equal(&m->schema[i], &w->ws.elems[i], i == 0))
+            return false;
+    for (uint32_t g = 0; g < m->num_row_groups; g++) {
+        const pq_row_group *rg = &m->row_groups[g];
+        if (rg->num_columns != w->ws.nleaves || rg->num_rows <= 0 || rg->num_rows > w->o.target_rows)
+            return false;
+        int64_t size = 0;
+        for (uint32_t c = 0; c < rg->num_columns; c++) {
+            const pq_column_chunk *cc = &rg->columns[c];
+            const pq_leaf *L = &w->ws.leaves[c];
+            if (!cc->has_meta_data || cc->file_path)
+                return false;
+            const pq_column_meta *cm = &cc->meta_data;
+            if (cm->type != L->phys || cm->codec != (int32_t)w->codec || cm->path_len != L->path_len)
+                return false;
+            for (uint32_t k = 0; k < L->path_len; k++)
+                if (!cm->path_in_schema[k] || strcmp(cm->path_in_schema[k], L->path[k]))
+                    return false;
+            int64_t s = chunk_start(cm);
+            if (s < 4 || cm->total_compressed_size <= 0 || (uint64_t)s > data_end ||
+                (uint64_t)cm->total_compressed_size > data_end - (uint64_t)s)
+                return false;
+            size += cm->total_compressed_size;
+        }
+        if (size < w->min_rg)
+            return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* statistics                                                          */
+
+static bool is_decimal(const pq_leaf *L) { return L->type && L->type->id == PM_TYPE_DECIMAL; }
+
+/* PLAIN statistics bytes → typed value; false when they cannot be used. */
+static bool decode(const pq_leaf *L, const uint8_t *p, uint32_t n, pm_pq_value *v)
+{
+    switch (L->stats) {
+    case PQS_BOOL:
+        if (n < 1)
+            return false;
+        v->b = p[0] != 0;
+        return true;
+    case PQS_I32: {
+        if (n != 4)
+            return false;
+        int32_t x = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+        if (is_decimal(L))
+            v->dec = x;
+        else
+            v->i = x;
+        return true;
+    }
+    case PQS_I64: {
+        if (n != 8)
+            return false;
+        uint64_t x = 0;
+        for (int k = 7; k >= 0; k--)
+            x = x << 8 | p[k];
+        if (is_decimal(L))
+            v->dec = (int64_t)x;
+        else
+            v->i = (int64_t)x;
+        return true;
+    }
+    case PQS_F32:
+        if (n != 4)
+            return false;
+        memcpy(&v->f, p, 4);
+        return true;
+    case PQS_F64:
+        if (n != 8)
+            return false;
+        memcpy(&v->d, p, 8);
+        return true;
+    case PQS_DEC128: {
+        if (n < 1 || n > 16)
+            return false;
+        __int128 x = (p[0] & 0x80) ? -1 : 0;
+        for (uint32_t k = 0; k < n; k++)
+            x = (__int128)((unsigned __int128)x << 8) | p[k];
+        v->dec = x;
+        return true;
+    }
+    case PQS_BYTES:
+        v->bytes.data = p;
+        v->bytes.len = n;
+        return true;
+    default:
+        return false; /* INT96 */
+    }
+}
+
+static int cmp_value(const pq_leaf *L, const pm_pq_value *a, const pm_pq_value *b)
+{
+    switch (L->stats) {
+    case PQS_BOOL:
+        return (int)a->b - (int)b->b;
+    case PQS_I32:
+    case PQS_I64:
+        if (is_decimal(L))
+            return (a->dec > b->dec) - (a->dec < b->dec);
+        return (a->i > b->i) - (a->i < b->i);
+    case PQS_F32:
+        return (a->f > b->f) - (a->f < b->f);
+    case PQS_F64:
+        return (a->d > b->d) - (a->d < b->d);
+    case PQS_DEC128:
+        return (a->dec > b->dec) - (a->dec < b->dec);
+    case PQS_BYTES: {
+        size_t n = a->bytes.len < b->bytes.len ? a->bytes.len : b->bytes.len;
+        int c = n ? memcmp(a->bytes.data, b->bytes.data, n) : 0;
+        if (c)
+            return c;
+        return (a->bytes.len > b->bytes.len) - (a->bytes.len < b->bytes.len);
+    }
+    default:
+        return 0;
+    }
+}
+
+static pm_error *keep(const pq_leaf *L, pm_pq_value *dst, pm_buf *db, const pm_pq_value *src)
+{
+    if (L->stats != PQS_BYTES) {
+        *dst = *src;
+        return NULL;
+    }
+    pm_buf_clear(db);
+    PM_TRY(pm_buf_append(db, src->bytes.data, src->bytes.len));
+    dst->bytes.data = db->data;
+    dst->bytes.len = src->bytes.len;
+    return NULL;
+}
+
+static pm_error *merge_chunk(pm_pt_writer *w, uint32_t top, const pq_column_chunk *cc)
+{
+    stat_acc *a = &w->acc[top];
+    if (!a->flat)
+        return NULL;
+    const pq_leaf *L = &w->ws.leaves[w->ws.top_first_leaf[top]];
+    const pq_column_meta *cm = &cc->meta_data;
+    const pq_statistics *s = &cm->statistics;
+    if (!cm->has_statistics || !s->has_null_count) {
+        a->nc_known = false;
+        return NULL;
+    }
+    a->null_count += s->null_count;
+    if (cm->num_values - s->null_count <= 0)
+        return NULL; /* only nulls: no min/max to merge */
+    const uint8_t *mn = NULL, *mx = NULL;
+    uint32_t nmn = 0, nmx = 0;
+    if (s->has_min_value && s->has_max_value) {
+        mn = s->min_value, nmn = s->min_value_len, mx = s->max_value, nmx = s->max_value_len;
+    } else if (s->has_min && s->has_max && L->legacy_stats) {
+        mn = s->min, nmn = s->min_len, mx = s->max, nmx = s->max_len;
+    }
+    pm_pq_value lo, hi;
+    memset(&lo, 0, sizeof lo);
+    memset(&hi, 0, sizeof hi);
+    if (!mn || !decode(L, mn, nmn, &lo) || !decode(L, mx, nmx, &hi)) {
+        a->mm_known = false;
+        return NULL;
+    }
+    if (!a->has_mm) {
+        PM_TRY(keep(L, &a->min, &a->minb, &lo));
+        PM_TRY(keep(L, &a->max, &a->maxb, &hi));
+        a->has_mm = true;
+        return NULL;
+    }
+    if (cmp_value(L, &lo, &a->min) < 0)
+        PM_TRY(keep(L, &a->min, &a->minb, &lo));
+    if (cmp_value(L, &hi, &a->max) > 0)
+        PM_TRY(keep(L, &a->max, &a->maxb, &hi));
+    return NULL;
+}
+
+static pm_error *file_stats(pm_pt_writer *w, pm_data_file_meta *m)
+{
+    size_t nf = w->o.row_type->nfields;
+    pm_col_stats *cs;
+    PM_TRY(pm_calloc(&cs, nf ? nf : 1, sizeof *cs));
+    pm_error *e = NULL;
+    for (size_t i = 0; i < nf && !e; i++) {
+        if (w->stats_disabled)
+            continue;
+        stat_acc *a = &w->acc[i];
+        pm_pq_column_stats s;
+        memset(&s, 0, sizeof s);
+        s.has_stats = a->flat && a->nc_known;
+        s.null_count = a->null_count;
+        s.has_min_max = a->mm_known && a->has_mm;
+        s.min = a->min;
+        s.max = a->max;
+        e = pm_col_stats_from_parquet(w->o.row_type->fields[i].type, w->modes[i], &s, &cs[i]);
+    }
+    if (!e)
+        e = pm_col_stats_to_simple(w->o.row_type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
+                                   &m->value_stats_cols);
+    for (size_t i = 0; i < nf; i++)
+        pm_col_stats_clear(&cs[i]);
+    free(cs);
+    return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* output files                                                        */
+
+static void out_release(pm_pt_writer *w)
+{
+    pm_output_abort(w->out);
+    w->out = NULL;
+    pm_pq_file_meta_free(w->meta);
+    w->meta = NULL;
+    free(w->rgs);
+    w->rgs = NULL;
+    w->nrgs = w->caprgs = 0;
+    free(w->name);
+    free(w->path);
+    w->name = w->path = NULL;
+    w->open = false;
+    w->rows = 0;
+}
+
+static pm_error *out_open(pm_pt_writer *w)
+{
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_data_file_namer_next_data(&w->namer, &w->name), fail);
+    w->path = pm_path_join(w->dir, w->name);
+    if (!w->path)
+        PM_TRY_GOTO(e, pm_oom(), fail);
+    PM_TRY_GOTO(e, pm_pq_file_meta_new(&w->meta), fail);
+    PM_TRY_GOTO(e, pm_output_create(w->fio, w->path, false, &w->out), fail);
+    PM_TRY_GOTO(e, pm_output_write(w->out, "PAR1", 4), fail);
+    w->open = true;
+    w->rows = 0;
+    w->min_seq = w->seq;
+    acc_reset(w);
+    return NULL;
+fail:
+    out_release(w);
+    return e;
+}
+
+static const uint8_t EMPTY_ROW_SER[12] = {0};
+
+static pm_error *out_close(pm_pt_writer *w)
+{
+    pm_error *e = NULL;
+    pm_buf footer = PM_BUF_INIT;
+    pm_data_file_meta m;
+    memset(&m, 0, sizeof m);
+    pm_pq_file_meta *fm = w->meta;
+    fm->version = 1;
+    fm->schema = w->ws.elems;
+    fm->num_schema = w->ws.nelems;
+    fm->num_rows = w->rows;
+    fm->row_groups = w->rgs;
+    fm->num_row_groups = (uint32_t)w->nrgs;
+    fm->created_by = "paimon-c compaction (row-group passthrough)";
+    fm->has_column_orders = true;
+    fm->num_column_orders = w->ws.nleaves;
+    PM_TRY_GOTO(e, pm_pq_file_meta_serialize(fm, &footer), fail);
+    PM_TRY_GOTO(e, pm_buf_append_u32le(&footer, (uint32_t)footer.len), fail);
+    PM_TRY_GOTO(e, pm_buf_append(&footer, "PAR1", 4), fail);
+    PM_TRY_GOTO(e, pm_output_write(w->out, footer.data, footer.len), fail);
+    uint64_t size = pm_output_pos(w->out);
+    {
+        pm_output *o = w->out;
+        w->out = NULL;
+        PM_TRY_GOTO(e, pm_output_close(o, true), fail);
+    }
+    PM_TRY_GOTO(e, pm_strdup(&m.file_name, w->name), fail_file);
+    m.file_size = (int64_t)size;
+    m.row_count = w->rows;
+    PM_TRY_GOTO(e, pm_bytes_set(&m.min_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail_file);
+    PM_TRY_GOTO(e, pm_bytes_set(&m.max_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail_file);
+    PM_TRY_GOTO(e, pm_simple_stats_empty(&m.key_stats), fail_file);
+    PM_TRY_GOTO(e, file_stats(w, &m), fail_file);
+    m.min_sequence_number = w->min_seq;
+    m.max_sequence_number = w->min_seq + w->rows - 1;
+    m.schema_id = w->o.schema_id;
+    m.level = w->o.level;
+    m.creation_time.has = true;
+    m.creation_time.v = pm_now_local_millis();
+    m.delete_row_count.has = true;
+    m.delete_row_count.v = 0;
+    m.file_source.has = true;
+    m.file_source.v = PM_FILE_SOURCE_COMPACT;
+    if (w->ndone == w->capdone) {
+        size_t cap = w->capdone ? w->capdone * 2 : 4;
+        PM_TRY_GOTO(e, pm_realloc_array(&w->done, cap, sizeof *w->done), fail_file);
+        w->capdone = cap;
+    }
+    w->done[w->ndone++] = m;
+    w->bytes_done += m.file_size;
+    pm_buf_free(&footer);
+    out_release(w);
+    return NULL;
+fail_file:
+    pm_error_free(pm_fileio_delete(w->fio, w->path));
+fail:
+    pm_data_file_meta_clear(&m);
+    pm_buf_free(&footer);
+    out_release(w);
+    return pm_error_wrap(e, 0, "close passthrough output in %s", w->dir);
+}
+
+/* Copy one row group of `in` (described by rg) to the open output. */
+static pm_error *copy_row_group(pm_pt_writer *w, pm_input *in, const pq_row_group *rg)
+{
+    if (w->nrgs == w->caprgs) {
+        size_t cap = w->caprgs ? w->caprgs * 2 : 16;
+        PM_TRY(pm_realloc_array(&w->rgs, cap, sizeof *w->rgs));
+        w->caprgs = cap;
+    }
+    if (w->nrgs >= INT16_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "more than %d row groups in one output", INT16_MAX);
+    pm_arena *ar = &w->meta->arena;
+    pq_row_group *dst = &w->rgs[w->nrgs];
+    memset(dst, 0, sizeof *dst);
+    dst->columns = pm_arena_calloc(ar, sizeof(pq_column_chunk) * rg->num_columns, _Alignof(pq_column_chunk));
+    if (!dst->columns)
+        return pm_oom();
+    int64_t rg_start = (int64_t)pm_output_pos(w->out);
+    for (uint32_t c = 0; c < rg->num_columns; c++) {
+        const pq_column_chunk *sc = &rg->columns[c];
+        const pq_column_meta *sm = &sc->meta_data;
+        int64_t start = chunk_start(sm);
+        int64_t len = sm->total_compressed_size;
+        int64_t new_start = (int64_t)pm_output_pos(w->out);
+        for (int64_t off = 0; off < len;) {
+            size_t n = (size_t)(len - off < COPY_CHUNK ? len - off : COPY_CHUNK);
+            PM_TRY(pm_input_read_at(in, (uint64_t)(start + off), w->buf, n));
+            PM_TRY(pm_output_write(w->out, w->buf, n));
+            off += (int64_t)n;
+        }
+        int64_t delta = new_start - start;
+        pq_column_chunk *dc = &dst->columns[c];
+        *dc = *sc; /* scalars; pointers fixed below */
+        dc->file_path = NULL;
+        dc->file_offset = sc->file_offset ? sc->file_offset + delta : 0;
+        dc->has_offset_index = dc->has_column_index = false;
+        pq_column_meta *dm = &dc->meta_data;
+        dm->data_page_offset += delta;
+        if (dm->has_dictionary_page_offset && dm->dictionary_page_offset > 0)
+            dm->dictionary_page_offset += delta;
+        if (dm->has_index_page_offset && dm->index_page_offset > 0)
+            dm->index_page_offset += delta;
+        dm->has_bloom_filter_offset = dm->has_bloom_filter_length = false;
+        dm->key_value_metadata = NULL;
+        dm->num_key_value_metadata = 0;
+        /* deep copies into the output footer's arena */
+        dm->encodings = pm_arena_alloc(ar, sizeof(int32_t) * (sm->num_encodings ? sm->num_encodings : 1),
+                                       _Alignof(int32_t));
+        dm->path_in_schema = pm_arena_alloc(ar, sizeof(char *) * (sm->path_len ? sm->path_len : 1),
+                                            _Alignof(char *));
+        if (!dm->encodings || !dm->path_in_schema)
+            return pm_oom();
+        memcpy(dm->encodings, sm->encodings, sizeof(int32_t) * sm->num_encodings);
+        for (uint32_t k = 0; k < sm->path_len; k++)
+            if (!(dm->path_in_schema[k] = pm_arena_strdup(ar, sm->path_in_schema[k])))
+                return pm_oom();
+        if (sm->num_encoding_stats) {
+            dm->encoding_stats = pm_arena_alloc(ar, sizeof(pq_page_encoding_stats) * sm->num_encoding_stats,
+                                                _Alignof(pq_page_encoding_stats));
+            if (!dm->encoding_stats)
+                return pm_oom();
+            memcpy(dm->encoding_stats, sm->encoding_stats, sizeof(pq_page_encoding_stats) * sm->num_encoding_stats);
+        }
+        if (sm->has_statistics) {
+            pq_statistics *st = &dm->statistics;
+#define DUPB(p, n)                                                         \
+    do {                                                                   \
+        if (st->p) {                                                       \
+            uint8_t *q = pm_arena_alloc(ar, st->n ? st->n : 1, 1);          \
+            if (!q)                                                        \
+                return pm_oom();                                           \
+            memcpy(q, st->p, st->n);                                       \
+            st->p = q;                                                     \
+        }                                                                  \
+    } while (0)
+            DUPB(max, max_len);
+            DUPB(min, min_len);
+            DUPB(max_value, max_value_len);
+            DUPB(min_value, min_value_len);
+#undef DUPB
+        }
+        if (sm->has_size_statistics) {
+            pq_size_statistics *ss = &dm->size_statistics;
+            const pq_size_statistics *s2 = &sm->size_statistics;
+            if (s2->num_repetition_level_histogram) {
+                ss->repetition_level_histogram = pm_arena_alloc(
+                    ar, sizeof(int64_t) * s2->num_repetition_level_histogram, _Alignof(int64_t));
+                if (!ss->repetition_level_histogram)
+                    return pm_oom();
+                memcpy(ss->repetition_level_histogram, s2->repetition_level_histogram,
+                       sizeof(int64_t) * s2->num_repetition_level_histogram);
+            }
+            if (s2->num_definition_level_histogram) {
+                ss->definition_level_histogram = pm_arena_alloc(
+                    ar, sizeof(int64_t) * s2->num_definition_level_histogram, _Alignof(int64_t));
+                if (!ss->definition_level_histogram)
+                    return pm_oom();
+                memcpy(ss->definition_level_histogram, s2->definition_level_histogram,
+                       sizeof(int64_t) * s2->num_definition_level_histogram);
+            }
+        }
+    }
+    dst->num_columns = rg->num_columns;
+    dst->total_byte_size = rg->total_byte_size;
+    dst->num_rows = rg->num_rows;
+    dst->has_file_offset = true;
+    dst->file_offset = rg_start;
+    dst->has_total_compressed_size = true;
+    dst->total_compressed_size = (int64_t)pm_output_pos(w->out) - rg_start;
+    dst->has_ordinal = true;
+    dst->ordinal = (int16_t)w->nrgs;
+    w->nrgs++;
+    for (uint32_t t = 0; t < w->ws.ntop; t++)
+        if (w->acc[t].flat)
+            PM_TRY(merge_chunk(w, t, &rg->columns[w->ws.top_first_leaf[t]]));
+    w->rows += rg->num_rows;
+    w->seq += rg->num_rows;
+    return NULL;
+}
+
+static pm_error *read_footer(pm_input *in, pm_pq_file_meta **out, uint64_t *data_end)
+{
+    *out = NULL;
+    uint64_t size = pm_input_size(in);
+    if (size < 12)
+        return NULL;
+    uint8_t tail[8], head[4];
+    PM_TRY(pm_input_read_at(in, 0, head, 4));
+    PM_TRY(pm_input_read_at(in, size - 8, tail, 8));
+    if (memcmp(head, "PAR1", 4) || memcmp(tail + 4, "PAR1", 4))
+        return NULL; /* not a plain Parquet file: rewrite instead */
+    uint32_t flen = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 | (uint32_t)tail[3] << 24;
+    if ((uint64_t)flen + 12 > size)
+        return pm_error_new(PM_ECORRUPT, "%s: footer length %u beyond the file", pm_input_path(in), flen);
+    uint8_t *fb;
+    PM_TRY(pm_calloc(&fb, flen ? flen : 1, 1));
+    pm_error *e = pm_input_read_at(in, size - 8 - flen, fb, flen);
+    if (!e)
+        e = pm_pq_file_meta_parse(out, fb, flen);
+    free(fb);
+    *data_end = size - 8 - flen;
+    return e ? pm_error_wrap(e, 0, "footer of %s", pm_input_path(in)) : NULL;
+}
+
+struct pm_pt_input {
+    pm_input *in;
+    pm_pq_file_meta *meta;
+    char *name;
+};
+
+void pm_pt_input_free(pm_pt_input *in)
+{
+    if (!in)
+        return;
+    pm_pq_file_meta_free(in->meta);
+    pm_input_close(in->in);
+    free(in->name);
+    free(in);
+}
+
+pm_error *pm_pt_probe(pm_pt_writer *w, const char *path, const pm_data_file_meta *f, pm_pt_input **out)
+{
+    *out = NULL;
+    if (f->schema_id != w->o.schema_id || f->has_write_cols)
+        return NULL;
+    pm_pt_input *pi;
+    PM_TRY(pm_calloc(&pi, 1, sizeof *pi));
+    uint64_t data_end = 0;
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_strdup(&pi->name, f->file_name), done);
+    PM_TRY_GOTO(e, pm_input_open(w->fio, path, &pi->in), done);
+    PM_TRY_GOTO(e, read_footer(pi->in, &pi->meta, &data_end), done);
+    if (!pi->meta || !eligible(w, pi->meta, data_end))
+        goto done;
+    if (pi->meta->num_rows != f->row_count) {
+        e = pm_error_new(PM_ECORRUPT, "%s: the footer has %lld rows, the manifest %lld", path,
+                         (long long)pi->meta->num_rows, (long long)f->row_count);
+        goto done;
+    }
+    *out = pi;
+    return NULL;
+done:
+    pm_pt_input_free(pi);
+    return e ? pm_error_wrap(e, 0, "passthrough check of %s", f->file_name) : NULL;
+}
+
+pm_error *pm_pt_copy(pm_pt_writer *w, pm_pt_input *pi)
+{
+    pm_error *e = NULL;
+    const pm_pq_file_meta *m = pi->meta;
+    for (uint32_t g = 0; g < m->num_row_groups; g++) {
+        const pq_row_group *rg = &m->row_groups[g];
+        if (w->open && w->rows + rg->num_rows > w->o.target_rows)
+            PM_TRY_GOTO(e, out_close(w), done);
+        if (!w->open)
+            PM_TRY_GOTO(e, out_open(w), done);
+        e = copy_row_group(w, pi->in, rg);
+        if (e) {
+            out_release(w); /* the partial output is removed */
+            goto done;
+        }
+        if ((int64_t)pm_output_pos(w->out) >= w->o.target_size || w->rows >= w->o.target_rows)
+            PM_TRY_GOTO(e, out_close(w), done);
+    }
+done:
+    return e ? pm_error_wrap(e, 0, "passthrough of %s", pi->name) : NULL;
+}
+
+pm_error *pm_pt_writer_finish(pm_pt_writer *w, pm_data_file_meta **files, size_t *n)
+{
+    *files = NULL;
+    *n = 0;
+    if (w->open)
+        PM_TRY(out_close(w));
+    *files = w->done;
+    *n = w->ndone;
+    w->done = NULL;
+    w->ndone = w->capdone = 0;
+    return NULL;
+}
+
+int64_t pm_pt_writer_bytes(const pm_pt_writer *w) { return w->bytes_done; }
+int64_t pm_pt_writer_next_seq(const pm_pt_writer *w) { return w->seq; }
+void pm_pt_writer_set_next_seq(pm_pt_writer *w, int64_t seq) { w->seq = seq; }
+
+void pm_pt_writer_abort(pm_pt_writer *w)
+{
+    if (!w)
+        return;
+    if (w->open)
+        out_release(w);
+    for (size_t i = 0; i < w->ndone; i++) {
+        char *p = pm_path_join(w->dir, w->done[i].file_name);
+        if (p)
+            pm_error_free(pm_fileio_delete(w->fio, p));
+        free(p);
+    }
+    pm_pt_writer_free(w);
+}
+
+void pm_pt_writer_free(pm_pt_writer *w)
+{
+    if (!w)
+        return;
+    if (w->open)
+        out_release(w);
+    pm_data_file_metas_free(w->done, w->ndone);
+    if (w->acc) {
+        for (uint32_t i = 0; i < w->ws.ntop; i++) {
+            pm_buf_free(&w->acc[i].minb);
+            pm_buf_free(&w->acc[i].maxb);
+        }
+        free(w->acc);
+    }
+    if (w->namer_ok)
+        pm_data_file_namer_destroy(&w->namer);
+    pm_arena_free(&w->schema_arena);
+    free(w->modes);
+    free(w->buf);
+    free(w->dir);
+    free(w->format);
+    free(w->compression);
+    free(w);
+}
