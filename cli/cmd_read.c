@@ -168,10 +168,10 @@ static pm_error *run(const char *path, const char *branch, int64_t snapshot, cha
     so.npartitions = nspecs;
     so.fallback_branch = true;
     PM_TRY_GOTO(e, pm_table_scan(t, &so, &scan), done);
-    /* files are read ahead on up to 8 threads; rows come out in the same order */
-    size_t cpus = pm_cpu_count();
-    pm_table_read_options ro = {(const char *const *)cols, ncols, 0, cpus < 8 ? cpus : 8};
+    pm_table_read_options ro = {(const char *const *)cols, ncols, 0};
     PM_TRY_GOTO(e, pm_table_reader_new(&rd, t, scan, &ro), done);
+    /* files are read ahead on up to 8 threads; rows come out in the same order */
+    pm_table_reader_set_threads(rd, pm_cpu_count() < 8 ? pm_cpu_count() : 8);
     const pm_type *type = pm_table_reader_type(rd);
     if (s->fmt == OUT_PARQUET) {
         pm_pq_writer_options po;

@@ -222,8 +222,8 @@ static pm_error *read_table(const char *table, int64_t *rows, int64_t *sum, size
         *files += r->buckets[b].nfiles;
     pm_table_read_options ro = {0};
     ro.batch_rows = BATCH;
-    ro.threads = threads;
     PM_TRY_GOTO(e, pm_table_reader_new(&rd, t, r, &ro), done);
+    pm_table_reader_set_threads(rd, threads);
     for (;;) {
         const pm_batch *b = NULL;
         PM_TRY_GOTO(e, pm_table_reader_next(rd, &b), done);

@@ -353,7 +353,7 @@ pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_
     r->t = t;
     r->scan = scan;
     r->batch_rows = o && o->batch_rows > 0 ? o->batch_rows : 4096;
-    r->threads = o && o->threads > 1 ? (o->threads < 64 ? o->threads : 64) : 1;
+    r->threads = 1;
     pm_error *e = NULL;
     const pm_schema *s = scan->schema ? scan->schema : pm_table_schema(t);
     bool de = false, fb_de = false;
@@ -385,6 +385,12 @@ fail:
 }
 
 const pm_type *pm_table_reader_type(const pm_table_reader *r) { return r->type; }
+
+void pm_table_reader_set_threads(pm_table_reader *r, size_t threads)
+{
+    if (!r->slots) /* not started yet */
+        r->threads = threads > 1 ? (threads < 64 ? threads : 64) : 1;
+}
 
 static pm_error *open_next(pm_table_reader *r, bool *done)
 {
