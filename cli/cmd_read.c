@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/pool.h"
 #include "cli.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
@@ -169,6 +170,8 @@ static pm_error *run(const char *path, const char *branch, int64_t snapshot, cha
     PM_TRY_GOTO(e, pm_table_scan(t, &so, &scan), done);
     pm_table_read_options ro = {(const char *const *)cols, ncols, 0};
     PM_TRY_GOTO(e, pm_table_reader_new(&rd, t, scan, &ro), done);
+    /* files are read ahead on up to 8 threads; rows come out in the same order */
+    pm_table_reader_set_threads(rd, pm_cpu_count() < 8 ? pm_cpu_count() : 8);
     const pm_type *type = pm_table_reader_type(rd);
     if (s->fmt == OUT_PARQUET) {
         pm_pq_writer_options po;

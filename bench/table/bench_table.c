@@ -1,6 +1,7 @@
 /*
- * bench/table/bench_table.c — write and read an append table with
- * paimon-c: rows/s of the table writer + commit, and of a full scan.
+ * bench/table/bench_table.c — the paimon-c side of the table benchmark:
+ * rows/s and CPU seconds of the real table paths (pm_table_writer +
+ * pm_table_commit to write, pm_table_scan + pm_table_reader to read).
  *
  * Data (seeded splitmix64, identical on every run), mixed types:
  *   id BIGINT NOT NULL        sequential
@@ -12,40 +13,52 @@
  *   ts TIMESTAMP(6)           increasing micros with jitter, ~10% null
  *   flag BOOLEAN              random
  *   day DATE                  2000-01-01 + 0..9999 days
- * Steps:
- *   1. generate every row as 65,536-row batches (not timed) and write them
- *      to <dir>/input.parquet (the pypaimon side loads it; its CPU time is
- *      reported as plain_parquet_write_cpu_s, the cost of the Parquet
- *      encoding alone, to show what the table layer adds);
- *   2. create the table <dir>/paimon-c/db.db/t (unaware bucket, defaults:
- *      Parquet, zstd level 1, 256 MiB files, truncate(16) stats);
- *   3. timed write: table writer over all batches, prepare commit, commit;
- *   4. timed read: scan the latest snapshot, read every data file with the
- *      Parquet reader in 65,536-row batches (what the append-table reader
- *      does for files of the current schema), counting rows and summing
- *      `id` so nothing is skipped.
- * Prints one JSON object (wall and CPU seconds, rows/s, files, bytes).
+ * Scenarios (--scenario):
+ *   big    one commit of --rows rows (65,536-row batches) through one
+ *          table writer (--threads encoding threads: a big batch goes to
+ *          `threads` files in parallel), then a full read of the table with
+ *          the table reader (--threads files decoded in parallel), counting
+ *          rows and summing `id` so nothing is skipped.  With --paimon BIN
+ *          also `paimon read TABLE` (JSON lines to /dev/null) is timed.
+ *   small  --commits commits of --commit-rows rows each through the
+ *          library (one writer, write, prepare commit, commit per batch,
+ *          as an application committing small batches does), then a full
+ *          read of the resulting many-small-files table.
+ *   cli    the same commits through the CLI: `paimon write TABLE --input
+ *          input.parquet` (--commit-rows rows) run once per commit
+ *          (process start, table open, write, commit), timed with the
+ *          children's CPU time.  The table is write-only=true: pypaimon
+ *          never compacts, while `paimon write` would otherwise run an
+ *          automatic append compaction round after commits, as Java does.
+ * Every scenario first saves its rows to <dir>/input.parquet (not timed)
+ * for bench_pypaimon.py, which loads it and does the same on pypaimon.
+ * CPU seconds come from getrusage (all threads; children for the CLI).
+ * Prints one JSON object per run.
  *
- *   bench_table --dir DIR [--rows N] [--threads N]
- * --threads (default 1): encoding threads of the table writer (the rows
- * are then written as N files in parallel) and files read in parallel.
+ *   bench_table --dir DIR [--scenario big|small|cli] [--rows N] [--threads N]
+ *               [--commits K] [--commit-rows M] [--paimon BIN]
  */
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/mem.h"
-#include "base/pool.h"
 #include "base/util.h"
-#include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
-#include "table/partition.h"
 #include "table/scan.h"
 #include "table/table_commit.h"
+#include "table/table_read.h"
 #include "table/table_write.h"
 #include "types/column.h"
+
+extern char **environ;
 
 #define BATCH 65536
 
@@ -111,14 +124,32 @@ static double now_s(void)
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static double cpu_s(void)
+static double tv(struct timeval t) { return (double)t.tv_sec + t.tv_usec / 1e6; }
+
+/* CPU seconds (user + system) of this process (all threads) or of its
+ * waited-for children. */
+static double cpu_s(int who)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
+    struct rusage u;
+    getrusage(who, &u);
+    return tv(u.ru_utime) + tv(u.ru_stime);
 }
 
-static pm_error *write_input(const char *path, pm_batch **batches, size_t nb, const pm_type *rt)
+typedef struct timing {
+    double w0, c0, k0;
+} timing;
+
+static timing start(void) { return (timing){now_s(), cpu_s(RUSAGE_SELF), cpu_s(RUSAGE_CHILDREN)}; }
+
+static void stop(const timing *t, double *wall, double *cpu, double *child)
+{
+    *wall = now_s() - t->w0;
+    *cpu = cpu_s(RUSAGE_SELF) - t->c0;
+    if (child)
+        *child = cpu_s(RUSAGE_CHILDREN) - t->k0;
+}
+
+static pm_error *write_parquet(const char *path, pm_batch **batches, size_t nb, const pm_type *rt)
 {
     pm_fileio *fio = NULL;
     pm_output *out = NULL;
@@ -146,14 +177,14 @@ done:
 
 static size_t threads = 1;
 
-static pm_error *bench_write(const char *table, pm_batch **batches, size_t nb, size_t *files)
+/* One write + commit of batches [0, nb) (a new writer, as an application
+ * committing a batch does).  Adds the files written to *files. */
+static pm_error *write_commit(pm_table *t, pm_batch **batches, size_t nb, size_t *files)
 {
-    pm_table *t = NULL;
     pm_table_writer *w = NULL;
     pm_commit_message *m = NULL;
     size_t n = 0;
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, pm_table_open(&t, table, NULL), done);
     pm_table_write_options wo = {0, false, threads};
     PM_TRY_GOTO(e, pm_table_writer_new(&w, t, &wo), done);
     for (size_t i = 0; i < nb; i++)
@@ -164,7 +195,6 @@ static pm_error *bench_write(const char *table, pm_batch **batches, size_t nb, s
     o.kind = PM_COMMIT_APPEND;
     int64_t id = 0;
     PM_TRY_GOTO(e, pm_table_commit(t, &o, m, n, &id), done);
-    *files = 0;
     for (size_t i = 0; i < n; i++)
         *files += m[i].n_new_files;
 done:
@@ -173,99 +203,61 @@ done:
         pm_table_writer_abort(w);
     else
         pm_table_writer_free(w);
-    pm_table_free(t);
     return e;
 }
 
-typedef struct read_job {
-    pm_fileio *fio;
-    char *path;
-    int64_t rows, sum;
-    pm_error *err;
-} read_job;
-
-static void read_file(void *arg)
-{
-    read_job *j = arg;
-    pm_input *in = NULL;
-    pm_pq_reader *pr = NULL;
-    pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
-    o.batch_rows = BATCH;
-    pm_error *e = pm_input_open(j->fio, j->path, &in);
-    if (!e)
-        e = pm_pq_reader_open(&pr, in, &o);
-    while (!e) {
-        pm_batch *batch = NULL;
-        e = pm_pq_reader_next_batch(pr, &batch);
-        if (e || !batch)
-            break;
-        const pm_column *id = batch->columns[0];
-        for (int64_t i = 0; i < batch->num_rows; i++)
-            j->sum += pm_column_i64(id, i);
-        j->rows += batch->num_rows;
-    }
-    pm_pq_reader_free(pr);
-    pm_input_close(in);
-    j->err = e;
-}
-
-/* Scan, then read every file (files in parallel on `threads` threads). */
-static pm_error *bench_read(const char *table, int64_t *rows, int64_t *sum, uint64_t *bytes)
+/* Scan the latest snapshot and read every row with the table reader. */
+static pm_error *read_table(const char *table, int64_t *rows, int64_t *sum, size_t *files)
 {
     pm_table *t = NULL;
     pm_scan_result *r = NULL;
-    pm_pool *pool = NULL;
-    pm_task_group *g = NULL;
-    read_job *jobs = NULL;
-    size_t nj = 0;
+    pm_table_reader *rd = NULL;
     pm_error *e = NULL;
     *rows = *sum = 0;
-    *bytes = 0;
     PM_TRY_GOTO(e, pm_table_open(&t, table, NULL), done);
     pm_scan_options so = pm_scan_options_default();
     PM_TRY_GOTO(e, pm_table_scan(t, &so, &r), done);
-    size_t nfiles = 0;
+    *files = 0;
     for (size_t b = 0; b < r->nbuckets; b++)
-        nfiles += r->buckets[b].nfiles;
-    PM_TRY_GOTO(e, pm_calloc(&jobs, nfiles ? nfiles : 1, sizeof *jobs), done);
-    for (size_t b = 0; b < r->nbuckets && !e; b++) {
-        const pm_bucket_files *bf = &r->buckets[b];
-        char *dir = NULL;
-        PM_TRY_GOTO(e, pm_table_bucket_dir(t, bf->partition.data, bf->partition.len, bf->bucket, &dir), done);
-        for (size_t k = 0; k < bf->nfiles && !e; k++) {
-            jobs[nj].fio = t->fio;
-            jobs[nj].path = pm_path_join(dir, bf->files[k].file_name);
-            if (!jobs[nj].path)
-                e = pm_oom();
-            *bytes += (uint64_t)bf->files[k].file_size;
-            nj++;
-        }
-        free(dir);
-    }
-    if (e)
-        goto done;
-    PM_TRY_GOTO(e, pm_pool_new(&pool, threads > 1 ? threads : 0), done);
-    PM_TRY_GOTO(e, pm_group_new(&g), done);
-    for (size_t i = 0; i < nj && !e; i++)
-        e = pm_pool_submit(pool, g, read_file, &jobs[i]);
-    pm_group_wait(g);
-    for (size_t i = 0; i < nj; i++) {
-        if (jobs[i].err && !e)
-            e = jobs[i].err;
-        else
-            pm_error_free(jobs[i].err);
-        *rows += jobs[i].rows;
-        *sum += jobs[i].sum;
+        *files += r->buckets[b].nfiles;
+    pm_table_read_options ro = {0};
+    ro.batch_rows = BATCH;
+    PM_TRY_GOTO(e, pm_table_reader_new(&rd, t, r, &ro), done);
+    pm_table_reader_set_threads(rd, threads);
+    for (;;) {
+        const pm_batch *b = NULL;
+        PM_TRY_GOTO(e, pm_table_reader_next(rd, &b), done);
+        if (!b)
+            break;
+        const pm_column *id = b->columns[0];
+        const int64_t *v = (const int64_t *)(const void *)id->values.data;
+        for (int64_t i = 0; i < b->num_rows; i++)
+            *sum += v[i];
+        *rows += b->num_rows;
     }
 done:
-    pm_group_free(g);
-    pm_pool_free(pool);
-    for (size_t i = 0; i < nj; i++)
-        free(jobs[i].path);
-    free(jobs);
+    pm_table_reader_free(rd);
     pm_scan_result_free(r);
     pm_table_free(t);
     return e;
+}
+
+/* Run argv with stdout to `out` (NULL = inherit); fails unless it exits 0. */
+static pm_error *run(char *const argv[], const char *out)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (out)
+        posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc)
+        return pm_error_new(PM_EIO, "cannot run %s", argv[0]);
+    int st = 0;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+        return pm_error_new(PM_EIO, "%s %s failed (status %d)", argv[0], argv[1], st);
+    return NULL;
 }
 
 static int fail(pm_error *e)
@@ -277,75 +269,119 @@ static int fail(pm_error *e)
     return 1;
 }
 
+#define CHECK(x)                \
+    do {                        \
+        pm_error *e_ = (x);     \
+        if (e_)                 \
+            return fail(e_);    \
+    } while (0)
+
 int main(int argc, char **argv)
 {
-    const char *dir = NULL;
-    int64_t rows = 10000000;
+    const char *dir = NULL, *scenario = "big", *paimon = NULL;
+    int64_t rows = 10000000, commits = 1000, commit_rows = 1000;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dir") && i + 1 < argc)
             dir = argv[++i];
+        else if (!strcmp(argv[i], "--scenario") && i + 1 < argc)
+            scenario = argv[++i];
         else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
             rows = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = (size_t)strtoll(argv[++i], NULL, 10);
-        else {
-            fprintf(stderr, "usage: bench_table --dir DIR [--rows N] [--threads N]\n");
-            return 2;
-        }
+        else if (!strcmp(argv[i], "--commits") && i + 1 < argc)
+            commits = strtoll(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--commit-rows") && i + 1 < argc)
+            commit_rows = strtoll(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--paimon") && i + 1 < argc)
+            paimon = argv[++i];
+        else
+            dir = NULL, i = argc;
     }
-    if (!dir || rows <= 0) {
-        fprintf(stderr, "usage: bench_table --dir DIR [--rows N]\n");
+    bool big = !strcmp(scenario, "big"), small = !strcmp(scenario, "small"), cli = !strcmp(scenario, "cli");
+    if (!dir || rows <= 0 || commits <= 0 || commit_rows <= 0 || !(big || small || cli) || (cli && !paimon)) {
+        fprintf(stderr, "usage: bench_table --dir DIR [--scenario big|small|cli] [--rows N] [--threads N]\n"
+                        "                   [--commits K] [--commit-rows M] [--paimon BIN]\n");
         return 2;
     }
-    pm_error *e = NULL;
     pm_type *rt = NULL;
-    if ((e = pm_type_parse(&rt, SCHEMA)))
-        return fail(e);
-    size_t nb = (size_t)((rows + BATCH - 1) / BATCH);
+    CHECK(pm_type_parse(&rt, SCHEMA));
+    /* the rows: big = 65,536-row batches; small/cli = one batch per commit */
+    int64_t per = big ? BATCH : commit_rows;
+    int64_t total = big ? rows : (small ? commits * commit_rows : commit_rows);
+    size_t nb = (size_t)((total + per - 1) / per);
     pm_batch **batches = calloc(nb, sizeof *batches);
     if (!batches)
         return 1;
     for (size_t i = 0; i < nb; i++) {
-        int64_t from = (int64_t)i * BATCH, n = rows - from < BATCH ? rows - from : BATCH;
-        if ((e = pm_batch_new(&batches[i], rt)) || (e = fill(batches[i], from, n)))
-            return fail(e);
+        int64_t from = (int64_t)i * per, n = total - from < per ? total - from : per;
+        CHECK(pm_batch_new(&batches[i], rt));
+        CHECK(fill(batches[i], from, n));
     }
     char path[4096], table[4096];
     snprintf(path, sizeof path, "%s/input.parquet", dir);
-    double p0 = cpu_s();
-    if ((e = write_input(path, batches, nb, rt)))
-        return fail(e);
-    double p1 = cpu_s();
+    CHECK(write_parquet(path, batches, nb, rt));
     snprintf(table, sizeof table, "%s/paimon-c/db.db/t", dir);
-    pm_table_spec spec = {rt, NULL, 0, NULL, 0, NULL, NULL, 0, NULL};
-    if ((e = pm_table_create(table, &spec, false)))
-        return fail(e);
+    /* cli: write-only, as pypaimon never compacts (the CLI would otherwise
+     * run Java's automatic append compaction after commits) */
+    static const char *const wo_key[] = {"write-only"}, *const wo_val[] = {"true"};
+    pm_table_spec spec = {rt, NULL, 0, NULL, 0, wo_key, wo_val, cli ? 1 : 0, NULL};
+    CHECK(pm_table_create(table, &spec, false));
 
-    size_t files = 0;
-    double w0 = now_s(), c0 = cpu_s();
-    if ((e = bench_write(table, batches, nb, &files)))
-        return fail(e);
-    double w1 = now_s(), c1 = cpu_s();
+    double ws = 0, wc = 0, wk = 0, rs = 0, rc = 0, js = 0, jc = 0;
+    size_t files = 0, rfiles = 0;
+    int64_t written = 0;
+    timing t0 = start();
+    if (cli) {
+        for (int64_t k = 0; k < commits; k++) {
+            char *args[] = {(char *)paimon, "write", table, "--input", path, "--threads",
+                            threads > 1 ? "2" : "1", NULL};
+            char tn[24];
+            snprintf(tn, sizeof tn, "%zu", threads ? threads : 1);
+            args[6] = tn;
+            CHECK(run(args, "/dev/null"));
+        }
+        written = commits * commit_rows;
+    } else {
+        pm_table *t = NULL;
+        CHECK(pm_table_open(&t, table, NULL));
+        if (big) {
+            CHECK(write_commit(t, batches, nb, &files));
+        } else {
+            for (size_t i = 0; i < nb; i++)
+                CHECK(write_commit(t, &batches[i], 1, &files));
+        }
+        pm_table_free(t);
+        written = total;
+    }
+    stop(&t0, &ws, &wc, &wk);
     for (size_t i = 0; i < nb; i++)
         pm_batch_free(batches[i]);
     free(batches);
 
     int64_t got = 0, sum = 0;
-    uint64_t bytes = 0;
-    double r0 = now_s(), rc0 = cpu_s();
-    if ((e = bench_read(table, &got, &sum, &bytes)))
-        return fail(e);
-    double r1 = now_s(), rc1 = cpu_s();
-    if (got != rows || sum != rows * (rows - 1) / 2) {
-        fprintf(stderr, "bench_table: read %lld rows (sum %lld), expected %lld\n", (long long)got, (long long)sum,
-                (long long)rows);
+    timing t1 = start();
+    CHECK(read_table(table, &got, &sum, &rfiles));
+    stop(&t1, &rs, &rc, NULL);
+    int64_t want_sum = cli ? commits * (commit_rows * (commit_rows - 1) / 2) : written * (written - 1) / 2;
+    if (got != written || sum != want_sum) {
+        fprintf(stderr, "bench_table: read %lld rows (sum %lld), expected %lld (sum %lld)\n", (long long)got,
+                (long long)sum, (long long)written, (long long)want_sum);
         return 1;
     }
-    printf("{\"engine\":\"paimon-c\",\"threads\":%zu,\"rows\":%lld,\"files\":%zu,\"bytes\":%llu,"
-           "\"write_s\":%.3f,\"write_cpu_s\":%.3f,\"write_rows_s\":%.0f,"
-           "\"read_s\":%.3f,\"read_cpu_s\":%.3f,\"read_rows_s\":%.0f,\"plain_parquet_write_cpu_s\":%.3f}\n",
-           threads, (long long)rows, files, (unsigned long long)bytes, w1 - w0, c1 - c0, (double)rows / (w1 - w0), r1 - r0,
-           rc1 - rc0, (double)rows / (r1 - r0), p1 - p0);
+    if (big && paimon) {
+        char *args[] = {(char *)paimon, "read", table, NULL};
+        double unused;
+        timing t2 = start();
+        CHECK(run(args, "/dev/null"));
+        stop(&t2, &js, &unused, &jc);
+    }
+    printf("{\"engine\":\"paimon-c\",\"scenario\":\"%s\",\"threads\":%zu,\"rows\":%lld,\"commits\":%lld,"
+           "\"files\":%zu,\"write_s\":%.3f,\"write_cpu_s\":%.3f,\"read_s\":%.3f,\"read_cpu_s\":%.3f",
+           scenario, threads, (long long)written, big ? 1LL : (long long)commits, rfiles, ws, cli ? wk : wc, rs, rc);
+    if (big && paimon)
+        printf(",\"cli_read_jsonl_s\":%.3f,\"cli_read_jsonl_cpu_s\":%.3f", js, jc);
+    printf("}\n");
     pm_type_free(rt);
     return 0;
 }

@@ -30,11 +30,15 @@
 #include "lsm/merge_reader.h"
 #include "table/file_read.h"
 #include "table/partition.h"
+#include "table/pk_column.h"
 #include "table/pk_spill.h"
 #include "types/column.h"
 
 #define SEQ_ID 2147483646
 #define PREFETCH 4
+/* Read-ahead only for sections of at most this many runs, so the batches
+ * held ahead stay bounded (runs × PREFETCH batches). */
+#define PREFETCH_MAX_RUNS 16
 #define KIND_ID 2147483645
 
 typedef enum { UNIT_RAW, UNIT_MERGE } unit_kind;
@@ -623,9 +627,10 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
         srcs[k].close = run_close;
         made++;
     }
-    /* several runs: decode them ahead on a small pool (the merge itself
-     * stays on this thread); all first batches start decoding at once */
-    if (!e && u->nruns > 1 && u->nruns <= PM_MERGE_MAX_FAN_IN && !r->pool && pm_cpu_count() > 1) {
+    /* several runs (at most PREFETCH_MAX_RUNS): decode them ahead on a
+     * small pool (the merge itself stays on this thread); all first
+     * batches start decoding at once */
+    if (!e && u->nruns > 1 && u->nruns <= PREFETCH_MAX_RUNS && !r->pool && pm_cpu_count() > 1) {
         size_t threads = pm_cpu_count() < 4 ? pm_cpu_count() : 4;
         pm_error *pe = pm_pool_new(&r->pool, threads);
         if (pe) {
@@ -633,7 +638,7 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
             r->pool = NULL;
         }
     }
-    for (size_t k = 0; !e && r->pool && u->nruns <= PM_MERGE_MAX_FAN_IN && k < made; k++) {
+    for (size_t k = 0; !e && r->pool && u->nruns <= PREFETCH_MAX_RUNS && k < made; k++) {
         run_src *s = srcs[k].ctx;
         pthread_mutex_init(&s->mu, NULL);
         pthread_cond_init(&s->cv, NULL);
@@ -734,7 +739,7 @@ static pm_error *pend_flush(pm_pk_reader *r)
         return NULL;
     pm_error *e = NULL;
     for (size_t i = 0; i < r->out_type->nfields && !e; i++)
-        e = pm_column_append_range(r->work[i], r->pend[i], r->pend_start, r->pend_len);
+        e = pm_pk_append_range(r->work[i], r->pend[i], r->pend_start, r->pend_len);
     pend_release(r);
     return e;
 }

@@ -28,7 +28,12 @@
  *            requested columns.  Files are read with the columns the merge
  *            needs: the requested ones, the trimmed primary key and the
  *            sequence fields; partial-update and aggregation read every
- *            column (their functions see whole rows).
+ *            column (their functions see whole rows).  Records the merge
+ *            keeps unchanged (single records, deduplicate winners) are
+ *            copied as row ranges.  Sections of 2..16 runs decode their
+ *            runs ahead on a small thread pool (up to 4 batches per run);
+ *            more than 256 runs merge in several passes through files in
+ *            a private temporary directory (pk_spill.h).
  * Output batches have the requested row type; they are owned by the
  * reader and valid until the next call.
  */

@@ -36,6 +36,7 @@
 #include "lsm/merge_reader.h"
 #include "meta/manifest.h"
 #include "table/partition.h"
+#include "table/pk_column.h"
 #include "table/pk_file_writer.h"
 #include "table/pk_spill.h"
 #include "table/scan.h"
@@ -759,8 +760,14 @@ static pm_error *buffer_rows(pm_pk_writer *w, pk_bucket *b, const int64_t *rows,
         } else {
             size_t f = c < w->nkey ? w->key_field[c] : c - w->nkey - 2;
             const pm_column *s = w->aligned[f];
-            for (int64_t i = 0; i < count; i++)
-                PM_TRY(pm_column_append_from(d, s, rows[i]));
+            /* runs of consecutive input rows are copied in bulk */
+            for (int64_t i = 0; i < count;) {
+                int64_t j = i + 1;
+                while (j < count && rows[j] == rows[j - 1] + 1)
+                    j++;
+                PM_TRY(pm_pk_append_range(d, s, rows[i], j - i));
+                i = j;
+            }
         }
     }
     b->next_seq += count;
@@ -947,6 +954,18 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
                                              "writes yet; set a fixed bucket number (bucket > 0)");
     if (w->nbuckets <= 0)
         return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)w->nbuckets);
+    /* Java's SchemaValidation: a primary key without every partition field
+     * (cross-partition update) needs dynamic buckets */
+    const pm_str_list *pks = &w->schema->primary_keys, *parts = &w->schema->partition_keys;
+    for (size_t i = 0; i < parts->count; i++) {
+        bool in_pk = false;
+        for (size_t k = 0; k < pks->count && !in_pk; k++)
+            in_pk = !strcmp(pks->items[k], parts->items[i]);
+        if (!in_pk)
+            return pm_error_new(PM_EINVALID, "cross partition update (the primary key does not include partition "
+                                             "field '%s') needs dynamic bucket mode (bucket=-1), not bucket=%d",
+                                parts->items[i], (int)w->nbuckets);
+    }
 
     /* the merge engine: validates its options before anything is written */
     pm_merge_fn_options mo = {PM_MERGE_REDUCE, false};

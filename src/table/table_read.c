@@ -19,14 +19,25 @@
  * with every row kept share the file reader's columns; others are
  * compacted by pm_batch_filter (dv/dv_apply.h).  Batches left empty are
  * skipped.
+ * Read-ahead (threads > 1): the files of append tasks are opened and
+ * decoded by a private pool, up to `threads` files at a time in task
+ * order.  Each in-flight file has a slot: its worker pushes the decoded
+ * batches (columns retained, with their file positions) into the slot's
+ * bounded queue and sleeps while the queue is full; the caller takes them
+ * in order, applies the deletion vector as above, and when a file is done
+ * hands its slot to the next append task.  Primary-key buckets are still
+ * read on the caller's thread, in order.  Batches and errors come out
+ * exactly as without read-ahead.
  */
 #include "table/table_read.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/pool.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_index_file.h"
 #include "table/file_read.h"
@@ -42,6 +53,24 @@ typedef struct read_task {
     const pm_deletion_file *dv;  /* NULL = none */
     pm_pk_reader *pk;            /* primary-key bucket: read by pk_read.h (owned) */
 } read_task;
+
+/* One decoded batch waiting in a read-ahead slot. */
+typedef struct ra_item {
+    pm_column **cols;            /* retained */
+    int64_t rows;
+    int64_t pos;                 /* file position of its first row */
+} ra_item;
+
+/* An append file being read ahead (threads > 1). */
+typedef struct ra_slot {
+    struct pm_table_reader *r;
+    size_t task;                 /* index in r->tasks */
+    ra_item *items;              /* ring of `depth` items */
+    size_t head, count;
+    bool done;                   /* the worker finished (end of file or error) */
+    bool cancel;
+    pm_error *err;
+} ra_slot;
 
 struct pm_table_reader {
     pm_table *t;
@@ -59,6 +88,18 @@ struct pm_table_reader {
     pm_batch *out;
     uint8_t *keep;
     size_t keep_cap;
+    /* read-ahead */
+    size_t threads;
+    pm_pool *pool;
+    pm_task_group *group;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;           /* any slot changed (items, space, done) */
+    bool mu_ok;
+    ra_slot *slots;              /* `threads` slots */
+    size_t depth;                /* batches per slot */
+    size_t next_ra;              /* next task to consider for read-ahead */
+    ra_slot *cur_slot;           /* slot of the task being consumed */
+    pm_column **held;            /* columns of the last batch handed out from a slot */
 };
 
 /* ---------------------------------------------------------------- */
@@ -235,10 +276,61 @@ static pm_error *fallback_type(const pm_schema *main, const pm_schema *fb, const
     return NULL;
 }
 
+static void ra_item_release(pm_table_reader *r, ra_item *it)
+{
+    if (!it->cols)
+        return;
+    for (size_t i = 0; i < r->type->nfields; i++)
+        pm_column_release(it->cols[i]);
+    free(it->cols);
+    it->cols = NULL;
+}
+
+static void ra_shutdown(pm_table_reader *r)
+{
+    if (r->slots && r->mu_ok) {
+        pthread_mutex_lock(&r->mu);
+        for (size_t i = 0; i < r->threads; i++)
+            r->slots[i].cancel = true;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+    if (r->group) {
+        pm_group_wait(r->group);
+        pm_group_free(r->group);
+        r->group = NULL;
+    }
+    pm_pool_free(r->pool);
+    r->pool = NULL;
+    if (r->slots) {
+        for (size_t i = 0; i < r->threads; i++) {
+            ra_slot *sl = &r->slots[i];
+            for (size_t k = 0; sl->items && k < r->depth; k++)
+                ra_item_release(r, &sl->items[k]);
+            free(sl->items);
+            pm_error_free(sl->err);
+        }
+        free(r->slots);
+        r->slots = NULL;
+    }
+    if (r->held) {
+        for (size_t i = 0; i < r->type->nfields; i++)
+            pm_column_release(r->held[i]);
+        free(r->held);
+        r->held = NULL;
+    }
+    if (r->mu_ok) {
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->cv);
+        r->mu_ok = false;
+    }
+}
+
 void pm_table_reader_free(pm_table_reader *r)
 {
     if (!r)
         return;
+    ra_shutdown(r);
     pm_file_reader_free(r->fr);
     dv_free(r->cur_dv);
     free(r->cur_dir);
@@ -261,6 +353,7 @@ pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_
     r->t = t;
     r->scan = scan;
     r->batch_rows = o && o->batch_rows > 0 ? o->batch_rows : 4096;
+    r->threads = 1;
     pm_error *e = NULL;
     const pm_schema *s = scan->schema ? scan->schema : pm_table_schema(t);
     bool de = false, fb_de = false;
@@ -293,6 +386,12 @@ fail:
 
 const pm_type *pm_table_reader_type(const pm_table_reader *r) { return r->type; }
 
+void pm_table_reader_set_threads(pm_table_reader *r, size_t threads)
+{
+    if (!r->slots) /* not started yet */
+        r->threads = threads > 1 ? (threads < 64 ? threads : 64) : 1;
+}
+
 static pm_error *open_next(pm_table_reader *r, bool *done)
 {
     *done = false;
@@ -321,6 +420,235 @@ static pm_error *open_next(pm_table_reader *r, bool *done)
     return NULL;
 }
 
+/* ---------------------------------------------------------------- */
+/* read-ahead                                                        */
+
+/* Worker: decode the slot's file into its queue. */
+static void ra_run(void *arg)
+{
+    ra_slot *sl = arg;
+    pm_table_reader *r = sl->r;
+    const read_task *tk = &r->tasks[sl->task];
+    const pm_bucket_files *b = tk->b;
+    size_t nf = r->type->nfields;
+    pm_file_reader *fr = NULL;
+    char *dir = NULL;
+    pm_error *e = pm_table_bucket_dir(b->table, b->partition.data, b->partition.len, b->bucket, &dir);
+    if (!e) {
+        pm_file_read_options fo = {b->table == r->t ? r->type : r->fb_type, r->batch_rows, tk->kv};
+        e = pm_file_reader_open(&fr, b->table, dir, &b->files[tk->file], &fo);
+    }
+    free(dir);
+    while (!e) {
+        pthread_mutex_lock(&r->mu);
+        while (sl->count == r->depth && !sl->cancel)
+            pthread_cond_wait(&r->cv, &r->mu);
+        bool stop = sl->cancel;
+        pthread_mutex_unlock(&r->mu);
+        if (stop)
+            break;
+        const pm_batch *bt = NULL;
+        e = pm_file_reader_next(fr, &bt);
+        if (e || !bt)
+            break;
+        if (!bt->num_rows)
+            continue;
+        ra_item it = {NULL, bt->num_rows, pm_file_reader_position(fr)};
+        e = pm_calloc(&it.cols, nf ? nf : 1, sizeof *it.cols);
+        if (e)
+            break;
+        for (size_t i = 0; i < nf; i++)
+            it.cols[i] = pm_column_retain(bt->columns[(tk->kv ? 2 : 0) + i]);
+        pthread_mutex_lock(&r->mu);
+        sl->items[(sl->head + sl->count) % r->depth] = it;
+        sl->count++;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+    pm_file_reader_free(fr);
+    pthread_mutex_lock(&r->mu);
+    sl->err = e;
+    sl->done = true;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static pm_error *ra_start(pm_table_reader *r)
+{
+    r->depth = (size_t)(262144 / r->batch_rows);
+    if (r->depth < 2)
+        r->depth = 2;
+    if (r->depth > 256)
+        r->depth = 256;
+    if (pthread_mutex_init(&r->mu, NULL))
+        return pm_error_new(PM_EIO, "cannot create a mutex");
+    if (pthread_cond_init(&r->cv, NULL)) {
+        pthread_mutex_destroy(&r->mu);
+        return pm_error_new(PM_EIO, "cannot create a condition variable");
+    }
+    r->mu_ok = true;
+    PM_TRY(pm_calloc(&r->slots, r->threads, sizeof *r->slots));
+    for (size_t i = 0; i < r->threads; i++) {
+        r->slots[i].r = r;
+        r->slots[i].done = true; /* free */
+        r->slots[i].task = SIZE_MAX;
+        PM_TRY(pm_calloc(&r->slots[i].items, r->depth, sizeof *r->slots[i].items));
+    }
+    PM_TRY(pm_calloc(&r->held, r->type->nfields ? r->type->nfields : 1, sizeof *r->held));
+    PM_TRY(pm_group_new(&r->group));
+    return pm_pool_new(&r->pool, r->threads);
+}
+
+/* Hand free slots to the next append tasks (in task order). */
+static pm_error *ra_fill(pm_table_reader *r)
+{
+    for (size_t i = 0; i < r->threads; i++) {
+        ra_slot *sl = &r->slots[i];
+        if (sl->task != SIZE_MAX)
+            continue;
+        while (r->next_ra < r->ntasks && r->tasks[r->next_ra].pk)
+            r->next_ra++;
+        if (r->next_ra >= r->ntasks)
+            return NULL;
+        sl->task = r->next_ra++;
+        sl->head = sl->count = 0;
+        sl->done = false;
+        sl->cancel = false;
+        PM_TRY(pm_pool_submit(r->pool, r->group, ra_run, sl));
+    }
+    return NULL;
+}
+
+static ra_slot *ra_slot_of(pm_table_reader *r, size_t task)
+{
+    for (size_t i = 0; i < r->threads; i++)
+        if (r->slots[i].task == task)
+            return &r->slots[i];
+    return NULL;
+}
+
+/* The next batch of the current task's slot: *cols (retained by r->held
+ * until the next call), or *cols = NULL when the file is done. */
+static pm_error *ra_next(pm_table_reader *r, pm_column ***cols, int64_t *rows, int64_t *pos)
+{
+    ra_slot *sl = r->cur_slot;
+    *cols = NULL;
+    pthread_mutex_lock(&r->mu);
+    while (!sl->count && !sl->done)
+        pthread_cond_wait(&r->cv, &r->mu);
+    if (sl->count) {
+        ra_item it = sl->items[sl->head];
+        memset(&sl->items[sl->head], 0, sizeof it);
+        sl->head = (sl->head + 1) % r->depth;
+        sl->count--;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        for (size_t i = 0; i < r->type->nfields; i++) {
+            pm_column_release(r->held[i]);
+            r->held[i] = it.cols[i];
+        }
+        free(it.cols);
+        *cols = r->held;
+        *rows = it.rows;
+        *pos = it.pos;
+        return NULL;
+    }
+    pm_error *e = sl->err;
+    sl->err = NULL;
+    sl->task = SIZE_MAX; /* free for the next file */
+    pthread_mutex_unlock(&r->mu);
+    r->cur_slot = NULL;
+    return e;
+}
+
+/* Keep bitmap of a batch of n rows at file position pos; *kept rows kept. */
+static pm_error *keep_rows(pm_table_reader *r, const pm_column *kind, int64_t pos, int64_t n, int64_t *kept)
+{
+    size_t kb = (size_t)(n + 7) / 8;
+    if (kb > r->keep_cap) {
+        PM_TRY(pm_realloc_array(&r->keep, kb, 1));
+        r->keep_cap = kb;
+    }
+    memset(r->keep, 0xff, kb);
+    *kept = n;
+    if (r->cur_dv)
+        dv_apply(r->cur_dv, pos, n, r->keep);
+    if (kind) {
+        for (int64_t i = 0; i < n; i++) {
+            int8_t k = pm_column_i8(kind, i);
+            if (k == PM_ROWKIND_UPDATE_BEFORE || k == PM_ROWKIND_DELETE)
+                r->keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
+        }
+    }
+    if (r->cur_dv || kind) {
+        *kept = 0;
+        for (int64_t i = 0; i < n; i++)
+            *kept += (r->keep[i >> 3] >> (i & 7)) & 1;
+    }
+    return NULL;
+}
+
+/* Threaded read: append tasks come from their read-ahead slots. */
+static pm_error *next_threaded(pm_table_reader *r, const pm_batch **out)
+{
+    size_t nf = r->type->nfields;
+    if (!r->slots)
+        PM_TRY(ra_start(r));
+    for (;;) {
+        if (!r->cur_slot && !r->pk) {
+            dv_free(r->cur_dv);
+            r->cur_dv = NULL;
+            PM_TRY(ra_fill(r));
+            if (r->next_task >= r->ntasks)
+                return NULL;
+            const read_task *tk = &r->tasks[r->next_task++];
+            r->cur = tk;
+            if (tk->pk) {
+                r->pk = tk->pk;
+            } else {
+                r->cur_slot = ra_slot_of(r, r->next_task - 1);
+                if (!r->cur_slot)
+                    return pm_error_new(PM_EINTERNAL, "read-ahead slot of task %zu missing", r->next_task - 1);
+                if (tk->dv)
+                    PM_TRY(dv_load(r, tk->b, tk->dv));
+            }
+        }
+        if (r->pk) {
+            const pm_batch *pb = NULL;
+            PM_TRY(pm_pk_reader_next(r->pk, &pb));
+            if (!pb) {
+                read_task *tk = &r->tasks[r->next_task - 1];
+                pm_pk_reader_free(tk->pk);
+                tk->pk = NULL;
+                r->pk = NULL;
+                continue;
+            }
+            for (size_t i = 0; i < nf; i++)
+                r->out->columns[i] = pm_column_retain(pb->columns[i]);
+            r->out->num_rows = pb->num_rows;
+            *out = r->out;
+            return NULL;
+        }
+        pm_column **cols = NULL;
+        int64_t n = 0, pos = 0, kept = 0;
+        PM_TRY(ra_next(r, &cols, &n, &pos));
+        if (!cols)
+            continue;
+        if (r->cur->kv)
+            return pm_error_new(PM_EINTERNAL, "key-value file in an append read task");
+        PM_TRY(keep_rows(r, NULL, pos, n, &kept));
+        if (!kept)
+            continue;
+        for (size_t i = 0; i < nf; i++)
+            r->out->columns[i] = pm_column_retain(cols[i]);
+        r->out->num_rows = n;
+        if (kept < n)
+            PM_TRY(pm_batch_filter(r->out, r->keep));
+        *out = r->out;
+        return NULL;
+    }
+}
+
 pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
 {
     *out = NULL;
@@ -330,6 +658,8 @@ pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
         r->out->columns[i] = NULL;
     }
     r->out->num_rows = 0;
+    if (r->threads > 1)
+        return next_threaded(r, out);
     for (;;) {
         if (!r->fr && !r->pk) {
             bool done = false;
@@ -365,28 +695,8 @@ pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
         if (!n)
             continue;
         size_t off = r->cur->kv ? 2 : 0;
-        size_t kb = (size_t)(n + 7) / 8;
-        if (kb > r->keep_cap) {
-            PM_TRY(pm_realloc_array(&r->keep, kb, 1));
-            r->keep_cap = kb;
-        }
-        memset(r->keep, 0xff, kb);
         int64_t kept = n;
-        if (r->cur_dv)
-            dv_apply(r->cur_dv, pm_file_reader_position(r->fr), n, r->keep);
-        if (r->cur->kv) {
-            const pm_column *kind = b->columns[1];
-            for (int64_t i = 0; i < n; i++) {
-                int8_t k = pm_column_i8(kind, i);
-                if (k == PM_ROWKIND_UPDATE_BEFORE || k == PM_ROWKIND_DELETE)
-                    r->keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
-            }
-        }
-        if (r->cur_dv || r->cur->kv) {
-            kept = 0;
-            for (int64_t i = 0; i < n; i++)
-                kept += (r->keep[i >> 3] >> (i & 7)) & 1;
-        }
+        PM_TRY(keep_rows(r, r->cur->kv ? b->columns[1] : NULL, pm_file_reader_position(r->fr), n, &kept));
         if (!kept)
             continue;
         for (size_t i = 0; i < nf; i++)

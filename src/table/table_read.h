@@ -37,6 +37,11 @@ typedef struct pm_table_read_options {
 /* `scan` is borrowed and must outlive the reader. */
 pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_result *scan,
                               const pm_table_read_options *o);
+/* Decoding threads (default 1: the caller's thread only).  With more, up
+ * to `threads` data files of append buckets are read ahead in parallel on
+ * a private pool; batches still come out in the same order.  Call before
+ * the first pm_table_reader_next. */
+void pm_table_reader_set_threads(pm_table_reader *r, size_t threads);
 /* Row type of the batches (owned by the reader). */
 const pm_type *pm_table_reader_type(const pm_table_reader *r);
 /* *out = NULL at the end. */

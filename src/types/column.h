@@ -92,10 +92,6 @@ pm_error *pm_column_append_bytes(pm_column *c, const void *p, size_t n);
 pm_error *pm_column_end_nested(pm_column *c);
 /* Copy row `row` of `src` (same type) to the end of `dst`, children included. */
 pm_error *pm_column_append_from(pm_column *dst, const pm_column *src, int64_t row);
-/* Copy rows [from, from + n) of `src` (same type) to the end of `dst`:
- * buffers copied in bulk for fixed-width, boolean and variable-width
- * columns, row by row for nested ones. */
-pm_error *pm_column_append_range(pm_column *dst, const pm_column *src, int64_t from, int64_t n);
 /* Copy n cells to the end of `dst`: cell i is row rows[i] of srcs[which[i]]
  * (all of dst's type), one pass per buffer (nested types row by row). */
 pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, const uint16_t *which,

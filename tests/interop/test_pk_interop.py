@@ -195,13 +195,15 @@ OUR_SCHEMA = pa.schema([("id", pa.int32()), ("v", pa.string()), ("n", pa.int64()
 OUR_PSCHEMA = pa.schema([("dt", pa.string()), ("id", pa.int32()), ("v", pa.string()), ("n", pa.int64())])
 
 
-@pytest.mark.parametrize("case", ["one_bucket", "partitioned_buckets", "tiny_buffer"])
+@pytest.mark.parametrize("case", ["one_bucket", "partitioned_buckets", "tiny_buffer", "avro"])
 def test_we_write_dedup_pypaimon_reads(tmp_path, case):
     partitioned = case == "partitioned_buckets"
     schema = OUR_PSCHEMA if partitioned else OUR_SCHEMA
     opts = {"bucket": "4" if partitioned else "1"}
     if case == "tiny_buffer":
         opts["write-buffer-size"] = "4 kb"
+    if case == "avro":
+        opts["file.format"] = "avro"
     path = create(tmp_path, case, schema, ["dt", "id"] if partitioned else ["id"], ["dt"] if partitioned else None,
                   opts)
     rng = random.Random(7)

@@ -373,6 +373,73 @@ static void test_unsupported_and_filters(void **state)
     free(dir);
 }
 
+static size_t progress_calls;
+static void count_progress(void *ctx, size_t done, size_t total, const pm_compact_result *r)
+{
+    (void)ctx;
+    (void)done;
+    (void)total;
+    (void)r;
+    progress_calls++;
+}
+
+static size_t data_files_on_disk(pm_table *t)
+{
+    size_t n = 0;
+    const char *parts[] = {"pt=p0", "pt=p1", "pt=p2"};
+    for (int i = 0; i < 3; i++) {
+        char d[1024];
+        snprintf(d, sizeof d, "%s/%s/bucket-0", pm_table_path(t), parts[i]);
+        n += wt_count_files(d, "data-");
+    }
+    return n;
+}
+
+static void test_failure_policy(void **state)
+{
+    (void)state;
+    fx f = setup("t7", NULL);
+    size_t files_before = data_files_on_disk(f.t);
+    pm_compact_plan *p = plan(f.t, "u");
+    assert_int_equal(p->ntasks, 3);
+    /* one bucket at a time: the first task fails, the queued ones never start */
+    setenv("PAIMON_FAULT_INJECT", "execute-after-first-input", 1);
+    pm_resources *res = NULL;
+    PM_OK_OR_FAIL(pm_resources_new(&res, 64 << 20, 1));
+    pm_compact_result **r = NULL;
+    progress_calls = 0;
+    pm_error *e = pm_compact_execute_all(f.t, p, res, 1, count_progress, NULL, &r);
+    unsetenv("PAIMON_FAULT_INJECT");
+    assert_non_null(e);
+    char *msg = pm_error_format(e);
+    assert_non_null(strstr(msg, "injected fault"));
+    free(msg);
+    pm_error_free(e);
+    assert_null(r);
+    assert_int_equal(progress_calls, 1);
+    assert_int_equal(data_files_on_disk(f.t), files_before); /* nothing left behind */
+    /* two at a time: both started tasks run to their end, the third is skipped */
+    pm_resources_free(res);
+    PM_OK_OR_FAIL(pm_resources_new(&res, 64 << 20, 2));
+    setenv("PAIMON_FAULT_INJECT", "writer-close", 1);
+    progress_calls = 0;
+    e = pm_compact_execute_all(f.t, p, res, 2, count_progress, NULL, &r);
+    unsetenv("PAIMON_FAULT_INJECT");
+    assert_non_null(e);
+    pm_error_free(e);
+    assert_true(progress_calls >= 1 && progress_calls <= 2);
+    assert_int_equal(data_files_on_disk(f.t), files_before);
+    assert_int_equal(latest_id(f.t), 6);
+    /* and without faults the same plan still runs and commits */
+    PM_OK_OR_FAIL(pm_compact_execute_all(f.t, p, res, 2, NULL, NULL, &r));
+    PM_OK_OR_FAIL(pm_compact_commit(NULL, f.t, NULL, r, 3));
+    assert_int_equal(live_rows(f.t, NULL, NULL), 24);
+    pm_compact_results_free(r, 3);
+    pm_resources_free(res);
+    pm_compact_plan_free(p);
+    teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_subsets_and_concurrent_append),
         cmocka_unit_test(test_run_and_rolling),
         cmocka_unit_test(test_unsupported_and_filters),
+        cmocka_unit_test(test_failure_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -149,6 +149,66 @@ static void test_matches_fixture(void **state)
     free(dir);
 }
 
+/* String keys (with a long value), a bucket key, two partitions: every
+ * file of snapshot 1 of pk_table_scan_and_read_dv, written again. */
+static void test_matches_fixture_string_keys(void **state)
+{
+    (void)state;
+    pm_table *java = NULL;
+    PM_OK_OR_FAIL(pm_table_open(
+        &java, PM_FIXTURES_DIR "/java-written/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv", NULL));
+    pm_scan_options so = pm_scan_options_default();
+    so.snapshot_id = 1;
+    pm_scan_result *js = NULL;
+    PM_OK_OR_FAIL(pm_table_scan(java, &so, &js));
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=2", "bucket-key=f2", "file.format=parquet", "deletion-vectors.enabled=true"};
+    pm_table *t = pk_create(dir, "dv", "ROW<f0 STRING NOT NULL, f1 INT NOT NULL, f2 INT NOT NULL, f3 DOUBLE>", "f1",
+                            "f0,f1,f2", opts, 4);
+    pk_commit_rows(t, "{\"f0\":\"Two roads diverged in a wood, and I took the one less traveled by, And that has made "
+                      "all the difference.\",\"f1\":10,\"f2\":1,\"f3\":11.0}\n"
+                      "{\"f0\":\"Alice\",\"f1\":10,\"f2\":1,\"f3\":11.1}\n"
+                      "{\"f0\":\"Bob\",\"f1\":10,\"f2\":0,\"f3\":12.1}\n"
+                      "{\"f0\":\"Emily\",\"f1\":10,\"f2\":0,\"f3\":13.1}\n"
+                      "{\"f0\":\"Tony\",\"f1\":10,\"f2\":0,\"f3\":14.1}\n"
+                      "{\"f0\":\"Alex\",\"f1\":10,\"f2\":0,\"f3\":16.1}\n"
+                      "{\"f0\":\"David\",\"f1\":10,\"f2\":0,\"f3\":17.1}\n"
+                      "{\"f0\":\"Lucy\",\"f1\":20,\"f2\":1,\"f3\":14.1}\n"
+                      "{\"f0\":\"Paul\",\"f1\":20,\"f2\":1,\"f3\":18.1}\n");
+    pm_scan_result *os = NULL;
+    so.snapshot_id = 0;
+    PM_OK_OR_FAIL(pm_table_scan(t, &so, &os));
+    assert_int_equal(os->nbuckets, js->nbuckets);
+    assert_int_equal(os->nbuckets, 3);
+    for (size_t i = 0; i < js->nbuckets; i++) {
+        const pm_bucket_files *jb = &js->buckets[i], *ob = NULL;
+        for (size_t k = 0; k < os->nbuckets; k++)
+            if (os->buckets[k].bucket == jb->bucket && os->buckets[k].partition.len == jb->partition.len &&
+                !memcmp(os->buckets[k].partition.data, jb->partition.data, jb->partition.len))
+                ob = &os->buckets[k];
+        assert_non_null(ob); /* same (partition, bucket) */
+        assert_int_equal(ob->nfiles, 1);
+        assert_int_equal(jb->nfiles, 1);
+        const pm_data_file_meta *jf = &jb->files[0], *of = &ob->files[0];
+        assert_int_equal(of->row_count, jf->row_count);
+        assert_bytes_equal(&of->min_key, &jf->min_key);
+        assert_bytes_equal(&of->max_key, &jf->max_key);
+        assert_stats_equal(&of->key_stats, &jf->key_stats);
+        assert_stats_equal(&of->value_stats, &jf->value_stats);
+        assert_int_equal(of->min_sequence_number, jf->min_sequence_number);
+        assert_int_equal(of->max_sequence_number, jf->max_sequence_number);
+        assert_int_equal(of->delete_row_count.v, jf->delete_row_count.v);
+        assert_int_equal(of->level, jf->level);
+        assert_int_equal(of->file_source.v, jf->file_source.v);
+    }
+    pm_scan_result_free(os);
+    pm_scan_result_free(js);
+    pm_table_free(java);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_kv_type(void **state)
 {
     (void)state;
@@ -307,6 +367,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_fixture),
+        cmocka_unit_test(test_matches_fixture_string_keys),
         cmocka_unit_test(test_kv_type),
         cmocka_unit_test(test_rolling_and_meta),
         cmocka_unit_test(test_format_per_level),

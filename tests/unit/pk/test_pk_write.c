@@ -435,6 +435,10 @@ static void test_unsupported(void **state)
     snprintf(b0, sizeof b0, "%s/bucket-0", pm_table_path(t));
     assert_int_equal(pk_count_files(b0, ""), 0);
     pm_table_free(t);
+    const char *cross[] = {"bucket=2"};
+    t = pk_create(dir, "cross", "ROW<id INT NOT NULL, dt STRING>", "dt", "id", cross, 1);
+    PM_EXPECT_ERR(pm_table_writer_new(&w, t, NULL), PM_EINVALID);
+    pm_table_free(t);
     const char *snap[] = {"bucket=1", "write.sequence-number-init-mode=snapshot"};
     t = pk_create(dir, "snapinit", "ROW<id INT NOT NULL, v STRING>", NULL, "id", snap, 2);
     PM_EXPECT_ERR(pm_table_writer_new(&w, t, NULL), PM_EUNSUPPORTED);

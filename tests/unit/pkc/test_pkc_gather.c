@@ -1,6 +1,6 @@
 /*
- * tests/unit/pkc/test_pkc_gather.c — pm_column_append_gather and
- * pm_column_append_range (types/column.h), the copies the primary-key
+ * tests/unit/pkc/test_pkc_gather.c — pm_column_append_gather
+ * (types/column.h) and pm_pk_append_range (table/pk_column.h), the copies the primary-key
  * compaction executor and merge-on-read use for records kept unchanged:
  * every cell equals pm_column_append_from of the same source cells, for
  * fixed-width, boolean, string, decimal and nested columns, with and
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pm_test.h"
+#include "table/pk_column.h"
 #include "types/column.h"
 #include "types/value.h"
 
@@ -72,7 +73,7 @@ static void test_gather_equals_append_from(void **state)
         PM_OK_OR_FAIL(pm_column_append_from(range, y->columns[c], 1));
         PM_OK_OR_FAIL(pm_column_append_from(rwant, x->columns[c], 1));
         PM_OK_OR_FAIL(pm_column_append_from(rwant, x->columns[c], 2));
-        PM_OK_OR_FAIL(pm_column_append_range(range, x->columns[c], 1, 2));
+        PM_OK_OR_FAIL(pm_pk_append_range(range, x->columns[c], 1, 2));
         a = column_json(rwant);
         b = column_json(range);
         assert_string_equal(a, b);

@@ -159,7 +159,7 @@ static void commit(pm_table *t, int64_t id, int64_t schema_id, pm_manifest_entry
 
 /* Read the whole table state as JSON lines (sorted is not needed: order is manifest order). */
 static char *read_all(pm_table *t, int64_t snapshot, const char *const *cols, size_t ncols, const char *part,
-                      pm_code *code)
+                      size_t threads, pm_code *code)
 {
     pm_scan_options o = pm_scan_options_default();
     o.snapshot_id = snapshot;
@@ -177,6 +177,8 @@ static char *read_all(pm_table *t, int64_t snapshot, const char *const *cols, si
     pm_error *e = pm_table_scan(t, &o, &r);
     if (!e)
         e = pm_table_reader_new(&rd, t, r, &ro);
+    if (!e)
+        pm_table_reader_set_threads(rd, threads);
     while (!e) {
         const pm_batch *b = NULL;
         e = pm_table_reader_next(rd, &b);
@@ -209,20 +211,27 @@ static char *read_all(pm_table *t, int64_t snapshot, const char *const *cols, si
 static void expect_rows(pm_table *t, int64_t snapshot, const char *const *cols, size_t ncols, const char *part,
                         const char *want)
 {
-    pm_code c;
-    char *got = read_all(t, snapshot, cols, ncols, part, &c);
-    if (c != PM_OK || strcmp(got, want))
-        fail_msg("read (snapshot %lld) gave [code %d]\n%s\nwant\n%s", (long long)snapshot, (int)c, got, want);
-    free(got);
+    /* the caller's thread only, then with read-ahead threads: same rows, same order */
+    for (size_t threads = 1; threads <= 3; threads += 2) {
+        pm_code c;
+        char *got = read_all(t, snapshot, cols, ncols, part, threads, &c);
+        if (c != PM_OK || strcmp(got, want))
+            fail_msg("read (snapshot %lld, %zu threads) gave [code %d]\n%s\nwant\n%s", (long long)snapshot,
+                     threads, (int)c, got, want);
+        free(got);
+    }
 }
 
 static void expect_error(pm_table *t, int64_t snapshot, pm_code code, const char *needle)
 {
-    pm_code c;
-    char *got = read_all(t, snapshot, NULL, 0, NULL, &c);
-    if (c != code || !strstr(got, needle))
-        fail_msg("expected error %d containing '%s', got [%d] %s", (int)code, needle, (int)c, got);
-    free(got);
+    for (size_t threads = 1; threads <= 3; threads += 2) {
+        pm_code c;
+        char *got = read_all(t, snapshot, NULL, 0, NULL, threads, &c);
+        if (c != code || !strstr(got, needle))
+            fail_msg("expected error %d containing '%s' (%zu threads), got [%d] %s", (int)code, needle, threads,
+                     (int)c, got);
+        free(got);
+    }
 }
 
 /* Append table: schema 0 (id INT, name STRING, v INT, dt STRING) partitioned by dt,
@@ -310,9 +319,26 @@ static void test_schema_evolution(void **state)
     expect_rows(t, 0, cols, 2, "dt=b", "");
     const char *bad[] = {"name"};
     pm_code c;
-    char *msg = read_all(t, 0, bad, 1, NULL, &c);
+    char *msg = read_all(t, 0, bad, 1, NULL, 1, &c);
     assert_int_equal(c, PM_EINVALID);
     free(msg);
+
+    /* read-ahead: free the reader after the first batch, while files are in flight */
+    {
+        pm_scan_result *sr = NULL;
+        pm_table_reader *rd = NULL;
+        PM_OK_OR_FAIL(pm_table_scan(t, NULL, &sr));
+        pm_table_read_options ro = {NULL, 0, 1};
+        PM_OK_OR_FAIL(pm_table_reader_new(&rd, t, sr, &ro));
+        pm_table_reader_set_threads(rd, 3);
+        const pm_batch *b = NULL;
+        PM_OK_OR_FAIL(pm_table_reader_next(rd, &b));
+        assert_non_null(b);
+        assert_int_equal(b->num_rows, 1);
+        assert_int_equal(pm_column_i32(b->columns[1], 0), 1);
+        pm_table_reader_free(rd);
+        pm_scan_result_free(sr);
+    }
 
     /* file reader directly: positions and batch size */
     const pm_schema *s = pm_table_schema(t);
