@@ -12,6 +12,11 @@ int pm_cmd_cat(int argc, char **argv);
 int pm_cmd_meta(int argc, char **argv);
 int pm_cmd_write_parquet(int argc, char **argv);
 int pm_cmd_create(int argc, char **argv);
+int pm_cmd_databases(int argc, char **argv);
+int pm_cmd_tables(int argc, char **argv);
+int pm_cmd_create_database(int argc, char **argv);
+int pm_cmd_drop_database(int argc, char **argv);
+int pm_cmd_drop_table(int argc, char **argv);
 int pm_cmd_read(int argc, char **argv);
 int pm_cmd_snapshots(int argc, char **argv);
 int pm_cmd_files(int argc, char **argv);
@@ -28,7 +33,12 @@ int pm_cmd_compact_abort(int argc, char **argv);
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
     {"meta", "print the footer of a Parquet file as JSON", pm_cmd_meta},
+    {"databases", "list the databases of a warehouse", pm_cmd_databases},
+    {"create-database", "create a database in a warehouse", pm_cmd_create_database},
+    {"drop-database", "drop a database (--cascade drops its tables)", pm_cmd_drop_database},
+    {"tables", "list the tables of a database", pm_cmd_tables},
     {"create", "create a table at a path (schema/schema-0)", pm_cmd_create},
+    {"drop-table", "drop a table", pm_cmd_drop_table},
     {"write", "write rows (JSON lines, CSV, Parquet) into a table as one commit", pm_cmd_write},
     {"read", "print the rows of a table (jsonl, csv or parquet)", pm_cmd_read},
     {"snapshots", "list the snapshots of a table", pm_cmd_snapshots},

@@ -7,7 +7,9 @@
  *   1. The task's schema (files are read in it, by field id) and a writer
  *      schema: the same schema whose options carry the task's output
  *      format and compression.
- *   2. The task's files become Levels; lsm/interval_partition.h turns
+ *   2. The task's files become Levels; a full compaction of a single
+ *      max-level run rewrites each file alone (Java's
+ *      FileRewriteCompactTask); otherwise lsm/interval_partition.h turns
  *      them into steps for the output level: UPGRADE (a file that only
  *      changes level: same file, new _LEVEL in the result — no I/O) and
  *      REWRITE (sections of overlapping sorted runs, merged).
@@ -78,6 +80,19 @@ typedef struct exec {
     pm_kv_layout out_layout;
     pm_batch *out;
     int64_t nout;
+    /* records kept unchanged (a lone record, a deduplicate winner) are
+     * gathered column by column: pinned input batches (their columns
+     * retained, so the merge may release the batches) and, per pending
+     * output row, (pin, row) */
+    size_t *src_col;              /* output column → input column */
+    size_t nin;                   /* input columns */
+    pm_column ***pins;            /* pins[p][c]: retained input columns */
+    size_t npins, cap_pins;
+    uint16_t *which;
+    int64_t *rows;
+    int64_t ngather;
+    const pm_column **srcs;       /* scratch: one column of every pin */
+    bool dedup, ignore_delete;
     pm_merge_fn *mf;              /* reducer mode */
     pm_merge_fn *mf_full;         /* first-row lookup rewrites */
     pm_pk_spill *spill;
@@ -198,6 +213,19 @@ static pm_error *setup(exec *x)
     PM_TRY(pm_pk_kv_type(s, &x->kv_type, &x->nkey));
     PM_TRY(pm_kv_layout_physical(&x->out_layout, x->nkey, nf));
     PM_TRY(pm_batch_new(&x->out, x->kv_type));
+    size_t nout = x->kv_type->nfields;
+    x->nin = x->in_type->nfields;
+    PM_TRY(pm_calloc(&x->src_col, nout, sizeof *x->src_col));
+    PM_TRY(pm_calloc(&x->which, OUT_ROWS, sizeof *x->which));
+    PM_TRY(pm_calloc(&x->rows, OUT_ROWS, sizeof *x->rows));
+    for (size_t k = 0; k < x->nkey; k++)
+        x->src_col[k] = x->in_layout.key_cols[k];
+    x->src_col[x->nkey] = 0;
+    x->src_col[x->nkey + 1] = 1;
+    for (size_t j = 0; j < nf; j++)
+        x->src_col[x->nkey + 2 + j] = 2 + j;
+    x->dedup = pm_merge_fn_kind(x->mf) == PM_ENGINE_DEDUPLICATE;
+    PM_TRY(pm_options_bool(s->options, PM_OPT_IGNORE_DELETE, &x->ignore_delete));
     return NULL;
 }
 
@@ -367,8 +395,82 @@ static pm_error *lookup_contains(lookup_cursor *c, const uint8_t *key, size_t le
 /* ------------------------------------------------------------------ */
 /* rewrite                                                             */
 
+static void pins_release(exec *x)
+{
+    for (size_t p = 0; p < x->npins; p++) {
+        for (size_t c = 0; c < x->nin; c++)
+            pm_column_release(x->pins[p][c]);
+        free(x->pins[p]);
+        x->pins[p] = NULL;
+    }
+    x->npins = 0;
+    x->ngather = 0;
+}
+
+/* Copy the gathered rows to the output batch. */
+static pm_error *gather_flush(exec *x)
+{
+    if (!x->ngather)
+        return NULL;
+    pm_error *e = NULL;
+    for (size_t i = 0; i < x->kv_type->nfields && !e; i++) {
+        for (size_t p = 0; p < x->npins; p++)
+            x->srcs[p] = x->pins[p][x->src_col[i]];
+        e = pm_column_append_gather(x->out->columns[i], x->srcs, x->which, x->rows, x->ngather);
+    }
+    pins_release(x);
+    return e;
+}
+
+/* One unchanged record into the gather list (its batch pinned once). */
+static pm_error *gather_add(exec *x, const pm_kv_rec *rec)
+{
+    pm_column *const *cols = rec->batch->columns;
+    size_t p = x->npins;
+    while (p-- > 0)
+        if (x->pins[p][0] == cols[0])
+            break;
+    if (p == SIZE_MAX) {
+        if (x->npins == UINT16_MAX)
+            PM_TRY(gather_flush(x));
+        if (x->npins == x->cap_pins) {
+            size_t cap = x->cap_pins ? 2 * x->cap_pins : 16;
+            PM_TRY(pm_realloc_array(&x->pins, cap, sizeof *x->pins));
+            PM_TRY(pm_realloc_array(&x->srcs, cap, sizeof *x->srcs));
+            x->cap_pins = cap;
+        }
+        pm_column **pin = NULL;
+        PM_TRY(pm_calloc(&pin, x->nin, sizeof *pin));
+        for (size_t c = 0; c < x->nin; c++)
+            pin[c] = pm_column_retain(cols[c]);
+        p = x->npins++;
+        x->pins[p] = pin;
+    }
+    x->which[x->ngather] = (uint16_t)p;
+    x->rows[x->ngather++] = rec->row;
+    return NULL;
+}
+
+/* The record a group reduces to unchanged (reducer mode: a lone record;
+ * deduplicate: the last record that is not an ignored retract), NULL when
+ * the merge function must fold; *none = every record is ignored. */
+static const pm_kv_rec *pass_through(const exec *x, const pm_kv_group *g, bool *none)
+{
+    *none = false;
+    if (g->n == 1)
+        return &g->recs[0];
+    if (!x->dedup)
+        return NULL;
+    for (size_t j = g->n; j-- > 0;)
+        if (!(x->ignore_delete && pm_kind_is_retract(g->recs[j].kind)))
+            return &g->recs[j];
+    *none = true;
+    return NULL;
+}
+
 static pm_error *drain(exec *x, pm_pk_file_writer *w)
 {
+    PM_TRY(gather_flush(x));
     if (!x->nout)
         return NULL;
     PM_TRY(pm_batch_finish(x->out, x->nout));
@@ -453,16 +555,33 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
                     continue; /* the key is already accepted above: nothing new */
             }
         }
+        if (!lookup_mode) {
+            bool none = false;
+            const pm_kv_rec *pt = pass_through(x, &g, &none);
+            if (none)
+                continue;
+            if (pt) {
+                if (drop_delete && pm_kind_is_retract(pt->kind))
+                    continue;
+                e = gather_add(x, pt);
+                if (!e && ++x->nout == OUT_ROWS)
+                    e = drain(x, w);
+                continue;
+            }
+        }
         pm_merge_result res;
         e = pm_merge_fn_fold(mf, &x->in_layout, g.recs, g.n, &res);
         if (e || !res.has || (drop_delete && pm_kind_is_retract(res.kind)))
             continue;
-        e = pm_merge_fn_emit(mf, x->out, &x->out_layout);
+        e = gather_flush(x);
+        if (!e)
+            e = pm_merge_fn_emit(mf, x->out, &x->out_layout);
         if (!e && ++x->nout == OUT_ROWS)
             e = drain(x, w);
     }
     if (!e)
         e = drain(x, w);
+    pins_release(x);
     lookup_close(&lc);
     pm_merge_reader_free(mr);
     free(run_level);
@@ -602,6 +721,12 @@ static void exec_clear(exec *x)
     pm_kv_layout_clear(&x->in_layout);
     pm_type_free(x->kv_type);
     pm_kv_layout_clear(&x->out_layout);
+    pins_release(x);
+    free(x->pins);
+    free(x->srcs);
+    free(x->which);
+    free(x->rows);
+    free(x->src_col);
     pm_batch_free(x->out);
     pm_merge_fn_free(x->mf);
     pm_merge_fn_free(x->mf_full);
@@ -680,12 +805,29 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
         for (size_t i = 0; i < n; i++)
             ptrs[k++] = files[i];
     }
-    pm_task_options to = {x.pk->policy.min_file_size, x.pk->output_level, x.max_level, x.pk->policy.force_rewrite_all,
-                          NULL, NULL};
-    e = pm_compact_task_plan(ptrs, k, &to, &plan);
-    free(ptrs);
-    if (e)
-        goto fail;
+    /* full compaction of a single max-level run (pickFullCompaction's file
+     * rewrite): each file rewritten alone, as Java's FileRewriteCompactTask */
+    bool file_rewrite = x.pk->policy.pick == PM_PICK_FULL && x.pk->output_level == x.max_level;
+    for (size_t i = 0; file_rewrite && i < k; i++)
+        file_rewrite = ptrs[i]->meta.level == x.max_level;
+    if (file_rewrite) {
+        for (size_t i = 0; i < k && !e; i++) {
+            const pm_lsm_file *one[1] = {ptrs[i]};
+            pm_iv_run run = {1, one};
+            pm_iv_section sec = {1, &run};
+            e = rewrite(&x, &sec, 1, x.pk->drop_delete);
+        }
+        free(ptrs);
+        if (e)
+            goto fail;
+    } else {
+        pm_task_options to = {x.pk->policy.min_file_size, x.pk->output_level, x.max_level,
+                              x.pk->policy.force_rewrite_all, NULL, NULL};
+        e = pm_compact_task_plan(ptrs, k, &to, &plan);
+        free(ptrs);
+        if (e)
+            goto fail;
+    }
     for (size_t s = 0; s < plan.nsteps && !e; s++) {
         const pm_task_step *st = &plan.steps[s];
         if (st->kind == PM_STEP_UPGRADE) {

@@ -20,9 +20,9 @@
  *                 protected by a sequence group (its ordering fields are
  *                 exempt).  Otherwise every file of the bucket takes part.
  *   first_row     merge-engine=first-row
- * Selection (pm_pk_select): Levels → runs → pm_compact_pick → unit →
- * file indexes (by name), whole-bucket expansion, drop_delete, lookup
- * files.
+ * Selection (pm_pk_select): Levels → lsm/lsm_compact.h (pick, manager
+ * filter, unit files, drop_delete) → file indexes (by name), whole-bucket
+ * expansion, lookup files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +33,7 @@
 #include "base/util.h"
 #include "compact/pk_compact.h"
 #include "lsm/levels.h"
+#include "lsm/lsm_compact.h"
 #include "lsm/merge_engine.h"
 #include "table/partition.h"
 
@@ -285,26 +286,21 @@ pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_
     pm_levels *lv = NULL;
     PM_TRY(pm_levels_new(&lv, key_type, p->num_levels, files, n));
     pm_error *e = NULL;
-    pm_sorted_run *runs = NULL;
     name_idx *map = NULL;
     bool *in_unit = NULL;
-    pm_compact_unit unit;
-    memset(&unit, 0, sizeof unit);
-    size_t nruns = 0;
-    const pm_lsm_run *lr = pm_levels_runs(lv, &nruns);
-    int32_t num_levels = pm_levels_num_levels(lv);
-    out->num_levels = num_levels;
-    PM_TRY_GOTO(e, pm_calloc(&runs, nruns ? nruns : 1, sizeof *runs), done);
-    for (size_t i = 0; i < nruns; i++) {
-        runs[i].level = lr[i].level;
-        runs[i].size = lr[i].size;
-        runs[i].nfiles = lr[i].nfiles;
-    }
-    pm_pick_clock clock = {p->now_ms, p->hour, false, 0};
-    pm_levels_last_full_compaction(lv, &clock.has_last_full, &clock.last_full_ms);
-    PM_TRY_GOTO(e, pm_compact_pick(&p->strategy, p->pick, num_levels, runs, nruns, &clock, NULL,
-                                   p->force_rewrite_all, &unit), done);
-    if (!unit.has)
+    pm_lsm_compaction c;
+    memset(&c, 0, sizeof c);
+    out->num_levels = pm_levels_num_levels(lv);
+    pm_lsm_compact_options lo;
+    memset(&lo, 0, sizeof lo);
+    lo.mode = p->pick;
+    lo.clock.now_ms = p->now_ms;
+    lo.clock.hour = p->hour;
+    pm_levels_last_full_compaction(lv, &lo.clock.has_last_full, &lo.clock.last_full_ms);
+    lo.min_file_size = p->min_file_size;
+    lo.force_rewrite_all = p->force_rewrite_all;
+    PM_TRY_GOTO(e, pm_lsm_plan_compaction(lv, &p->strategy, &lo, &c), done);
+    if (!c.unit.has)
         goto done;
 
     PM_TRY_GOTO(e, pm_calloc(&map, n, sizeof *map), done);
@@ -316,35 +312,42 @@ pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_
     PM_TRY_GOTO(e, pm_calloc(&in_unit, n, sizeof *in_unit), done);
     PM_TRY_GOTO(e, pm_calloc(&out->files, n, sizeof *out->files), done);
     bool whole = p->whole_bucket && p->pick != PM_PICK_FULL;
-    size_t take_runs = whole ? nruns : unit.nruns;
-    for (size_t r = 0; r < take_runs; r++) {
-        for (size_t k = 0; k < lr[r].nfiles; k++) {
-            if (!whole && unit.file_rewrite) {
-                bool picked = false;
-                for (size_t j = 0; j < unit.nfiles && !picked; j++)
-                    picked = unit.files[j] == k;
-                if (!picked)
-                    continue;
+    size_t nruns = 0;
+    const pm_lsm_run *lr = pm_levels_runs(lv, &nruns);
+    /* the unit's files in run order (whole bucket: every run's) */
+    size_t total = whole ? 0 : c.nfiles;
+    for (size_t r = 0; whole && r < nruns; r++)
+        total += lr[r].nfiles;
+    for (size_t k = 0, r = 0, f = 0; k < total; k++) {
+        const pm_lsm_file *lf;
+        if (whole) {
+            while (f == lr[r].nfiles) {
+                r++;
+                f = 0;
             }
-            size_t idx = find_index(map, n, lr[r].files[k]->meta.file_name);
-            if (idx == SIZE_MAX) {
-                e = pm_error_new(PM_EINTERNAL, "file %s of the levels is not an input", lr[r].files[k]->meta.file_name);
-                goto done;
-            }
-            in_unit[idx] = true;
-            out->files[out->nfiles++] = idx;
+            lf = lr[r].files[f++];
+        } else {
+            lf = c.files[k];
         }
+        size_t idx = find_index(map, n, lf->meta.file_name);
+        if (idx == SIZE_MAX) {
+            e = pm_error_new(PM_EINTERNAL, "file %s of the levels is not an input", lf->meta.file_name);
+            goto done;
+        }
+        in_unit[idx] = true;
+        out->files[out->nfiles++] = idx;
     }
     out->has = out->nfiles > 0;
-    out->output_level = unit.output_level;
+    out->output_level = c.unit.output_level;
+    out->drop_delete = c.drop_delete;
     if (whole) {
         int32_t hi = 0;
         for (size_t i = 0; i < n; i++)
             if (files[i].level > hi)
                 hi = files[i].level;
         out->output_level = hi ? hi : 1;
+        out->drop_delete = pm_lsm_drop_delete(out->output_level, pm_levels_nonempty_highest_level(lv), false, false);
     }
-    out->drop_delete = pm_lsm_drop_delete(out->output_level, pm_levels_nonempty_highest_level(lv), false, false);
     if (p->first_row && out->has) {
         size_t nl = n - out->nfiles;
         if (nl) {
@@ -355,8 +358,7 @@ pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_
         }
     }
 done:
-    pm_compact_unit_clear(&unit);
-    free(runs);
+    pm_lsm_compaction_clear(&c);
     free(map);
     free(in_unit);
     pm_levels_free(lv);

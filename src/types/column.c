@@ -468,3 +468,114 @@ pm_error *pm_column_append_from(pm_column *dst, const pm_column *src, int64_t ro
             PM_TRY(pm_column_append_from(dst->children[k], src->children[k], j));
     return pm_column_end_nested(dst);
 }
+
+/* pm_column_append_gather (column.h): one pass per buffer — validity,
+ * values (fixed widths copied by width), or offsets then bytes. */
+pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, const uint16_t *which,
+                                  const int64_t *rows, int64_t n)
+{
+    const pm_type *t = dst->type;
+    int w = pm_type_value_width(t);
+    bool var = pm_type_is_varlen(t);
+    if (n <= 0)
+        return NULL;
+    if (!w && !var && t->id != PM_TYPE_BOOLEAN) {
+        for (int64_t i = 0; i < n; i++)
+            PM_TRY(pm_column_append_from(dst, srcs[which[i]], rows[i]));
+        return NULL;
+    }
+    int64_t len0 = dst->length;
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const pm_column *src = srcs[which[i]];
+        nulls += src->null_count && pm_column_is_null(src, rows[i]);
+    }
+    if (nulls || dst->validity.len) {
+        size_t need = (size_t)((len0 + n + 7) / 8);
+        size_t old = dst->validity.len;
+        if (old == 0) {
+            PM_TRY(pm_buf_resize(&dst->validity, need));
+            memset(dst->validity.data, 0xff, need);
+        } else if (old < need) {
+            PM_TRY(pm_buf_resize(&dst->validity, need));
+            memset(dst->validity.data + old, 0, need - old);
+        }
+        for (int64_t i = 0; i < n; i++) {
+            const pm_column *src = srcs[which[i]];
+            int64_t k = len0 + i;
+            uint8_t bit = (uint8_t)(1u << (k & 7));
+            if (src->null_count && pm_column_is_null(src, rows[i]))
+                dst->validity.data[k >> 3] &= (uint8_t)~bit;
+            else
+                dst->validity.data[k >> 3] |= bit;
+        }
+        dst->null_count += nulls;
+    }
+    if (w) {
+        PM_TRY(pm_buf_reserve(&dst->values, (size_t)n * (size_t)w));
+        uint8_t *o = dst->values.data + dst->values.len;
+        switch (w) {
+        case 8:
+            for (int64_t i = 0; i < n; i++)
+                memcpy(o + 8 * i, srcs[which[i]]->values.data + (size_t)rows[i] * 8, 8);
+            break;
+        case 4:
+            for (int64_t i = 0; i < n; i++)
+                memcpy(o + 4 * i, srcs[which[i]]->values.data + (size_t)rows[i] * 4, 4);
+            break;
+        case 1:
+            for (int64_t i = 0; i < n; i++)
+                o[i] = srcs[which[i]]->values.data[rows[i]];
+            break;
+        default:
+            for (int64_t i = 0; i < n; i++)
+                memcpy(o + (size_t)w * (size_t)i, srcs[which[i]]->values.data + (size_t)rows[i] * (size_t)w,
+                       (size_t)w);
+        }
+        dst->values.len += (size_t)n * (size_t)w;
+    } else if (t->id == PM_TYPE_BOOLEAN) {
+        size_t need = (size_t)((len0 + n + 7) / 8);
+        if (dst->values.len < need) {
+            size_t old = dst->values.len;
+            PM_TRY(pm_buf_resize(&dst->values, need));
+            memset(dst->values.data + old, 0, need - old);
+        }
+        for (int64_t i = 0; i < n; i++) {
+            int64_t k = len0 + i;
+            uint8_t bit = (uint8_t)(1u << (k & 7));
+            if (pm_column_bool(srcs[which[i]], rows[i]))
+                dst->values.data[k >> 3] |= bit;
+            else
+                dst->values.data[k >> 3] &= (uint8_t)~bit;
+        }
+    } else {
+        int32_t last = 0;
+        if (dst->offsets.len >= 4)
+            memcpy(&last, dst->offsets.data + dst->offsets.len - 4, 4);
+        int64_t bytes = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const int32_t *so = pm_column_offsets(srcs[which[i]]);
+            bytes += (int64_t)so[rows[i] + 1] - so[rows[i]];
+        }
+        if ((int64_t)last + bytes > INT32_MAX)
+            return pm_error_new(PM_EUNSUPPORTED, "column of more than 2147483647 bytes (int32 offsets)");
+        PM_TRY(pm_buf_reserve(&dst->offsets, (size_t)(n + 1) * 4));
+        PM_TRY(pm_buf_reserve(&dst->data, (size_t)(bytes ? bytes : 1)));
+        if (dst->offsets.len == 0) {
+            int32_t z = 0;
+            pm_buf_put(&dst->offsets, &z, 4);
+        }
+        int32_t pos = last;
+        for (int64_t i = 0; i < n; i++) {
+            const pm_column *src = srcs[which[i]];
+            const int32_t *so = pm_column_offsets(src);
+            int32_t a = so[rows[i]], len = so[rows[i] + 1] - a;
+            if (len)
+                pm_buf_put(&dst->data, src->data.data + a, (size_t)len);
+            pos += len;
+            pm_buf_put(&dst->offsets, &pos, 4);
+        }
+    }
+    dst->length += n;
+    return NULL;
+}

@@ -92,6 +92,10 @@ pm_error *pm_column_append_bytes(pm_column *c, const void *p, size_t n);
 pm_error *pm_column_end_nested(pm_column *c);
 /* Copy row `row` of `src` (same type) to the end of `dst`, children included. */
 pm_error *pm_column_append_from(pm_column *dst, const pm_column *src, int64_t row);
+/* Copy n cells to the end of `dst`: cell i is row rows[i] of srcs[which[i]]
+ * (all of dst's type), one pass per buffer (nested types row by row). */
+pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, const uint16_t *which,
+                                  const int64_t *rows, int64_t n);
 
 /* Readers (no bounds checks beyond debug asserts; row < length). */
 static inline bool pm_column_is_null(const pm_column *c, int64_t i)
