@@ -135,15 +135,21 @@ static pm_error *sink_write(sink *s, const pm_batch *b, int64_t rows)
         return pm_pq_writer_write(s->pq, s->slice);
     }
     pm_buf_clear(&s->line);
-    for (int64_t r = 0; r < rows; r++) {
-        if (s->fmt == OUT_JSONL) {
-            PM_TRY(pm_batch_format_row_json(b, r, &s->line));
-        } else {
-            for (size_t i = 0; i < b->ncolumns; i++) {
-                if (i)
-                    PM_TRY(pm_buf_append_byte(&s->line, ','));
-                PM_TRY(csv_cell(&s->line, &s->cell, b->columns[i], r));
+    if (s->fmt == OUT_JSONL) {
+        for (int64_t r = 0; r < rows; r += 256) {
+            PM_TRY(pm_batch_format_rows_json(b, r, rows - r < 256 ? rows : r + 256, &s->line));
+            if (s->line.len >= 1 << 16) {
+                PM_TRY(write_bytes(s, &s->line));
+                pm_buf_clear(&s->line);
             }
+        }
+        return write_bytes(s, &s->line);
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        for (size_t i = 0; i < b->ncolumns; i++) {
+            if (i)
+                PM_TRY(pm_buf_append_byte(&s->line, ','));
+            PM_TRY(csv_cell(&s->line, &s->cell, b->columns[i], r));
         }
         PM_TRY(pm_buf_append_byte(&s->line, '\n'));
         if (s->line.len >= 1 << 16) {

@@ -49,6 +49,10 @@ pm_error *pm_decimal_format(pm_buf *out, __int128 unscaled, int32_t scale);
  * style: "1.0", "0.1", "1e+16", "-0.0"); finite values only. */
 pm_error *pm_format_double(pm_buf *out, double v);
 pm_error *pm_format_float(pm_buf *out, float v);
+/* The same text by the slow reference algorithm (snprintf "%.*e" with more
+ * digits until strtod / strtof reads back the value), for tests. */
+pm_error *pm_format_double_reference(pm_buf *out, double v);
+pm_error *pm_format_float_reference(pm_buf *out, float v);
 
 /* Build a batch of `row_type` (a ROW) from JSON lines: one object per
  * non-blank line, keys = field names (missing keys are null, unknown keys

@@ -5,7 +5,9 @@
  * timestamps at every precision 0..9, decimals up to p=38, escaping and
  * invalid UTF-8, base64.
  */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pm_test.h"
@@ -361,6 +363,237 @@ static void test_nested_rows(void **state)
     pm_type_free(t);
 }
 
+/* ---- the fast shortest printer against the reference algorithm ---- */
+
+static uint64_t rng = 0x1234567;
+
+static uint64_t next_rand(void)
+{
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int mismatches;
+
+static void same_double(double v)
+{
+    if (!isfinite(v))
+        return;
+    pm_buf a = PM_BUF_INIT, b = PM_BUF_INIT;
+    PM_OK_OR_FAIL(pm_format_double(&a, v));
+    PM_OK_OR_FAIL(pm_format_double_reference(&b, v));
+    if (a.len != b.len || memcmp(a.data, b.data, a.len)) {
+        if (mismatches++ < 10)
+            print_error("double %a: fast %.*s, reference %.*s\n", v, (int)a.len, (const char *)a.data, (int)b.len,
+                        (const char *)b.data);
+    }
+    pm_buf_free(&a);
+    pm_buf_free(&b);
+}
+
+static void same_float(float v)
+{
+    if (!isfinite(v))
+        return;
+    pm_buf a = PM_BUF_INIT, b = PM_BUF_INIT;
+    PM_OK_OR_FAIL(pm_format_float(&a, v));
+    PM_OK_OR_FAIL(pm_format_float_reference(&b, v));
+    if (a.len != b.len || memcmp(a.data, b.data, a.len)) {
+        if (mismatches++ < 10)
+            print_error("float %a: fast %.*s, reference %.*s\n", (double)v, (int)a.len, (const char *)a.data,
+                        (int)b.len, (const char *)b.data);
+    }
+    pm_buf_free(&a);
+    pm_buf_free(&b);
+}
+
+/* Random bit patterns, short decimals, integers with trailing 5s and
+ * zeros (exact ties), and every power of two and ten with its neighbours.
+ * (bench/json/ runs the same comparison on many millions of values.) */
+static void test_shortest_matches_reference(void **state)
+{
+    (void)state;
+    mismatches = 0;
+    for (int i = 0; i < 40000; i++) {
+        uint64_t x = next_rand();
+        double d;
+        memcpy(&d, &x, 8);
+        same_double(d);
+        uint32_t y = (uint32_t)(x >> 17);
+        float f;
+        memcpy(&f, &y, 4);
+        same_float(f);
+        double dec = (double)(int64_t)(x % 2000000001ull - 1000000000) / pow(10, (int)((x >> 40) % 20));
+        same_double(dec);
+        same_float((float)dec);
+        same_double((double)(x % 100000000) / 100.0);
+        int a = (int)((x >> 3) % 23);
+        uint64_t p5 = 1;
+        for (int k = 0; k < a; k++)
+            p5 *= 5;
+        uint64_t r = (next_rand() % ((1ull << 53) / p5)) | 1;
+        same_double(ldexp((double)(r * p5), (int)((x >> 20) % 120) - 10));
+        if (p5 < (1u << 24)) {
+            uint64_t rf = (next_rand() % ((1ull << 24) / p5)) | 1;
+            same_float(ldexpf((float)(rf * p5), (int)((x >> 20) % 100) - 10));
+        }
+    }
+    for (int e = -1074; e <= 1023; e++) {
+        double p = ldexp(1, e);
+        same_double(p);
+        same_double(nextafter(p, 0));
+        same_double(nextafter(p, INFINITY));
+        same_double(-p);
+    }
+    for (int e = -149; e <= 127; e++) {
+        float p = ldexpf(1, e);
+        same_float(p);
+        same_float(nextafterf(p, 0));
+        same_float(nextafterf(p, INFINITY));
+    }
+    for (int e = -325; e <= 308; e++) {
+        double p = pow(10, e);
+        same_double(p);
+        same_double(nextafter(p, 0));
+        same_double(nextafter(p, INFINITY));
+        same_float((float)p);
+    }
+    same_double(0.0);
+    same_double(-0.0);
+    same_float(0.0f);
+    same_float(-0.0f);
+    same_double(DBL_MAX);
+    same_double(DBL_MIN);
+    same_double(DBL_TRUE_MIN);
+    same_float(FLT_MAX);
+    same_float(FLT_MIN);
+    same_float(FLT_TRUE_MIN);
+    assert_int_equal(mismatches, 0);
+}
+
+/* ---- string escaping against a byte-at-a-time reference ---- */
+
+static size_t ref_utf8_len(const uint8_t *p, size_t left)
+{
+    uint8_t c = p[0];
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (left < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return n;
+}
+
+static void ref_escape(pm_buf *o, const uint8_t *s, size_t n)
+{
+    PM_OK_OR_FAIL(pm_buf_append_byte(o, '"'));
+    for (size_t i = 0; i < n;) {
+        uint8_t c = s[i];
+        char u[8];
+        const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r"
+                        : c == '\t' ? "\\t" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+        if (!esc && (c < 0x20 || c == 0x7f)) {
+            snprintf(u, sizeof u, "\\u%04x", c);
+            esc = u;
+        }
+        if (esc) {
+            PM_OK_OR_FAIL(pm_buf_append_str(o, esc));
+            i++;
+        } else if (c < 0x80) {
+            PM_OK_OR_FAIL(pm_buf_append_byte(o, c));
+            i++;
+        } else {
+            size_t len = ref_utf8_len(s + i, n - i);
+            if (len) {
+                PM_OK_OR_FAIL(pm_buf_append(o, s + i, len));
+                i += len;
+            } else {
+                PM_OK_OR_FAIL(pm_buf_append_str(o, "\xef\xbf\xbd"));
+                i++;
+            }
+        }
+    }
+    PM_OK_OR_FAIL(pm_buf_append_byte(o, '"'));
+}
+
+static void test_string_escapes_random(void **state)
+{
+    (void)state;
+    static const uint8_t pool[] = {'a', 'Z', ' ', '~', '"', '\\', '\n', 0, 0x1f, 0x7f, 0x80, 0xbf, 0xc3, 0xa9,
+                                   0xe4, 0xb8, 0x96, 0xed, 0xa0, 0xf0, 0x9f, 0x98, 0xff, '/', '0'};
+    pm_column *c = column("STRING");
+    uint8_t v[64];
+    for (int i = 0; i < 20000; i++) {
+        uint64_t x = next_rand();
+        size_t n = (size_t)(x % 41);
+        bool plain = (x >> 8) % 3 == 0; /* mostly-ASCII strings exercise the 8-byte skip */
+        for (size_t k = 0; k < n; k++) {
+            uint64_t y = next_rand();
+            v[k] = plain && y % 16 ? (uint8_t)('a' + y % 26) : pool[y % sizeof pool];
+        }
+        pm_column_reset(c);
+        PM_OK_OR_FAIL(pm_column_append_bytes(c, v, n));
+        pm_buf got = PM_BUF_INIT, want = PM_BUF_INIT;
+        PM_OK_OR_FAIL(pm_column_format_json(c, 0, &got));
+        ref_escape(&want, v, n);
+        if (got.len != want.len || memcmp(got.data, want.data, got.len))
+            fail_msg("escape of a %zu-byte string differs: %.*s vs %.*s", n, (int)got.len, (const char *)got.data,
+                     (int)want.len, (const char *)want.data);
+        pm_buf_free(&got);
+        pm_buf_free(&want);
+    }
+    pm_column_release(c);
+}
+
+/* pm_batch_format_rows_json = each row's pm_batch_format_row_json + '\n'. */
+static void test_rows_json(void **state)
+{
+    (void)state;
+    pm_type *t = NULL;
+    PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<a INT, `b\"` STRING, c DOUBLE, d DECIMAL(20, 3)>"));
+    pm_batch *b = NULL;
+    PM_OK_OR_FAIL(pm_batch_new(&b, t));
+    for (int i = 0; i < 50; i++) {
+        PM_OK_OR_FAIL(i % 7 ? pm_column_append_i32(b->columns[0], i * 1000 - 7) : pm_column_append_null(b->columns[0]));
+        PM_OK_OR_FAIL(pm_column_append_bytes(b->columns[1], "x\"y", (size_t)(i % 4)));
+        PM_OK_OR_FAIL(pm_column_append_f64(b->columns[2], i / 7.0));
+        PM_OK_OR_FAIL(pm_column_append_decimal(b->columns[3], (__int128)i * -123456789012345678LL * 1000));
+    }
+    PM_OK_OR_FAIL(pm_batch_finish(b, 50));
+    pm_buf got = PM_BUF_INIT, want = PM_BUF_INIT;
+    PM_OK_OR_FAIL(pm_batch_format_rows_json(b, 3, 50, &got));
+    for (int64_t r = 3; r < 50; r++) {
+        PM_OK_OR_FAIL(pm_batch_format_row_json(b, r, &want));
+        PM_OK_OR_FAIL(pm_buf_append_byte(&want, '\n'));
+    }
+    assert_int_equal(got.len, want.len);
+    assert_memory_equal(got.data, want.data, got.len);
+    pm_buf_clear(&got);
+    PM_OK_OR_FAIL(pm_batch_format_rows_json(b, 7, 7, &got));
+    assert_int_equal(got.len, 0);
+    PM_EXPECT_ERR(pm_batch_format_rows_json(b, 0, 51, &got), PM_EINVALID);
+    pm_buf_free(&got);
+    pm_buf_free(&want);
+    pm_batch_free(b);
+    pm_type_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +601,8 @@ int main(void)
         cmocka_unit_test(test_decimals),    cmocka_unit_test(test_strings_and_bytes),
         cmocka_unit_test(test_dates_times), cmocka_unit_test(test_time_edges),
         cmocka_unit_test(test_timestamps),  cmocka_unit_test(test_nested_rows),
+        cmocka_unit_test(test_shortest_matches_reference), cmocka_unit_test(test_string_escapes_random),
+        cmocka_unit_test(test_rows_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
