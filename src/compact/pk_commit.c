@@ -22,6 +22,8 @@
  *     of a positive level whose key ranges overlap — including ranges
  *     added by a concurrent compaction — are PM_ECONFLICT ("replan").
  *     Level-0 files never conflict: concurrent appends commit alongside.
+ *   - deletion vectors: every data file the result's new DV index holds a
+ *     vector for is still live (or an output of the result).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +71,23 @@ static pm_error *check_selection(pm_table *t, const pm_compact_result *r, const 
     PM_TRY(pm_table_schema_by_id(t, r->schema_id, &s));
     pm_type *kt = NULL;
     PM_TRY(pm_schema_trimmed_primary_key_type(s, &kt));
+    bool *has_dv = NULL;
+    pm_error *e = NULL;
+    if (bf->ndvs) {
+        e = pm_calloc(&has_dv, bf->nfiles, sizeof *has_dv);
+        for (size_t i = 0; !e && i < bf->nfiles; i++)
+            for (size_t k = 0; k < bf->ndvs && !has_dv[i]; k++)
+                has_dv[i] = bf->dvs[k].data_file && !strcmp(bf->dvs[k].data_file, bf->files[i].file_name);
+    }
     pm_pk_selection sel;
-    pm_error *e = pm_pk_select(&r->pk->policy, kt, bf->files, bf->nfiles, &sel);
+    if (!e)
+        e = pm_pk_select(&r->pk->policy, kt, bf->files, bf->nfiles, has_dv, &sel);
+    free(has_dv);
     pm_type_free(kt);
     PM_TRY(e);
     if (!sel.has)
         e = invalid(r, "the snapshot selects no files", NULL);
-    else if (sel.output_level != r->pk->output_level)
+    else if (sel.output_level != r->pk->output_level || sel.num_levels - 1 != r->pk->max_level)
         e = invalid(r, "the output level differs", NULL);
     else if (sel.drop_delete != r->pk->drop_delete)
         e = invalid(r, "the delete-record handling differs", NULL);
@@ -134,6 +146,28 @@ static pm_error *check_captured(pm_table *t, pm_compact_result *const *r, size_t
     return e;
 }
 
+/* Deletion vectors: every data file the new DV index file holds a vector
+ * for (rows replaced by the compaction, vectors carried over) must still
+ * be live — a concurrent compaction that rewrote such a file without
+ * changing the bucket's index file would otherwise keep the replaced rows
+ * visible. */
+static pm_error *check_vector_targets(const pm_compact_result *r, const pm_bucket_files *bf)
+{
+    for (size_t i = 0; i < r->nindex_added; i++) {
+        const pm_index_file_meta *m = &r->index_added[i].index_file;
+        for (size_t k = 0; k < m->dv_range_len; k++) {
+            const char *name = m->dv_ranges[k].data_file_name;
+            bool live = in_list(r->after, r->nafter, name, NULL);
+            for (size_t j = 0; bf && j < bf->nfiles && !live; j++)
+                live = !strcmp(bf->files[j].file_name, name) && !in_list(r->before, r->nbefore, name, NULL);
+            if (!live)
+                return pm_error_new(PM_ECONFLICT, "compaction conflict, replan: task %lld marks rows deleted in %s, "
+                                    "which a concurrent commit removed", (long long)r->task_index, name);
+        }
+    }
+    return NULL;
+}
+
 /* Apply every result of one live bucket to its levels. */
 static pm_error *check_overlap(pm_table *t, pm_compact_result *const *r, size_t n, size_t first,
                                const pm_scan_result *live)
@@ -156,6 +190,9 @@ static pm_error *check_overlap(pm_table *t, pm_compact_result *const *r, size_t 
         const pm_compact_result *x = r[i];
         if (x->bucket != r0->bucket || !pm_compact_bytes_equal(&x->partition, &r0->partition))
             continue;
+        e = check_vector_targets(x, bf);
+        if (e)
+            break;
         e = pm_levels_update(lv, x->before, x->nbefore, x->after, x->nafter);
         if (e)
             e = pm_error_wrap(e, PM_ECONFLICT, "compaction conflict, replan: task %lld would leave overlapping key "

@@ -25,8 +25,11 @@
  *      1 when all inputs are level 0;
  *   4. drop_delete (MergeTreeCompactManager): output level != 0 and
  *      output level >= the highest non-empty level;
- *   5. first-row: the files outside the unit (all above the output
- *      level) are the lookup levels of the executor.
+ *   5. first-row and deletion vectors: the files outside the unit (all
+ *      above the output level) are the lookup levels of the executor.
+ * Deletion vectors (deduplicate only): ForceUpLevel0, deletes dropped from
+ * every output above level 0, and a full compaction of a single max-level
+ * run rewrites the files that have a vector.
  * The task captures the selected files (run order), the output level and
  * the whole policy (strategy numbers, pick mode, clock), so the committer
  * can recompute the selection from the captured snapshot.
@@ -54,6 +57,8 @@ typedef struct pm_pk_policy {
     int32_t num_levels;           /* num-levels option (levels may grow past it) */
     bool whole_bucket;            /* order-sensitive engine: all files participate */
     bool first_row;               /* merge-engine=first-row: lookup retained levels */
+    bool dv;                      /* deletion-vectors.enabled (deduplicate): lookup
+                                     retained levels, mark replaced rows deleted */
     bool force_rewrite_all;       /* compaction.force-rewrite-all-files */
     int64_t min_file_size;        /* target-file-size × compaction.small-file-ratio */
     int64_t now_ms;               /* plan clock (early full compaction) */
@@ -64,6 +69,7 @@ typedef struct pm_pk_policy {
 struct pm_compact_pk {
     pm_pk_policy policy;
     int32_t output_level;
+    int32_t max_level;            /* the bucket's max level (levels may exceed num-levels) */
     bool drop_delete;
 };
 
@@ -94,9 +100,10 @@ typedef struct pm_pk_selection {
 void pm_pk_selection_clear(pm_pk_selection *s);
 
 /* The unit of one bucket (steps 1–5 above).  key_type: ROW of the trimmed
- * primary key. */
+ * primary key; has_dv[i] (may be NULL): file i has a deletion vector (full
+ * compaction of a single max-level run rewrites those). */
 pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_data_file_meta *files, size_t n,
-                       pm_pk_selection *out);
+                       const bool *has_dv, pm_pk_selection *out);
 
 /* Planner hook: append the task of one bucket (if any) to plan p. */
 typedef struct pm_pk_planner {

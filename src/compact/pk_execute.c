@@ -34,6 +34,17 @@
  *      level above the output (a second merge over those levels' key
  *      columns, advanced in step with the main merge; files outside the
  *      section's key range are not opened).
+ *      Deletion vectors (deduplicate; Java's LookupChangelogMergeFunction-
+ *      Wrapper with a DV maintainer): inputs are read with their vectors
+ *      applied; for a key whose selected records all come from level 0,
+ *      the record of the lowest retained level holding it (whole rows, read
+ *      with their row position, vectors applied) joins the merge in
+ *      sequence order and its row is marked deleted in its file's vector;
+ *      retracts are dropped from every output above level 0.  An upgraded
+ *      level-0 file first gets such a lookup pass; one that may hold
+ *      deletes is rewritten instead.  Vectors of rewritten inputs are
+ *      removed; when anything changed the bucket's one DV index file is
+ *      rewritten (result: ADD of the new file, DELETE of the task's).
  *   4. Result: before = every rewritten or upgraded input, after = the new
  *      files and the upgraded files at their new level; counters.
  *   5. On failure every file written so far is deleted.
@@ -45,12 +56,16 @@
 
 #include "base/mem.h"
 #include "base/util.h"
+#include "dv/dv_apply.h"
+#include "dv/dv_maintainer.h"
+#include "index/index_path.h"
 #include "compact/pk_compact.h"
 #include "lsm/interval_partition.h"
 #include "lsm/kv.h"
 #include "lsm/levels.h"
 #include "lsm/merge_engine.h"
 #include "lsm/merge_reader.h"
+#include "meta/manifest.h"
 #include "table/file_read.h"
 #include "table/partition.h"
 #include "table/pk_file_writer.h"
@@ -59,6 +74,8 @@
 #define SEQ_ID 2147483646
 #define KIND_ID 2147483645
 #define OUT_ROWS 4096
+#define POS_ID 2147483600
+#define FILE_ID 2147483601
 #define READ_ROWS 4096
 
 typedef struct exec {
@@ -96,11 +113,21 @@ typedef struct exec {
     pm_merge_fn *mf;              /* reducer mode */
     pm_merge_fn *mf_full;         /* first-row lookup rewrites */
     pm_pk_spill *spill;
-    /* first-row lookup */
+    /* lookup of the retained levels above the output level (first-row:
+     * key fields only; deletion vectors: whole rows with their position) */
     pm_levels *lookup;            /* retained files above the output level */
-    pm_type *lk_fields;           /* the key fields */
-    pm_type *lk_type;             /* [_SEQUENCE_NUMBER, _VALUE_KIND, key fields] */
+    const pm_lsm_file **lk_files; /* lookup files, levels ascending (_FILE indexes) */
+    size_t nlk_files;
+    const pm_type *lk_fields;     /* fields read (borrowed or lk_keys) */
+    pm_type *lk_keys;             /* first-row: the key fields */
+    pm_type *lk_type;             /* merge type of lookup batches */
     pm_kv_layout lk_layout;
+    pm_kv_keyenc *enc_in, *enc_lk; /* deletion vectors: order of a history record */
+    pm_buf ka, kb;
+    pm_kv_rec *tmp;               /* a group with its history record */
+    size_t tmp_cap;
+    /* deletion vectors (deduplicate) */
+    pm_dv_maintainer *dvm;
     pm_compact_result *r;
 } exec;
 
@@ -151,7 +178,7 @@ static pm_error *setup(exec *x)
     pm_merge_fn_options mo = {PM_MERGE_REDUCE, true};
     const char *const *pks = (const char *const *)s->primary_keys.items;
     PM_TRY(pm_merge_fn_new(&x->mf, rt, pks, s->primary_keys.count, s->options, &mo));
-    if (x->pk->policy.first_row) {
+    if (x->pk->policy.first_row || x->pk->policy.dv) {
         pm_merge_fn_options fo = {PM_MERGE_FULL, true};
         PM_TRY(pm_merge_fn_new(&x->mf_full, rt, pks, s->primary_keys.count, s->options, &fo));
     }
@@ -187,7 +214,7 @@ static pm_error *setup(exec *x)
         e = pm_kv_layout_set_seq_fields(&x->in_layout, sc, nseq, desc);
     if (!e)
         e = pm_kv_layout_check(&x->in_layout, x->in_type);
-    /* lookup: key fields only */
+    /* lookup, first-row: key fields only */
     if (!e && x->pk->policy.first_row) {
         pm_type *kt = pm_type_new_row(false);
         e = kt ? NULL : pm_oom();
@@ -197,6 +224,7 @@ static pm_error *setup(exec *x)
         }
         if (!e)
             e = system_type(kt, &x->lk_type);
+        x->lk_keys = kt;
         x->lk_fields = kt;
         for (size_t k = 0; !e && k < nk; k++)
             kc[k] = 2 + k;
@@ -204,6 +232,23 @@ static pm_error *setup(exec *x)
             e = pm_kv_layout_init(&x->lk_layout, kc, nk, 0, 1, NULL, 0);
         if (!e)
             e = pm_kv_layout_check(&x->lk_layout, x->lk_type);
+    }
+    /* lookup, deletion vectors: whole rows + _POS BIGINT + _FILE INT */
+    if (!e && x->pk->policy.dv) {
+        e = system_type(rt, &x->lk_type);
+        if (!e)
+            e = add_field(x->lk_type, POS_ID, "_POS", pm_type_new(PM_TYPE_BIGINT, false));
+        if (!e)
+            e = add_field(x->lk_type, FILE_ID, "_FILE", pm_type_new(PM_TYPE_INT, false));
+        x->lk_fields = rt;
+        if (!e)
+            e = pm_kv_layout_copy(&x->lk_layout, &x->in_layout);
+        if (!e)
+            e = pm_kv_layout_check(&x->lk_layout, x->lk_type);
+        if (!e && nseq)
+            e = pm_kv_keyenc_new(&x->enc_in, &x->in_layout, x->in_type);
+        if (!e && nseq)
+            e = pm_kv_keyenc_new(&x->enc_lk, &x->lk_layout, x->lk_type);
     }
     free(kc);
     free(vc);
@@ -238,8 +283,57 @@ typedef struct run_src {
     const pm_lsm_file **files;    /* owned array, borrowed files */
     size_t nfiles, next;
     pm_file_reader *fr;
+    pm_dv *dv;                    /* the current file's deletion vector (a copy) */
     bool count;                   /* count rows/bytes read (task inputs) */
+    const pm_type *pos_type;      /* with positions: the batch type (+ _POS, _FILE) */
+    int32_t file_base;            /* _FILE of files[0] */
 } run_src;
+
+/* b's columns plus _POS (pos, pos + 1, ...) and _FILE (file). */
+static pm_error *with_positions(const pm_batch *b, const pm_type *type, int64_t pos, int32_t file, pm_batch **out)
+{
+    *out = NULL;
+    pm_batch *o = NULL;
+    PM_TRY(pm_calloc(&o, 1, sizeof *o));
+    pm_error *e = NULL;
+    o->type = pm_type_clone(type);
+    if (!o->type)
+        e = pm_oom();
+    if (!e)
+        e = pm_calloc(&o->columns, b->ncolumns + 2, sizeof *o->columns);
+    if (!e) {
+        o->ncolumns = b->ncolumns + 2;
+        for (size_t i = 0; i < b->ncolumns; i++)
+            o->columns[i] = pm_column_retain(b->columns[i]);
+        o->num_rows = b->num_rows;
+        e = pm_column_new(&o->columns[b->ncolumns], type->fields[b->ncolumns].type);
+    }
+    if (!e)
+        e = pm_column_new(&o->columns[b->ncolumns + 1], type->fields[b->ncolumns + 1].type);
+    if (!e)
+        e = pm_column_reserve(o->columns[b->ncolumns], b->num_rows);
+    if (!e)
+        e = pm_column_reserve(o->columns[b->ncolumns + 1], b->num_rows);
+    for (int64_t i = 0; !e && i < b->num_rows; i++) {
+        e = pm_column_append_i64(o->columns[b->ncolumns], pos + i);
+        if (!e)
+            e = pm_column_append_i32(o->columns[b->ncolumns + 1], file);
+    }
+    if (e) {
+        pm_batch_free(o);
+        return e;
+    }
+    *out = o;
+    return NULL;
+}
+
+static void run_close_file(run_src *s)
+{
+    pm_file_reader_free(s->fr);
+    s->fr = NULL;
+    pm_dv_free(s->dv);
+    s->dv = NULL;
+}
 
 static pm_error *run_next(void *ctx, pm_batch **out)
 {
@@ -253,28 +347,51 @@ static pm_error *run_next(void *ctx, pm_batch **out)
             pm_file_read_options fo = {s->read_type, READ_ROWS, true};
             PM_TRY(pm_error_wrap(pm_file_reader_open(&s->fr, s->x->t, s->x->dir, f, &fo), 0, "input %s",
                                  f->file_name));
+            const pm_dv *dv = s->x->dvm ? pm_dv_maintainer_get(s->x->dvm, f->file_name) : NULL;
+            if (dv)
+                PM_TRY(pm_dv_copy(dv, &s->dv)); /* the maintainer's vector changes while we read */
             if (s->count)
                 s->x->r->counters.bytes_read += f->file_size;
         }
         const pm_batch *b = NULL;
         PM_TRY(pm_file_reader_next(s->fr, &b));
         if (!b) {
-            pm_file_reader_free(s->fr);
-            s->fr = NULL;
+            run_close_file(s);
             continue;
         }
         if (!b->num_rows)
             continue;
         if (s->count)
             s->x->r->counters.rows_read += b->num_rows;
-        return pm_kv_batch_share(b, out);
+        int64_t pos = pm_file_reader_position(s->fr);
+        pm_batch *o = NULL;
+        if (s->pos_type)
+            PM_TRY(with_positions(b, s->pos_type, pos, s->file_base + (int32_t)(s->next - 1), &o));
+        else
+            PM_TRY(pm_kv_batch_share(b, &o));
+        if (s->dv) {
+            int64_t before = o->num_rows;
+            pm_error *e = pm_dv_filter_batch(s->dv, pos, o);
+            if (e) {
+                pm_batch_free(o);
+                return e;
+            }
+            if (s->count)
+                s->x->r->counters.rows_deleted += before - o->num_rows;
+            if (!o->num_rows) {
+                pm_batch_free(o);
+                continue;
+            }
+        }
+        *out = o;
+        return NULL;
     }
 }
 
 static void run_close(void *ctx)
 {
     run_src *s = ctx;
-    pm_file_reader_free(s->fr);
+    run_close_file(s);
     free(s->files);
     free(s);
 }
@@ -306,8 +423,9 @@ static pm_error *make_source(exec *x, const pm_type *read_type, const pm_lsm_fil
 typedef struct lookup_cursor {
     pm_merge_reader *mr;
     bool eof;
-    bool has;                     /* cur holds a key */
+    bool has;                     /* cur holds a key, g its records */
     pm_buf cur;
+    pm_kv_group g;
 } lookup_cursor;
 
 static void lookup_close(lookup_cursor *c)
@@ -338,14 +456,30 @@ static pm_error *lookup_open(exec *x, const uint8_t *lo, size_t lolen, const uin
     size_t total = pm_levels_file_count(x->lookup);
     if (!e)
         e = pm_calloc(&sel, total ? total : 1, sizeof *sel);
+    /* one source per level, levels ascending: a key's record from the
+     * lowest level has the smallest source index */
+    int32_t base = 0;
     for (int32_t lvl = 1; !e && lvl < nl; lvl++) {
         size_t n = 0, k = 0;
         pm_lsm_file *const *files = pm_levels_files(x->lookup, lvl, &n);
+        int32_t first = -1;
         for (size_t i = 0; i < n; i++)
-            if (overlaps(files[i], lo, lolen, hi, hilen))
+            if (overlaps(files[i], lo, lolen, hi, hilen)) {
+                if (first < 0)
+                    first = base + (int32_t)i;
                 sel[k++] = files[i];
-        if (k)
-            e = make_source(x, x->lk_fields, sel, k, false, &srcs[nsrc++]);
+            }
+        base += (int32_t)n;
+        if (!k)
+            continue;
+        e = make_source(x, x->lk_fields, sel, k, false, &srcs[nsrc]);
+        if (!e && x->pk->policy.dv) {
+            run_src *rs = srcs[nsrc].ctx;
+            rs->pos_type = x->lk_type;
+            rs->file_base = first; /* the selected files of a level are consecutive */
+        }
+        if (!e)
+            nsrc++;
     }
     free(sel);
     if (!e && nsrc) {
@@ -362,15 +496,25 @@ static pm_error *lookup_open(exec *x, const uint8_t *lo, size_t lolen, const uin
 }
 
 /* Does `key` (sort-key key part) exist in the retained levels?  Keys must
- * be asked in ascending order. */
-static pm_error *lookup_contains(lookup_cursor *c, const uint8_t *key, size_t len, bool *found)
+ * be asked in ascending order.  *rec (may be NULL) = its record from the
+ * lowest level, valid until the next call. */
+static pm_error *lookup_find(lookup_cursor *c, const uint8_t *key, size_t len, bool *found, const pm_kv_rec **rec)
 {
     *found = false;
+    if (rec)
+        *rec = NULL;
     for (;;) {
         if (c->has) {
             int cmp = pm_kv_keycmp(c->cur.data, c->cur.len, key, len);
             if (cmp == 0) {
                 *found = true;
+                if (rec) {
+                    const pm_kv_rec *best = &c->g.recs[0];
+                    for (size_t i = 1; i < c->g.n; i++)
+                        if (c->g.recs[i].source < best->source)
+                            best = &c->g.recs[i];
+                    *rec = best;
+                }
                 return NULL;
             }
             if (cmp > 0)
@@ -388,6 +532,7 @@ static pm_error *lookup_contains(lookup_cursor *c, const uint8_t *key, size_t le
         }
         pm_buf_clear(&c->cur);
         PM_TRY(pm_buf_append(&c->cur, g.key, g.key_len));
+        c->g = g;
         c->has = true;
     }
 }
@@ -482,6 +627,47 @@ static pm_error *drain(exec *x, pm_pk_file_writer *w)
 
 /* Merge one section (its runs) into the writer.  levels[i] = level of
  * run i's files. */
+/* Deletion vectors: x->tmp = the group's records with the history record
+ * inserted in merge order ((sequence fields), _SEQUENCE_NUMBER), and the
+ * history row marked deleted in its file. */
+static pm_error *take_history(exec *x, const pm_kv_group *g, const pm_kv_rec *hist)
+{
+    const pm_batch *hb = hist->batch;
+    size_t ncol = hb->ncolumns;
+    int64_t pos = pm_column_i64(hb->columns[ncol - 2], hist->row);
+    int32_t file = pm_column_i32(hb->columns[ncol - 1], hist->row);
+    if (file < 0 || (size_t)file >= x->nlk_files)
+        return pm_error_new(PM_EINTERNAL, "lookup file index %d out of range", (int)file);
+    PM_TRY(pm_dv_maintainer_delete_row(x->dvm, x->lk_files[file]->meta.file_name, pos));
+    if (g->n + 1 > x->tmp_cap) {
+        PM_TRY(pm_realloc_array(&x->tmp, g->n + 1, sizeof *x->tmp));
+        x->tmp_cap = g->n + 1;
+    }
+    /* number of group records ordered before the history record */
+    size_t at = 0;
+    if (x->enc_in) {
+        pm_buf_clear(&x->kb);
+        uint32_t kl = 0;
+        PM_TRY(pm_kv_keyenc_row(x->enc_lk, hb, hist->row, true, &x->kb, &kl));
+        for (size_t i = 0; i < g->n; i++) {
+            pm_buf_clear(&x->ka);
+            PM_TRY(pm_kv_keyenc_row(x->enc_in, g->recs[i].batch, g->recs[i].row, true, &x->ka, &kl));
+            if (pm_kv_keycmp(x->ka.data, x->ka.len, x->kb.data, x->kb.len) < 0)
+                at = i + 1;
+        }
+    } else {
+        for (size_t i = 0; i < g->n; i++)
+            if (g->recs[i].seq < hist->seq)
+                at = i + 1;
+    }
+    memcpy(x->tmp, g->recs, at * sizeof *x->tmp);
+    x->tmp[at] = *hist;
+    memcpy(x->tmp + at + 1, g->recs + at, (g->n - at) * sizeof *x->tmp);
+    return NULL;
+}
+
+/* With w = NULL nothing is written: a lookup pass over a level-0 file that
+ * is upgraded (deletion vectors still mark the rows it replaces). */
 static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mode, bool drop_delete,
                                pm_pk_file_writer *w)
 {
@@ -515,8 +701,8 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
             made++;
     }
     if (!e && lookup_mode && nr > PM_MERGE_MAX_FAN_IN)
-        e = pm_error_new(PM_EUNSUPPORTED, "first-row compaction of %zu overlapping sorted runs (more than %d) is not "
-                         "supported", nr, PM_MERGE_MAX_FAN_IN);
+        e = pm_error_new(PM_EUNSUPPORTED, "lookup compaction (first-row, deletion vectors) of %zu overlapping sorted "
+                         "runs (more than %d) is not supported", nr, PM_MERGE_MAX_FAN_IN);
     if (!e && nr > PM_MERGE_MAX_FAN_IN && !x->spill)
         e = pm_pk_spill_new(&x->spill, NULL);
     const pm_kv_spill *spill = NULL;
@@ -544,17 +730,33 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
         e = pm_merge_reader_next(mr, &g, &eof);
         if (e || eof)
             break;
+        const pm_kv_rec *recs = g.recs;
+        size_t nrecs = g.n;
         if (lookup_mode) {
             bool high = false;
             for (size_t i = 0; i < g.n && !high; i++)
                 high = g.recs[i].source < nr && run_level[g.recs[i].source] > 0;
             if (!high) {
                 bool exists = false;
-                e = lookup_contains(&lc, g.key, g.key_len, &exists);
-                if (e || exists)
-                    continue; /* the key is already accepted above: nothing new */
+                const pm_kv_rec *hist = NULL;
+                e = lookup_find(&lc, g.key, g.key_len, &exists, x->pk->policy.dv ? &hist : NULL);
+                if (e)
+                    break;
+                if (exists && !x->pk->policy.dv)
+                    continue; /* first-row: the key is already accepted above, nothing new */
+                if (hist) {
+                    /* deletion vectors: the history record joins the merge and
+                     * its row is deleted where it is */
+                    e = take_history(x, &g, hist);
+                    if (e)
+                        break;
+                    recs = x->tmp;
+                    nrecs = g.n + 1;
+                }
             }
         }
+        if (!w)
+            continue; /* a lookup pass: the marks are all it does */
         if (!lookup_mode) {
             bool none = false;
             const pm_kv_rec *pt = pass_through(x, &g, &none);
@@ -570,7 +772,7 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
             }
         }
         pm_merge_result res;
-        e = pm_merge_fn_fold(mf, &x->in_layout, g.recs, g.n, &res);
+        e = pm_merge_fn_fold(mf, &x->in_layout, recs, nrecs, &res);
         if (e || !res.has || (drop_delete && pm_kind_is_retract(res.kind)))
             continue;
         e = gather_flush(x);
@@ -579,7 +781,7 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
         if (!e && ++x->nout == OUT_ROWS)
             e = drain(x, w);
     }
-    if (!e)
+    if (!e && w)
         e = drain(x, w);
     pins_release(x);
     lookup_close(&lc);
@@ -613,7 +815,8 @@ static bool has_level0(const pm_iv_section *secs, size_t n)
 static pm_error *rewrite(exec *x, const pm_iv_section *secs, size_t nsec, bool drop_delete)
 {
     const pm_compact_task *task = x->task;
-    bool lookup_mode = x->pk->policy.first_row && x->pk->output_level != 0 && has_level0(secs, nsec);
+    bool lookup_mode = (x->pk->policy.first_row || x->pk->policy.dv) && x->pk->output_level != 0 &&
+                       has_level0(secs, nsec);
     pm_pk_file_writer_options wo = {x->pk->output_level, PM_FILE_SOURCE_COMPACT, false, task->output.target_file_size,
                                     task->output.target_file_row_num};
     pm_pk_file_writer *w = NULL;
@@ -660,7 +863,7 @@ static pm_error *rewrite(exec *x, const pm_iv_section *secs, size_t nsec, bool d
     return e;
 }
 
-static pm_error *upgrade(exec *x, const pm_lsm_file *f)
+static pm_error *plain_upgrade(exec *x, const pm_lsm_file *f)
 {
     PM_TRY(record_before(x, f));
     PM_TRY(push_meta(&x->r->after, &x->r->nafter, &f->meta));
@@ -668,8 +871,37 @@ static pm_error *upgrade(exec *x, const pm_lsm_file *f)
     return NULL;
 }
 
+/* An UPGRADE step.  Tables that look up retained levels (first-row,
+ * deletion vectors) follow Java's LookupMergeTreeCompactRewriter for
+ * level-0 files: with deletion vectors a file that may hold deletes is
+ * rewritten (deletes dropped); at the max level, or for deduplicate
+ * without sequence fields, the file is upgraded after a lookup pass (the
+ * rows it replaces above are marked deleted); otherwise it is rewritten
+ * through the lookup (keys already above must not be kept twice). */
+static pm_error *upgrade(exec *x, const pm_lsm_file *f)
+{
+    bool lookup = x->pk->policy.first_row || x->pk->policy.dv;
+    if (!lookup || f->meta.level != 0 || x->pk->output_level == 0)
+        return plain_upgrade(x, f);
+    const pm_lsm_file *one[1] = {f};
+    pm_iv_run run = {1, one};
+    pm_iv_section sec = {1, &run};
+    bool deletes = !f->meta.delete_row_count.has || f->meta.delete_row_count.v > 0;
+    if (x->pk->policy.dv && deletes)
+        return rewrite(x, &sec, 1, true);
+    size_t nseq = 0;
+    bool desc = false;
+    pm_merge_fn_seq_fields(x->mf, &nseq, &desc);
+    if (x->pk->output_level == x->max_level || (x->dedup && !nseq)) {
+        if (x->pk->policy.dv && x->lookup)
+            PM_TRY(merge_section(x, &sec, true, false, NULL));
+        return plain_upgrade(x, f);
+    }
+    return rewrite(x, &sec, 1, x->pk->policy.dv);
+}
+
 /* ------------------------------------------------------------------ */
-/* lookup levels (first-row)                                           */
+/* lookup levels                                                       */
 
 static bool is_input(const pm_compact_task *task, const char *name)
 {
@@ -688,7 +920,7 @@ static pm_error *load_lookup(exec *x, const pm_type *key_type)
     so.snapshot_id = task->snapshot_id;
     so.bucket = task->bucket;
     pm_scan_result *sr = NULL;
-    PM_TRY(pm_error_wrap(pm_table_scan(x->t, &so, &sr), 0, "captured snapshot %lld (first-row lookup)",
+    PM_TRY(pm_error_wrap(pm_table_scan(x->t, &so, &sr), 0, "captured snapshot %lld (lookup of retained levels)",
                          (long long)task->snapshot_id));
     pm_error *e = NULL;
     pm_data_file_meta *keep = NULL;
@@ -707,7 +939,66 @@ static pm_error *load_lookup(exec *x, const pm_type *key_type)
         e = pm_levels_new(&x->lookup, key_type, x->max_level + 1, keep, nkeep);
     free(keep);
     pm_scan_result_free(sr);
-    return e;
+    if (e || !x->lookup)
+        return e;
+    /* the lookup files in level order (the _FILE numbering of lookup_open) */
+    PM_TRY(pm_calloc(&x->lk_files, pm_levels_file_count(x->lookup), sizeof *x->lk_files));
+    for (int32_t lvl = 1; lvl < pm_levels_num_levels(x->lookup); lvl++) {
+        size_t n = 0;
+        pm_lsm_file *const *files = pm_levels_files(x->lookup, lvl, &n);
+        for (size_t i = 0; i < n; i++)
+            x->lk_files[x->nlk_files++] = files[i];
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* deletion vectors                                                    */
+
+/* The bucket's vectors from the task's DV index files. */
+static pm_error *dv_open(exec *x)
+{
+    bool bitmap64 = false;
+    int64_t target = 0;
+    PM_TRY(pm_dv_options(x->schema->options, &bitmap64, &target));
+    pm_dv_io io = {x->t->fio, x->t->paths, x->dir};
+    return pm_dv_maintainer_new(&io, &x->task->partition, x->task->bucket, bitmap64, x->task->dv_index,
+                                x->task->ndv_index, &x->dvm);
+}
+
+/* Vectors of rewritten inputs are gone with them; when anything changed the
+ * bucket's new index file replaces the task's (ADD + DELETE entries). */
+static pm_error *dv_finish(exec *x)
+{
+    pm_compact_result *r = x->r;
+    for (size_t i = 0; i < r->nbefore; i++) {
+        bool kept = false;
+        for (size_t k = 0; k < r->nafter && !kept; k++)
+            kept = !strcmp(r->after[k].file_name, r->before[i].file_name);
+        if (!kept)
+            pm_dv_maintainer_remove(x->dvm, r->before[i].file_name);
+    }
+    if (!pm_dv_maintainer_modified(x->dvm))
+        return NULL;
+    pm_index_manifest_entry added;
+    bool written = false;
+    PM_TRY(pm_dv_maintainer_write(x->dvm, &added, &written));
+    if (!written)
+        return NULL;
+    pm_error *e = pm_calloc(&r->index_added, 1, sizeof *r->index_added);
+    if (e) {
+        pm_index_manifest_entry_clear(&added);
+        return e;
+    }
+    r->index_added[0] = added;
+    r->nindex_added = 1;
+    if (x->task->ndv_index) {
+        PM_TRY(pm_index_entries_copy(&r->index_removed, x->task->dv_index, x->task->ndv_index));
+        r->nindex_removed = x->task->ndv_index;
+        for (size_t i = 0; i < r->nindex_removed; i++)
+            r->index_removed[i].kind = PM_FILE_DELETE;
+    }
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -732,14 +1023,27 @@ static void exec_clear(exec *x)
     pm_merge_fn_free(x->mf_full);
     pm_pk_spill_free(x->spill);
     pm_levels_free(x->lookup);
+    free(x->lk_files);
     pm_type_free(x->lk_type);
-    pm_type_free(x->lk_fields);
+    pm_type_free(x->lk_keys);
     pm_kv_layout_clear(&x->lk_layout);
+    pm_kv_keyenc_free(x->enc_in);
+    pm_kv_keyenc_free(x->enc_lk);
+    pm_buf_free(&x->ka);
+    pm_buf_free(&x->kb);
+    free(x->tmp);
+    pm_dv_maintainer_free(x->dvm);
 }
 
 static void delete_new_outputs(exec *x)
 {
     pm_compact_result *r = x->r;
+    for (size_t i = 0; r && i < r->nindex_added; i++) {
+        char *p = NULL;
+        if (!pm_index_file_path(x->t->paths, x->dir, &r->index_added[i].index_file, &p))
+            pm_error_free(pm_fileio_delete(x->t->fio, p));
+        free(p);
+    }
     for (size_t i = 0; r && i < r->nafter; i++) {
         if (is_input(x->task, r->after[i].file_name))
             continue;
@@ -783,17 +1087,22 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
     PM_TRY_GOTO(e, setup(&x), fail);
     PM_TRY_GOTO(e, pm_schema_trimmed_primary_key_type(x.schema, &key_type), fail);
 
-    int32_t num_levels = x.pk->policy.num_levels;
+    /* the bucket's max level (captured at planning: files above the task's
+     * inputs count too) */
+    int32_t num_levels = x.pk->max_level + 1;
     for (size_t i = 0; i < task->nfiles; i++)
-        if (task->files[i].level + 1 > num_levels)
-            num_levels = task->files[i].level + 1;
-    if (x.pk->output_level + 1 > num_levels)
-        num_levels = x.pk->output_level + 1;
-    x.max_level = num_levels - 1;
+        if (task->files[i].level > x.pk->max_level) {
+            e = pm_error_new(PM_EINVALID, "input %s is at level %d, above the task's max level %d",
+                             task->files[i].file_name, (int)task->files[i].level, (int)x.pk->max_level);
+            goto fail;
+        }
+    x.max_level = x.pk->max_level;
     PM_TRY_GOTO(e, pm_error_wrap(pm_levels_new(&lv, key_type, num_levels, task->files, task->nfiles), 0,
                                  "inputs of task %lld", (long long)task->task_index), fail);
-    if (x.pk->policy.first_row && x.pk->output_level < x.max_level)
+    if ((x.pk->policy.first_row || x.pk->policy.dv) && x.pk->output_level < x.max_level)
         PM_TRY_GOTO(e, load_lookup(&x, key_type), fail);
+    if (x.pk->policy.dv)
+        PM_TRY_GOTO(e, dv_open(&x), fail);
 
     /* every input, in level order */
     size_t nin = pm_levels_file_count(lv), k = 0;
@@ -831,16 +1140,7 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
     for (size_t s = 0; s < plan.nsteps && !e; s++) {
         const pm_task_step *st = &plan.steps[s];
         if (st->kind == PM_STEP_UPGRADE) {
-            bool must_rewrite = x.pk->policy.first_row && st->file->meta.level == 0 &&
-                                x.pk->output_level != x.max_level;
-            if (must_rewrite) {
-                const pm_lsm_file *one[1] = {st->file};
-                pm_iv_run run = {1, one};
-                pm_iv_section sec = {1, &run};
-                e = rewrite(&x, &sec, 1, false);
-            } else {
-                e = upgrade(&x, st->file);
-            }
+            e = upgrade(&x, st->file);
         } else {
             e = rewrite(&x, st->sections, st->nsections, x.pk->drop_delete);
         }
@@ -848,6 +1148,8 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
             e = pm_error_new(PM_EIO, "injected fault: pk-execute-after-first-step");
         }
     }
+    if (!e && x.dvm)
+        e = dv_finish(&x);
     if (e)
         goto fail;
     pm_task_plan_clear(&plan);

@@ -2,9 +2,9 @@
  * compact/pk_json.c — JSON of the primary-key part of a compaction task or
  * result (the "pk" member; compact_json.c frames the rest).
  *
- *   pk {output_level, drop_delete,
+ *   pk {output_level, max_level, drop_delete,
  *       policy {pick ("auto"|"explicit"|"full"), num_levels, whole_bucket,
- *               first_row, force_rewrite_all, min_file_size, now_ms, hour,
+ *               first_row, dv, force_rewrite_all, min_file_size, now_ms, hour,
  *               strategy {max_size_amp, size_ratio, run_trigger,
  *                         interval_ms|null, total_threshold|null,
  *                         incr_threshold|null, offpeak_start, offpeak_end,
@@ -55,6 +55,7 @@ json_t *pm_compact_pk_to_json(const pm_compact_pk *p)
     bad |= put(pol, "num_levels", json_integer(y->num_levels));
     bad |= put(pol, "whole_bucket", json_boolean(y->whole_bucket));
     bad |= put(pol, "first_row", json_boolean(y->first_row));
+    bad |= put(pol, "dv", json_boolean(y->dv));
     bad |= put(pol, "force_rewrite_all", json_boolean(y->force_rewrite_all));
     bad |= put(pol, "min_file_size", json_integer((json_int_t)y->min_file_size));
     bad |= put(pol, "now_ms", json_integer((json_int_t)y->now_ms));
@@ -62,6 +63,7 @@ json_t *pm_compact_pk_to_json(const pm_compact_pk *p)
     bad |= json_object_set_new(pol, "strategy", st);
     st = NULL;
     bad |= put(o, "output_level", json_integer(p->output_level));
+    bad |= put(o, "max_level", json_integer(p->max_level));
     bad |= put(o, "drop_delete", json_boolean(p->drop_delete));
     bad |= json_object_set_new(o, "policy", pol);
     pol = NULL;
@@ -148,8 +150,8 @@ static pm_error *get_bool(const json_t *o, const char *path, const char *key, bo
     return NULL;
 }
 
-static const char *const PK_KEYS[] = {"output_level", "drop_delete", "policy", NULL};
-static const char *const POLICY_KEYS[] = {"pick", "num_levels", "whole_bucket", "first_row", "force_rewrite_all",
+static const char *const PK_KEYS[] = {"output_level", "max_level", "drop_delete", "policy", NULL};
+static const char *const POLICY_KEYS[] = {"pick", "num_levels", "whole_bucket", "first_row", "dv", "force_rewrite_all",
                                           "min_file_size", "now_ms", "hour", "strategy", NULL};
 static const char *const STRATEGY_KEYS[] = {"max_size_amp", "size_ratio", "run_trigger", "interval_ms",
                                             "total_threshold", "incr_threshold", "offpeak_start", "offpeak_end",
@@ -163,6 +165,9 @@ static pm_error *read_pk(const json_t *o, const char *base, pm_compact_pk *p)
     snprintf(spath, sizeof spath, "%s.strategy", ppath);
     PM_TRY(keys(o, path, PK_KEYS));
     PM_TRY(get_i32(o, path, "output_level", 0, 1 << 16, &p->output_level));
+    PM_TRY(get_i32(o, path, "max_level", 1, 1 << 16, &p->max_level));
+    if (p->output_level > p->max_level)
+        return bad(path, "output_level", "%d is above max_level %d", (int)p->output_level, (int)p->max_level);
     PM_TRY(get_bool(o, path, "drop_delete", &p->drop_delete));
     const json_t *pol = json_object_get(o, "policy");
     PM_TRY(keys(pol, ppath, POLICY_KEYS));
@@ -182,6 +187,7 @@ static pm_error *read_pk(const json_t *o, const char *base, pm_compact_pk *p)
     PM_TRY(get_i32(pol, ppath, "num_levels", 2, 1 << 16, &y->num_levels));
     PM_TRY(get_bool(pol, ppath, "whole_bucket", &y->whole_bucket));
     PM_TRY(get_bool(pol, ppath, "first_row", &y->first_row));
+    PM_TRY(get_bool(pol, ppath, "dv", &y->dv));
     PM_TRY(get_bool(pol, ppath, "force_rewrite_all", &y->force_rewrite_all));
     PM_TRY(get_i64(pol, ppath, "min_file_size", 0, INT64_MAX, &y->min_file_size));
     PM_TRY(get_i64(pol, ppath, "now_ms", INT64_MIN, INT64_MAX, &y->now_ms));

@@ -35,6 +35,7 @@
 #include "lsm/levels.h"
 #include "lsm/lsm_compact.h"
 #include "lsm/merge_engine.h"
+#include "meta/manifest.h"
 #include "table/partition.h"
 
 /* ------------------------------------------------------------------ */
@@ -75,9 +76,15 @@ pm_error *pm_pk_check_table(pm_table *t, const pm_options *o)
         return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)nb);
     bool b = false;
     PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_ENABLED, &b));
-    if (b)
+    int engine = 0;
+    PM_TRY(pm_options_enum(o, PM_OPT_MERGE_ENGINE, &engine));
+    if (b && engine == PM_MERGE_FIRST_ROW)
+        return pm_error_new(PM_EINVALID, "merge-engine=first-row does not use deletion vectors "
+                                         "(deletion-vectors.enabled=true): it never deletes old data");
+    if (b && engine != PM_MERGE_DEDUPLICATE)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with deletion vectors "
-                                             "(deletion-vectors.enabled=true) is not supported yet");
+                                             "(deletion-vectors.enabled=true) is supported for merge-engine="
+                                             "deduplicate only");
     int producer = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
     if (producer == PM_CHANGELOG_FULL_COMPACTION || producer == PM_CHANGELOG_LOOKUP)
@@ -249,6 +256,7 @@ pm_error *pm_pk_policy_from_options(const pm_schema *s, const pm_options *o, pm_
     int engine = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_MERGE_ENGINE, &engine));
     out->first_row = engine == PM_MERGE_FIRST_ROW;
+    PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_ENABLED, &out->dv));
     if (engine == PM_MERGE_PARTIAL_UPDATE || engine == PM_MERGE_AGGREGATION) {
         bool free_order = false;
         PM_TRY(order_free_engine(s, o, engine, &free_order));
@@ -277,8 +285,21 @@ static size_t find_index(const name_idx *m, size_t n, const char *name)
     return r ? r->idx : SIZE_MAX;
 }
 
+typedef struct dv_flags {
+    const bool *has_dv;
+    const name_idx *map;
+    size_t n;
+} dv_flags;
+
+static bool has_vector(void *ctx, const pm_lsm_file *f)
+{
+    const dv_flags *d = ctx;
+    size_t i = find_index(d->map, d->n, f->meta.file_name);
+    return i != SIZE_MAX && d->has_dv[i];
+}
+
 pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_data_file_meta *files, size_t n,
-                       pm_pk_selection *out)
+                       const bool *has_dv, pm_pk_selection *out)
 {
     memset(out, 0, sizeof *out);
     if (!n)
@@ -299,16 +320,22 @@ pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_
     pm_levels_last_full_compaction(lv, &lo.clock.has_last_full, &lo.clock.last_full_ms);
     lo.min_file_size = p->min_file_size;
     lo.force_rewrite_all = p->force_rewrite_all;
-    PM_TRY_GOTO(e, pm_lsm_plan_compaction(lv, &p->strategy, &lo, &c), done);
-    if (!c.unit.has)
-        goto done;
-
+    lo.dv_enabled = p->dv;
     PM_TRY_GOTO(e, pm_calloc(&map, n, sizeof *map), done);
     for (size_t i = 0; i < n; i++) {
         map[i].name = files[i].file_name;
         map[i].idx = i;
     }
     qsort(map, n, sizeof *map, name_idx_cmp);
+    dv_flags df = {has_dv, map, n};
+    if (has_dv) {
+        lo.must_rewrite = has_vector;
+        lo.must_rewrite_ctx = &df;
+    }
+    PM_TRY_GOTO(e, pm_lsm_plan_compaction(lv, &p->strategy, &lo, &c), done);
+    if (!c.unit.has)
+        goto done;
+
     PM_TRY_GOTO(e, pm_calloc(&in_unit, n, sizeof *in_unit), done);
     PM_TRY_GOTO(e, pm_calloc(&out->files, n, sizeof *out->files), done);
     bool whole = p->whole_bucket && p->pick != PM_PICK_FULL;
@@ -346,9 +373,9 @@ pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_
             if (files[i].level > hi)
                 hi = files[i].level;
         out->output_level = hi ? hi : 1;
-        out->drop_delete = pm_lsm_drop_delete(out->output_level, pm_levels_nonempty_highest_level(lv), false, false);
+        out->drop_delete = pm_lsm_drop_delete(out->output_level, pm_levels_nonempty_highest_level(lv), p->dv, false);
     }
-    if (p->first_row && out->has) {
+    if ((p->first_row || p->dv) && out->has) {
         size_t nl = n - out->nfiles;
         if (nl) {
             PM_TRY_GOTO(e, pm_calloc(&out->lookup, nl, sizeof *out->lookup), done);
@@ -440,15 +467,76 @@ void pm_pk_planner_clear(pm_pk_planner *pl)
     memset(pl, 0, sizeof *pl);
 }
 
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static const pm_deletion_file *find_dv(const pm_bucket_files *bf, const char *name)
+{
+    for (size_t i = 0; i < bf->ndvs; i++)
+        if (bf->dvs[i].data_file && !strcmp(bf->dvs[i].data_file, name))
+            return &bf->dvs[i];
+    return NULL;
+}
+
+/* The inputs' deletion vectors and every DV index file of the bucket (the
+ * task rewrites the bucket's one index file). */
+static pm_error *add_dvs(pm_compact_task *t, const pm_bucket_files *bf)
+{
+    size_t ndv = 0, nidx = 0;
+    for (size_t i = 0; i < t->nfiles; i++)
+        ndv += find_dv(bf, t->files[i].file_name) != NULL;
+    for (size_t k = 0; k < bf->nindex_entries; k++) {
+        const pm_index_manifest_entry *ie = &bf->index_entries[k];
+        nidx += ie->kind == PM_FILE_ADD && ie->index_file.index_type &&
+                !strcmp(ie->index_file.index_type, "DELETION_VECTORS");
+    }
+    if (ndv) {
+        PM_TRY(pm_calloc(&t->dvs, ndv, sizeof *t->dvs));
+        for (size_t i = 0; i < t->nfiles; i++) {
+            const pm_deletion_file *d = find_dv(bf, t->files[i].file_name);
+            if (!d)
+                continue;
+            pm_compact_dv_ref *r = &t->dvs[t->ndvs++];
+            PM_TRY(pm_strdup(&r->data_file, t->files[i].file_name));
+            PM_TRY(pm_strdup(&r->index_file, base_name(d->index_path)));
+            r->offset = d->offset;
+            r->length = d->length;
+            r->cardinality = d->cardinality;
+        }
+    }
+    if (nidx) {
+        PM_TRY(pm_calloc(&t->dv_index, nidx, sizeof *t->dv_index));
+        for (size_t k = 0; k < bf->nindex_entries; k++) {
+            const pm_index_manifest_entry *ie = &bf->index_entries[k];
+            if (ie->kind != PM_FILE_ADD || !ie->index_file.index_type ||
+                strcmp(ie->index_file.index_type, "DELETION_VECTORS"))
+                continue;
+            PM_TRY(pm_index_manifest_entry_copy(&t->dv_index[t->ndv_index], ie));
+            t->ndv_index++;
+        }
+    }
+    return NULL;
+}
+
 pm_error *pm_pk_plan_bucket(pm_pk_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
 {
     if (!bf->nfiles)
         return NULL;
     if (bf->bucket < 0)
         return pm_error_new(PM_EUNSUPPORTED, "bucket %d of a primary-key table cannot be compacted", (int)bf->bucket);
+    bool *has_dv = NULL;
+    if (bf->ndvs) {
+        PM_TRY(pm_calloc(&has_dv, bf->nfiles, sizeof *has_dv));
+        for (size_t i = 0; i < bf->nfiles; i++)
+            has_dv[i] = find_dv(bf, bf->files[i].file_name) != NULL;
+    }
     pm_pk_selection sel;
-    PM_TRY(pm_error_wrap(pm_pk_select(&pl->policy, pl->key_type, bf->files, bf->nfiles, &sel), 0,
-                         "levels of bucket %d", (int)bf->bucket));
+    pm_error *se = pm_pk_select(&pl->policy, pl->key_type, bf->files, bf->nfiles, has_dv, &sel);
+    free(has_dv);
+    PM_TRY(pm_error_wrap(se, 0, "levels of bucket %d", (int)bf->bucket));
     if (!sel.has) {
         pm_pk_selection_clear(&sel);
         return NULL;
@@ -476,9 +564,11 @@ pm_error *pm_pk_plan_bucket(pm_pk_planner *pl, pm_compact_plan *p, const pm_buck
         PM_TRY_GOTO(e, pm_data_file_meta_copy(&t->files[i], &bf->files[sel.files[i]]), fail);
         t->nfiles = i + 1;
     }
+    PM_TRY_GOTO(e, add_dvs(t, bf), fail);
     PM_TRY_GOTO(e, pm_calloc(&t->pk, 1, sizeof *t->pk), fail);
     t->pk->policy = pl->policy;
     t->pk->output_level = sel.output_level;
+    t->pk->max_level = sel.num_levels - 1;
     t->pk->drop_delete = sel.drop_delete;
     PM_TRY_GOTO(e, pm_realloc_array(&p->tasks, p->ntasks + 1, sizeof *p->tasks), fail);
     p->tasks[p->ntasks++] = t;

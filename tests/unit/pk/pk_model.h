@@ -175,8 +175,16 @@ static void run_model(const char *name, const char *const *opts, size_t nopts, b
             assert_int_equal(id, c);
         m->snap_id[c] = id;
         memcpy(m->snaps[c], m->rows, sizeof m->rows);
-        if (hooks && hooks->after_commit)
+        if (hooks && hooks->after_commit) {
             hooks->after_commit(t, &seed, hooks->ctx);
+            /* the state of commit c is the latest snapshot after the hook
+             * (a compaction may publish the rows, e.g. deletion vectors) */
+            pm_scan_result *sr = NULL;
+            pm_scan_options so = pm_scan_options_default();
+            PM_OK_OR_FAIL(pm_table_scan(t, &so, &sr));
+            m->snap_id[c] = sr->snapshot->id;
+            pm_scan_result_free(sr);
+        }
         check(t, m, 0, m->rows);
         int older = 1 + (int)(rnd(&seed) % (uint64_t)c);
         check(t, m, m->snap_id[older], m->snaps[older]);

@@ -11,7 +11,8 @@
  * idempotently; abort keeps upgraded inputs; first-row looks keys up in the
  * retained levels; more than 256 runs merge in several passes; order-
  * sensitive aggregation compacts the whole bucket; the write stall;
- * JSON round trip; unsupported modes.
+ * JSON round trip; unsupported modes; deletion vectors (replaced rows
+ * marked in retained files, full compaction applies the vectors).
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -559,30 +560,97 @@ static void test_write_stall(void **state)
     free(dir);
 }
 
-static void test_unsupported_modes(void **state)
+static void expect_builder_error(pm_table *t, pm_code code, const char *needle)
 {
-    (void)state;
-    char *dir = pm_test_tmpdir();
-    const char *o1[] = {"bucket=1", "deletion-vectors.enabled=true"};
-    pm_table *t = pk_create(dir, "dv", "ROW<id INT NOT NULL, v INT>", NULL, "id", o1, 2);
     pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, NULL, 0};
     pm_compact_builder *b = NULL;
     pm_error *e = pm_compact_builder_new(&b, t, &o);
     assert_non_null(e);
-    assert_int_equal(pm_error_code(e), PM_EUNSUPPORTED);
     char *msg = pm_error_format(e);
-    assert_non_null(strstr(msg, "deletion-vectors.enabled"));
+    if (pm_error_code(e) != code || !strstr(msg, needle))
+        print_error("error: %s\n", msg);
+    assert_int_equal(pm_error_code(e), code);
+    assert_non_null(strstr(msg, needle));
     free(msg);
     pm_error_free(e);
+}
+
+static void test_unsupported_modes(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *o1[] = {"bucket=1", "deletion-vectors.enabled=true", "merge-engine=partial-update"};
+    pm_table *t = pk_create(dir, "dvpu", "ROW<id INT NOT NULL, v INT>", NULL, "id", o1, 3);
+    expect_builder_error(t, PM_EUNSUPPORTED, "deletion-vectors.enabled");
     pm_table_free(t);
     const char *o2[] = {"bucket=1", "changelog-producer=lookup"};
     t = pk_create(dir, "cl", "ROW<id INT NOT NULL, v INT>", NULL, "id", o2, 2);
-    e = pm_compact_builder_new(&b, t, &o);
-    assert_non_null(e);
-    msg = pm_error_format(e);
-    assert_non_null(strstr(msg, "changelog-producer=lookup"));
-    free(msg);
-    pm_error_free(e);
+    expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=lookup");
+    pm_table_free(t);
+    const char *o3[] = {"bucket=1", "changelog-producer=full-compaction"};
+    t = pk_create(dir, "fc", "ROW<id INT NOT NULL, v INT>", NULL, "id", o3, 2);
+    expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=full-compaction");
+    pm_table_free(t);
+    const char *o4[] = {"bucket=1", "record-level.expire-time=1 d", "record-level.time-field=v"};
+    t = pk_create(dir, "exp", "ROW<id INT NOT NULL, v INT>", NULL, "id", o4, 3);
+    expect_builder_error(t, PM_EUNSUPPORTED, "record-level.expire-time");
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+/* Deletion vectors: rows replaced by a compaction are marked deleted in
+ * the retained level (no I/O on that file), the DV index file is replaced,
+ * and a full compaction applies the vectors. */
+static void test_deletion_vectors(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "deletion-vectors.enabled=true"};
+    pm_table *t = pk_create(dir, "dv", "ROW<id INT NOT NULL, v STRING>", NULL, "id", opts, 2);
+    big_base(t, 300);
+    pk_commit_rows(t, "{\"id\":5,\"v\":\"new\"}\n{\"id\":7,\"v\":null,\"_ROW_KIND\":\"-D\"}\n");
+    /* level 0 is invisible to batch reads of DV tables */
+    char *got = pk_read_sorted(t, 0, NULL, 0);
+    assert_non_null(strstr(got, "{\"id\":5,\"v\":\"base-5"));
+    free(got);
+    pm_compact_plan *p = plan_of(t, false, "u");
+    assert_int_equal(p->ntasks, 1);
+    assert_true(p->tasks[0]->pk->policy.dv);
+    assert_int_equal(p->tasks[0]->pk->output_level, 4);
+    assert_true(p->tasks[0]->pk->drop_delete);
+    pm_compact_result **r = exec_all(t, p);
+    assert_int_equal(r[0]->nafter, 1);
+    assert_int_equal(r[0]->after[0].row_count, 1); /* the delete is dropped */
+    assert_int_equal(r[0]->nindex_added, 1);
+    commit_all(t, r, 1);
+    free_results(r, 1);
+    pm_compact_plan_free(p);
+    got = pk_read_sorted(t, 0, NULL, 0);
+    assert_non_null(strstr(got, "{\"id\":5,\"v\":\"new\"}"));
+    assert_null(strstr(got, "{\"id\":5,\"v\":\"base-5"));
+    assert_null(strstr(got, "{\"id\":7,"));
+    size_t lines = 0;
+    for (const char *c = got; *c; c++)
+        lines += *c == '\n';
+    assert_int_equal(lines, 299);
+    free(got);
+    pm_scan_result *scan = NULL;
+    const pm_bucket_files *bf = pk_bucket(t, 0, &scan);
+    assert_int_equal(bf->ndvs, 1);
+    assert_int_equal(bf->dvs[0].cardinality.v, 2); /* id 5 and id 7 in the L5 file */
+    pm_scan_result_free(scan);
+    /* full compaction: one file, the vectors applied */
+    p = plan_of(t, true, "u2");
+    r = exec_all(t, p);
+    commit_all(t, r, p->ntasks);
+    free_results(r, p->ntasks);
+    pm_compact_plan_free(p);
+    expect_levels(t, "L5:299");
+    scan = NULL;
+    bf = pk_bucket(t, 0, &scan);
+    assert_int_equal(bf->ndvs, 0);
+    pm_scan_result_free(scan);
     pm_table_free(t);
     pm_test_rmtree(dir);
     free(dir);
@@ -600,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_whole_bucket_aggregation),
         cmocka_unit_test(test_write_stall),
         cmocka_unit_test(test_unsupported_modes),
+        cmocka_unit_test(test_deletion_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@
  * tasks and results sent through their JSON form, results committed one
  * subset at a time with idempotent retries, some results aborted instead.
  * After every commit and compaction the latest state, a projection and a
- * random older snapshot must equal the model.
+ * random older snapshot must equal the model.  Deletion-vector tables
+ * compact after every commit (their batch reads skip level 0).
  */
 #include "../pk/pk_model.h"
 #include "compact/compact_internal.h"
@@ -15,6 +16,9 @@
 
 typedef struct cstats {
     int rounds, tasks, committed, aborted, upgrades;
+    bool always;          /* compact after every commit, never abort (deletion-vector
+                             tables: batch reads skip level 0) */
+    int index_changes;
 } cstats;
 
 static pm_compact_task *via_json_task(const pm_compact_task *t)
@@ -42,6 +46,8 @@ static void compact_hook(pm_table *t, uint64_t *rng, void *ctx)
 {
     cstats *st = ctx;
     uint64_t r = rnd(rng) % 6;
+    if (st->always)
+        r = r % 3 == 0 ? 0 : 1; /* full or explicit: level 0 always moves up */
     if (r >= 4)
         return;
     char trig[64], tfs[64], rows[64];
@@ -68,7 +74,8 @@ static void compact_hook(pm_table *t, uint64_t *rng, void *ctx)
         for (size_t k = 0; k < res->nafter; k++)
             for (size_t j = 0; j < res->nbefore; j++)
                 st->upgrades += !strcmp(res->after[k].file_name, res->before[j].file_name);
-        if (rnd(rng) % 10 == 0) {
+        st->index_changes += (int)res->nindex_added;
+        if (!st->always && rnd(rng) % 10 == 0) {
             PM_OK_OR_FAIL(pm_compact_abort(t, &res, 1));
             st->aborted++;
         } else {
@@ -86,15 +93,24 @@ static void compact_hook(pm_table *t, uint64_t *rng, void *ctx)
     pm_compact_builder_free(b);
 }
 
+static void run_with(const char *name, const char *const *opts, size_t nopts, bool partial, bool partitioned,
+                     uint64_t seed, int commits, bool always)
+{
+    cstats st = {0};
+    st.always = always;
+    pk_model_hooks h = {compact_hook, &st};
+    run_model(name, opts, nopts, partial, partitioned, seed, commits, &h);
+    print_message("%s: %d rounds, %d tasks, %d committed, %d aborted, %d upgrades, %d index changes\n", name,
+                  st.rounds, st.tasks, st.committed, st.aborted, st.upgrades, st.index_changes);
+    assert_true(st.committed > 0);
+    if (always)
+        assert_true(st.index_changes > 0);
+}
+
 static void run(const char *name, const char *const *opts, size_t nopts, bool partial, bool partitioned,
                 uint64_t seed, int commits)
 {
-    cstats st = {0};
-    pk_model_hooks h = {compact_hook, &st};
-    run_model(name, opts, nopts, partial, partitioned, seed, commits, &h);
-    print_message("%s: %d rounds, %d tasks, %d committed, %d aborted, %d upgrades\n", name, st.rounds, st.tasks,
-                  st.committed, st.aborted, st.upgrades);
-    assert_true(st.committed > 0);
+    run_with(name, opts, nopts, partial, partitioned, seed, commits, false);
 }
 
 static void test_dedup_one_bucket(void **state)
@@ -133,6 +149,17 @@ static void test_more_seeds(void **state)
         run("cseed", opts, 2, false, s % 2 == 0, s * 0x9e3779b97f4a7c15ull, 12);
 }
 
+/* Deletion vectors: every commit is followed by a compaction (reads skip
+ * level 0); replaced rows are marked deleted in the retained levels. */
+static void test_deletion_vectors(void **state)
+{
+    (void)state;
+    const char *opts[] = {"bucket=2", "deletion-vectors.enabled=true"};
+    run_with("cdv", opts, 2, false, false, 0xd0d0ull, 14, true);
+    const char *opts2[] = {"bucket=1", "deletion-vectors.enabled=true", "num-levels=4"};
+    run_with("cdv2", opts2, 3, false, true, 0xbeefull, 12, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +168,7 @@ int main(void)
         cmocka_unit_test(test_dedup_avro_spilling),
         cmocka_unit_test(test_partial_update),
         cmocka_unit_test(test_more_seeds),
+        cmocka_unit_test(test_deletion_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,12 +111,12 @@ static void test_explicit_progress(void **state)
     mk(&f[3], "c", 0, 20, 70, 100, 300); /* newest */
     pm_pk_selection s;
     pm_pk_policy p = policy(PM_PICK_AUTO);
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, NULL, &s));
     assert_false(s.has);
     pm_pk_selection_clear(&s);
 
     p = policy(PM_PICK_EXPLICIT);
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, NULL, &s));
     assert_true(s.has);
     expect_files(&s, f, "c,b,a"); /* level-0 runs newest first */
     assert_int_equal(s.output_level, 4);
@@ -126,7 +126,7 @@ static void test_explicit_progress(void **state)
 
     /* full: every run to the max level, deletes dropped */
     p = policy(PM_PICK_FULL);
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, NULL, &s));
     expect_files(&s, f, "c,b,a,big");
     assert_int_equal(s.output_level, 5);
     assert_true(s.drop_delete);
@@ -148,7 +148,7 @@ static void test_explicit_absorbs_by_size(void **state)
     mk(&f[3], "b", 0, 10, 60, 100, 200);
     pm_pk_policy p = policy(PM_PICK_EXPLICIT);
     pm_pk_selection s;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, NULL, &s));
     expect_files(&s, f, "b,a,l2"); /* 200 bytes of L0 >= 150 of L2: absorbed */
     assert_int_equal(s.output_level, 4);
     assert_false(s.drop_delete);
@@ -172,7 +172,7 @@ static void test_auto_size_amplification(void **state)
     }
     pm_pk_policy p = policy(PM_PICK_AUTO);
     pm_pk_selection s;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 5, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 5, NULL, &s));
     assert_true(s.has);
     expect_files(&s, f, "z4,z3,z2,z1,l5");
     assert_int_equal(s.output_level, 5);
@@ -195,26 +195,26 @@ static void test_single_positive_run(void **state)
     mk(&f[2], "z", 3, 40, 50, 100, 20);
     pm_pk_selection s;
     pm_pk_policy p = policy(PM_PICK_EXPLICIT);
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, NULL, &s));
     assert_false(s.has);
     pm_pk_selection_clear(&s);
     p = policy(PM_PICK_AUTO);
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, NULL, &s));
     assert_false(s.has);
     pm_pk_selection_clear(&s);
     /* not at the max level: full moves it there */
     p = policy(PM_PICK_FULL);
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, NULL, &s));
     expect_files(&s, f, "x,y,z");
     assert_int_equal(s.output_level, 5);
     pm_pk_selection_clear(&s);
     for (int i = 0; i < 3; i++)
         f[i].level = 5;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, NULL, &s));
     assert_false(s.has);
     pm_pk_selection_clear(&s);
     p.force_rewrite_all = true;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, NULL, &s));
     expect_files(&s, f, "x,y,z");
     assert_int_equal(s.output_level, 5);
     pm_pk_selection_clear(&s);
@@ -232,18 +232,18 @@ static void test_lone_level0(void **state)
     mk(&f[0], "a", 0, 0, 10, 100, 0);
     pm_pk_selection s;
     pm_pk_policy p = policy(PM_PICK_EXPLICIT);
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 1, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 1, NULL, &s));
     expect_files(&s, f, "a");
     assert_int_equal(s.output_level, 5);
     assert_true(s.drop_delete);
     pm_pk_selection_clear(&s);
     p = policy(PM_PICK_AUTO);
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 1, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 1, NULL, &s));
     assert_false(s.has);
     pm_pk_selection_clear(&s);
     /* ForceUpLevel0 (compaction.force-up-level-0 / lookup) moves it automatically */
     p.strategy.force_up_level0 = true;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 1, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 1, NULL, &s));
     expect_files(&s, f, "a");
     assert_int_equal(s.output_level, 5);
     pm_pk_selection_clear(&s);
@@ -264,7 +264,7 @@ static void test_force_up_level0_takes_level1(void **state)
     pm_pk_policy p = policy(PM_PICK_AUTO);
     p.strategy.force_up_level0 = true;
     pm_pk_selection s;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 3, NULL, &s));
     expect_files(&s, f, "a,l1");
     assert_int_equal(s.output_level, 4);
     pm_pk_selection_clear(&s);
@@ -286,7 +286,7 @@ static void test_whole_bucket(void **state)
     pm_pk_policy p = policy(PM_PICK_EXPLICIT);
     p.whole_bucket = true;
     pm_pk_selection s;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, NULL, &s));
     expect_files(&s, f, "b,a,l2,l5");
     assert_int_equal(s.output_level, 4);
     assert_true(s.drop_delete);
@@ -294,14 +294,14 @@ static void test_whole_bucket(void **state)
     /* only level 0: level 1 */
     p = policy(PM_PICK_EXPLICIT);
     p.whole_bucket = true;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f + 2, 2, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f + 2, 2, NULL, &s));
     assert_int_equal(s.nfiles, 2);
     assert_int_equal(s.output_level, 1);
     pm_pk_selection_clear(&s);
     /* nothing selected by the policy: nothing at all */
     p = policy(PM_PICK_AUTO);
     p.whole_bucket = true;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, NULL, &s));
     assert_false(s.has);
     pm_pk_selection_clear(&s);
     clear(f, 4);
@@ -322,7 +322,7 @@ static void test_first_row_lookup_files(void **state)
     p.strategy.force_up_level0 = true;
     p.first_row = true;
     pm_pk_selection s;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 4, NULL, &s));
     expect_files(&s, f, "b,a");
     assert_int_equal(s.output_level, 4);
     expect_lookup(&s, f, "l5a,l5b");
@@ -341,7 +341,7 @@ static void test_levels_beyond_option(void **state)
     mk(&f[1], "a", 0, 0, 50, 100, 100);
     pm_pk_policy p = policy(PM_PICK_FULL);
     pm_pk_selection s;
-    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 2, &s));
+    PM_OK_OR_FAIL(pm_pk_select(&p, kt, f, 2, NULL, &s));
     assert_int_equal(s.num_levels, 8);
     assert_int_equal(s.output_level, 7);
     pm_pk_selection_clear(&s);
@@ -359,7 +359,7 @@ static void test_overlap_in_level_is_corrupt(void **state)
     mk(&f[1], "y", 3, 50, 150, 100, 10);
     pm_pk_policy p = policy(PM_PICK_FULL);
     pm_pk_selection s;
-    PM_EXPECT_ERR(pm_pk_select(&p, kt, f, 2, &s), PM_ECORRUPT);
+    PM_EXPECT_ERR(pm_pk_select(&p, kt, f, 2, NULL, &s), PM_ECORRUPT);
     clear(f, 2);
     pm_type_free(kt);
 }
