@@ -53,17 +53,20 @@ pm_error *pqd_plain_byte_array(const uint8_t **pp, const uint8_t *end, size_t n,
             return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of BYTE_ARRAY data in one batch");
         offsets[i + 1] = (int32_t)total;
     }
-    /* 16 bytes of slack let short values move as one fixed-size copy when
-     * the input also has 16 bytes left. */
-    PM_TRY(pm_buf_reserve(data, (size_t)total + 16));
+    /* 32 bytes of slack let short values move as one or two fixed-size
+     * copies when the input also has 32 bytes left. */
+    PM_TRY(pm_buf_reserve(data, (size_t)total + 32));
     uint8_t *dst = data->data + data->len;
     p = *pp;
     for (size_t i = 0; i < n; i++) {
         size_t len = (size_t)(offsets[i + 1] - offsets[i]);
-        if (len <= 16 && end - (p + 4) >= 16)
+        if (len <= 32 && end - (p + 4) >= 32) {
             memcpy(dst, p + 4, 16);
-        else
+            if (len > 16)
+                memcpy(dst + 16, p + 20, 16);
+        } else {
             memcpy(dst, p + 4, len);
+        }
         dst += len;
         p += 4 + len;
     }

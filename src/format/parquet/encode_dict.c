@@ -16,40 +16,68 @@
 
 #define PQ_DICT_MIN_SLOTS 1024u
 
-static inline uint32_t hash64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
-static inline uint32_t hash32(uint32_t x)
-{
-    return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32);
-}
+#define hash64 pq_hash64
+#define hash32 pq_hash32
 
 uint32_t pq_hash_bytes(const uint8_t *p, size_t n)
 {
     const uint64_t m = 0x9E3779B97F4A7C15ull;
     uint64_t h = 0x243F6A8885A308D3ull ^ (n * m);
-    while (n >= 8) {
+    size_t k = n;
+    while (k >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
         h = (h ^ w) * m;
         h ^= h >> 29;
         p += 8;
-        n -= 8;
+        k -= 8;
     }
-    if (n) {
-        uint64_t w = 0;
-        memcpy(&w, p, n);
-        h = (h ^ w ^ ((uint64_t)n << 56)) * m;
+    if (k) {
+        /* the last 1..7 bytes by fixed-size (possibly overlapping) loads */
+        uint64_t w;
+        if (k >= 4) {
+            uint32_t a, b;
+            memcpy(&a, p, 4);
+            memcpy(&b, p + k - 4, 4);
+            w = a | (uint64_t)b << 32;
+        } else {
+            w = p[0] | (uint64_t)p[k / 2] << 8 | (uint64_t)p[k - 1] << 16;
+        }
+        h = (h ^ w ^ ((uint64_t)k << 56)) * m;
         h ^= h >> 29;
     }
     return hash64(h);
+}
+
+/* a[0..n) == b[0..n) with fixed-size loads for short values. */
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t x, y;
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y)
+                return false;
+        }
+        uint64_t x, y; /* the last 8 bytes (overlapping) */
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t x0, y0, x1, y1;
+        memcpy(&x0, a, 4);
+        memcpy(&y0, b, 4);
+        memcpy(&x1, a + n - 4, 4);
+        memcpy(&y1, b + n - 4, 4);
+        return x0 == y0 && x1 == y1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
 }
 
 pm_error *pq_dict_init(pq_dict *d, int width)
@@ -156,52 +184,20 @@ static inline pm_error *maybe_grow(pq_dict *d)
     return NULL;
 }
 
-pm_error *pq_dict_put32(pq_dict *d, uint32_t v, uint32_t *idx, bool *added)
+pm_error *pq_dict_insert32(pq_dict *d, uint32_t v, uint32_t slot, uint32_t *idx)
 {
-    uint32_t s = hash32(v) & d->mask;
-    const uint8_t *vals = d->values.data;
-    for (;;) {
-        uint32_t e = d->slots[s];
-        if (!e)
-            break;
-        uint32_t x;
-        memcpy(&x, vals + 4 * (size_t)(e - 1), 4);
-        if (x == v) {
-            *idx = e - 1;
-            *added = false;
-            return NULL;
-        }
-        s = (s + 1) & d->mask;
-    }
     PM_TRY(pm_buf_append(&d->values, &v, 4));
-    d->slots[s] = d->count + 1;
+    d->slots[slot] = d->count + 1;
     *idx = d->count++;
-    *added = true;
     d->byte_size += 4;
     return maybe_grow(d);
 }
 
-pm_error *pq_dict_put64(pq_dict *d, uint64_t v, uint32_t *idx, bool *added)
+pm_error *pq_dict_insert64(pq_dict *d, uint64_t v, uint32_t slot, uint32_t *idx)
 {
-    uint32_t s = hash64(v) & d->mask;
-    const uint8_t *vals = d->values.data;
-    for (;;) {
-        uint32_t e = d->slots[s];
-        if (!e)
-            break;
-        uint64_t x;
-        memcpy(&x, vals + 8 * (size_t)(e - 1), 8);
-        if (x == v) {
-            *idx = e - 1;
-            *added = false;
-            return NULL;
-        }
-        s = (s + 1) & d->mask;
-    }
     PM_TRY(pm_buf_append(&d->values, &v, 8));
-    d->slots[s] = d->count + 1;
+    d->slots[slot] = d->count + 1;
     *idx = d->count++;
-    *added = true;
     d->byte_size += 8;
     return maybe_grow(d);
 }
@@ -238,7 +234,7 @@ pm_error *pq_dict_put_bytes(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t
             break;
         uint32_t i = e - 1;
         if (d->hashes[i] == h && d->offsets[i + 1] - d->offsets[i] == len &&
-            (len == 0 || !memcmp(d->values.data + d->offsets[i], p, len))) {
+            (len == 0 || same_bytes(d->values.data + d->offsets[i], p, len))) {
             *idx = i;
             *added = false;
             return NULL;

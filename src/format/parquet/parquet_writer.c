@@ -102,10 +102,22 @@ static pm_error *check_offsets(const pm_column *c, int64_t child_len, const char
     const int32_t *o = pm_column_offsets(c);
     if (o[0] < 0)
         return pm_error_new(PM_EINVALID, "column '%s': negative offset", name);
-    for (int64_t i = 0; i < c->length; i++)
-        if (o[i + 1] < o[i])
-            return pm_error_new(PM_EINVALID, "column '%s': offsets decrease at row %lld", name,
-                                (long long)i);
+    /* blocks of 16 become vector compares; the row is found only on error */
+    int32_t bad = 0;
+    int64_t i = 0;
+    for (; i + 16 <= c->length; i += 16) {
+        int32_t b = 0;
+        for (int j = 0; j < 16; j++)
+            b |= o[i + j + 1] < o[i + j];
+        bad |= b;
+    }
+    for (; i < c->length; i++)
+        bad |= o[i + 1] < o[i];
+    if (bad)
+        for (i = 0; i < c->length; i++)
+            if (o[i + 1] < o[i])
+                return pm_error_new(PM_EINVALID, "column '%s': offsets decrease at row %lld", name,
+                                    (long long)i);
     if (o[c->length] > child_len)
         return pm_error_new(PM_EINVALID, "column '%s': offsets past the end of its values", name);
     return NULL;

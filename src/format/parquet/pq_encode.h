@@ -121,11 +121,71 @@ void pq_dict_clear(pq_dict *d);
 /* Keep only the first n entries (after a fallback: entries used by written pages). */
 void pq_dict_truncate(pq_dict *d, uint32_t n);
 
-/* Look up or insert; *idx = entry index; *added = true when inserted. */
-pm_error *pq_dict_put32(pq_dict *d, uint32_t v, uint32_t *idx, bool *added);
-pm_error *pq_dict_put64(pq_dict *d, uint64_t v, uint32_t *idx, bool *added);
+/* Look up or insert; *idx = entry index; *added = true when inserted.
+ * The 4- and 8-byte lookups are inline (the writer calls them per value);
+ * inserting a new entry goes out of line. */
 pm_error *pq_dict_put96(pq_dict *d, const uint8_t v[12], uint32_t *idx, bool *added);
 pm_error *pq_dict_put_bytes(pq_dict *d, const uint8_t *p, uint32_t len, uint32_t *idx, bool *added);
+/* Insert v at the empty slot `slot` (found by the lookup). */
+pm_error *pq_dict_insert32(pq_dict *d, uint32_t v, uint32_t slot, uint32_t *idx);
+pm_error *pq_dict_insert64(pq_dict *d, uint64_t v, uint32_t slot, uint32_t *idx);
+
+static inline uint32_t pq_hash32(uint32_t x)
+{
+    return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static inline uint32_t pq_hash64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+static inline pm_error *pq_dict_put32(pq_dict *d, uint32_t v, uint32_t *idx, bool *added)
+{
+    uint32_t s = pq_hash32(v) & d->mask;
+    const uint8_t *vals = d->values.data;
+    for (;;) {
+        uint32_t e = d->slots[s];
+        if (!e)
+            break;
+        uint32_t x;
+        memcpy(&x, vals + 4 * (size_t)(e - 1), 4);
+        if (x == v) {
+            *idx = e - 1;
+            *added = false;
+            return NULL;
+        }
+        s = (s + 1) & d->mask;
+    }
+    *added = true;
+    return pq_dict_insert32(d, v, s, idx);
+}
+
+static inline pm_error *pq_dict_put64(pq_dict *d, uint64_t v, uint32_t *idx, bool *added)
+{
+    uint32_t s = pq_hash64(v) & d->mask;
+    const uint8_t *vals = d->values.data;
+    for (;;) {
+        uint32_t e = d->slots[s];
+        if (!e)
+            break;
+        uint64_t x;
+        memcpy(&x, vals + 8 * (size_t)(e - 1), 8);
+        if (x == v) {
+            *idx = e - 1;
+            *added = false;
+            return NULL;
+        }
+        s = (s + 1) & d->mask;
+    }
+    *added = true;
+    return pq_dict_insert64(d, v, s, idx);
+}
 
 static inline const uint8_t *pq_dict_entry(const pq_dict *d, uint32_t i, uint32_t *len)
 {

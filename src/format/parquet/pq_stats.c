@@ -132,7 +132,8 @@ void pq_stats_update_d128(pq_stats *s, __int128 v)
 static inline uint64_t prefix8(const uint8_t *p, size_t n)
 {
     uint64_t v = 0;
-    memcpy(&v, p, n < 8 ? n : 8);
+    if (n)
+        memcpy(&v, p, n < 8 ? n : 8);
     return __builtin_bswap64(v);
 }
 
@@ -150,24 +151,30 @@ static int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
     return na < nb ? -1 : na > nb;
 }
 
-static pm_error *set_bytes(pm_buf *b, const uint8_t *p, size_t len)
+static pm_error *set_bytes(pm_buf *b, uint64_t *pfx, const uint8_t *p, size_t len)
 {
     pm_buf_clear(b);
+    *pfx = prefix8(p, len);
     return pm_buf_append(b, p, len);
 }
 
 pm_error *pq_stats_update_bytes(pq_stats *s, const uint8_t *p, size_t len)
 {
     if (!s->has_minmax) {
-        PM_TRY(set_bytes(&s->min_bytes, p, len));
-        PM_TRY(set_bytes(&s->max_bytes, p, len));
+        PM_TRY(set_bytes(&s->min_bytes, &s->min_pfx, p, len));
+        PM_TRY(set_bytes(&s->max_bytes, &s->max_pfx, p, len));
         s->has_minmax = true;
         return NULL;
     }
-    if (cmp_bytes(p, len, s->min_bytes.data, s->min_bytes.len) < 0)
-        PM_TRY(set_bytes(&s->min_bytes, p, len));
-    else if (cmp_bytes(p, len, s->max_bytes.data, s->max_bytes.len) > 0)
-        PM_TRY(set_bytes(&s->max_bytes, p, len));
+    /* Prefixes order like the values (a larger prefix means a larger
+     * value): strictly between the cached ones, nothing changes. */
+    uint64_t pp = prefix8(p, len);
+    if (pp > s->min_pfx && pp < s->max_pfx)
+        return NULL;
+    if (pp < s->min_pfx || (pp == s->min_pfx && cmp_bytes(p, len, s->min_bytes.data, s->min_bytes.len) < 0))
+        PM_TRY(set_bytes(&s->min_bytes, &s->min_pfx, p, len));
+    else if (pp > s->max_pfx || (pp == s->max_pfx && cmp_bytes(p, len, s->max_bytes.data, s->max_bytes.len) > 0))
+        PM_TRY(set_bytes(&s->max_bytes, &s->max_pfx, p, len));
     return NULL;
 }
 

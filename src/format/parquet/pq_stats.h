@@ -48,6 +48,7 @@ typedef struct pq_stats {
     bool has_nan;                /* FLOAT/DOUBLE: a NaN was seen (and ignored) */
     pq_stat_value min, max;      /* fixed-width kinds */
     pm_buf min_bytes, max_bytes; /* PQS_BYTES */
+    uint64_t min_pfx, max_pfx;   /* their first 8 bytes, big-endian, zero padded */
 } pq_stats;
 
 void pq_stats_init(pq_stats *s, pq_stats_kind kind);

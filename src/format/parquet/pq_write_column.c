@@ -339,7 +339,36 @@ static pm_error *put_bools(pq_colw *cw, const pm_column *col, const int64_t *pos
                            int64_t n)
 {
     PM_TRY(pm_buf_reserve(&cw->vals, (size_t)(n / 8) + 2));
-    for (int64_t i = 0; i < n; i++) {
+    const uint8_t *bm = col->values.data;
+    int64_t i = 0;
+    if (!pos) {
+        /* contiguous rows, 8 at a time while the output is byte aligned */
+        for (; i < n && cw->bool_bits; i++) {
+            bool v = pm_column_bool(col, start + i);
+            pq_stats_update_bool(&cw->pstats, v);
+            cw->bool_acc |= (uint8_t)((v ? 1 : 0) << cw->bool_bits);
+            if (++cw->bool_bits == 8) {
+                cw->vals.data[cw->vals.len++] = cw->bool_acc;
+                cw->bool_acc = 0;
+                cw->bool_bits = 0;
+            }
+        }
+        uint8_t any1 = 0, all1 = 0xff;
+        for (; i + 8 <= n; i += 8) {
+            int64_t r = start + i;
+            uint8_t b = (uint8_t)(bm[r >> 3] >> (r & 7));
+            if (r & 7)
+                b |= (uint8_t)(bm[(r >> 3) + 1] << (8 - (r & 7)));
+            cw->vals.data[cw->vals.len++] = b;
+            any1 |= b;
+            all1 &= b;
+        }
+        if (any1)
+            pq_stats_update_bool(&cw->pstats, true);
+        if (all1 != 0xff)
+            pq_stats_update_bool(&cw->pstats, false);
+    }
+    for (; i < n; i++) {
         bool v = pm_column_bool(col, POS(i));
         pq_stats_update_bool(&cw->pstats, v);
         cw->bool_acc |= (uint8_t)((v ? 1 : 0) << cw->bool_bits);

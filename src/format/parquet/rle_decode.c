@@ -176,6 +176,14 @@ static pm_error *next_run(pqd_rle *d)
     return NULL;
 }
 
+/* Bit width 1 (the definition levels of flat nullable columns): a packed
+ * byte becomes 8 levels by one table lookup. */
+#define X8(b) {(b) & 1, (b) >> 1 & 1, (b) >> 2 & 1, (b) >> 3 & 1, (b) >> 4 & 1, (b) >> 5 & 1, (b) >> 6 & 1, (b) >> 7 & 1}
+#define X4(b) X8(b), X8((b) + 1), X8((b) + 2), X8((b) + 3)
+#define X16(b) X4(b), X4((b) + 4), X4((b) + 8), X4((b) + 12)
+#define X64(b) X16(b), X16((b) + 16), X16((b) + 32), X16((b) + 48)
+static const uint16_t expand1[256][8] = {X64(0), X64(64), X64(128), X64(192)};
+
 #define DEF_RLE_GET(NAME, T)                                                         \
     pm_error *NAME(pqd_rle *d, T *out, size_t n)                                     \
     {                                                                                \
@@ -186,8 +194,11 @@ static pm_error *next_run(pqd_rle *d)
             }                                                                        \
             size_t take = n < d->run_left ? n : d->run_left;                         \
             if (!d->packed) {                                                        \
-                T v = (T)d->value;                                                   \
-                for (size_t i = 0; i < take; i++)                                    \
+                T v = (T)d->value, v8[8] = {v, v, v, v, v, v, v, v};                 \
+                size_t i = 0;                                                        \
+                for (; i + 8 <= take; i += 8)                                        \
+                    memcpy(out + i, v8, sizeof v8);                                  \
+                for (; i < take; i++)                                                \
                     out[i] = v;                                                      \
             } else {                                                                 \
                 size_t i = 0;                                                        \
@@ -198,6 +209,9 @@ static pm_error *next_run(pqd_rle *d)
                         unpack_group(d, (uint32_t *)(void *)(out + i));              \
                         i += 8;                                                      \
                     }                                                                \
+                } else if (d->bw == 1) {                                             \
+                    for (; take - i >= 8; i += 8)                                    \
+                        memcpy(out + i, expand1[*d->p++], 16);                       \
                 } else {                                                             \
                     while (take - i >= 8) {                                          \
                         uint32_t tmp[8];                                             \
@@ -227,12 +241,24 @@ DEF_RLE_GET(pqd_rle_get_u16, uint16_t)
 pm_error *pqd_rle_get_indices(pqd_rle *d, uint32_t *out, size_t n, uint32_t limit)
 {
     PM_TRY(pqd_rle_get_u32(d, out, n));
-    uint32_t max = 0;
-    for (size_t i = 0; i < n; i++)
-        max = out[i] > max ? out[i] : max;
-    if (n && max >= limit)
+    /* blocks of 16 become vector compares */
+    uint32_t bad = 0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        uint32_t b = 0;
+        for (int j = 0; j < 16; j++)
+            b |= out[i + j] >= limit;
+        bad |= b;
+    }
+    for (; i < n; i++)
+        bad |= out[i] >= limit;
+    if (bad) {
+        uint32_t max = 0;
+        for (i = 0; i < n; i++)
+            max = out[i] > max ? out[i] : max;
         return pm_error_new(PM_ECORRUPT, "dictionary index %u out of range (dictionary has %u entries)", max,
                             limit);
+    }
     return NULL;
 }
 

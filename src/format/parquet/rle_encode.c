@@ -24,23 +24,43 @@ void pq_rle_init(pq_rle_encoder *e, pm_buf *out, int bit_width)
     e->header_pos = PQ_NO_RUN;
 }
 
+/* One packer per width 1..16 with the shifts as constants (the compiler
+ * unrolls them); the accumulator's low bytes are the output on a
+ * little-endian host. */
+#define DEF_PACK(W)                                                                   \
+    static void pack8_##W(const uint32_t *v, uint8_t *out)                            \
+    {                                                                                 \
+        if ((W) <= 8) {                                                               \
+            uint64_t acc = 0;                                                         \
+            for (int i = 0; i < 8; i++)                                               \
+                acc |= (uint64_t)v[i] << (i * (W));                                   \
+            memcpy(out, &acc, (W));                                                   \
+        } else {                                                                      \
+            uint64_t lo = 0, hi = 0; /* values 0..3 and 4..7: 4W <= 64 bits each */  \
+            for (int i = 0; i < 4; i++) {                                             \
+                lo |= (uint64_t)v[i] << (i * (W));                                    \
+                hi |= (uint64_t)v[i + 4] << (i * (W));                                \
+            }                                                                         \
+            unsigned __int128 acc = (unsigned __int128)hi << (4 * (W)) | lo;          \
+            memcpy(out, &acc, (W));                                                   \
+        }                                                                             \
+    }
+DEF_PACK(1) DEF_PACK(2) DEF_PACK(3) DEF_PACK(4) DEF_PACK(5) DEF_PACK(6) DEF_PACK(7) DEF_PACK(8)
+DEF_PACK(9) DEF_PACK(10) DEF_PACK(11) DEF_PACK(12) DEF_PACK(13) DEF_PACK(14) DEF_PACK(15) DEF_PACK(16)
+static void (*const pack8_tab[17])(const uint32_t *, uint8_t *) = {
+    NULL, pack8_1, pack8_2, pack8_3, pack8_4, pack8_5, pack8_6, pack8_7, pack8_8,
+    pack8_9, pack8_10, pack8_11, pack8_12, pack8_13, pack8_14, pack8_15, pack8_16};
+
 void pq_pack8(const uint32_t *v, int w, uint8_t *out)
 {
     if (w == 0)
         return;
-    if (w <= 8) {
-        uint64_t acc = 0;
-        for (int i = 0; i < 8; i++)
-            acc |= (uint64_t)v[i] << (i * w);
-        for (int i = 0; i < w; i++)
-            out[i] = (uint8_t)(acc >> (8 * i));
+    if (w <= 16) {
+        pack8_tab[w](v, out);
         return;
     }
-    if (w == 16 || w == 32) {
-        int bytes = w / 8;
-        for (int i = 0; i < 8; i++)
-            for (int b = 0; b < bytes; b++)
-                out[i * bytes + b] = (uint8_t)(v[i] >> (8 * b));
+    if (w == 32) {
+        memcpy(out, v, 32);
         return;
     }
     uint64_t acc = 0;
@@ -86,7 +106,8 @@ static void write_rle_run(pq_rle_encoder *e)
     e->nbuf = 0;
 }
 
-static void write_group(pq_rle_encoder *e)
+/* Bit-pack the group `vals` (8 values) into the open bit-packed run. */
+static void write_group_of(pq_rle_encoder *e, const uint32_t *vals)
 {
     if (e->groups >= 63)
         end_bitpacked_run(e);
@@ -95,11 +116,16 @@ static void write_group(pq_rle_encoder *e)
         e->header_pos = o->len;
         o->data[o->len++] = 0;
     }
-    pq_pack8(e->buf, e->bit_width, o->data + o->len);
+    pq_pack8(vals, e->bit_width, o->data + o->len);
     o->len += (size_t)e->bit_width;
     e->nbuf = 0;
     e->repeat = 0;
     e->groups++;
+}
+
+static void write_group(pq_rle_encoder *e)
+{
+    write_group_of(e, e->buf);
 }
 
 static inline void put_unchecked(pq_rle_encoder *e, uint32_t v)
@@ -145,8 +171,26 @@ pm_error *pq_rle_put_run(pq_rle_encoder *e, uint32_t v, uint64_t n)
 pm_error *pq_rle_put_many(pq_rle_encoder *e, const uint32_t *v, size_t n)
 {
     PM_TRY(pm_buf_reserve(e->out, worst_case(e, n)));
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    while (i < n) {
+        /* At a group boundary (nbuf == 0, so no run is pending: a run keeps
+         * 7 copies buffered) a run can only start if all 8 values of the
+         * group are equal; any other group is packed as it is, leaving the
+         * state put_unchecked would leave (prev = last value, repeat = 0). */
+        if (e->nbuf == 0 && n - i >= 8) {
+            const uint32_t *g = v + i;
+            uint32_t diff = (g[0] ^ g[1]) | (g[0] ^ g[2]) | (g[0] ^ g[3]) | (g[0] ^ g[4]) | (g[0] ^ g[5]) |
+                            (g[0] ^ g[6]) | (g[0] ^ g[7]);
+            if (diff) {
+                e->prev = g[7];
+                write_group_of(e, g);
+                i += 8;
+                continue;
+            }
+        }
         put_unchecked(e, v[i]);
+        i++;
+    }
     return NULL;
 }
 
@@ -188,9 +232,29 @@ pm_error *pq_rle_put_bitmap(pq_rle_encoder *e, const uint8_t *bm, int64_t start,
                             uint32_t zero, uint32_t one)
 {
     int64_t i = start, end = start + n;
+    int64_t nbytes = (end + 7) >> 3;
+    PM_TRY(pm_buf_reserve(e->out, worst_case(e, (uint64_t)n)));
     while (i < end) {
+        /* At a group boundary, 8 bits that are not all equal form a group
+         * that cannot start a run (see pq_rle_put_many): pack it at once. */
+        if (e->nbuf == 0 && end - i >= 8) {
+            uint8_t bits = (uint8_t)(load_word(bm, i >> 3, nbytes) >> (i & 7));
+            if (bits != 0 && bits != 0xff) {
+                uint32_t g[8];
+                for (int k = 0; k < 8; k++)
+                    g[k] = (bits >> k) & 1 ? one : zero;
+                e->prev = g[7];
+                write_group_of(e, g);
+                i += 8;
+                continue;
+            }
+        }
         int bit = (bm[i >> 3] >> (i & 7)) & 1;
         int64_t j = next_change(bm, i, end, bit);
+        /* inside a group (and no run pending): stop at the group's end so
+         * the next group can take the fast path */
+        if (e->nbuf && e->repeat < 8 && j - i > 8 - e->nbuf)
+            j = i + (8 - e->nbuf);
         PM_TRY(pq_rle_put_run(e, bit ? one : zero, (uint64_t)(j - i)));
         i = j;
     }

@@ -235,6 +235,89 @@ static void test_rle_bulk_equals_single(void **state)
     pm_buf_free(&c);
 }
 
+/* The group fast paths of put_many and put_bitmap, entered in any encoder
+ * state (mid-group, pending run, open bit-packed run) and over calls split
+ * at random points, give the bytes of one pq_rle_put per value. */
+static void test_rle_fast_paths_equal_single(void **state)
+{
+    (void)state;
+    enum { N = 2500 };
+    static uint32_t v[N];
+    static uint8_t bm[N / 8 + 8];
+    pm_buf a = PM_BUF_INIT, b = PM_BUF_INIT, c = PM_BUF_INIT;
+    for (int round = 0; round < 300; round++) {
+        int w = round % 4 == 0 ? 1 : (int)(rnd() % 20) + 1;
+        uint32_t mask = (uint32_t)((1ull << w) - 1);
+        int n = (int)(rnd() % N) + 1;
+        int kind = round % 5;
+        for (int i = 0; i < n; i++) {
+            uint64_t r = rnd();
+            v[i] = kind == 0 ? (uint32_t)r & mask                                  /* random */
+                 : kind == 1 ? (uint32_t)(i / (1 + (int)(r % 3) + 7)) & mask       /* runs around 8 */
+                 : kind == 2 ? (r % 9 ? mask & 1 : (uint32_t)(r >> 9) & mask)      /* mostly one value */
+                 : kind == 3 ? (uint32_t)((i / 8) & 1)                              /* 8-aligned blocks */
+                             : (uint32_t)((r >> 5) % 3 == 0);                      /* sparse */
+        }
+        for (size_t k = 0; k < sizeof bm; k++) {
+            uint64_t r = rnd();
+            bm[k] = kind == 0 ? (uint8_t)r : kind == 1 ? (r % 4 ? 0xff : (uint8_t)r) : kind == 2 ? (r % 3 ? 0 : 0xff)
+                  : kind == 3 ? (uint8_t)(r % 2 ? 0xff : 0x7f) : (uint8_t)(r & (r >> 8));
+        }
+        pq_rle_encoder ea, eb, ec;
+        pm_buf_clear(&a);
+        pm_buf_clear(&b);
+        pm_buf_clear(&c);
+        pq_rle_init(&ea, &a, w);
+        pq_rle_init(&eb, &b, w);
+        pq_rle_init(&ec, &c, 1);
+        /* a random prefix puts the encoders in some state first */
+        int pre = (int)(rnd() % 20);
+        for (int i = 0; i < pre; i++) {
+            uint32_t x = (uint32_t)(rnd() % 2);
+            PM_OK_OR_FAIL(pq_rle_put(&ea, x));
+            PM_OK_OR_FAIL(pq_rle_put(&eb, x));
+        }
+        for (int i = 0; i < n; i++)
+            PM_OK_OR_FAIL(pq_rle_put(&ea, v[i]));
+        for (int i = 0; i < n;) {
+            int k = (int)(rnd() % 40) + 1;
+            if (k > n - i)
+                k = n - i;
+            PM_OK_OR_FAIL(pq_rle_put_many(&eb, v + i, (size_t)k));
+            i += k;
+        }
+        PM_OK_OR_FAIL(pq_rle_finish(&ea));
+        PM_OK_OR_FAIL(pq_rle_finish(&eb));
+        assert_int_equal(a.len, b.len);
+        assert_memory_equal(a.data, b.data, a.len);
+        /* bitmaps: single puts against put_bitmap over random splits */
+        pm_buf_clear(&a);
+        pq_rle_init(&ea, &a, 1);
+        int start = (int)(rnd() % 16), m = n < N - 16 ? n : N - 16;
+        for (int i = 0; i < pre; i++) {
+            uint32_t x = (uint32_t)(rnd() % 2);
+            PM_OK_OR_FAIL(pq_rle_put(&ea, x));
+            PM_OK_OR_FAIL(pq_rle_put(&ec, x));
+        }
+        for (int i = start; i < start + m; i++)
+            PM_OK_OR_FAIL(pq_rle_put(&ea, (bm[i >> 3] >> (i & 7)) & 1));
+        for (int i = start; i < start + m;) {
+            int k = (int)(rnd() % 100) + 1;
+            if (k > start + m - i)
+                k = start + m - i;
+            PM_OK_OR_FAIL(pq_rle_put_bitmap(&ec, bm, i, k, 0, 1));
+            i += k;
+        }
+        PM_OK_OR_FAIL(pq_rle_finish(&ea));
+        PM_OK_OR_FAIL(pq_rle_finish(&ec));
+        assert_int_equal(a.len, c.len);
+        assert_memory_equal(a.data, c.data, a.len);
+    }
+    pm_buf_free(&a);
+    pm_buf_free(&b);
+    pm_buf_free(&c);
+}
+
 static void test_pack8(void **state)
 {
     (void)state;
@@ -593,7 +676,7 @@ int main(void)
         cmocka_unit_test(test_rle_run_rules),
         cmocka_unit_test(test_rle_all_widths),
         cmocka_unit_test(test_rle_bulk_equals_single),
-        cmocka_unit_test(test_pack8),
+        cmocka_unit_test(test_rle_fast_paths_equal_single), cmocka_unit_test(test_pack8),
         cmocka_unit_test(test_dict_fixed),
         cmocka_unit_test(test_dict_bytes),
         cmocka_unit_test(test_crc32),
