@@ -402,10 +402,8 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     PM_TRY(pm_calloc(&w->aligned_cols, nf ? nf : 1, sizeof *w->aligned_cols));
     PM_TRY(pm_calloc(&w->null_cols, nf ? nf : 1, sizeof *w->null_cols));
     w->threads = o && o->threads > 1 ? (o->threads < 64 ? o->threads : 64) : 1;
-    if (w->threads > 1) {
-        PM_TRY(pm_pool_new(&w->pool, w->threads));
+    if (w->threads > 1) /* the pool itself starts when work first runs in parallel */
         PM_TRY(pm_calloc(&w->lanes, w->threads, sizeof *w->lanes));
-    }
     w->nslots = 64;
     PM_TRY(pm_calloc(&w->slots, w->nslots, sizeof *w->slots));
     for (size_t i = 0; i < w->nslots; i++)
@@ -1075,10 +1073,20 @@ static void run_job(void *arg)
     free(ptrs);
 }
 
+/* The thread pool, started on first use (small writes never need it). */
+static pm_error *need_pool(pm_table_writer *w)
+{
+    if (!w->pool && w->threads > 1)
+        PM_TRY(pm_pool_new(&w->pool, w->threads));
+    return NULL;
+}
+
 /* Run the jobs (in parallel when there is a pool); the first error wins. */
 static pm_error *run_jobs(pm_table_writer *w, write_job *jobs, size_t n)
 {
     pm_error *e = NULL;
+    if (n > 1)
+        PM_TRY(need_pool(w));
     if (!w->pool || n == 1) {
         for (size_t i = 0; i < n; i++)
             run_job(&jobs[i]);
@@ -1219,7 +1227,9 @@ static pm_error *close_all(pm_table_writer *w)
     pm_error *e = NULL;
     pm_task_group *g = NULL;
     size_t submitted = 0;
-    if (w->pool && nj > 1) {
+    if (nj > 1)
+        e = need_pool(w);
+    if (!e && w->pool && nj > 1) {
         e = pm_group_new(&g);
         for (; !e && submitted < nj; submitted++)
             e = pm_pool_submit(w->pool, g, run_close, &jobs[submitted]);
