@@ -12,8 +12,9 @@
  *      after a crash or PM_EUNCERTAIN finds the snapshot published before
  *      (pm_table_commit searches snapshots after the captured one only).
  *   3. One commit message per result: compact_before = inputs,
- *      compact_after = outputs, index_removed / index_added = rewritten DV
- *      index files.
+ *      compact_after = outputs, changelog = changelog files (primary keys,
+ *      changelog-producer=lookup), index_removed / index_added = rewritten
+ *      DV index files.
  *   4. pm_table_commit (kind COMPACT) with a validate hook run against the
  *      latest snapshot L on every attempt:
  *        - no L, or L below the captured snapshot (rollback) → replan;
@@ -331,6 +332,8 @@ pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *co
         msgs[i].n_compact_before = r->nbefore;
         msgs[i].compact_after = r->after;
         msgs[i].n_compact_after = r->nafter;
+        msgs[i].changelog = r->changelog;
+        msgs[i].n_changelog = r->nchangelog;
         msgs[i].index_added = r->index_added;
         msgs[i].n_index_added = r->nindex_added;
         msgs[i].index_removed = r->index_removed;
@@ -443,6 +446,16 @@ pm_error *pm_compact_abort(pm_table *t, pm_compact_result *const *results, size_
             const pm_data_file_meta *f = &r->after[k];
             if (is_input(r, f->file_name))
                 continue; /* an upgraded input (primary keys): same file, new level */
+            char *path = f->external_path ? strdup(f->external_path) : dir ? pm_path_join(dir, f->file_name) : NULL;
+            pm_error *fe = path ? pm_fileio_delete(t->fio, path) : pm_error_new(PM_EIO, "no path");
+            if (fe) {
+                pm_error_free(fe);
+                PM_TRY_GOTO(e, append_name(&failed, &nfailed, path ? path : f->file_name), out);
+            }
+            free(path);
+        }
+        for (size_t k = 0; k < r->nchangelog; k++) {
+            const pm_data_file_meta *f = &r->changelog[k];
             char *path = f->external_path ? strdup(f->external_path) : dir ? pm_path_join(dir, f->file_name) : NULL;
             pm_error *fe = path ? pm_fileio_delete(t->fio, path) : pm_error_new(PM_EIO, "no path");
             if (fe) {

@@ -112,6 +112,8 @@ struct pm_compact_result {
     size_t nindex_removed;
     pm_compact_counters counters;
     pm_compact_pk *pk;            /* primary keys: copied from the task */
+    pm_data_file_meta *changelog; /* primary keys, changelog-producer=lookup: changelog files */
+    size_t nchangelog;
 };
 
 struct pm_compact_plan {

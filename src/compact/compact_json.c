@@ -20,7 +20,7 @@
  *           pk (primary-key tasks, else null: pk_json.c)}
  *   result {format, kind, table, plan_id, commit_user, task_index, snapshot_id,
  *           schema_id, partition, bucket, total_buckets, before [DataFileMeta],
- *           after [DataFileMeta], deletion_vectors [DvRef], index_added [IndexEntry],
+ *           after [DataFileMeta], changelog [DataFileMeta], deletion_vectors [DvRef], index_added [IndexEntry],
  *           index_removed [IndexEntry], counters {rows_read, rows_deleted,
  *           rows_written, bytes_read, bytes_written, duration_ms}, pk | null}
  *   plan   {format, kind, table, plan_id, commit_user, snapshot_id, schema_id,
@@ -304,6 +304,7 @@ static json_t *w_result(jb *b, const pm_compact_result *r)
     w_set(b, o, "total_buckets", w_long(b, r->total_buckets));
     w_set(b, o, "before", w_files(b, r->before, r->nbefore));
     w_set(b, o, "after", w_files(b, r->after, r->nafter));
+    w_set(b, o, "changelog", w_files(b, r->changelog, r->nchangelog));
     w_set(b, o, "deletion_vectors", w_dvs(b, r->dvs, r->ndvs));
     w_set(b, o, "index_added", w_index(b, r->index_added, r->nindex_added));
     w_set(b, o, "index_removed", w_index(b, r->index_removed, r->nindex_removed));
@@ -964,8 +965,8 @@ fail:
 
 static const char *const RESULT_KEYS[] = {
     "format", "kind", "table", "plan_id", "commit_user", "task_index", "snapshot_id", "schema_id", "partition",
-    "bucket", "total_buckets", "before", "after", "deletion_vectors", "index_added", "index_removed", "counters",
-    "pk", NULL};
+    "bucket", "total_buckets", "before", "after", "changelog", "deletion_vectors", "index_added", "index_removed",
+    "counters", "pk", NULL};
 static const char *const COUNTER_KEYS[] = {"rows_read", "rows_deleted", "rows_written", "bytes_read",
                                            "bytes_written", "duration_ms", NULL};
 
@@ -994,6 +995,7 @@ static pm_error *r_result(const json_t *o, const char *path, pm_compact_result *
         goto fail;
     }
     PM_TRY_GOTO(e, r_files(o, path, "after", &r->after, &r->nafter), fail);
+    PM_TRY_GOTO(e, r_files(o, path, "changelog", &r->changelog, &r->nchangelog), fail);
     PM_TRY_GOTO(e, r_dvs(o, path, "deletion_vectors", &r->dvs, &r->ndvs), fail);
     PM_TRY_GOTO(e, r_index(o, path, "index_added", PM_FILE_ADD, &r->index_added, &r->nindex_added), fail);
     PM_TRY_GOTO(e, r_index(o, path, "index_removed", PM_FILE_DELETE, &r->index_removed, &r->nindex_removed), fail);

@@ -187,6 +187,7 @@ void pm_compact_result_free(pm_compact_result *r)
     pm_bytes_clear(&r->partition);
     pm_data_file_metas_free(r->before, r->nbefore);
     pm_data_file_metas_free(r->after, r->nafter);
+    pm_data_file_metas_free(r->changelog, r->nchangelog);
     pm_compact_dv_refs_free(r->dvs, r->ndvs);
     pm_index_manifest_entries_free(r->index_added, r->nindex_added);
     pm_index_manifest_entries_free(r->index_removed, r->nindex_removed);

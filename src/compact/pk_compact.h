@@ -25,8 +25,9 @@
  *      1 when all inputs are level 0;
  *   4. drop_delete (MergeTreeCompactManager): output level != 0 and
  *      output level >= the highest non-empty level;
- *   5. first-row and deletion vectors: the files outside the unit (all
- *      above the output level) are the lookup levels of the executor.
+ *   5. first-row, deletion vectors and changelog-producer=lookup: the
+ *      files outside the unit (all above the output level) are the lookup
+ *      levels of the executor.
  * Deletion vectors (deduplicate only): ForceUpLevel0, deletes dropped from
  * every output above level 0, and a full compaction of a single max-level
  * run rewrites the files that have a vector.
@@ -59,6 +60,8 @@ typedef struct pm_pk_policy {
     bool first_row;               /* merge-engine=first-row: lookup retained levels */
     bool dv;                      /* deletion-vectors.enabled (deduplicate): lookup
                                      retained levels, mark replaced rows deleted */
+    bool changelog;               /* changelog-producer=lookup: changelog files from
+                                     level-0 inputs and retained history */
     bool force_rewrite_all;       /* compaction.force-rewrite-all-files */
     int64_t min_file_size;        /* target-file-size × compaction.small-file-ratio */
     int64_t now_ms;               /* plan clock (early full compaction) */

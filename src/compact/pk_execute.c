@@ -125,9 +125,17 @@ typedef struct exec {
     pm_kv_keyenc *enc_in, *enc_lk; /* deletion vectors: order of a history record */
     pm_buf ka, kb;
     pm_kv_rec *tmp;               /* a group with its history record */
-    size_t tmp_cap;
+    size_t tmp_cap, ntmp;
     /* deletion vectors (deduplicate) */
     pm_dv_maintainer *dvm;
+    /* changelog-producer=lookup: one rolling changelog writer per task */
+    pm_pk_file_writer *cw;
+    pm_batch *cl;
+    int64_t ncl;
+    bool cl_row_dedup, cl_ignore_ub, cl_ignore_delete;
+    bool *cl_compare;             /* value fields compared by row-deduplicate */
+    pm_batch *one;                /* scratch: one result image */
+    pm_buf va, vb;
     pm_compact_result *r;
 } exec;
 
@@ -164,6 +172,44 @@ static pm_error *system_type(const pm_type *fields, pm_type **out)
     return NULL;
 }
 
+static pm_error *opt_bool(const pm_options *o, const char *key, bool *out)
+{
+    const char *v = pm_options_get(o, key);
+    *out = false;
+    return v ? pm_error_wrap(pm_parse_bool(v, out), PM_EINVALID, "option %s=%s", key, v) : NULL;
+}
+
+/* changelog-producer.row-deduplicate (+ -ignore-fields),
+ * changelog-producer.ignore-update-before, changelog-producer.ignore-delete. */
+static pm_error *changelog_setup(exec *x)
+{
+    const pm_options *o = x->schema->options;
+    PM_TRY(opt_bool(o, "changelog-producer.row-deduplicate", &x->cl_row_dedup));
+    PM_TRY(opt_bool(o, "changelog-producer.ignore-update-before", &x->cl_ignore_ub));
+    PM_TRY(opt_bool(o, "changelog-producer.ignore-delete", &x->cl_ignore_delete));
+    const pm_type *rt = x->schema->row_type;
+    PM_TRY(pm_calloc(&x->cl_compare, rt->nfields ? rt->nfields : 1, sizeof *x->cl_compare));
+    for (size_t i = 0; i < rt->nfields; i++)
+        x->cl_compare[i] = true;
+    const char *ign = pm_options_get(o, "changelog-producer.row-deduplicate-ignore-fields");
+    if (ign) {
+        pm_str_list l = {0};
+        PM_TRY(pm_parse_list(ign, &l));
+        pm_error *e = NULL;
+        for (size_t i = 0; i < l.count && !e; i++) {
+            ptrdiff_t f = pm_type_field_index(rt, l.items[i]);
+            if (f < 0)
+                e = pm_error_new(PM_EINVALID, "changelog-producer.row-deduplicate-ignore-fields: '%s' is not a "
+                                 "field", l.items[i]);
+            else
+                x->cl_compare[f] = false;
+        }
+        pm_str_list_free(&l);
+        PM_TRY(e);
+    }
+    return NULL;
+}
+
 static pm_error *setup(exec *x)
 {
     const pm_schema *s = x->schema;
@@ -178,7 +224,7 @@ static pm_error *setup(exec *x)
     pm_merge_fn_options mo = {PM_MERGE_REDUCE, true};
     const char *const *pks = (const char *const *)s->primary_keys.items;
     PM_TRY(pm_merge_fn_new(&x->mf, rt, pks, s->primary_keys.count, s->options, &mo));
-    if (x->pk->policy.first_row || x->pk->policy.dv) {
+    if (x->pk->policy.first_row || x->pk->policy.dv || x->pk->policy.changelog) {
         pm_merge_fn_options fo = {PM_MERGE_FULL, true};
         PM_TRY(pm_merge_fn_new(&x->mf_full, rt, pks, s->primary_keys.count, s->options, &fo));
     }
@@ -233,8 +279,9 @@ static pm_error *setup(exec *x)
         if (!e)
             e = pm_kv_layout_check(&x->lk_layout, x->lk_type);
     }
-    /* lookup, deletion vectors: whole rows + _POS BIGINT + _FILE INT */
-    if (!e && x->pk->policy.dv) {
+    /* lookup, deletion vectors or changelog (deduplicate): whole rows +
+     * _POS BIGINT + _FILE INT */
+    if (!e && !x->pk->policy.first_row && (x->pk->policy.dv || x->pk->policy.changelog)) {
         e = system_type(rt, &x->lk_type);
         if (!e)
             e = add_field(x->lk_type, POS_ID, "_POS", pm_type_new(PM_TYPE_BIGINT, false));
@@ -271,6 +318,10 @@ static pm_error *setup(exec *x)
         x->src_col[x->nkey + 2 + j] = 2 + j;
     x->dedup = pm_merge_fn_kind(x->mf) == PM_ENGINE_DEDUPLICATE;
     PM_TRY(pm_options_bool(s->options, PM_OPT_IGNORE_DELETE, &x->ignore_delete));
+    if (x->pk->policy.changelog) {
+        PM_TRY(changelog_setup(x));
+        PM_TRY(pm_batch_new(&x->one, x->kv_type));
+    }
     return NULL;
 }
 
@@ -473,7 +524,7 @@ static pm_error *lookup_open(exec *x, const uint8_t *lo, size_t lolen, const uin
         if (!k)
             continue;
         e = make_source(x, x->lk_fields, sel, k, false, &srcs[nsrc]);
-        if (!e && x->pk->policy.dv) {
+        if (!e && !x->pk->policy.first_row) {
             run_src *rs = srcs[nsrc].ctx;
             rs->pos_type = x->lk_type;
             rs->file_base = first; /* the selected files of a level are consecutive */
@@ -613,6 +664,135 @@ static const pm_kv_rec *pass_through(const exec *x, const pm_kv_group *g, bool *
     return NULL;
 }
 
+/* ---- changelog (changelog-producer=lookup) ---- */
+
+static pm_error *cl_drain(exec *x)
+{
+    if (!x->ncl)
+        return NULL;
+    PM_TRY(pm_batch_finish(x->cl, x->ncl));
+    PM_TRY(pm_pk_file_writer_write(x->cw, x->cl));
+    x->ncl = 0;
+    return pm_batch_reset(x->cl);
+}
+
+static pm_error *cl_row(exec *x)
+{
+    if (!x->cw) {
+        const pm_compact_task *task = x->task;
+        pm_pk_file_writer_options co = {x->pk->output_level, PM_FILE_SOURCE_APPEND, true,
+                                        task->output.target_file_size, task->output.target_file_row_num};
+        PM_TRY(pm_pk_file_writer_new(&x->cw, x->t, x->schema, task->partition.data, task->partition.len,
+                                     task->bucket, &co));
+        PM_TRY(pm_batch_new(&x->cl, x->kv_type));
+    }
+    return NULL;
+}
+
+static pm_error *cl_count(exec *x)
+{
+    if (++x->ncl == OUT_ROWS)
+        return cl_drain(x);
+    return NULL;
+}
+
+/* A record as a changelog event of `kind` (its key, sequence number and
+ * values). */
+static pm_error *cl_emit_rec(exec *x, const pm_kv_rec *rec, uint8_t kind)
+{
+    PM_TRY(cl_row(x));
+    for (size_t i = 0; i < x->kv_type->nfields; i++) {
+        pm_column *dst = x->cl->columns[i];
+        if (i == x->nkey + 1)
+            PM_TRY(pm_column_append_i8(dst, (int8_t)kind));
+        else
+            PM_TRY(pm_column_append_from(dst, rec->batch->columns[x->src_col[i]], rec->row));
+    }
+    return cl_count(x);
+}
+
+/* The merge result (folded by mf) as a changelog event of `kind`. */
+static pm_error *cl_emit_result(exec *x, pm_merge_fn *mf, uint8_t kind)
+{
+    PM_TRY(cl_row(x));
+    PM_TRY(pm_merge_fn_emit(mf, x->cl, &x->out_layout));
+    pm_column *k = x->cl->columns[x->nkey + 1];
+    ((int8_t *)k->values.data)[k->length - 1] = (int8_t)kind;
+    return cl_count(x);
+}
+
+static bool is_add(uint8_t k) { return k == PM_KIND_INSERT || k == PM_KIND_UPDATE_AFTER; }
+
+/* Do the before record and the result image (row 0 of x->one) carry
+ * equal compared values? */
+static pm_error *same_values(exec *x, const pm_kv_rec *before, bool *same)
+{
+    *same = true;
+    const pm_type *rt = x->schema->row_type;
+    for (size_t j = 0; j < rt->nfields && *same; j++) {
+        if (!x->cl_compare[j])
+            continue;
+        pm_buf_clear(&x->va);
+        pm_buf_clear(&x->vb);
+        PM_TRY(pm_column_format_json(before->batch->columns[2 + j], before->row, &x->va));
+        PM_TRY(pm_column_format_json(x->one->columns[x->nkey + 2 + j], 0, &x->vb));
+        *same = x->va.len == x->vb.len && !memcmp(x->va.data, x->vb.data, x->va.len);
+    }
+    return NULL;
+}
+
+/* Java's LookupChangelogMergeFunctionWrapper.setChangelog: no live before
+ * → +I of the result (when live); live before and a deleted result → -D
+ * of the before; both live → -U before, +U result (none when
+ * row-deduplicate finds equal values; no -U with ignore-update-before). */
+static pm_error *cl_events(exec *x, pm_merge_fn *mf, const pm_kv_rec *before, const pm_merge_result *res)
+{
+    if (!before || !is_add(before->kind)) {
+        if (res->has && is_add(res->kind))
+            PM_TRY(cl_emit_result(x, mf, PM_KIND_INSERT));
+        return NULL;
+    }
+    if (!res->has || !is_add(res->kind)) {
+        if (!x->cl_ignore_delete)
+            PM_TRY(cl_emit_rec(x, before, PM_KIND_DELETE));
+        return NULL;
+    }
+    PM_TRY(pm_batch_reset(x->one));
+    PM_TRY(pm_merge_fn_emit(mf, x->one, &x->out_layout));
+    bool same = false;
+    if (x->cl_row_dedup)
+        PM_TRY(same_values(x, before, &same));
+    if (same)
+        return NULL;
+    if (!x->cl_ignore_ub)
+        PM_TRY(cl_emit_rec(x, before, PM_KIND_UPDATE_BEFORE));
+    PM_TRY(cl_row(x));
+    for (size_t i = 0; i < x->kv_type->nfields; i++) {
+        pm_column *dst = x->cl->columns[i];
+        if (i == x->nkey + 1)
+            PM_TRY(pm_column_append_i8(dst, PM_KIND_UPDATE_AFTER));
+        else
+            PM_TRY(pm_column_append_from(dst, x->one->columns[i], 0));
+    }
+    return cl_count(x);
+}
+
+/* Finish the changelog writer: its files join the result. */
+static pm_error *cl_finish(exec *x)
+{
+    if (!x->cw)
+        return NULL;
+    PM_TRY(cl_drain(x));
+    pm_data_file_meta *files = NULL;
+    size_t n = 0;
+    PM_TRY(pm_pk_file_writer_finish(x->cw, &files, &n));
+    pm_pk_file_writer_free(x->cw);
+    x->cw = NULL;
+    x->r->changelog = files;
+    x->r->nchangelog = n;
+    return NULL;
+}
+
 static pm_error *drain(exec *x, pm_pk_file_writer *w)
 {
     PM_TRY(gather_flush(x));
@@ -627,6 +807,23 @@ static pm_error *drain(exec *x, pm_pk_file_writer *w)
 
 /* Merge one section (its runs) into the writer.  levels[i] = level of
  * run i's files. */
+/* x->tmp = the group's level-0 records and `high`, in merge order. */
+static pm_error *only_level0_and(exec *x, const pm_kv_group *g, const int32_t *run_level, size_t nr,
+                                 const pm_kv_rec *high)
+{
+    if (g->n > x->tmp_cap) {
+        PM_TRY(pm_realloc_array(&x->tmp, g->n, sizeof *x->tmp));
+        x->tmp_cap = g->n;
+    }
+    x->ntmp = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        const pm_kv_rec *r = &g->recs[i];
+        if (r == high || (r->source < nr && run_level[r->source] == 0))
+            x->tmp[x->ntmp++] = *r;
+    }
+    return NULL;
+}
+
 /* Deletion vectors: x->tmp = the group's records with the history record
  * inserted in merge order ((sequence fields), _SEQUENCE_NUMBER), and the
  * history row marked deleted in its file. */
@@ -638,7 +835,8 @@ static pm_error *take_history(exec *x, const pm_kv_group *g, const pm_kv_rec *hi
     int32_t file = pm_column_i32(hb->columns[ncol - 1], hist->row);
     if (file < 0 || (size_t)file >= x->nlk_files)
         return pm_error_new(PM_EINTERNAL, "lookup file index %d out of range", (int)file);
-    PM_TRY(pm_dv_maintainer_delete_row(x->dvm, x->lk_files[file]->meta.file_name, pos));
+    if (x->dvm)
+        PM_TRY(pm_dv_maintainer_delete_row(x->dvm, x->lk_files[file]->meta.file_name, pos));
     if (g->n + 1 > x->tmp_cap) {
         PM_TRY(pm_realloc_array(&x->tmp, g->n + 1, sizeof *x->tmp));
         x->tmp_cap = g->n + 1;
@@ -663,6 +861,7 @@ static pm_error *take_history(exec *x, const pm_kv_group *g, const pm_kv_rec *hi
     memcpy(x->tmp, g->recs, at * sizeof *x->tmp);
     x->tmp[at] = *hist;
     memcpy(x->tmp + at + 1, g->recs + at, (g->n - at) * sizeof *x->tmp);
+    x->ntmp = g->n + 1;
     return NULL;
 }
 
@@ -671,21 +870,29 @@ static pm_error *take_history(exec *x, const pm_kv_group *g, const pm_kv_rec *hi
 static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mode, bool drop_delete,
                                pm_pk_file_writer *w)
 {
-    size_t nr = sec->nruns;
+    /* one source per sorted run; in lookup mode one per (run, level), so
+     * every record's level is its source's (a run of the interval partition
+     * may chain files of different levels) */
+    size_t cap = 0;
+    for (size_t i = 0; i < sec->nruns; i++)
+        cap += lookup_mode ? sec->runs[i].nfiles : 1;
     pm_kv_source *srcs = NULL;
     int32_t *run_level = NULL;
-    PM_TRY(pm_calloc(&srcs, nr, sizeof *srcs));
-    pm_error *e = pm_calloc(&run_level, nr, sizeof *run_level);
-    size_t made = 0;
+    const pm_lsm_file **pick = NULL;
+    size_t nr = 0, made = 0, maxf = 0;
+    for (size_t i = 0; i < sec->nruns; i++)
+        if (sec->runs[i].nfiles > maxf)
+            maxf = sec->runs[i].nfiles;
+    PM_TRY(pm_calloc(&srcs, cap ? cap : 1, sizeof *srcs));
+    pm_error *e = pm_calloc(&run_level, cap ? cap : 1, sizeof *run_level);
+    if (!e)
+        e = pm_calloc(&pick, maxf ? maxf : 1, sizeof *pick);
     const uint8_t *lo = NULL, *hi = NULL;
     size_t lolen = 0, hilen = 0;
-    for (size_t i = 0; !e && i < nr; i++) {
+    for (size_t i = 0; !e && i < sec->nruns; i++) {
         const pm_iv_run *run = &sec->runs[i];
-        run_level[i] = run->nfiles ? run->files[0]->meta.level : 0;
         for (size_t k = 0; k < run->nfiles; k++) {
             const pm_lsm_file *f = run->files[k];
-            if (f->meta.level != 0)
-                run_level[i] = f->meta.level; /* any positive-level file marks the run */
             if (!lo || pm_kv_keycmp(f->min_key, f->min_len, lo, lolen) < 0) {
                 lo = f->min_key;
                 lolen = f->min_len;
@@ -695,11 +902,32 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
                 hilen = f->max_len;
             }
         }
-        e = make_source(x, x->schema->row_type, (const pm_lsm_file *const *)run->files, run->nfiles, true,
-                        &srcs[i]);
-        if (!e)
-            made++;
+        if (!lookup_mode) {
+            run_level[nr] = run->nfiles ? run->files[0]->meta.level : 0;
+            e = make_source(x, x->schema->row_type, (const pm_lsm_file *const *)run->files, run->nfiles, true,
+                            &srcs[nr]);
+            if (!e)
+                made = ++nr;
+            continue;
+        }
+        for (size_t k = 0; !e && k < run->nfiles; k++) {
+            int32_t lvl = run->files[k]->meta.level;
+            bool seen = false;
+            for (size_t j = 0; j < k && !seen; j++)
+                seen = run->files[j]->meta.level == lvl;
+            if (seen)
+                continue;
+            size_t np = 0;
+            for (size_t j = k; j < run->nfiles; j++)
+                if (run->files[j]->meta.level == lvl)
+                    pick[np++] = run->files[j];
+            run_level[nr] = lvl;
+            e = make_source(x, x->schema->row_type, pick, np, true, &srcs[nr]);
+            if (!e)
+                made = ++nr;
+        }
     }
+    free(pick);
     if (!e && lookup_mode && nr > PM_MERGE_MAX_FAN_IN)
         e = pm_error_new(PM_EUNSUPPORTED, "lookup compaction (first-row, deletion vectors) of %zu overlapping sorted "
                          "runs (more than %d) is not supported", nr, PM_MERGE_MAX_FAN_IN);
@@ -732,31 +960,79 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
             break;
         const pm_kv_rec *recs = g.recs;
         size_t nrecs = g.n;
+        const pm_kv_rec *before = NULL; /* changelog: the history of the key */
+        bool l0 = false;
         if (lookup_mode) {
-            bool high = false;
-            for (size_t i = 0; i < g.n && !high; i++)
-                high = g.recs[i].source < nr && run_level[g.recs[i].source] > 0;
-            if (!high) {
+            /* the freshest selected positive-level record, level-0 input */
+            const pm_kv_rec *high = NULL;
+            int32_t high_level = 0;
+            for (size_t i = 0; i < g.n; i++) {
+                int32_t lvl = g.recs[i].source < nr ? run_level[g.recs[i].source] : 0;
+                if (lvl == 0) {
+                    l0 = true;
+                } else if (!high || lvl < high_level) {
+                    high = &g.recs[i];
+                    high_level = lvl;
+                }
+            }
+            if (high) {
+                before = high;
+                if (x->dedup && g.n > 1) {
+                    /* Java's LookupMergeFunction: level-0 records and the
+                     * freshest positive-level one merge, older levels do not */
+                    e = only_level0_and(x, &g, run_level, nr, high);
+                    if (e)
+                        break;
+                    recs = x->tmp;
+                    nrecs = x->ntmp;
+                }
+            } else {
                 bool exists = false;
                 const pm_kv_rec *hist = NULL;
-                e = lookup_find(&lc, g.key, g.key_len, &exists, x->pk->policy.dv ? &hist : NULL);
+                e = lookup_find(&lc, g.key, g.key_len, &exists, x->pk->policy.first_row ? NULL : &hist);
                 if (e)
                     break;
-                if (exists && !x->pk->policy.dv)
+                if (exists && x->pk->policy.first_row)
                     continue; /* first-row: the key is already accepted above, nothing new */
                 if (hist) {
-                    /* deletion vectors: the history record joins the merge and
-                     * its row is deleted where it is */
+                    /* the history record joins the merge; with deletion
+                     * vectors its row is deleted where it is */
                     e = take_history(x, &g, hist);
                     if (e)
                         break;
                     recs = x->tmp;
                     nrecs = g.n + 1;
+                    before = hist;
                 }
             }
         }
-        if (!w)
+        if (!w && !(x->pk->policy.changelog && l0))
             continue; /* a lookup pass: the marks are all it does */
+        if (lookup_mode) {
+            pm_merge_result res;
+            e = pm_merge_fn_fold(mf, &x->in_layout, recs, nrecs, &res);
+            if (e)
+                break;
+            if (x->pk->policy.changelog && l0) {
+                if (x->pk->policy.first_row) {
+                    /* first-row: a newly accepted key's first record, its kind kept */
+                    if (!before && res.has && is_add(res.kind))
+                        e = cl_emit_result(x, mf, res.kind);
+                } else {
+                    e = cl_events(x, mf, before, &res);
+                }
+                if (e)
+                    break;
+            }
+            if (!w || !res.has || (drop_delete && pm_kind_is_retract(res.kind)))
+                continue;
+            e = gather_flush(x);
+            if (!e)
+                e = pm_merge_fn_emit(mf, x->out, &x->out_layout);
+            if (!e && ++x->nout == OUT_ROWS)
+                e = drain(x, w);
+            continue;
+        }
         if (!lookup_mode) {
             bool none = false;
             const pm_kv_rec *pt = pass_through(x, &g, &none);
@@ -815,8 +1091,8 @@ static bool has_level0(const pm_iv_section *secs, size_t n)
 static pm_error *rewrite(exec *x, const pm_iv_section *secs, size_t nsec, bool drop_delete)
 {
     const pm_compact_task *task = x->task;
-    bool lookup_mode = (x->pk->policy.first_row || x->pk->policy.dv) && x->pk->output_level != 0 &&
-                       has_level0(secs, nsec);
+    bool lookup_mode = (x->pk->policy.first_row || x->pk->policy.dv || x->pk->policy.changelog) &&
+                       x->pk->output_level != 0 && has_level0(secs, nsec);
     pm_pk_file_writer_options wo = {x->pk->output_level, PM_FILE_SOURCE_COMPACT, false, task->output.target_file_size,
                                     task->output.target_file_row_num};
     pm_pk_file_writer *w = NULL;
@@ -880,7 +1156,7 @@ static pm_error *plain_upgrade(exec *x, const pm_lsm_file *f)
  * through the lookup (keys already above must not be kept twice). */
 static pm_error *upgrade(exec *x, const pm_lsm_file *f)
 {
-    bool lookup = x->pk->policy.first_row || x->pk->policy.dv;
+    bool lookup = x->pk->policy.first_row || x->pk->policy.dv || x->pk->policy.changelog;
     if (!lookup || f->meta.level != 0 || x->pk->output_level == 0)
         return plain_upgrade(x, f);
     const pm_lsm_file *one[1] = {f};
@@ -893,7 +1169,8 @@ static pm_error *upgrade(exec *x, const pm_lsm_file *f)
     bool desc = false;
     pm_merge_fn_seq_fields(x->mf, &nseq, &desc);
     if (x->pk->output_level == x->max_level || (x->dedup && !nseq)) {
-        if (x->pk->policy.dv && x->lookup)
+        /* a lookup pass: vectors mark what the file replaces, changelog */
+        if ((x->pk->policy.dv && x->lookup) || x->pk->policy.changelog)
             PM_TRY(merge_section(x, &sec, true, false, NULL));
         return plain_upgrade(x, f);
     }
@@ -1033,11 +1310,23 @@ static void exec_clear(exec *x)
     pm_buf_free(&x->kb);
     free(x->tmp);
     pm_dv_maintainer_free(x->dvm);
+    pm_pk_file_writer_abort(x->cw);
+    pm_batch_free(x->cl);
+    pm_batch_free(x->one);
+    free(x->cl_compare);
+    pm_buf_free(&x->va);
+    pm_buf_free(&x->vb);
 }
 
 static void delete_new_outputs(exec *x)
 {
     pm_compact_result *r = x->r;
+    for (size_t i = 0; r && i < r->nchangelog; i++) {
+        char *p = pm_path_join(x->dir, r->changelog[i].file_name);
+        if (p)
+            pm_error_free(pm_fileio_delete(x->t->fio, p));
+        free(p);
+    }
     for (size_t i = 0; r && i < r->nindex_added; i++) {
         char *p = NULL;
         if (!pm_index_file_path(x->t->paths, x->dir, &r->index_added[i].index_file, &p))
@@ -1099,7 +1388,7 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
     x.max_level = x.pk->max_level;
     PM_TRY_GOTO(e, pm_error_wrap(pm_levels_new(&lv, key_type, num_levels, task->files, task->nfiles), 0,
                                  "inputs of task %lld", (long long)task->task_index), fail);
-    if ((x.pk->policy.first_row || x.pk->policy.dv) && x.pk->output_level < x.max_level)
+    if ((x.pk->policy.first_row || x.pk->policy.dv || x.pk->policy.changelog) && x.pk->output_level < x.max_level)
         PM_TRY_GOTO(e, load_lookup(&x, key_type), fail);
     if (x.pk->policy.dv)
         PM_TRY_GOTO(e, dv_open(&x), fail);
@@ -1148,6 +1437,8 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
             e = pm_error_new(PM_EIO, "injected fault: pk-execute-after-first-step");
         }
     }
+    if (!e)
+        e = cl_finish(&x);
     if (!e && x.dvm)
         e = dv_finish(&x);
     if (e)

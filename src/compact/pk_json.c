@@ -4,7 +4,7 @@
  *
  *   pk {output_level, max_level, drop_delete,
  *       policy {pick ("auto"|"explicit"|"full"), num_levels, whole_bucket,
- *               first_row, dv, force_rewrite_all, min_file_size, now_ms, hour,
+ *               first_row, dv, changelog, force_rewrite_all, min_file_size, now_ms, hour,
  *               strategy {max_size_amp, size_ratio, run_trigger,
  *                         interval_ms|null, total_threshold|null,
  *                         incr_threshold|null, offpeak_start, offpeak_end,
@@ -56,6 +56,7 @@ json_t *pm_compact_pk_to_json(const pm_compact_pk *p)
     bad |= put(pol, "whole_bucket", json_boolean(y->whole_bucket));
     bad |= put(pol, "first_row", json_boolean(y->first_row));
     bad |= put(pol, "dv", json_boolean(y->dv));
+    bad |= put(pol, "changelog", json_boolean(y->changelog));
     bad |= put(pol, "force_rewrite_all", json_boolean(y->force_rewrite_all));
     bad |= put(pol, "min_file_size", json_integer((json_int_t)y->min_file_size));
     bad |= put(pol, "now_ms", json_integer((json_int_t)y->now_ms));
@@ -151,7 +152,7 @@ static pm_error *get_bool(const json_t *o, const char *path, const char *key, bo
 }
 
 static const char *const PK_KEYS[] = {"output_level", "max_level", "drop_delete", "policy", NULL};
-static const char *const POLICY_KEYS[] = {"pick", "num_levels", "whole_bucket", "first_row", "dv", "force_rewrite_all",
+static const char *const POLICY_KEYS[] = {"pick", "num_levels", "whole_bucket", "first_row", "dv", "changelog", "force_rewrite_all",
                                           "min_file_size", "now_ms", "hour", "strategy", NULL};
 static const char *const STRATEGY_KEYS[] = {"max_size_amp", "size_ratio", "run_trigger", "interval_ms",
                                             "total_threshold", "incr_threshold", "offpeak_start", "offpeak_end",
@@ -188,6 +189,7 @@ static pm_error *read_pk(const json_t *o, const char *base, pm_compact_pk *p)
     PM_TRY(get_bool(pol, ppath, "whole_bucket", &y->whole_bucket));
     PM_TRY(get_bool(pol, ppath, "first_row", &y->first_row));
     PM_TRY(get_bool(pol, ppath, "dv", &y->dv));
+    PM_TRY(get_bool(pol, ppath, "changelog", &y->changelog));
     PM_TRY(get_bool(pol, ppath, "force_rewrite_all", &y->force_rewrite_all));
     PM_TRY(get_i64(pol, ppath, "min_file_size", 0, INT64_MAX, &y->min_file_size));
     PM_TRY(get_i64(pol, ppath, "now_ms", INT64_MIN, INT64_MAX, &y->now_ms));

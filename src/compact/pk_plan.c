@@ -87,10 +87,12 @@ pm_error *pm_pk_check_table(pm_table *t, const pm_options *o)
                                              "deduplicate only");
     int producer = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
-    if (producer == PM_CHANGELOG_FULL_COMPACTION || producer == PM_CHANGELOG_LOOKUP)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=%s is not "
-                                             "supported yet (none, input)",
-                            producer == PM_CHANGELOG_LOOKUP ? "lookup" : "full-compaction");
+    if (producer == PM_CHANGELOG_FULL_COMPACTION)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer="
+                                             "full-compaction is not supported yet (none, input, lookup)");
+    if (producer == PM_CHANGELOG_LOOKUP && engine != PM_MERGE_DEDUPLICATE && engine != PM_MERGE_FIRST_ROW)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=lookup is "
+                                             "supported for merge-engine=deduplicate and first-row only");
     PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
     if (b)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with data-evolution.enabled=true is "
@@ -257,6 +259,9 @@ pm_error *pm_pk_policy_from_options(const pm_schema *s, const pm_options *o, pm_
     PM_TRY(pm_options_enum(o, PM_OPT_MERGE_ENGINE, &engine));
     out->first_row = engine == PM_MERGE_FIRST_ROW;
     PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_ENABLED, &out->dv));
+    int producer = 0;
+    PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
+    out->changelog = producer == PM_CHANGELOG_LOOKUP;
     if (engine == PM_MERGE_PARTIAL_UPDATE || engine == PM_MERGE_AGGREGATION) {
         bool free_order = false;
         PM_TRY(order_free_engine(s, o, engine, &free_order));
@@ -375,7 +380,7 @@ pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_
         out->output_level = hi ? hi : 1;
         out->drop_delete = pm_lsm_drop_delete(out->output_level, pm_levels_nonempty_highest_level(lv), p->dv, false);
     }
-    if ((p->first_row || p->dv) && out->has) {
+    if ((p->first_row || p->dv || p->changelog) && out->has) {
         size_t nl = n - out->nfiles;
         if (nl) {
             PM_TRY_GOTO(e, pm_calloc(&out->lookup, nl, sizeof *out->lookup), done);

@@ -12,7 +12,8 @@
  * retained levels; more than 256 runs merge in several passes; order-
  * sensitive aggregation compacts the whole bucket; the write stall;
  * JSON round trip; unsupported modes; deletion vectors (replaced rows
- * marked in retained files, full compaction applies the vectors).
+ * marked in retained files, full compaction applies the vectors);
+ * changelog-producer=lookup events for deduplicate and first-row.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +24,7 @@
 #include "compact/compact_run.h"
 #include "compact/pk_compact.h"
 #include "meta/snapshot_store.h"
+#include "table/file_read.h"
 #include "table/partition.h"
 
 static pm_compact_plan *plan_of(pm_table *t, bool full, const char *user)
@@ -583,8 +585,8 @@ static void test_unsupported_modes(void **state)
     pm_table *t = pk_create(dir, "dvpu", "ROW<id INT NOT NULL, v INT>", NULL, "id", o1, 3);
     expect_builder_error(t, PM_EUNSUPPORTED, "deletion-vectors.enabled");
     pm_table_free(t);
-    const char *o2[] = {"bucket=1", "changelog-producer=lookup"};
-    t = pk_create(dir, "cl", "ROW<id INT NOT NULL, v INT>", NULL, "id", o2, 2);
+    const char *o2[] = {"bucket=1", "changelog-producer=lookup", "merge-engine=aggregation"};
+    t = pk_create(dir, "cl", "ROW<id INT NOT NULL, v INT>", NULL, "id", o2, 3);
     expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=lookup");
     pm_table_free(t);
     const char *o3[] = {"bucket=1", "changelog-producer=full-compaction"};
@@ -656,6 +658,129 @@ static void test_deletion_vectors(void **state)
     free(dir);
 }
 
+/* The changelog files of a result as "kind:id:a" lines (file order). */
+static char *changelog_of(pm_table *t, const pm_compact_result *r)
+{
+    char *dir = NULL;
+    PM_OK_OR_FAIL(pm_table_bucket_dir(t, r->partition.data, r->partition.len, r->bucket, &dir));
+    pm_buf out = PM_BUF_INIT;
+    for (size_t i = 0; i < r->nchangelog; i++) {
+        assert_int_equal(r->changelog[i].level, r->pk->output_level);
+        assert_non_null(strstr(r->changelog[i].file_name, "changelog-"));
+        pm_file_read_options fo = {pm_table_schema(t)->row_type, 0, true};
+        pm_file_reader *fr = NULL;
+        PM_OK_OR_FAIL(pm_file_reader_open(&fr, t, dir, &r->changelog[i], &fo));
+        for (;;) {
+            const pm_batch *b = NULL;
+            PM_OK_OR_FAIL(pm_file_reader_next(fr, &b));
+            if (!b)
+                break;
+            for (int64_t k = 0; k < b->num_rows; k++) {
+                static const char *names[] = {"+I", "-U", "+U", "-D"};
+                int kind = pm_column_i8(b->columns[1], k);
+                PM_OK_OR_FAIL(pm_buf_printf(&out, "%s:%d:", names[kind & 3], (int)pm_column_i32(b->columns[2], k)));
+                if (pm_column_is_null(b->columns[3], k))
+                    PM_OK_OR_FAIL(pm_buf_append_str(&out, "null\n"));
+                else
+                    PM_OK_OR_FAIL(pm_buf_printf(&out, "%d\n", (int)pm_column_i32(b->columns[3], k)));
+            }
+        }
+        pm_file_reader_free(fr);
+    }
+    free(dir);
+    const char *cs = NULL;
+    PM_OK_OR_FAIL(pm_buf_cstr(&out, &cs));
+    char *res = strdup(cs);
+    pm_buf_free(&out);
+    return res;
+}
+
+static pm_compact_result *compact_one(pm_table *t, const char *user)
+{
+    pm_compact_plan *p = plan_of(t, false, user);
+    assert_int_equal(p->ntasks, 1);
+    pm_compact_result *r = NULL;
+    PM_OK_OR_FAIL(pm_compact_execute(&r, t, p->tasks[0], NULL));
+    pm_compact_plan_free(p);
+    /* through JSON, as a worker would return it */
+    char *j = NULL;
+    PM_OK_OR_FAIL(pm_compact_result_to_json(r, &j));
+    pm_compact_result_free(r);
+    PM_OK_OR_FAIL(pm_compact_result_from_json(&r, j, strlen(j)));
+    free(j);
+    commit_all(t, &r, 1);
+    return r;
+}
+
+/* changelog-producer=lookup (deduplicate): events from level-0 inputs and
+ * the history looked up above; published with the COMPACT snapshot. */
+static void test_lookup_changelog(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "changelog-producer=lookup", "changelog-producer.row-deduplicate=true"};
+    pm_table *t = pk_create(dir, "cl", "ROW<id INT NOT NULL, a INT>", NULL, "id", opts, 3);
+    pk_commit_rows(t, "{\"id\":1,\"a\":1}\n{\"id\":2,\"a\":1}\n{\"id\":3,\"a\":1}\n{\"id\":5,\"a\":5}\n");
+    pm_compact_result *r = compact_one(t, "c1");
+    char *cl = changelog_of(t, r);
+    assert_string_equal(cl, "+I:1:1\n+I:2:1\n+I:3:1\n+I:5:5\n");
+    free(cl);
+    pm_compact_result_free(r);
+    /* the snapshot carries the changelog */
+    pm_scan_result *scan = NULL;
+    pm_scan_options so = pm_scan_options_default();
+    PM_OK_OR_FAIL(pm_table_scan(t, &so, &scan));
+    assert_non_null(scan->snapshot->changelog_manifest_list);
+    pm_scan_result_free(scan);
+
+    pk_commit_rows(t, "{\"id\":2,\"a\":2}\n{\"id\":3,\"a\":null,\"_ROW_KIND\":\"-D\"}\n{\"id\":4,\"a\":4}\n"
+                      "{\"id\":1,\"a\":1}\n{\"id\":6,\"a\":null,\"_ROW_KIND\":\"-D\"}\n");
+    r = compact_one(t, "c2");
+    assert_int_equal(r->pk->output_level, 4);
+    cl = changelog_of(t, r);
+    /* 1 unchanged (row-deduplicate), 2 updated, 3 deleted, 4 new, 6 never existed */
+    assert_string_equal(cl, "-U:2:1\n+U:2:2\n-D:3:1\n+I:4:4\n");
+    free(cl);
+    pm_compact_result_free(r);
+    PK_EXPECT_ROWS(t, 0, "{\"id\":1,\"a\":1}\n{\"id\":2,\"a\":2}\n{\"id\":4,\"a\":4}\n{\"id\":5,\"a\":5}\n");
+
+    /* history at level 4 wins over level 5 (the freshest positive level) */
+    pk_commit_rows(t, "{\"id\":2,\"a\":3}\n");
+    r = compact_one(t, "c3");
+    cl = changelog_of(t, r);
+    assert_string_equal(cl, "-U:2:2\n+U:2:3\n");
+    free(cl);
+    pm_compact_result_free(r);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+/* first-row + lookup changelog: only newly accepted keys. */
+static void test_first_row_changelog(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "merge-engine=first-row", "changelog-producer=lookup"};
+    pm_table *t = pk_create(dir, "frcl", "ROW<id INT NOT NULL, a INT>", NULL, "id", opts, 3);
+    pk_commit_rows(t, "{\"id\":1,\"a\":1}\n{\"id\":2,\"a\":1}\n");
+    pm_compact_result *r = compact_one(t, "c1");
+    char *cl = changelog_of(t, r);
+    assert_string_equal(cl, "+I:1:1\n+I:2:1\n");
+    free(cl);
+    pm_compact_result_free(r);
+    pk_commit_rows(t, "{\"id\":2,\"a\":2}\n{\"id\":3,\"a\":3,\"_ROW_KIND\":\"+U\"}\n");
+    r = compact_one(t, "c2");
+    cl = changelog_of(t, r);
+    assert_string_equal(cl, "+U:3:3\n"); /* 2 exists above; 3 keeps its kind */
+    free(cl);
+    pm_compact_result_free(r);
+    PK_EXPECT_ROWS(t, 0, "{\"id\":1,\"a\":1}\n{\"id\":2,\"a\":1}\n{\"id\":3,\"a\":3}\n");
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -669,6 +794,8 @@ int main(void)
         cmocka_unit_test(test_write_stall),
         cmocka_unit_test(test_unsupported_modes),
         cmocka_unit_test(test_deletion_vectors),
+        cmocka_unit_test(test_lookup_changelog),
+        cmocka_unit_test(test_first_row_changelog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
