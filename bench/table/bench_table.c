@@ -355,6 +355,8 @@ int main(int argc, char **argv)
         written = total;
     }
     stop(&t0, &ws, &wc, &wk);
+    if (getenv("BENCH_PHASES")) /* CLOCK_MONOTONIC bounds, e.g. for perf record -k CLOCK_MONOTONIC --time */
+        fprintf(stderr, "phase write %.6f %.6f\n", t0.w0, t0.w0 + ws);
     for (size_t i = 0; i < nb; i++)
         pm_batch_free(batches[i]);
     free(batches);
@@ -363,6 +365,8 @@ int main(int argc, char **argv)
     timing t1 = start();
     CHECK(read_table(table, &got, &sum, &rfiles));
     stop(&t1, &rs, &rc, NULL);
+    if (getenv("BENCH_PHASES"))
+        fprintf(stderr, "phase read %.6f %.6f\n", t1.w0, t1.w0 + rs);
     int64_t want_sum = cli ? commits * (commit_rows * (commit_rows - 1) / 2) : written * (written - 1) / 2;
     if (got != written || sum != want_sum) {
         fprintf(stderr, "bench_table: read %lld rows (sum %lld), expected %lld (sum %lld)\n", (long long)got,

@@ -135,6 +135,8 @@ struct pm_table_writer {
     atomic_size_t nopen;       /* files currently open */
     pm_pool *pool;             /* NULL: single-threaded */
     size_t threads;
+    bool solo;                 /* one writer runs on the caller's thread: its Parquet
+                                  file may encode columns on the pool */
     int32_t *lanes;            /* unaware + unpartitioned: writer indexes of the lanes */
     size_t nlanes;
     /* per-batch scratch */
@@ -402,10 +404,8 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     PM_TRY(pm_calloc(&w->aligned_cols, nf ? nf : 1, sizeof *w->aligned_cols));
     PM_TRY(pm_calloc(&w->null_cols, nf ? nf : 1, sizeof *w->null_cols));
     w->threads = o && o->threads > 1 ? (o->threads < 64 ? o->threads : 64) : 1;
-    if (w->threads > 1) {
-        PM_TRY(pm_pool_new(&w->pool, w->threads));
+    if (w->threads > 1) /* the pool itself starts when work first runs in parallel */
         PM_TRY(pm_calloc(&w->lanes, w->threads, sizeof *w->lanes));
-    }
     w->nslots = 64;
     PM_TRY(pm_calloc(&w->slots, w->nslots, sizeof *w->slots));
     for (size_t i = 0; i < w->nslots; i++)
@@ -874,6 +874,7 @@ static pm_error *file_write(pm_table_writer *w, bucket_writer *bw, const pm_batc
         }
     }
     if (f->pq) {
+        pm_pq_writer_set_pool(f->pq, w->solo ? w->pool : NULL, w->threads);
         PM_TRY_GOTO(e, pm_pq_writer_write(f->pq, part), done);
     } else {
         PM_TRY_GOTO(e, pm_avro_writer_write(f->avro, part), done);
@@ -1075,10 +1076,20 @@ static void run_job(void *arg)
     free(ptrs);
 }
 
+/* The thread pool, started on first use (small writes never need it). */
+static pm_error *need_pool(pm_table_writer *w)
+{
+    if (!w->pool && w->threads > 1)
+        PM_TRY(pm_pool_new(&w->pool, w->threads));
+    return NULL;
+}
+
 /* Run the jobs (in parallel when there is a pool); the first error wins. */
 static pm_error *run_jobs(pm_table_writer *w, write_job *jobs, size_t n)
 {
     pm_error *e = NULL;
+    if (n > 1)
+        PM_TRY(need_pool(w));
     if (!w->pool || n == 1) {
         for (size_t i = 0; i < n; i++)
             run_job(&jobs[i]);
@@ -1105,6 +1116,20 @@ static pm_error *run_jobs(pm_table_writer *w, write_job *jobs, size_t n)
 }
 
 #define LANE_MIN_ROWS 16384
+#define SOLO_PAR_ROWS 8192  /* batches this large encode their columns in parallel */
+
+/* One writer takes the whole batch on the caller's thread; with threads
+ * and a large batch, its Parquet file encodes columns on the pool. */
+static pm_error *solo_write(pm_table_writer *w, bucket_writer *bw, const pm_batch *b)
+{
+    if (w->threads > 1 && b->num_rows >= SOLO_PAR_ROWS) {
+        PM_TRY(need_pool(w));
+        w->solo = true;
+    }
+    pm_error *e = bucket_write(w, bw, b);
+    w->solo = false;
+    return e;
+}
 
 /* Unaware bucket, no partitions: one writer, or `threads` lanes for big
  * batches of flat columns. */
@@ -1115,7 +1140,7 @@ static pm_error *write_single(pm_table_writer *w, const pm_batch *ab)
     PM_TRY(find_writer(w, empty_part, sizeof empty_part, 0, &idx));
     int64_t n = ab->num_rows;
     if (w->threads < 2 || n < 2 * LANE_MIN_ROWS || !viewable(ab))
-        return bucket_write(w, w->writers[idx], ab);
+        return solo_write(w, w->writers[idx], ab);
     if (!w->nlanes) {
         w->lanes[0] = idx;
         for (size_t l = 1; l < w->threads; l++) {
@@ -1171,7 +1196,7 @@ pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
         touched += w->writers[i]->count > 0;
     }
     if (touched == 1)
-        return bucket_write(w, w->writers[w->route[0]], &ab);
+        return solo_write(w, w->writers[w->route[0]], &ab);
     for (int64_t r = 0; r < n; r++)
         w->order[w->writers[w->route[r]]->offset++] = r;
     write_job *jobs;
@@ -1219,7 +1244,9 @@ static pm_error *close_all(pm_table_writer *w)
     pm_error *e = NULL;
     pm_task_group *g = NULL;
     size_t submitted = 0;
-    if (w->pool && nj > 1) {
+    if (nj > 1)
+        e = need_pool(w);
+    if (!e && w->pool && nj > 1) {
         e = pm_group_new(&g);
         for (; !e && submitted < nj; submitted++)
             e = pm_pool_submit(w->pool, g, run_close, &jobs[submitted]);

@@ -39,10 +39,11 @@ typedef struct pm_table_write_options {
     bool ignore_previous_files;
     /* Encoding threads (0 or 1 = the caller's thread only).  With more,
      * rows of different (partition, bucket) writers are encoded in
-     * parallel, and a large batch for an unaware-bucket, unpartitioned
+     * parallel, a large batch for an unaware-bucket, unpartitioned
      * table is split over `threads` writers of its own (each with its own
      * file names and sequence numbers from 0, as parallel Java writers
-     * would write them). */
+     * would write them), and a batch of 8192+ rows that goes to one writer
+     * has its Parquet columns encoded in parallel (same bytes). */
     size_t threads;
 } pm_table_write_options;
 

@@ -8,18 +8,29 @@
  * is compared with row_group_size.  The next slice is half the rows the
  * current average row size says still fit (at least PQ_MIN_SLICE), so the
  * row group ends close to its target without checking every row.
+ *
+ * Parallel columns (pm_pq_writer_set_pool): a slice of at least
+ * PQ_PAR_ROWS rows is encoded by the caller and up to threads - 1 pool
+ * jobs that take columns in turn from a shared counter; each participant
+ * compresses with its own codec context.  Columns share no state, and the
+ * row-group check waits for the whole slice, so the bytes are those of the
+ * serial loop; the first failing column (in column order) is reported.
  */
 #include "format/parquet/parquet_writer.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "base/pool.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/pq_write_column.h"
 #include "types/column.h"
 
 #define PQ_FIRST_SLICE 1000
 #define PQ_MIN_SLICE 100
+#define PQ_PAR_ROWS 8192
+#define PQ_MAX_THREADS 64
 #define PQ_DEFAULT_CREATED_BY "paimon-c version 0.1.0 (build paimon-c)"
 
 struct pm_pq_writer {
@@ -39,6 +50,12 @@ struct pm_pq_writer {
     bool failed;                /* a write failed half-way: the file cannot be finished */
     pm_buf column_indexes;      /* every chunk's ColumnIndex, written before the footer */
     pm_buf offset_indexes;      /* every chunk's OffsetIndex, after the column indexes */
+    /* parallel columns */
+    pm_pool *pool;              /* borrowed; NULL = serial */
+    size_t threads;
+    pm_codec_ctx **ctxs;        /* ctxs[i] for participant i > 0 (0 uses `codec`) */
+    size_t nctxs;
+    pm_error **errs;            /* per column, for one slice */
 };
 
 /* ---- batch validation ---------------------------------------------------- */
@@ -225,6 +242,10 @@ static void writer_free(pm_pq_writer *w)
     for (uint32_t i = 0; i < w->ncols; i++)
         pq_colw_free(&w->cols[i]);
     free(w->cols);
+    for (size_t i = 0; i < w->nctxs; i++)
+        pm_codec_ctx_free(w->ctxs[i]);
+    free(w->ctxs);
+    free(w->errs);
     free(w->rgs);
     pm_buf_free(&w->column_indexes);
     pm_buf_free(&w->offset_indexes);
@@ -374,6 +395,83 @@ static pm_error *flush_row_group(pm_pq_writer *w)
     return NULL;
 }
 
+void pm_pq_writer_set_pool(pm_pq_writer *w, pm_pool *pool, size_t threads)
+{
+    w->pool = threads > 1 ? pool : NULL;
+    w->threads = threads > PQ_MAX_THREADS ? PQ_MAX_THREADS : threads;
+}
+
+/* One slice of rows for the participants of a parallel encode. */
+typedef struct col_slice {
+    pm_pq_writer *w;
+    const pm_batch *b;
+    int64_t r0, r1;
+    atomic_uint next;           /* next column to take */
+} col_slice;
+
+typedef struct col_helper {
+    col_slice *s;
+    pm_codec_ctx *ctx;
+} col_helper;
+
+static void encode_columns(col_slice *s, pm_codec_ctx *ctx)
+{
+    pm_pq_writer *w = s->w;
+    for (;;) {
+        unsigned c = atomic_fetch_add(&s->next, 1);
+        if (c >= w->ncols)
+            return;
+        const pq_leaf *l = &w->schema.leaves[c];
+        pq_colw *cw = &w->cols[c];
+        cw->codec = ctx;
+        pm_error *e = pq_colw_write(cw, s->b->columns[l->top], s->r0, s->r1);
+        cw->codec = w->codec;
+        if (e)
+            w->errs[c] = pm_error_wrap(e, 0, "column '%s'", w->type->fields[l->top].name);
+    }
+}
+
+static void helper_run(void *arg)
+{
+    col_helper *h = arg;
+    encode_columns(h->s, h->ctx);
+}
+
+/* Rows [r0, r1) of every column: the caller plus pool jobs. */
+static pm_error *write_slice_parallel(pm_pq_writer *w, const pm_batch *b, int64_t r0, int64_t r1)
+{
+    size_t helpers = w->threads - 1;
+    if (helpers > w->ncols - 1)
+        helpers = w->ncols - 1;
+    if (w->nctxs < helpers) {
+        PM_TRY(pm_realloc_array(&w->ctxs, helpers, sizeof *w->ctxs));
+        for (; w->nctxs < helpers; w->nctxs++)
+            PM_TRY(pm_codec_ctx_new(&w->ctxs[w->nctxs]));
+    }
+    if (!w->errs)
+        PM_TRY(pm_calloc(&w->errs, w->ncols, sizeof *w->errs));
+    col_slice s = {w, b, r0, r1, 0};
+    col_helper hs[PQ_MAX_THREADS];
+    pm_task_group *g = NULL;
+    pm_error *e = pm_group_new(&g);
+    for (size_t i = 0; !e && i < helpers; i++) {
+        hs[i] = (col_helper){&s, w->ctxs[i]};
+        e = pm_pool_submit(w->pool, g, helper_run, &hs[i]);
+    }
+    pm_error_free(e); /* fewer helpers only means the caller takes more columns */
+    encode_columns(&s, w->codec);
+    pm_group_free(g); /* waits for the helpers */
+    e = NULL;
+    for (uint32_t c = 0; c < w->ncols; c++) {
+        if (w->errs[c] && !e)
+            e = w->errs[c];
+        else
+            pm_error_free(w->errs[c]);
+        w->errs[c] = NULL;
+    }
+    return e;
+}
+
 /* Rows [0, n) of the batch, cut into slices (see the file comment). */
 static pm_error *write_rows(pm_pq_writer *w, const pm_batch *b, int64_t n)
 {
@@ -397,10 +495,14 @@ static pm_error *write_rows(pm_pq_writer *w, const pm_batch *b, int64_t n)
             if (slice > want)
                 slice = want;
         }
-        for (uint32_t c = 0; c < w->ncols; c++) {
-            const pq_leaf *l = &w->schema.leaves[c];
-            PM_TRY(pm_error_wrap(pq_colw_write(&w->cols[c], b->columns[l->top], r, r + slice), 0,
-                                 "column '%s'", w->type->fields[l->top].name));
+        if (w->pool && w->ncols > 1 && slice >= PQ_PAR_ROWS) {
+            PM_TRY(write_slice_parallel(w, b, r, r + slice));
+        } else {
+            for (uint32_t c = 0; c < w->ncols; c++) {
+                const pq_leaf *l = &w->schema.leaves[c];
+                PM_TRY(pm_error_wrap(pq_colw_write(&w->cols[c], b->columns[l->top], r, r + slice), 0,
+                                     "column '%s'", w->type->fields[l->top].name));
+            }
         }
         w->rg_rows += slice;
         w->total_rows += slice;

@@ -29,7 +29,8 @@
  *
  * The writer does not own the pm_output: after pm_pq_writer_close the caller
  * closes (or, after an error or pm_pq_writer_abort, aborts) the output.
- * One writer is used by one thread at a time.
+ * One writer is used by one thread at a time (it may borrow a pool to
+ * encode columns in parallel, pm_pq_writer_set_pool).
  */
 #ifndef PM_PARQUET_WRITER_H
 #define PM_PARQUET_WRITER_H
@@ -131,6 +132,14 @@ pm_error *pm_pq_writer_new(pm_pq_writer **w, pm_output *out, const pm_type *row_
  * anything is written; a null found deeper (NOT NULL element, member or map
  * key) fails the writer: further writes and close return errors, abort it. */
 pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b);
+/* Encode the leaf columns of large row slices in parallel: the caller's
+ * thread and up to threads - 1 jobs on `pool` (borrowed until the next
+ * call; NULL or threads <= 1 = the caller's thread only, the default).
+ * Each column is encoded by one thread at a time with its own compressor,
+ * so the bytes written do not depend on it.  The pool must not be running
+ * work that waits for this writer.  May be changed between writes. */
+typedef struct pm_pool pm_pool;
+void pm_pq_writer_set_pool(pm_pq_writer *w, pm_pool *pool, size_t threads);
 /* Bytes written so far plus the buffered row group (for rolling files). */
 uint64_t pm_pq_writer_estimated_size(const pm_pq_writer *w);
 int64_t pm_pq_writer_num_rows(const pm_pq_writer *w);

@@ -11,6 +11,7 @@
 
 #include "pm_test.h"
 #include "base/buf.h"
+#include "base/pool.h"
 #include "codec/codec.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_writer.h"
@@ -463,6 +464,109 @@ static void test_flat_roundtrip_pages_and_fallback(void **state)
     pm_type_free(t);
 }
 
+/* Columns encoded on a pool (pm_pq_writer_set_pool) give the same bytes as
+ * the serial writer: several row groups, dictionaries with fallback, all
+ * codecs' contexts per thread, batches below and above the parallel
+ * threshold; a nested NOT NULL violation reports the same error. */
+static void test_parallel_columns_same_bytes(void **state)
+{
+    (void)state;
+    pm_type *t = parse_type("ROW<id BIGINT NOT NULL, v INT, s STRING, u STRING, a ARRAY<INT NOT NULL>>");
+    enum { N = 30000 };
+    pm_batch *bs[3];
+    for (int k = 0; k < 3; k++) {
+        PM_OK_OR_FAIL(pm_batch_new(&bs[k], t));
+        int64_t n = k == 1 ? 500 : N; /* one small batch: serial path */
+        char tmp[32];
+        for (int64_t i = 0; i < n; i++) {
+            int64_t r = k * N + i;
+            PM_OK_OR_FAIL(pm_column_append_i64(bs[k]->columns[0], r));
+            PM_OK_OR_FAIL(r % 7 ? pm_column_append_i32(bs[k]->columns[1], (int32_t)(r % 1000))
+                                : pm_column_append_null(bs[k]->columns[1]));
+            int m = snprintf(tmp, sizeof tmp, "s%lld", (long long)(r % 3000));
+            PM_OK_OR_FAIL(pm_column_append_bytes(bs[k]->columns[2], tmp, (size_t)m));
+            m = snprintf(tmp, sizeof tmp, "u%lld", (long long)(r * 7919));
+            PM_OK_OR_FAIL(pm_column_append_bytes(bs[k]->columns[3], tmp, (size_t)m));
+            pm_column *a = bs[k]->columns[4];
+            for (int64_t j = 0; j < r % 3; j++)
+                PM_OK_OR_FAIL(pm_column_append_i32(a->children[0], (int32_t)(r + j)));
+            PM_OK_OR_FAIL(pm_column_end_nested(a));
+        }
+        PM_OK_OR_FAIL(pm_batch_finish(bs[k], n));
+    }
+    pm_pool *pool = NULL;
+    PM_OK_OR_FAIL(pm_pool_new(&pool, 2));
+    const pm_codec_id codecs[] = {PM_CODEC_ZSTD, PM_CODEC_SNAPPY, PM_CODEC_GZIP};
+    for (size_t ci = 0; ci < 3; ci++) {
+        uint8_t *bytes[2];
+        size_t lens[2];
+        for (int par = 0; par < 2; par++) {
+            pm_pq_writer_options o;
+            pm_pq_writer_options_default(&o);
+            o.codec = codecs[ci];
+            o.row_group_size = 300 * 1024;
+            o.page_row_limit = 4000;
+            char *path = path_of(par ? "par.parquet" : "ser.parquet");
+            pm_fileio *fio;
+            PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+            pm_output *out;
+            PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
+            pm_pq_writer *w;
+            PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, t, &o));
+            if (par)
+                pm_pq_writer_set_pool(w, pool, 3);
+            for (int k = 0; k < 3; k++)
+                PM_OK_OR_FAIL(pm_pq_writer_write(w, bs[k]));
+            PM_OK_OR_FAIL(pm_pq_writer_close(w, NULL));
+            PM_OK_OR_FAIL(pm_output_close(out, false));
+            pm_fileio_free(fio);
+            bytes[par] = slurp(path, &lens[par]);
+            free(path);
+        }
+        pm_pq_file_meta *m = footer(bytes[0], lens[0]);
+        assert_true(m->num_row_groups > 1);
+        pm_pq_file_meta_free(m);
+        assert_int_equal(lens[0], lens[1]);
+        assert_memory_equal(bytes[0], bytes[1], lens[0]);
+        free(bytes[0]);
+        free(bytes[1]);
+    }
+    /* a null element in ARRAY<INT NOT NULL>: the same error either way */
+    pm_column *a = bs[0]->columns[4]->children[0];
+    a->null_count = 1;
+    PM_OK_OR_FAIL(pm_buf_resize(&a->validity, (size_t)(a->length + 7) / 8));
+    memset(a->validity.data, 0xff, a->validity.len);
+    a->validity.data[100] &= 0xfe;
+    char *msgs[2];
+    for (int par = 0; par < 2; par++) {
+        char *path = path_of("bad.parquet");
+        pm_fileio *fio;
+        PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+        pm_output *out;
+        PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
+        pm_pq_writer *w;
+        PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, t, NULL));
+        if (par)
+            pm_pq_writer_set_pool(w, pool, 3);
+        pm_error *e = pm_pq_writer_write(w, bs[0]);
+        assert_non_null(e);
+        assert_int_equal(pm_error_root_code(e), PM_EINVALID);
+        msgs[par] = pm_error_format(e);
+        pm_error_free(e);
+        pm_pq_writer_abort(w);
+        pm_output_abort(out);
+        pm_fileio_free(fio);
+        free(path);
+    }
+    assert_string_equal(msgs[0], msgs[1]);
+    free(msgs[0]);
+    free(msgs[1]);
+    pm_pool_free(pool);
+    for (int k = 0; k < 3; k++)
+        pm_batch_free(bs[k]);
+    pm_type_free(t);
+}
+
 static void test_row_groups_and_codecs(void **state)
 {
     (void)state;
@@ -788,6 +892,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_roundtrip_pages_and_fallback),
         cmocka_unit_test(test_row_groups_and_codecs),
+        cmocka_unit_test(test_parallel_columns_same_bytes),
         cmocka_unit_test(test_nested_levels),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_null_map_key),
