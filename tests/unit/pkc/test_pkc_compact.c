@@ -781,6 +781,52 @@ static void test_first_row_changelog(void **state)
     free(dir);
 }
 
+/* A small memory share: the merge goes through passes, rows stay exact. */
+static void test_small_memory_budget(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "write-buffer-size=1 b", "write-buffer-spillable=false"};
+    pm_table *t = pk_create(dir, "mem", "ROW<id INT NOT NULL, v STRING>", NULL, "id", opts, 3);
+    pm_table_writer *w = NULL;
+    PM_OK_OR_FAIL(pm_table_writer_new(&w, t, NULL));
+    pm_buf want = PM_BUF_INIT;
+    for (int b = 0; b < 40; b++) {
+        pm_buf rows = PM_BUF_INIT;
+        for (int k = 0; k < 50; k++)
+            PM_OK_OR_FAIL(pm_buf_printf(&rows, "{\"id\":%d,\"v\":\"r%d-%d-xxxxxxxxxxxxxxxx\"}\n", k * 40 + b, b, k));
+        const char *text = NULL;
+        PM_OK_OR_FAIL(pm_buf_cstr(&rows, &text));
+        PM_OK_OR_FAIL(pm_buf_append_str(&want, text));
+        pm_batch *bt = pk_rows(t, text);
+        PM_OK_OR_FAIL(pm_table_writer_write(w, bt));
+        pm_batch_free(bt);
+        pm_buf_free(&rows);
+    }
+    pm_commit_message *m = NULL;
+    size_t n = 0;
+    PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &n));
+    pk_commit_msgs(t, m, n);
+    pm_commit_messages_free(m, n);
+    pm_table_writer_free(w);
+    pm_compact_plan *p = plan_of(t, false, "u");
+    assert_int_equal(p->ntasks, 1);
+    assert_int_equal(p->tasks[0]->nfiles, 40);
+    pm_compact_result *r = NULL;
+    PM_OK_OR_FAIL(pm_compact_execute_with_budget(&r, t, p->tasks[0], 64 << 10));
+    commit_all(t, &r, 1);
+    pm_compact_result_free(r);
+    pm_compact_plan_free(p);
+    const char *ws = NULL;
+    PM_OK_OR_FAIL(pm_buf_cstr(&want, &ws));
+    PK_EXPECT_ROWS(t, 0, ws);
+    expect_levels(t, "L5:2000");
+    pm_buf_free(&want);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -790,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_recomputed_selection),
         cmocka_unit_test(test_first_row_lookup),
         cmocka_unit_test(test_many_runs),
+        cmocka_unit_test(test_small_memory_budget),
         cmocka_unit_test(test_whole_bucket_aggregation),
         cmocka_unit_test(test_write_stall),
         cmocka_unit_test(test_unsupported_modes),
