@@ -48,9 +48,12 @@
  *   4. Result: before = every rewritten or upgraded input, after = the new
  *      files and the upgraded files at their new level; counters.
  *   5. On failure every file written so far is deleted.
- * Memory: per section two batches per run, one output batch and the
- * writer's open row group; nothing proportional to the task.
+ * Memory: the task's share of the budget: half to the merge (two batches
+ * per run; more runs than fit merge in passes through a local spill), half
+ * to the writer's open row group (parquet.block.size capped there); plus
+ * one output batch.  Nothing proportional to the task.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +116,7 @@ typedef struct exec {
     pm_merge_fn *mf;              /* reducer mode */
     pm_merge_fn *mf_full;         /* first-row lookup rewrites */
     pm_pk_spill *spill;
+    int64_t budget;               /* memory share of the task (bytes; 0 = none) */
     /* lookup of the retained levels above the output level (first-row:
      * key fields only; deletion vectors: whole rows with their position) */
     pm_levels *lookup;            /* retained files above the output level */
@@ -218,6 +222,21 @@ static pm_error *setup(exec *x)
     PM_TRY(pm_options_clone(s->options, &x->wopts));
     PM_TRY(pm_options_set(x->wopts, "file.format", x->task->output.format));
     PM_TRY(pm_options_set(x->wopts, "file.compression", x->task->output.compression));
+    if (x->budget > 0) {
+        /* the open row group stays within half the task's memory */
+        int64_t rg = 128LL << 20, cap = x->budget / 2 < (1LL << 20) ? (1LL << 20) : x->budget / 2;
+        const char *v = pm_options_get(s->options, "parquet.block.size");
+        if (!v)
+            v = pm_options_get(s->options, "file.block-size");
+        if (v)
+            PM_TRY(pm_error_wrap(pm_parse_memory_size(v, &rg), PM_EINVALID, "parquet.block.size=%s", v));
+        if (rg > cap) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%lld", (long long)cap);
+            pm_options_remove(x->wopts, "file.block-size");
+            PM_TRY(pm_options_set(x->wopts, "parquet.block.size", buf));
+        }
+    }
     x->wschema = *s;
     x->wschema.options = x->wopts;
 
@@ -931,7 +950,10 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
     if (!e && lookup_mode && nr > PM_MERGE_MAX_FAN_IN)
         e = pm_error_new(PM_EUNSUPPORTED, "lookup compaction (first-row, deletion vectors) of %zu overlapping sorted "
                          "runs (more than %d) is not supported", nr, PM_MERGE_MAX_FAN_IN);
-    if (!e && nr > PM_MERGE_MAX_FAN_IN && !x->spill)
+    /* the merge may hold half the task's memory (the writer's row group the
+     * rest); beyond that it merges in passes through the spill */
+    bool budgeted = !lookup_mode && x->budget > 0;
+    if (!e && (nr > PM_MERGE_MAX_FAN_IN || budgeted) && !x->spill)
         e = pm_pk_spill_new(&x->spill, NULL);
     const pm_kv_spill *spill = NULL;
     if (!e && x->spill)
@@ -947,6 +969,8 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
     pm_merge_reader *mr = NULL;
     e = pm_merge_reader_new(&mr, srcs, nr, &mo);
     free(srcs);
+    if (!e && budgeted)
+        pm_merge_reader_set_memory_budget(mr, (size_t)(x->budget / 2));
     lookup_cursor lc;
     memset(&lc, 0, sizeof lc);
     if (!e && lookup_mode)
@@ -1345,7 +1369,6 @@ static void delete_new_outputs(exec *x)
 
 pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, int64_t memory_budget)
 {
-    (void)memory_budget;
     *out = NULL;
     uint64_t t0 = pm_monotonic_ns();
     if (!task->pk)
@@ -1355,6 +1378,7 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
     x.t = t;
     x.task = task;
     x.pk = task->pk;
+    x.budget = memory_budget;
     pm_type *key_type = NULL;
     pm_levels *lv = NULL;
     pm_task_plan plan;
