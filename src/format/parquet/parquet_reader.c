@@ -54,6 +54,7 @@ struct pm_pq_reader {
     bool rg_open;
     uint32_t cur_rg;
     int64_t rg_left;
+    size_t *data_hint;          /* per batch column: byte data of its last batch */
 };
 
 static pm_error *src_read(pm_pq_reader *r, uint64_t off, void *buf, size_t n)
@@ -242,6 +243,7 @@ void pm_pq_reader_free(pm_pq_reader *r)
 {
     if (!r)
         return;
+    free(r->data_hint);
     for (uint32_t i = 0; i < r->nchunks; i++)
         pqr_chunk_free(&r->chunks[i]);
     free(r->chunks);
@@ -395,6 +397,19 @@ pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out)
     }
     int64_t n = r->rg_left < r->batch_rows ? r->rg_left : r->batch_rows;
     PM_TRY_GOTO(e, pm_batch_reset(r->batch), fail);
+    /* Columns still held by the caller were replaced by empty ones: size
+     * them for the batch at once instead of growing them page by page
+     * (flat fields: values / offsets, and the last batch's byte data). */
+    if (!r->data_hint)
+        PM_TRY_GOTO(e, pm_calloc(&r->data_hint, r->nproj ? r->nproj : 1, sizeof *r->data_hint), fail);
+    for (uint32_t i = 0; i < r->nproj; i++) {
+        pm_column *col = pm_batch_column(r->batch, i);
+        if (r->schema->fields[r->proj[i]].nleaves != 1 || pm_type_is_nested(col->type))
+            continue;
+        PM_TRY_GOTO(e, pm_column_reserve(col, n), fail);
+        if (r->data_hint[i])
+            PM_TRY_GOTO(e, pm_buf_reserve(&col->data, r->data_hint[i] + r->data_hint[i] / 8), fail);
+    }
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->nproj; i++) {
         const pqr_field *f = &r->schema->fields[r->proj[i]];
@@ -420,6 +435,8 @@ pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out)
         PM_TRY_GOTO(e, pm_error_wrap(pqr_check_column(col), 0, "row group %u: field '%s'", r->cur_rg, f->name), fail);
     }
     PM_TRY_GOTO(e, pm_batch_finish(r->batch, n), fail);
+    for (uint32_t i = 0; i < r->nproj; i++)
+        r->data_hint[i] = pm_batch_column(r->batch, i)->data.len;
     r->rg_left -= n;
     if (r->rg_left == 0)
         PM_TRY_GOTO(e, finish_row_group(r), fail);
