@@ -35,6 +35,8 @@
 #include "lsm/merge_iter.h"
 #include "lsm/merge_reader.h"
 #include "meta/manifest.h"
+#include "table/bucket_index.h"
+#include "table/bucket_restore.h"
 #include "table/partition.h"
 #include "table/pk_column.h"
 #include "table/pk_file_writer.h"
@@ -49,19 +51,10 @@
 /* ------------------------------------------------------------------ */
 /* state                                                               */
 
-typedef struct restore_entry {
-    uint8_t *partition;
-    size_t plen;
-    int32_t bucket;
-    int32_t total_buckets;
-    int64_t max_seq;
-} restore_entry;
-
 typedef struct pk_bucket {
     uint8_t *partition;
     size_t plen;
     int32_t bucket;
-    uint64_t hash;
     int64_t next_seq;
     pm_batch *buf;             /* KV batch being filled */
     int64_t buf_bytes;
@@ -104,11 +97,8 @@ struct pm_pk_writer {
     size_t nbkey;
     pk_bucket **buckets;
     size_t nbuckets_used, capbuckets;
-    int32_t *slots;
-    size_t nslots;
-    bool restored;
-    restore_entry *restore;
-    size_t nrestore;
+    pm_bucket_index index;     /* (partition, bucket) → index into buckets */
+    pm_bucket_restore restore; /* live buckets of the latest snapshot */
     /* per-batch scratch */
     pm_binrow_writer prow, brow;
     pm_buf pbuf;
@@ -145,15 +135,6 @@ pm_error *pm_row_kind_parse(const char *s, size_t n, uint8_t *out)
         }
     }
     return pm_error_new(PM_EINVALID, "row kind '%.*s' is not one of +I, -U, +U, -D", (int)(n > 64 ? 64 : n), s);
-}
-
-static uint64_t hash_key(const uint8_t *p, size_t n, int32_t bucket)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    h = (h ^ (uint32_t)bucket) * 1099511628211ull;
-    return h ^ (h >> 29);
 }
 
 /* Same value layout, ignoring nullability, field ids and string lengths. */
@@ -271,37 +252,22 @@ static void bucket_free(pm_pk_writer *w, pk_bucket *b, bool delete_files)
 
 static pm_error *load_restore(pm_pk_writer *w)
 {
-    w->restored = true;
+    w->restore.loaded = true;
     pm_scan_result *scan = NULL;
     pm_scan_options so = pm_scan_options_default();
     PM_TRY(pm_table_scan(w->t, &so, &scan));
     pm_error *e = NULL;
-    if (scan->nbuckets)
-        e = pm_calloc(&w->restore, scan->nbuckets, sizeof *w->restore);
     for (size_t i = 0; !e && i < scan->nbuckets; i++) {
         const pm_bucket_files *bf = &scan->buckets[i];
-        if (!bf->nfiles)
-            continue;
-        restore_entry *r = &w->restore[w->nrestore];
-        e = pm_calloc(&r->partition, bf->partition.len ? bf->partition.len : 1, 1);
-        if (e)
-            break;
-        memcpy(r->partition, bf->partition.data, bf->partition.len);
-        r->plen = bf->partition.len;
-        r->bucket = bf->bucket;
-        r->total_buckets = bf->total_buckets;
-        r->max_seq = INT64_MIN;
-        for (size_t f = 0; f < bf->nfiles; f++)
-            if (bf->files[f].max_sequence_number > r->max_seq)
-                r->max_seq = bf->files[f].max_sequence_number;
-        w->nrestore++;
+        for (size_t f = 0; !e && f < bf->nfiles; f++)
+            e = pm_bucket_restore_add(&w->restore, bf->partition.data, bf->partition.len, bf->bucket,
+                                      bf->total_buckets, bf->files[f].max_sequence_number);
     }
     pm_scan_result_free(scan);
     return e ? pm_error_wrap(e, 0, "restore sequence numbers from the latest snapshot") : NULL;
 }
 
-static pm_error *new_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, int32_t bucket, uint64_t h,
-                            pk_bucket **out)
+static pm_error *new_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, int32_t bucket, pk_bucket **out)
 {
     pk_bucket *b;
     PM_TRY(pm_calloc(&b, 1, sizeof *b));
@@ -310,31 +276,13 @@ static pm_error *new_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, i
     memcpy(b->partition, part, plen);
     b->plen = plen;
     b->bucket = bucket;
-    b->hash = h;
     PM_TRY_GOTO(e, pm_batch_new(&b->buf, w->kv_type), fail);
     if (!w->ignore_previous) {
-        if (!w->restored)
+        if (!w->restore.loaded)
             PM_TRY_GOTO(e, load_restore(w), fail);
-        for (size_t k = 0; k < w->nrestore; k++) {
-            const restore_entry *r = &w->restore[k];
-            if (r->bucket != bucket || r->plen != plen || memcmp(r->partition, part, plen))
-                continue;
-            if (r->total_buckets != w->nbuckets) {
-                pm_buf p = PM_BUF_INIT;
-                const char *ps = "";
-                pm_error *de = pm_partition_display(w->t, part, plen, &p);
-                if (!de)
-                    pm_error_free(pm_buf_cstr(&p, &ps));
-                pm_error_free(de);
-                e = pm_error_new(PM_EINVALID, "try to write %s%s with a new bucket num %d, but the "
-                                 "previous bucket num is %d; overwrite the table to rescale it",
-                                 w->npart ? "partition " : "table", w->npart ? ps : "", (int)w->nbuckets,
-                                 (int)r->total_buckets);
-                pm_buf_free(&p);
-                goto fail;
-            }
-            b->next_seq = r->max_seq + 1;
-        }
+        PM_TRY_GOTO(e, pm_bucket_restore_next_seq(&w->restore, w->t, w->npart > 0, part, plen, bucket,
+                                                  w->nbuckets, &b->next_seq),
+                    fail);
     }
     *out = b;
     return NULL;
@@ -343,37 +291,12 @@ fail:
     return e;
 }
 
-static pm_error *rehash(pm_pk_writer *w)
-{
-    size_t n = w->nslots * 2;
-    int32_t *s;
-    PM_TRY(pm_calloc(&s, n, sizeof *s));
-    for (size_t i = 0; i < n; i++)
-        s[i] = -1;
-    for (size_t i = 0; i < w->nbuckets_used; i++) {
-        size_t k = (size_t)w->buckets[i]->hash & (n - 1);
-        while (s[k] >= 0)
-            k = (k + 1) & (n - 1);
-        s[k] = (int32_t)i;
-    }
-    free(w->slots);
-    w->slots = s;
-    w->nslots = n;
-    return NULL;
-}
-
 static pm_error *find_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, int32_t bucket, int32_t *idx)
 {
-    uint64_t h = hash_key(part, plen, bucket);
-    size_t k = (size_t)h & (w->nslots - 1);
-    while (w->slots[k] >= 0) {
-        pk_bucket *b = w->buckets[w->slots[k]];
-        if (b->hash == h && b->bucket == bucket && b->plen == plen && !memcmp(b->partition, part, plen)) {
-            *idx = w->slots[k];
-            return NULL;
-        }
-        k = (k + 1) & (w->nslots - 1);
-    }
+    uint64_t h = pm_bucket_hash(part, plen, bucket);
+    *idx = pm_bucket_index_find(&w->index, part, plen, bucket, h);
+    if (*idx >= 0)
+        return NULL;
     if (w->nbuckets_used >= INT32_MAX - 1)
         return pm_error_new(PM_EUNSUPPORTED, "too many (partition, bucket) writers");
     if (w->nbuckets_used == w->capbuckets) {
@@ -382,13 +305,15 @@ static pm_error *find_bucket(pm_pk_writer *w, const uint8_t *part, size_t plen, 
         w->capbuckets = cap;
     }
     pk_bucket *b = NULL;
-    PM_TRY(new_bucket(w, part, plen, bucket, h, &b));
+    PM_TRY(new_bucket(w, part, plen, bucket, &b));
+    pm_error *e = pm_bucket_index_add(&w->index, b->partition, plen, bucket, h, (int32_t)w->nbuckets_used);
+    if (e) {
+        bucket_free(w, b, false);
+        return e;
+    }
     w->buckets[w->nbuckets_used] = b;
-    w->slots[k] = (int32_t)w->nbuckets_used;
     *idx = (int32_t)w->nbuckets_used;
     w->nbuckets_used++;
-    if (w->nbuckets_used * 2 > w->nslots)
-        PM_TRY(rehash(w));
     return NULL;
 }
 
@@ -1032,10 +957,7 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     size_t nf = w->row_type->nfields;
     PM_TRY(pm_calloc(&w->aligned, nf ? nf : 1, sizeof *w->aligned));
     PM_TRY(pm_calloc(&w->null_cols, nf ? nf : 1, sizeof *w->null_cols));
-    w->nslots = 64;
-    PM_TRY(pm_calloc(&w->slots, w->nslots, sizeof *w->slots));
-    for (size_t i = 0; i < w->nslots; i++)
-        w->slots[i] = -1;
+    PM_TRY(pm_bucket_index_init(&w->index));
     return NULL;
 }
 
@@ -1058,10 +980,8 @@ static void writer_release(pm_pk_writer *w, bool delete_files)
     for (size_t i = 0; i < w->nbuckets_used; i++)
         bucket_free(w, w->buckets[i], delete_files);
     free(w->buckets);
-    free(w->slots);
-    for (size_t i = 0; i < w->nrestore; i++)
-        free(w->restore[i].partition);
-    free(w->restore);
+    pm_bucket_index_free(&w->index);
+    pm_bucket_restore_free(&w->restore);
     pm_pk_spill_free(w->spill);
     pm_merge_fn_free(w->mf);
     pm_kv_keyenc_free(w->enc);

@@ -47,6 +47,8 @@
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/manifest.h"
+#include "table/bucket_index.h"
+#include "table/bucket_restore.h"
 #include "table/partition.h"
 #include "table/pk_write.h"
 #include "table/write_stats.h"
@@ -75,7 +77,6 @@ typedef struct bucket_writer {
     size_t partition_len;
     int32_t bucket;
     int32_t total_buckets;
-    uint64_t hash;
     char *dir;                 /* bucket directory */
     pm_data_file_namer namer;
     bool namer_ok;
@@ -90,15 +91,6 @@ typedef struct bucket_writer {
     pm_batch *gather;          /* this writer's rows of an input batch */
     pm_batch *slice;           /* a row range handed to a file */
 } bucket_writer;
-
-/* Live files of the latest snapshot, for bucketed sequence restore. */
-typedef struct restore_entry {
-    uint8_t *partition;
-    size_t partition_len;
-    int32_t bucket;
-    int32_t total_buckets;
-    int64_t max_seq;
-} restore_entry;
 
 struct pm_table_writer {
     pm_table *t;
@@ -124,14 +116,11 @@ struct pm_table_writer {
     size_t *bkey_idx;
     size_t nbkey;
     bool ignore_previous;
-    bool restored;
-    restore_entry *restore;
-    size_t nrestore;
+    pm_bucket_restore restore; /* live files of the latest snapshot, for bucketed sequence restore */
     /* writers and their hash index */
     bucket_writer **writers;
     size_t nwriters, capwriters;
-    int32_t *slots;            /* open addressing: index into writers or -1 */
-    size_t nslots;
+    pm_bucket_index index;     /* (partition, bucket) → index into writers */
     atomic_size_t nopen;       /* files currently open */
     pm_pool *pool;             /* NULL: single-threaded */
     size_t threads;
@@ -151,15 +140,6 @@ struct pm_table_writer {
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
-
-static uint64_t hash_key(const uint8_t *p, size_t n, int32_t bucket)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    h = (h ^ (uint32_t)bucket) * 1099511628211ull;
-    return h ^ (h >> 29);
-}
 
 static const char *opt_lookup(void *ctx, const char *key) { return pm_options_get(ctx, key); }
 
@@ -406,10 +386,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     w->threads = o && o->threads > 1 ? (o->threads < 64 ? o->threads : 64) : 1;
     if (w->threads > 1) /* the pool itself starts when work first runs in parallel */
         PM_TRY(pm_calloc(&w->lanes, w->threads, sizeof *w->lanes));
-    w->nslots = 64;
-    PM_TRY(pm_calloc(&w->slots, w->nslots, sizeof *w->slots));
-    for (size_t i = 0; i < w->nslots; i++)
-        w->slots[i] = -1;
+    PM_TRY(pm_bucket_index_init(&w->index));
     return NULL;
 }
 
@@ -427,15 +404,6 @@ pm_error *pm_table_writer_new(pm_table_writer **out, pm_table *t, const pm_table
     return NULL;
 }
 
-static void restore_free(pm_table_writer *w)
-{
-    for (size_t i = 0; i < w->nrestore; i++)
-        free(w->restore[i].partition);
-    free(w->restore);
-    w->restore = NULL;
-    w->nrestore = 0;
-}
-
 void pm_table_writer_free(pm_table_writer *w)
 {
     if (!w)
@@ -444,8 +412,8 @@ void pm_table_writer_free(pm_table_writer *w)
     for (size_t i = 0; i < w->nwriters; i++)
         bucket_writer_free(w, w->writers[i], false);
     free(w->writers);
-    free(w->slots);
-    restore_free(w);
+    pm_bucket_index_free(&w->index);
+    pm_bucket_restore_free(&w->restore);
     free(w->modes);
     free(w->part_idx);
     free(w->bkey_idx);
@@ -485,7 +453,7 @@ void pm_table_writer_abort(pm_table_writer *w)
 
 static pm_error *load_restore(pm_table_writer *w)
 {
-    w->restored = true;
+    w->restore.loaded = true;
     pm_snapshot *s = NULL;
     PM_TRY(pm_snapshot_store_load_latest(w->t->snapshots, &s));
     if (!s)
@@ -497,33 +465,11 @@ static pm_error *load_restore(pm_table_writer *w)
     pm_error *e = pm_snapshot_data_manifests(w->t->fio, w->t->paths, s, &metas, &nmetas);
     if (!e)
         e = pm_manifest_read_merged(w->t->fio, w->t->paths, metas, nmetas, &entries, &nentries);
-    if (!e && nentries)
-        e = pm_calloc(&w->restore, nentries, sizeof *w->restore);
     for (size_t i = 0; !e && i < nentries; i++) {
         const pm_manifest_entry *en = &entries[i];
-        if (en->kind != PM_FILE_ADD)
-            continue;
-        restore_entry *r = NULL;
-        for (size_t k = 0; k < w->nrestore; k++)
-            if (w->restore[k].bucket == en->bucket && w->restore[k].partition_len == en->partition.len &&
-                !memcmp(w->restore[k].partition, en->partition.data, en->partition.len)) {
-                r = &w->restore[k];
-                break;
-            }
-        if (!r) {
-            r = &w->restore[w->nrestore];
-            e = pm_calloc(&r->partition, en->partition.len ? en->partition.len : 1, 1);
-            if (e)
-                break;
-            memcpy(r->partition, en->partition.data, en->partition.len);
-            r->partition_len = en->partition.len;
-            r->bucket = en->bucket;
-            r->total_buckets = en->total_buckets;
-            r->max_seq = en->file.max_sequence_number;
-            w->nrestore++;
-        } else if (en->file.max_sequence_number > r->max_seq) {
-            r->max_seq = en->file.max_sequence_number;
-        }
+        if (en->kind == PM_FILE_ADD)
+            e = pm_bucket_restore_add(&w->restore, en->partition.data, en->partition.len, en->bucket,
+                                      en->total_buckets, en->file.max_sequence_number);
     }
     pm_manifest_entries_free(entries, nentries);
     pm_manifest_file_metas_free(metas, nmetas);
@@ -535,7 +481,7 @@ static pm_error *load_restore(pm_table_writer *w)
 /* bucket writers                                                      */
 
 static pm_error *new_bucket_writer(pm_table_writer *w, const uint8_t *part, size_t plen, int32_t bucket,
-                                   uint64_t h, bucket_writer **out)
+                                   bucket_writer **out)
 {
     bucket_writer *bw;
     PM_TRY(pm_calloc(&bw, 1, sizeof *bw));
@@ -544,34 +490,16 @@ static pm_error *new_bucket_writer(pm_table_writer *w, const uint8_t *part, size
     memcpy(bw->partition, part, plen);
     bw->partition_len = plen;
     bw->bucket = bucket;
-    bw->hash = h;
     bw->total_buckets = w->nbuckets;
     PM_TRY_GOTO(e, pm_table_bucket_dir(w->t, part, plen, bucket, &bw->dir), fail);
     PM_TRY_GOTO(e, pm_data_file_namer_init(&bw->namer, w->opts, w->format_name, w->compression), fail);
     bw->namer_ok = true;
     if (w->nbuckets > 0 && !w->ignore_previous) {
-        if (!w->restored)
+        if (!w->restore.loaded)
             PM_TRY_GOTO(e, load_restore(w), fail);
-        for (size_t k = 0; k < w->nrestore; k++) {
-            const restore_entry *r = &w->restore[k];
-            if (r->bucket != bucket || r->partition_len != plen || memcmp(r->partition, part, plen))
-                continue;
-            if (r->total_buckets != w->nbuckets) {
-                pm_buf p = PM_BUF_INIT;
-                const char *ps = "";
-                pm_error *de = pm_partition_display(w->t, part, plen, &p);
-                if (!de)
-                    pm_error_free(pm_buf_cstr(&p, &ps));
-                pm_error_free(de);
-                e = pm_error_new(PM_EINVALID, "try to write %s%s with a new bucket num %d, but the "
-                                 "previous bucket num is %d; overwrite the table to rescale it",
-                                 w->npart ? "partition " : "table", w->npart ? ps : "", (int)w->nbuckets,
-                                 (int)r->total_buckets);
-                pm_buf_free(&p);
-                goto fail;
-            }
-            bw->seq = r->max_seq + 1;
-        }
+        PM_TRY_GOTO(e, pm_bucket_restore_next_seq(&w->restore, w->t, w->npart > 0, part, plen, bucket,
+                                                  w->nbuckets, &bw->seq),
+                    fail);
     }
     *out = bw;
     return NULL;
@@ -580,38 +508,12 @@ fail:
     return e;
 }
 
-static pm_error *rehash(pm_table_writer *w)
-{
-    size_t n = w->nslots * 2;
-    int32_t *s;
-    PM_TRY(pm_calloc(&s, n, sizeof *s));
-    for (size_t i = 0; i < n; i++)
-        s[i] = -1;
-    for (size_t i = 0; i < w->nwriters; i++) {
-        size_t k = (size_t)w->writers[i]->hash & (n - 1);
-        while (s[k] >= 0)
-            k = (k + 1) & (n - 1);
-        s[k] = (int32_t)i;
-    }
-    free(w->slots);
-    w->slots = s;
-    w->nslots = n;
-    return NULL;
-}
-
 static pm_error *find_writer(pm_table_writer *w, const uint8_t *part, size_t plen, int32_t bucket, int32_t *idx)
 {
-    uint64_t h = hash_key(part, plen, bucket);
-    size_t k = (size_t)h & (w->nslots - 1);
-    while (w->slots[k] >= 0) {
-        bucket_writer *bw = w->writers[w->slots[k]];
-        if (bw->hash == h && bw->bucket == bucket && bw->partition_len == plen &&
-            !memcmp(bw->partition, part, plen)) {
-            *idx = w->slots[k];
-            return NULL;
-        }
-        k = (k + 1) & (w->nslots - 1);
-    }
+    uint64_t h = pm_bucket_hash(part, plen, bucket);
+    *idx = pm_bucket_index_find(&w->index, part, plen, bucket, h);
+    if (*idx >= 0)
+        return NULL;
     if (w->nwriters >= INT32_MAX - 1)
         return pm_error_new(PM_EUNSUPPORTED, "too many (partition, bucket) writers");
     if (w->nwriters == w->capwriters) {
@@ -620,13 +522,15 @@ static pm_error *find_writer(pm_table_writer *w, const uint8_t *part, size_t ple
         w->capwriters = cap;
     }
     bucket_writer *bw = NULL;
-    PM_TRY(new_bucket_writer(w, part, plen, bucket, h, &bw));
+    PM_TRY(new_bucket_writer(w, part, plen, bucket, &bw));
+    pm_error *e = pm_bucket_index_add(&w->index, bw->partition, plen, bucket, h, (int32_t)w->nwriters);
+    if (e) {
+        bucket_writer_free(w, bw, false);
+        return e;
+    }
     w->writers[w->nwriters] = bw;
-    w->slots[k] = (int32_t)w->nwriters;
     *idx = (int32_t)w->nwriters;
     w->nwriters++;
-    if (w->nwriters * 2 > w->nslots)
-        PM_TRY(rehash(w));
     return NULL;
 }
 
@@ -1150,7 +1054,7 @@ static pm_error *write_single(pm_table_writer *w, const pm_batch *ab)
                 w->capwriters = cap;
             }
             bucket_writer *bw = NULL;
-            PM_TRY(new_bucket_writer(w, empty_part, sizeof empty_part, 0, 0, &bw));
+            PM_TRY(new_bucket_writer(w, empty_part, sizeof empty_part, 0, &bw));
             w->writers[w->nwriters] = bw; /* not in the hash index: reached through lanes */
             w->lanes[l] = (int32_t)w->nwriters++;
         }
