@@ -26,6 +26,7 @@
 #include "format/parquet/parquet_writer.h"
 #include "format/parquet/pq_schema_write.h"
 #include "meta/paths.h"
+#include "table/file_roll.h"
 #include "table/write_stats.h"
 
 #define COPY_CHUNK (1 << 20)
@@ -410,8 +411,6 @@ fail:
     return e;
 }
 
-static const uint8_t EMPTY_ROW_SER[12] = {0};
-
 static pm_error *out_close(pm_pt_writer *w)
 {
     pm_error *e = NULL;
@@ -441,26 +440,14 @@ static pm_error *out_close(pm_pt_writer *w)
     PM_TRY_GOTO(e, pm_strdup(&m.file_name, w->name), fail_file);
     m.file_size = (int64_t)size;
     m.row_count = w->rows;
-    PM_TRY_GOTO(e, pm_bytes_set(&m.min_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail_file);
-    PM_TRY_GOTO(e, pm_bytes_set(&m.max_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail_file);
-    PM_TRY_GOTO(e, pm_simple_stats_empty(&m.key_stats), fail_file);
+    PM_TRY_GOTO(e, pm_roll_empty_keys(&m), fail_file);
     PM_TRY_GOTO(e, file_stats(w, &m), fail_file);
     m.min_sequence_number = w->min_seq;
     m.max_sequence_number = w->min_seq + w->rows - 1;
     m.schema_id = w->o.schema_id;
     m.level = w->o.level;
-    m.creation_time.has = true;
-    m.creation_time.v = pm_now_local_millis();
-    m.delete_row_count.has = true;
-    m.delete_row_count.v = 0;
-    m.file_source.has = true;
-    m.file_source.v = PM_FILE_SOURCE_COMPACT;
-    if (w->ndone == w->capdone) {
-        size_t cap = w->capdone ? w->capdone * 2 : 4;
-        PM_TRY_GOTO(e, pm_realloc_array(&w->done, cap, sizeof *w->done), fail_file);
-        w->capdone = cap;
-    }
-    w->done[w->ndone++] = m;
+    pm_roll_stamp(&m, 0, PM_FILE_SOURCE_COMPACT);
+    PM_TRY_GOTO(e, pm_roll_push_file(&w->done, &w->ndone, &w->capdone, &m), fail_file);
     w->bytes_done += m.file_size;
     pm_buf_free(&footer);
     out_release(w);

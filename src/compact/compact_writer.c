@@ -24,6 +24,7 @@
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/paths.h"
+#include "table/file_roll.h"
 #include "table/write_stats.h"
 
 struct pm_compact_writer {
@@ -201,27 +202,15 @@ fail:
 static pm_error *file_stats(pm_compact_writer *w, const pm_pq_write_result *res, pm_data_file_meta *m)
 {
     size_t nf = w->o.row_type->nfields;
-    pm_col_stats *cs;
-    PM_TRY(pm_calloc(&cs, nf ? nf : 1, sizeof *cs));
-    pm_error *e = NULL;
-    for (size_t i = 0; i < nf && !e; i++) {
-        if (w->stats_disabled)
-            continue;
-        if (w->accs)
-            pm_stats_accum_result(&w->accs[i], &cs[i]);
-        else if (res && i < res->ncolumns)
-            e = pm_col_stats_from_parquet(w->o.row_type->fields[i].type, w->modes[i], &res->stats[i], &cs[i]);
-    }
-    if (!e)
-        e = pm_col_stats_to_simple(w->o.row_type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
-                                   &m->value_stats_cols);
+    pm_col_stats *cs = NULL;
+    PM_TRY(pm_roll_col_stats(w->o.row_type, w->modes, w->stats_disabled, w->accs, res, &cs));
+    pm_error *e = pm_col_stats_to_simple(w->o.row_type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
+                                         &m->value_stats_cols);
     for (size_t i = 0; i < nf; i++)
         pm_col_stats_clear(&cs[i]);
     free(cs);
     return e;
 }
-
-static const uint8_t EMPTY_ROW_SER[12] = {0};
 
 static pm_error *file_close(pm_compact_writer *w)
 {
@@ -232,21 +221,8 @@ static pm_error *file_close(pm_compact_writer *w)
     memset(&m, 0, sizeof m);
     uint64_t size = 0;
     bool closed = false;
-    if (w->pq) {
-        pm_pq_writer *pq = w->pq;
-        w->pq = NULL;
-        PM_TRY_GOTO(e, pm_pq_writer_close(pq, &res), fail);
-        size = res.file_size;
-    } else {
-        PM_TRY_GOTO(e, pm_avro_writer_finish(w->avro), fail);
-        size = pm_output_pos(w->out);
-    }
-    {
-        pm_output *o = w->out;
-        w->out = NULL;
-        PM_TRY_GOTO(e, pm_output_close(o, true), fail);
-        closed = true;
-    }
+    PM_TRY_GOTO(e, pm_roll_close_format(&w->pq, w->avro, &w->out, &res, &size), fail);
+    closed = true;
     if (pm_compact_fault("writer-close")) {
         e = pm_error_new(PM_EIO, "injected fault: writer-close");
         goto fail;
@@ -254,26 +230,14 @@ static pm_error *file_close(pm_compact_writer *w)
     PM_TRY_GOTO(e, pm_strdup(&m.file_name, w->name), fail);
     m.file_size = (int64_t)size;
     m.row_count = w->rows;
-    PM_TRY_GOTO(e, pm_bytes_set(&m.min_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail);
-    PM_TRY_GOTO(e, pm_bytes_set(&m.max_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail);
-    PM_TRY_GOTO(e, pm_simple_stats_empty(&m.key_stats), fail);
+    PM_TRY_GOTO(e, pm_roll_empty_keys(&m), fail);
     PM_TRY_GOTO(e, file_stats(w, &res, &m), fail);
     m.min_sequence_number = w->min_seq;
     m.max_sequence_number = w->min_seq + w->rows - 1;
     m.schema_id = w->o.schema_id;
     m.level = w->o.level;
-    m.creation_time.has = true;
-    m.creation_time.v = pm_now_local_millis();
-    m.delete_row_count.has = true;
-    m.delete_row_count.v = 0;
-    m.file_source.has = true;
-    m.file_source.v = PM_FILE_SOURCE_COMPACT;
-    if (w->ndone == w->capdone) {
-        size_t cap = w->capdone ? w->capdone * 2 : 4;
-        PM_TRY_GOTO(e, pm_realloc_array(&w->done, cap, sizeof *w->done), fail);
-        w->capdone = cap;
-    }
-    w->done[w->ndone++] = m;
+    pm_roll_stamp(&m, 0, PM_FILE_SOURCE_COMPACT);
+    PM_TRY_GOTO(e, pm_roll_push_file(&w->done, &w->ndone, &w->capdone, &m), fail);
     w->bytes_done += m.file_size;
     pm_pq_write_result_free(&res);
     file_release(w);
@@ -290,18 +254,6 @@ fail:
 static uint64_t file_size_now(const pm_compact_writer *w)
 {
     return w->pq ? pm_pq_writer_estimated_size(w->pq) : pm_avro_writer_estimated_size(w->avro);
-}
-
-static pm_error *copy_range(pm_batch *dst, const pm_batch *b, int64_t from, int64_t to)
-{
-    PM_TRY(pm_batch_reset(dst));
-    for (size_t c = 0; c < b->ncolumns; c++) {
-        pm_column *d = dst->columns[c];
-        PM_TRY(pm_column_reserve(d, to - from));
-        for (int64_t r = from; r < to; r++)
-            PM_TRY(pm_column_append_from(d, b->columns[c], r));
-    }
-    return pm_batch_finish(dst, to - from);
 }
 
 static pm_error *file_write(pm_compact_writer *w, const pm_batch *b)
@@ -329,7 +281,7 @@ pm_error *pm_compact_writer_write(pm_compact_writer *w, const pm_batch *b)
         int64_t len = n - r < room ? n - r : room;
         const pm_batch *part = b;
         if (r != 0 || len != n) {
-            PM_TRY_GOTO(e, copy_range(w->slice, b, r, r + len), fail);
+            PM_TRY_GOTO(e, pm_roll_copy_range(w->slice, b, r, r + len), fail);
             part = w->slice;
         }
         PM_TRY_GOTO(e, file_write(w, part), fail);

@@ -28,6 +28,7 @@
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/paths.h"
+#include "table/file_roll.h"
 #include "table/partition.h"
 #include "table/write_stats.h"
 #include "types/binary_row.h"
@@ -386,21 +387,11 @@ fail:
 static pm_error *file_stats(pm_pk_file_writer *w, open_file *f, const pm_pq_write_result *res,
                             pm_data_file_meta *m)
 {
-    pm_col_stats *cs;
-    PM_TRY(pm_calloc(&cs, w->ncols, sizeof *cs));
-    pm_error *e = NULL;
-    for (size_t i = 0; i < w->ncols && !e; i++) {
-        if (w->stats_disabled)
-            continue;
-        if (f->accs)
-            pm_stats_accum_result(&f->accs[i], &cs[i]);
-        else if (res && i < res->ncolumns)
-            e = pm_col_stats_from_parquet(w->kv_type->fields[i].type, w->modes[i], &res->stats[i], &cs[i]);
-    }
+    pm_col_stats *cs = NULL;
+    PM_TRY(pm_roll_col_stats(w->kv_type, w->modes, w->stats_disabled, f->accs, res, &cs));
     bool has_cols = false;
     pm_str_list cols = {0};
-    if (!e)
-        e = pm_col_stats_to_simple(w->key_type, cs, false, &m->key_stats, &has_cols, &cols);
+    pm_error *e = pm_col_stats_to_simple(w->key_type, cs, false, &m->key_stats, &has_cols, &cols);
     pm_str_list_free(&cols);
     if (!e)
         e = pm_col_stats_to_simple(w->schema->row_type, cs + w->nkey + 2, w->dense, &m->value_stats,
@@ -419,20 +410,7 @@ static pm_error *close_file(pm_pk_file_writer *w)
     uint64_t size = 0;
     pm_data_file_meta m;
     memset(&m, 0, sizeof m);
-    if (f->pq) {
-        pm_pq_writer *pq = f->pq;
-        f->pq = NULL;
-        PM_TRY_GOTO(e, pm_pq_writer_close(pq, &res), fail);
-        size = res.file_size;
-    } else {
-        PM_TRY_GOTO(e, pm_avro_writer_finish(f->avro), fail);
-        size = pm_output_pos(f->out);
-    }
-    pm_output *out = f->out;
-    f->out = NULL;
-    e = pm_output_close(out, true);
-    if (e)
-        goto fail;
+    PM_TRY_GOTO(e, pm_roll_close_format(&f->pq, f->avro, &f->out, &res, &size), fail);
     PM_TRY_GOTO(e, pm_strdup(&m.file_name, f->name), fail_file);
     m.file_size = (int64_t)size;
     m.row_count = f->rows;
@@ -443,18 +421,8 @@ static pm_error *close_file(pm_pk_file_writer *w)
     m.max_sequence_number = f->max_seq;
     m.schema_id = w->schema->id;
     m.level = w->level;
-    m.creation_time.has = true;
-    m.creation_time.v = pm_now_local_millis();
-    m.delete_row_count.has = true;
-    m.delete_row_count.v = f->deletes;
-    m.file_source.has = true;
-    m.file_source.v = w->changelog ? PM_FILE_SOURCE_APPEND : w->file_source;
-    if (w->ndone == w->capdone) {
-        size_t cap = w->capdone ? w->capdone * 2 : 4;
-        PM_TRY_GOTO(e, pm_realloc_array(&w->done, cap, sizeof *w->done), fail_file);
-        w->capdone = cap;
-    }
-    w->done[w->ndone++] = m;
+    pm_roll_stamp(&m, f->deletes, w->changelog ? PM_FILE_SOURCE_APPEND : w->file_source);
+    PM_TRY_GOTO(e, pm_roll_push_file(&w->done, &w->ndone, &w->capdone, &m), fail_file);
     pm_pq_write_result_free(&res);
     open_file_abort(w, f);
     w->open = false;
@@ -467,31 +435,6 @@ fail:
     open_file_abort(w, f);
     w->open = false;
     return pm_error_wrap(e, 0, "close key-value file in %s", w->dir);
-}
-
-/* Copy rows [from, to) of b into dst (reset first). */
-static pm_error *copy_range(pm_batch *dst, const pm_batch *b, int64_t from, int64_t to)
-{
-    PM_TRY(pm_batch_reset(dst));
-    for (size_t c = 0; c < b->ncolumns; c++) {
-        pm_column *d = dst->columns[c];
-        PM_TRY(pm_column_reserve(d, to - from));
-        for (int64_t r = from; r < to; r++)
-            PM_TRY(pm_column_append_from(d, b->columns[c], r));
-    }
-    return pm_batch_finish(dst, to - from);
-}
-
-static uint64_t batch_raw_bytes(const pm_batch *b)
-{
-    uint64_t n = 0;
-    for (size_t c = 0; c < b->ncolumns; c++) {
-        const pm_column *col = b->columns[c];
-        n += col->values.len + col->data.len + col->offsets.len + col->validity.len;
-        for (size_t k = 0; k < col->nchildren; k++)
-            n += col->children[k]->values.len + col->children[k]->data.len;
-    }
-    return n;
 }
 
 static uint64_t file_size_now(const open_file *f)
@@ -525,7 +468,7 @@ static pm_error *file_write(pm_pk_file_writer *w, const pm_batch *b, int64_t fro
     }
     const pm_batch *part = b;
     if (from != 0 || to != b->num_rows) {
-        PM_TRY(copy_range(w->slice, b, from, to));
+        PM_TRY(pm_roll_copy_range(w->slice, b, from, to));
         part = w->slice;
     }
     if (f->pq) {
@@ -570,7 +513,7 @@ pm_error *pm_pk_file_writer_write(pm_pk_file_writer *w, const pm_batch *in)
     w->view.columns = in->columns;
     const pm_batch *b = &w->view;
     int64_t n = b->num_rows, r = 0;
-    uint64_t raw = batch_raw_bytes(b);
+    uint64_t raw = pm_roll_raw_bytes(b);
     double per_row = n ? (double)raw / (double)n : 0;
     while (r < n) {
         if (!w->open)

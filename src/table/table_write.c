@@ -49,6 +49,7 @@
 #include "meta/manifest.h"
 #include "table/bucket_index.h"
 #include "table/bucket_restore.h"
+#include "table/file_roll.h"
 #include "table/partition.h"
 #include "table/pk_write.h"
 #include "table/write_stats.h"
@@ -576,28 +577,15 @@ fail:
 static pm_error *file_stats(pm_table_writer *w, open_file *f, const pm_pq_write_result *res,
                             pm_data_file_meta *m)
 {
-    size_t nf = w->row_type->nfields;
-    pm_col_stats *cs;
-    PM_TRY(pm_calloc(&cs, nf ? nf : 1, sizeof *cs));
-    pm_error *e = NULL;
-    for (size_t i = 0; i < nf && !e; i++) {
-        if (w->stats_disabled)
-            continue; /* NONE */
-        if (f->accs)
-            pm_stats_accum_result(&f->accs[i], &cs[i]);
-        else if (res && i < res->ncolumns)
-            e = pm_col_stats_from_parquet(w->row_type->fields[i].type, w->modes[i], &res->stats[i], &cs[i]);
-    }
-    if (!e)
-        e = pm_col_stats_to_simple(w->row_type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
-                                   &m->value_stats_cols);
-    for (size_t i = 0; i < nf; i++)
+    pm_col_stats *cs = NULL;
+    PM_TRY(pm_roll_col_stats(w->row_type, w->modes, w->stats_disabled, f->accs, res, &cs));
+    pm_error *e = pm_col_stats_to_simple(w->row_type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
+                                         &m->value_stats_cols);
+    for (size_t i = 0; i < w->row_type->nfields; i++)
         pm_col_stats_clear(&cs[i]);
     free(cs);
     return e;
 }
-
-static const uint8_t EMPTY_ROW_SER[12] = {0};
 
 static pm_error *close_data_file(pm_table_writer *w, bucket_writer *bw)
 {
@@ -607,43 +595,18 @@ static pm_error *close_data_file(pm_table_writer *w, bucket_writer *bw)
     uint64_t size = 0;
     pm_data_file_meta m;
     memset(&m, 0, sizeof m);
-    if (f->pq) {
-        pm_pq_writer *pq = f->pq;
-        f->pq = NULL;
-        PM_TRY_GOTO(e, pm_pq_writer_close(pq, &res), fail);
-        size = res.file_size;
-    } else {
-        PM_TRY_GOTO(e, pm_avro_writer_finish(f->avro), fail);
-        size = pm_output_pos(f->out);
-    }
-    pm_output *out = f->out;
-    f->out = NULL;
-    e = pm_output_close(out, true);
-    if (e)
-        goto fail;
+    PM_TRY_GOTO(e, pm_roll_close_format(&f->pq, f->avro, &f->out, &res, &size), fail);
     PM_TRY_GOTO(e, pm_strdup(&m.file_name, f->name), fail_file);
     m.file_size = (int64_t)size;
     m.row_count = f->rows;
-    PM_TRY_GOTO(e, pm_bytes_set(&m.min_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail_file);
-    PM_TRY_GOTO(e, pm_bytes_set(&m.max_key, EMPTY_ROW_SER, sizeof EMPTY_ROW_SER), fail_file);
-    PM_TRY_GOTO(e, pm_simple_stats_empty(&m.key_stats), fail_file);
+    PM_TRY_GOTO(e, pm_roll_empty_keys(&m), fail_file);
     PM_TRY_GOTO(e, file_stats(w, f, &res, &m), fail_file);
     m.min_sequence_number = f->min_seq;
     m.max_sequence_number = f->min_seq + f->rows - 1;
     m.schema_id = w->schema->id;
     m.level = 0;
-    m.creation_time.has = true;
-    m.creation_time.v = pm_now_local_millis();
-    m.delete_row_count.has = true;
-    m.delete_row_count.v = 0;
-    m.file_source.has = true;
-    m.file_source.v = PM_FILE_SOURCE_APPEND;
-    if (bw->ndone == bw->capdone) {
-        size_t cap = bw->capdone ? bw->capdone * 2 : 4;
-        PM_TRY_GOTO(e, pm_realloc_array(&bw->done, cap, sizeof *bw->done), fail_file);
-        bw->capdone = cap;
-    }
-    bw->done[bw->ndone++] = m;
+    pm_roll_stamp(&m, 0, PM_FILE_SOURCE_APPEND);
+    PM_TRY_GOTO(e, pm_roll_push_file(&bw->done, &bw->ndone, &bw->capdone, &m), fail_file);
     pm_pq_write_result_free(&res);
     open_file_abort(w, f); /* frees the rest; output and writers are gone */
     bw->open = false;
@@ -658,31 +621,6 @@ fail:
     bw->open = false;
     w->nopen--;
     return pm_error_wrap(e, 0, "close data file %s", bw->dir);
-}
-
-/* Copy rows [from, to) of b into dst (reset first). */
-static pm_error *copy_range(pm_batch *dst, const pm_batch *b, int64_t from, int64_t to)
-{
-    PM_TRY(pm_batch_reset(dst));
-    for (size_t c = 0; c < b->ncolumns; c++) {
-        pm_column *d = dst->columns[c];
-        PM_TRY(pm_column_reserve(d, to - from));
-        for (int64_t r = from; r < to; r++)
-            PM_TRY(pm_column_append_from(d, b->columns[c], r));
-    }
-    return pm_batch_finish(dst, to - from);
-}
-
-static uint64_t batch_raw_bytes(const pm_batch *b)
-{
-    uint64_t n = 0;
-    for (size_t c = 0; c < b->ncolumns; c++) {
-        const pm_column *col = b->columns[c];
-        n += col->values.len + col->data.len + col->offsets.len + col->validity.len;
-        for (size_t k = 0; k < col->nchildren; k++)
-            n += col->children[k]->values.len + col->children[k]->data.len;
-    }
-    return n;
 }
 
 static uint64_t file_size_now(const open_file *f)
@@ -773,7 +711,7 @@ static pm_error *file_write(pm_table_writer *w, bucket_writer *bw, const pm_batc
         } else {
             if (!bw->slice)
                 PM_TRY_GOTO(e, pm_batch_new(&bw->slice, w->row_type), done);
-            PM_TRY_GOTO(e, copy_range(bw->slice, b, from, to), done);
+            PM_TRY_GOTO(e, pm_roll_copy_range(bw->slice, b, from, to), done);
             part = bw->slice;
         }
     }
@@ -799,7 +737,7 @@ done:
 static pm_error *bucket_write(pm_table_writer *w, bucket_writer *bw, const pm_batch *b)
 {
     int64_t n = b->num_rows, r = 0;
-    uint64_t raw = batch_raw_bytes(b);
+    uint64_t raw = pm_roll_raw_bytes(b);
     double per_row = n ? (double)raw / (double)n : 0;
     while (r < n) {
         if (!bw->open)
