@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/compare.h"
 #include "base/mem.h"
 #include "types/binary_row.h"
 
@@ -65,36 +66,13 @@ void pm_stats_collector_free(pm_stats_collector *c)
     free(c);
 }
 
-/* Java Double.compare: -0.0 < 0.0, NaN above everything and equal to NaN. */
-static int cmp_double(double a, double b)
-{
-    if (a < b)
-        return -1;
-    if (a > b)
-        return 1;
-    bool an = isnan(a), bn = isnan(b);
-    if (an || bn)
-        return an == bn ? 0 : (an ? 1 : -1);
-    bool as = signbit(a), bs = signbit(b);
-    return as == bs ? 0 : (as ? -1 : 1);
-}
-
-static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    size_t n = an < bn ? an : bn;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c)
-        return c < 0 ? -1 : 1;
-    return an < bn ? -1 : an > bn ? 1 : 0;
-}
-
 /* Compare the row's value v with a stored one (same type). */
 static int cmp_value(pm_type_id id, const stat_value *v, const stat_value *s)
 {
     switch (id) {
     case PM_TYPE_FLOAT:
     case PM_TYPE_DOUBLE:
-        return cmp_double(v->d, s->d);
+        return pm_cmp_java_double(v->d, s->d);
     case PM_TYPE_DECIMAL:
         return v->dec < s->dec ? -1 : v->dec > s->dec;
     case PM_TYPE_TIMESTAMP:
@@ -106,7 +84,7 @@ static int cmp_value(pm_type_id id, const stat_value *v, const stat_value *s)
     case PM_TYPE_VARCHAR:
     case PM_TYPE_BINARY:
     case PM_TYPE_VARBINARY:
-        return cmp_bytes(v->bytes.data, v->bytes.len, s->bytes.data, s->bytes.len);
+        return pm_cmp_bytes(v->bytes.data, v->bytes.len, s->bytes.data, s->bytes.len);
     default:
         return v->i < s->i ? -1 : v->i > s->i;
     }

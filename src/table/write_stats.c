@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/compare.h"
 #include "base/mem.h"
 #include "types/binary_row.h"
 
@@ -62,29 +63,6 @@ static bool is_comparable(const pm_type *t)
     }
 }
 
-/* Java Float/Double.compare: -0.0 < 0.0, NaN is largest and equal to NaN. */
-static int cmp_double(double a, double b)
-{
-    if (a < b)
-        return -1;
-    if (a > b)
-        return 1;
-    bool an = isnan(a), bn = isnan(b);
-    if (an || bn)
-        return an == bn ? 0 : (an ? 1 : -1);
-    bool as = signbit(a), bs = signbit(b);
-    return as == bs ? 0 : (as ? -1 : 1);
-}
-
-static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    size_t n = an < bn ? an : bn;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c)
-        return c < 0 ? -1 : 1;
-    return an < bn ? -1 : an > bn ? 1 : 0;
-}
-
 static int cmp_value(pm_type_id id, const pm_stat_value *a, const pm_stat_value *b)
 {
     switch (id) {
@@ -92,7 +70,7 @@ static int cmp_value(pm_type_id id, const pm_stat_value *a, const pm_stat_value 
         return (int)a->b - (int)b->b;
     case PM_TYPE_FLOAT:
     case PM_TYPE_DOUBLE:
-        return cmp_double(a->d, b->d);
+        return pm_cmp_java_double(a->d, b->d);
     case PM_TYPE_DECIMAL:
         return a->dec < b->dec ? -1 : a->dec > b->dec;
     case PM_TYPE_TIMESTAMP:
@@ -104,7 +82,7 @@ static int cmp_value(pm_type_id id, const pm_stat_value *a, const pm_stat_value 
     case PM_TYPE_VARCHAR:
     case PM_TYPE_BINARY:
     case PM_TYPE_VARBINARY:
-        return cmp_bytes(a->bytes.data, a->bytes.len, b->bytes.data, b->bytes.len);
+        return pm_cmp_bytes(a->bytes.data, a->bytes.len, b->bytes.data, b->bytes.len);
     default:
         return a->i < b->i ? -1 : a->i > b->i;
     }
