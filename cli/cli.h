@@ -26,6 +26,9 @@ typedef struct pm_cli_command {
 
 /* Print "paimon <cmd>: <error chain>" to stderr, free e, return 1. */
 int pm_cli_fail(const char *cmd, pm_error *e);
+/* Like pm_cli_fail for an argument the command line got wrong (a bad
+ * --partition value): print the error chain, free e, return 2. */
+int pm_cli_bad_argument(const char *cmd, pm_error *e);
 /* Print a usage error to stderr and return 2. */
 int pm_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Automatic compaction after a data commit (cli/cmd_compact.c): msgs NULL =

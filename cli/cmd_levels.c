@@ -283,7 +283,7 @@ int pm_cmd_levels(int argc, char **argv)
             specs = ns;
             pm_error *e = pm_partition_spec_parse(argv[++i], &specs[nspecs]);
             if (e) {
-                rc = pm_cli_fail(CMD, e);
+                rc = pm_cli_bad_argument(CMD, e);
                 goto done;
             }
             nspecs++;

@@ -234,7 +234,7 @@ int pm_cmd_write(int argc, char **argv)
             specs = s;
             pm_error *e = pm_partition_spec_parse(argv[++i], &specs[nspecs]);
             if (e) {
-                rc = pm_cli_fail(CMD, e);
+                rc = pm_cli_bad_argument(CMD, e);
                 goto out;
             }
             nspecs++;

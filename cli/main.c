@@ -64,6 +64,12 @@ int pm_cli_fail(const char *cmd, pm_error *e)
     return 1;
 }
 
+int pm_cli_bad_argument(const char *cmd, pm_error *e)
+{
+    pm_cli_fail(cmd, e);
+    return 2;
+}
+
 int pm_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
