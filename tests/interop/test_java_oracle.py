@@ -15,7 +15,7 @@ oracle.
 3. Java reads tables paimon-c compacted (`paimon compact`) identically and
    sees the COMPACT snapshot; Java compacting a copy of the same table gives
    the same layout (files per bucket, rows per file) and paimon-c reads
-   Java's result (two known divergences are strict xfails).
+   Java's result (one known divergence is a strict xfail).
 4. paimon-c reads tables Java wrote with the bench generators (overlapping
    primary-key runs with deletes, buckets, partitions, Avro) and compacted,
    exactly as Java reads them, at every snapshot.
@@ -507,9 +507,9 @@ COMPACT_CASES = [
     pytest.param("fixed_full", "fixed", [], True, id="fixed_full"),
     pytest.param("part_fixed_full", "part_fixed", [], True, id="part_fixed_full"),
     pytest.param("avro_fixed_full", "avro_fixed", [], True, id="avro_fixed_full"),
-    pytest.param("rolled", "small_files", MIN2 + ["target-file-size=256kb"], False, marks=pytest.mark.xfail(
-        strict=True, reason="paimon compact rolls its outputs at 1000 rows (~67 KB) under a 256 KB "
-                            "target; Java's rolling writer keeps each task's 1500-2000 rows in one file"), id="rolled"),
+    # Rolling as Java does: file size estimated like parquet-java's buffered
+    # size (raw values, finished pages, no dictionary), checked every 1000 rows.
+    pytest.param("rolled", "small_files", MIN2 + ["target-file-size=256kb"], False, id="rolled"),
     pytest.param("fixed_full_min2", "fixed", MIN2, True, marks=pytest.mark.xfail(
         strict=True, reason="Java's full compaction is followed by its normal round in prepareCommit "
                             "(compacting 2-file buckets when compaction.min.file-num=2); "

@@ -448,7 +448,7 @@ def test_all_types(tmp_path, codec, dictionary):
     fields = all_types()
     js, ps = make_rows(fields, 1200, seed=CODECS.index(codec) * 2 + dictionary)
     opts = [f"file.compression={codec}", f"parquet.enable.dictionary={str(dictionary).lower()}",
-            "parquet.page.size=16kb", "parquet.page.row.count.limit=300", "parquet.block.size=400kb"]
+            "parquet.page.size=16kb", "parquet.page.row.count.limit=300", "parquet.block.size=200kb"]
     path, _ = write(tmp_path, fields, js, opts, batch_rows=500)
     md = pq.ParquetFile(path).metadata
     assert md.num_row_groups > 1

@@ -136,12 +136,14 @@ static int64_t page_bytes(const pq_colw *cw)
     return (int64_t)(cw->rep_buf.len + cw->def_buf.len) + cw->page_raw;
 }
 
+/* parquet-java's ColumnWriterBase.getTotalBufferedSize: the levels, the
+ * open page's raw value bytes (FallbackValuesWriter counts raw bytes, also
+ * while the dictionary is on) and the finished pages; the dictionary page
+ * is not counted.  Paimon rolls files and parquet-java cuts row groups on
+ * this figure, so counting the same keeps files and row groups alike. */
 uint64_t pq_colw_buffered(const pq_colw *cw)
 {
-    uint64_t n = cw->chunk.len + (uint64_t)page_bytes(cw);
-    if (cw->dict_on || cw->dict_used)
-        n += (uint64_t)cw->dict.byte_size;
-    return n;
+    return cw->chunk.len + (uint64_t)page_bytes(cw);
 }
 
 /* ---- values -------------------------------------------------------------- */

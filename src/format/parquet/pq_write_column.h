@@ -110,7 +110,8 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
 void pq_colw_free(pq_colw *cw);
 /* Encode rows [r0, r1) of the top-level column `top`. */
 pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r1);
-/* Buffered bytes of the current row group (pages, open page, dictionary). */
+/* Buffered bytes of the current row group as parquet-java counts them:
+ * finished pages, the open page's levels and raw values; no dictionary. */
 uint64_t pq_colw_buffered(const pq_colw *cw);
 /* Close the open page, write the chunk at the output's position and fill
  * `cc` (strings and arrays from `a`; the page-index fields are left to the
