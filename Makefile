@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 60
 SMOKE_SECONDS ?= 5
 PY := .venv/bin/python
 
-.PHONY: all build build-asan deps-test deps test unit fuzz-build fuzz-smoke fuzz interop demo bench valgrind clean stress
+.PHONY: all build build-asan deps-test deps test unit fuzz-build fuzz-smoke fuzz interop demo bench valgrind clean stress fixtures-check
 
 all: build
 
@@ -26,7 +26,14 @@ build-asan:
 deps-test:
 	@scripts/deps.sh test
 
-unit: deps-test build-asan
+# The tests read the Java-written fixture tables (../shared/fixtures beside
+# this checkout, or $$PAIMON_FIXTURES): say so plainly when they are missing.
+FIXTURES ?= $(if $(PAIMON_FIXTURES),$(PAIMON_FIXTURES),$(CURDIR)/../shared/fixtures)
+fixtures-check:
+	@test -d "$(FIXTURES)/java-written" || { echo "make: Java-written fixtures not found at $(FIXTURES)/java-written;" \
+	  "check out ../shared beside this repository or set PAIMON_FIXTURES=DIR" >&2; exit 1; }
+
+unit: fixtures-check deps-test build-asan
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
@@ -40,7 +47,7 @@ fuzz-smoke: fuzz-build
 fuzz: fuzz-build
 	@scripts/fuzz.sh build-fuzz/fuzz $(FUZZ_SECONDS)
 
-interop: deps-test build
+interop: fixtures-check deps-test build
 	@PAIMON_BIN=$(CURDIR)/build/paimon PAIMON_LIB=$(CURDIR)/build/libpaimon.so \
 	  $(PY) -m pytest -q tests/interop tests/crash
 

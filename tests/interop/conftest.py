@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-FIXTURES = (ROOT / ".." / "shared" / "fixtures").resolve()
+FIXTURES = pathlib.Path(os.environ.get("PAIMON_FIXTURES", ROOT / ".." / "shared" / "fixtures")).resolve()
 
 
 def paimon_bin():
