@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "cli.h"
+#include "table_args.h"
 #include "lsm/levels.h"
 #include "table/partition.h"
 #include "table/scan.h"
@@ -253,59 +254,21 @@ int pm_cmd_levels(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    const char *table = NULL, *branch = NULL;
+    pm_cli_table_args ta = {0};
     bool files = false;
-    int64_t snapshot = 0;
-    pm_partition_spec *specs = NULL;
-    size_t nspecs = 0;
-    int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool v = i + 1 < argc;
-        if (!strcmp(a, "--files")) {
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        if (!strcmp(argv[i], "--files"))
             files = true;
-        } else if (!strcmp(a, "--branch") && v) {
-            branch = argv[++i];
-        } else if (!strcmp(a, "--snapshot") && v) {
-            char *end;
-            long long n = strtoll(argv[++i], &end, 10);
-            if (*end || end == argv[i] || n <= 0) {
-                rc = pm_cli_usage_error(CMD, "--snapshot needs a positive id, got '%s'", argv[i]);
-                goto done;
-            }
-            snapshot = n;
-        } else if (!strcmp(a, "--partition") && v) {
-            pm_partition_spec *ns = realloc(specs, (nspecs + 1) * sizeof *specs);
-            if (!ns) {
-                rc = pm_cli_fail(CMD, pm_error_new(PM_ENOMEM, "out of memory"));
-                goto done;
-            }
-            specs = ns;
-            pm_error *e = pm_partition_spec_parse(argv[++i], &specs[nspecs]);
-            if (e) {
-                rc = pm_cli_bad_argument(CMD, e);
-                goto done;
-            }
-            nspecs++;
-        } else if (a[0] == '-' && a[1]) {
-            rc = pm_cli_usage_error(CMD, "unknown or incomplete option '%s'", a);
-            goto done;
-        } else if (!table) {
-            table = a;
-        } else {
-            rc = pm_cli_usage_error(CMD, "unexpected argument '%s'", a);
-            goto done;
-        }
+        else
+            rc = pm_cli_table_arg(CMD, argc, argv, &i, &ta);
     }
-    if (!table) {
-        rc = pm_cli_usage_error(CMD, "missing TABLE path");
-        goto done;
+    if (!rc)
+        rc = pm_cli_table_args_check(CMD, &ta);
+    if (!rc) {
+        pm_error *e = run(ta.table, ta.branch, ta.snapshot, ta.specs, ta.nspecs, files);
+        rc = e ? pm_cli_fail(CMD, e) : 0;
     }
-    pm_error *e = run(table, branch, snapshot, specs, nspecs, files);
-    rc = e ? pm_cli_fail(CMD, e) : 0;
-done:
-    for (size_t i = 0; i < nspecs; i++)
-        pm_partition_spec_clear(&specs[i]);
-    free(specs);
+    pm_cli_table_args_clear(&ta);
     return rc;
 }

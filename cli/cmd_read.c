@@ -25,6 +25,7 @@
 #include "base/buf.h"
 #include "base/pool.h"
 #include "cli.h"
+#include "table_args.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
 #include "table/scan.h"
@@ -232,27 +233,19 @@ int pm_cmd_read(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    const char *table = NULL, *branch = NULL, *output = NULL, *format = "jsonl";
+    pm_cli_table_args ta = {0};
+    const char *output = NULL, *format = "jsonl";
     char *colbuf = NULL;
     char **cols = NULL;
     size_t ncols = 0;
-    int64_t snapshot = 0, limit = -1;
-    pm_partition_spec *specs = NULL;
-    size_t nspecs = 0;
+    int64_t limit = -1;
     int rc = 2;
     sink s = {0};
     char *tmp = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool v = i + 1 < argc;
-        if (!strcmp(a, "--snapshot") && v) {
-            if (parse_i64(argv[++i], &snapshot) || snapshot == 0) {
-                rc = pm_cli_usage_error(CMD, "--snapshot needs a positive id, got '%s'", argv[i]);
-                goto done;
-            }
-        } else if (!strcmp(a, "--branch") && v) {
-            branch = argv[++i];
-        } else if (!strcmp(a, "--columns") && v) {
+        if (!strcmp(a, "--columns") && v) {
             free(colbuf);
             free(cols);
             cols = NULL;
@@ -270,17 +263,6 @@ int pm_cmd_read(int argc, char **argv)
                 rc = pm_cli_usage_error(CMD, "--columns needs at least one column name");
                 goto done;
             }
-        } else if (!strcmp(a, "--partition") && v) {
-            pm_partition_spec *ns = realloc(specs, (nspecs + 1) * sizeof *specs);
-            if (!ns)
-                goto oom;
-            specs = ns;
-            pm_error *e = pm_partition_spec_parse(argv[++i], &specs[nspecs]);
-            if (e) {
-                rc = pm_cli_bad_argument(CMD, e);
-                goto done;
-            }
-            nspecs++;
         } else if (!strcmp(a, "--format") && v) {
             format = argv[++i];
         } else if (!strcmp(a, "--output") && v) {
@@ -290,20 +272,13 @@ int pm_cmd_read(int argc, char **argv)
                 rc = pm_cli_usage_error(CMD, "--limit needs a number >= 0, got '%s'", argv[i]);
                 goto done;
             }
-        } else if (a[0] == '-' && a[1]) {
-            rc = pm_cli_usage_error(CMD, "unknown or incomplete option '%s'", a);
-            goto done;
-        } else if (!table) {
-            table = a;
-        } else {
-            rc = pm_cli_usage_error(CMD, "unexpected argument '%s'", a);
+        } else if ((rc = pm_cli_table_arg(CMD, argc, argv, &i, &ta))) {
             goto done;
         }
     }
-    if (!table) {
-        rc = pm_cli_usage_error(CMD, "missing TABLE path");
+    if ((rc = pm_cli_table_args_check(CMD, &ta)))
         goto done;
-    }
+    rc = 2;
     if (!strcmp(format, "jsonl") || !strcmp(format, "json")) {
         s.fmt = OUT_JSONL;
     } else if (!strcmp(format, "csv")) {
@@ -334,7 +309,7 @@ int pm_cmd_read(int argc, char **argv)
     } else {
         s.f = stdout;
     }
-    pm_error *e = run(table, branch, snapshot, cols, ncols, specs, nspecs, &s, limit, tmp);
+    pm_error *e = run(ta.table, ta.branch, ta.snapshot, cols, ncols, ta.specs, ta.nspecs, &s, limit, tmp);
     if (!e && s.f && fflush(s.f))
         e = pm_error_new(PM_EIO, "write failed: %s", strerror(errno));
     if (s.f && s.f != stdout) {
@@ -363,9 +338,7 @@ done:
     pm_batch_free(s.slice);
     pm_buf_free(&s.line);
     pm_buf_free(&s.cell);
-    for (size_t i = 0; i < nspecs; i++)
-        pm_partition_spec_clear(&specs[i]);
-    free(specs);
+    pm_cli_table_args_clear(&ta);
     free(cols);
     free(colbuf);
     free(tmp);
