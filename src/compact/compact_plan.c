@@ -13,7 +13,8 @@
  *   3. Per (partition, bucket) of the scan: file infos (size, rows, min
  *      sequence, deletion vector and its index file) → compact_rules.h
  *      picker (unaware per partition, bucketed per bucket, or full) →
- *      groups.
+ *      groups.  With --full, a fixed bucket the full rule leaves alone
+ *      falls back to the bucketed window rule (Java's normal round).
  *   4. Each group becomes a task: inputs in group order, their DV
  *      references, the DV index files the task rewrites (unaware: the index
  *      files holding the inputs' DVs; bucketed: every DV index file of the
@@ -406,9 +407,14 @@ static pm_error *plan_bucket(plan_ctx *c, const pm_bucket_files *bf)
     }
     pm_compact_groups g = {0};
     pm_error *e;
-    if (c->plan->full)
+    if (c->plan->full) {
         e = pm_compact_pick_full(fi, n, &c->rules, &g);
-    else if (c->mode == PM_COMPACT_MODE_UNAWARE)
+        /* A fixed bucket the full rule leaves alone still gets the normal
+         * window rule, as Java's writer runs its normal round right after
+         * (prepareCommit): --full never compacts less than a plain plan. */
+        if (!e && !g.ngroups && c->mode == PM_COMPACT_MODE_BUCKETED)
+            e = pm_compact_pick_bucketed(fi, n, &c->rules, &g);
+    } else if (c->mode == PM_COMPACT_MODE_UNAWARE)
         e = pm_compact_pick_unaware(fi, n, &c->rules, &g);
     else
         e = pm_compact_pick_bucketed(fi, n, &c->rules, &g);

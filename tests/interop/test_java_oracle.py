@@ -15,7 +15,7 @@ oracle.
 3. Java reads tables paimon-c compacted (`paimon compact`) identically and
    sees the COMPACT snapshot; Java compacting a copy of the same table gives
    the same layout (files per bucket, rows per file) and paimon-c reads
-   Java's result (one known divergence is a strict xfail).
+   Java's result.
 4. paimon-c reads tables Java wrote with the bench generators (overlapping
    primary-key runs with deletes, buckets, partitions, Avro) and compacted,
    exactly as Java reads them, at every snapshot.
@@ -510,10 +510,9 @@ COMPACT_CASES = [
     # Rolling as Java does: file size estimated like parquet-java's buffered
     # size (raw values, finished pages, no dictionary), checked every 1000 rows.
     pytest.param("rolled", "small_files", MIN2 + ["target-file-size=256kb"], False, id="rolled"),
-    pytest.param("fixed_full_min2", "fixed", MIN2, True, marks=pytest.mark.xfail(
-        strict=True, reason="Java's full compaction is followed by its normal round in prepareCommit "
-                            "(compacting 2-file buckets when compaction.min.file-num=2); "
-                            "`paimon compact --full` leaves those buckets"), id="fixed_full_min2"),
+    # Java's writer runs its normal round right after a full compaction, so a
+    # bucket the full rule skips still compacts its 2 files (min.file-num=2).
+    pytest.param("fixed_full_min2", "fixed", MIN2, True, id="fixed_full_min2"),
 ]
 
 

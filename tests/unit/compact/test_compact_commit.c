@@ -325,6 +325,42 @@ static void test_run_and_rolling(void **state)
     teardown(&f);
 }
 
+/* --full on a fixed bucket: a bucket the full rule skips (2 small files,
+ * fewer than 3) still gets the window rule, as Java's normal round after a
+ * full compaction does: with compaction.min.file-num=2 its 2 files compact;
+ * with the default 5 nothing does. */
+static pm_compact_plan *plan_full(pm_table *t, const char *dyn)
+{
+    const char *d[1] = {dyn};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "full", NULL, 0, true, NULL, dyn ? d : NULL, dyn ? 1 : 0};
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
+    pm_compact_plan *p = NULL;
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
+    pm_compact_builder_free(b);
+    return p;
+}
+
+static void test_full_fixed_bucket_falls_back_to_window(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[2] = {"bucket=1", "bucket-key=id"};
+    pm_table *t = wt_create(dir, "fb", "ROW<id BIGINT, s STRING>", NULL, opts, 2);
+    wt_commit_rows(t, "{\"id\":1,\"s\":\"a\"}\n", PM_COMMIT_APPEND, NULL, 0);
+    wt_commit_rows(t, "{\"id\":2,\"s\":\"b\"}\n", PM_COMMIT_APPEND, NULL, 0);
+    pm_compact_plan *p = plan_full(t, NULL);
+    assert_int_equal(p->ntasks, 0);
+    pm_compact_plan_free(p);
+    p = plan_full(t, "compaction.min.file-num=2");
+    assert_int_equal(p->ntasks, 1);
+    assert_int_equal(p->tasks[0]->nfiles, 2);
+    pm_compact_plan_free(p);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_unsupported_and_filters(void **state)
 {
     (void)state;
@@ -448,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_metadata_schema_rollback),
         cmocka_unit_test(test_subsets_and_concurrent_append),
         cmocka_unit_test(test_run_and_rolling),
+        cmocka_unit_test(test_full_fixed_bucket_falls_back_to_window),
         cmocka_unit_test(test_unsupported_and_filters),
         cmocka_unit_test(test_failure_policy),
     };
