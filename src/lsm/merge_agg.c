@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/compare.h"
 #include "base/mem.h"
 
 /* ------------------------------------------------------------------ */
@@ -76,34 +77,12 @@ pm_error *pm_mv_append(pm_column *dst, const pm_mval *v)
     }
 }
 
-static int cmp_float(double x, double y)
-{
-    /* Float/Double.compare: -0.0 < 0.0, NaN above everything and equal to itself */
-    if (x < y)
-        return -1;
-    if (x > y)
-        return 1;
-    bool nx = isnan(x), ny = isnan(y);
-    if (nx || ny)
-        return nx == ny ? 0 : nx ? 1 : -1;
-    return (int)!signbit(x) - (int)!signbit(y);
-}
-
-static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    size_t n = an < bn ? an : bn;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c)
-        return c < 0 ? -1 : 1;
-    return an < bn ? -1 : an > bn;
-}
-
 int pm_mv_compare(const pm_type *t, const pm_mval *a, const pm_mval *b)
 {
     switch (t->id) {
     case PM_TYPE_BOOLEAN: return (int)mv_bool(a) - (int)mv_bool(b);
-    case PM_TYPE_FLOAT: return cmp_float(mv_f32(a), mv_f32(b));
-    case PM_TYPE_DOUBLE: return cmp_float(mv_f64(a), mv_f64(b));
+    case PM_TYPE_FLOAT: return pm_cmp_java_double(mv_f32(a), mv_f32(b));
+    case PM_TYPE_DOUBLE: return pm_cmp_java_double(mv_f64(a), mv_f64(b));
     case PM_TYPE_DECIMAL: {
         __int128 x = mv_dec(a), y = mv_dec(b);
         return (x > y) - (x < y);
@@ -115,7 +94,7 @@ int pm_mv_compare(const pm_type *t, const pm_mval *a, const pm_mval *b)
     case PM_TYPE_BLOB: {
         size_t an, bn;
         const uint8_t *ap = mv_bytes(a, &an), *bp = mv_bytes(b, &bn);
-        return cmp_bytes(ap, an, bp, bn);
+        return pm_cmp_bytes(ap, an, bp, bn);
     }
     default: {
         int64_t x = mv_i64(a), y = mv_i64(b);
