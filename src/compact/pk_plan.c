@@ -101,10 +101,6 @@ pm_error *pm_pk_check_table(pm_table *t, const pm_options *o)
     if (b)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with row-tracking.enabled=true is "
                                              "not supported");
-    PM_TRY(pm_options_bool(o, PM_OPT_DATA_FILE_THIN_MODE, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with data-file.thin-mode=true is not "
-                                             "supported yet (the outputs would be written in thin mode)");
     const char *v = pm_options_get(o, "record-level.expire-time");
     if (v && *v)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with record-level.expire-time is not "

@@ -15,6 +15,13 @@
  *  3. close: Parquet footer statistics (Avro: per-row collectors) → key
  *     stats (all fields) and value stats (dense per option); the file's
  *     DataFileMeta is kept until finish hands it out.
+ *
+ * Thin mode (data-file.thin-mode=true, as Java's KeyValueThinDataFileWriter):
+ * the file holds [_SEQUENCE_NUMBER, _VALUE_KIND, value fields] without the
+ * _KEY_ columns, which repeat value fields (a key field's id is its value
+ * field's id + 1073741823); the key stats are the stats of those value
+ * columns.  Input batches keep the full KV layout; the file sees a view of
+ * the columns after the keys.  _MIN_KEY/_MAX_KEY are written as always.
  */
 #include "table/pk_file_writer.h"
 
@@ -112,7 +119,7 @@ typedef struct open_file {
     pm_output *out;
     pm_pq_writer *pq;
     pm_avro_writer *avro;
-    pm_stats_accum *accs;      /* Avro: one per KV column */
+    pm_stats_accum *accs;      /* Avro: one per file column */
     int64_t rows;
     int64_t min_seq, max_seq;
     int64_t deletes;
@@ -126,6 +133,10 @@ struct pm_pk_file_writer {
     pm_type *kv_type;
     pm_type *key_type;         /* ROW of the _KEY_ fields */
     size_t nkey, ncols;
+    bool thin;                 /* data-file.thin-mode: no _KEY_ columns in the file */
+    pm_type *file_type;        /* the file's row type: kv_type, or without the keys (owned when thin) */
+    size_t fncols, foff;       /* file columns; index of the first one in the KV layout */
+    size_t *key_stat;          /* per key field: its stats column in the file */
     int32_t level;
     int file_source;
     bool changelog;
@@ -152,6 +163,7 @@ struct pm_pk_file_writer {
     size_t *key_idx;
     pm_batch *slice;
     pm_batch view;             /* input columns under the KV type */
+    pm_batch fview;            /* the file's columns of a slice (thin mode) */
 };
 
 static const char *opt_lookup(void *ctx, const char *key) { return pm_options_get(ctx, key); }
@@ -229,10 +241,6 @@ static pm_error *build_overlay(pm_pk_file_writer *w, const pm_options *base)
 
 static pm_error *check_supported(const pm_options *o)
 {
-    bool thin = false;
-    PM_TRY(pm_options_bool(o, PM_OPT_DATA_FILE_THIN_MODE, &thin));
-    if (thin)
-        return pm_error_new(PM_EUNSUPPORTED, "writing data-file.thin-mode=true files is not supported yet");
     if (pm_options_get(o, "data-file.external-paths"))
         return pm_error_new(PM_EUNSUPPORTED, "writing to data-file.external-paths is not supported yet");
     for (size_t i = 0; i < pm_options_count(o); i++) {
@@ -241,6 +249,49 @@ static pm_error *check_supported(const pm_options *o)
         if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
             return pm_error_new(PM_EUNSUPPORTED, "writing data-file indexes (%s) is not supported yet", k);
     }
+    return NULL;
+}
+
+/* The file's columns: all of the KV type, or in thin mode (when every key
+ * field repeats a value field, as Java checks) those after the keys; and
+ * where each key field's stats come from. */
+static pm_error *file_layout(pm_pk_file_writer *w)
+{
+    PM_TRY(pm_options_bool(w->opts, PM_OPT_DATA_FILE_THIN_MODE, &w->thin));
+    PM_TRY(pm_calloc(&w->key_stat, w->nkey ? w->nkey : 1, sizeof *w->key_stat));
+    const pm_type *rt = w->schema->row_type;
+    for (size_t i = 0; w->thin && i < w->nkey; i++) {
+        int32_t vid = w->kv_type->fields[i].id - KEY_ID_START;
+        size_t v = 0;
+        while (v < rt->nfields && rt->fields[v].id != vid)
+            v++;
+        if (v == rt->nfields)
+            w->thin = false;   /* not a repeated value field: Java writes the keys */
+        else
+            w->key_stat[i] = 2 + v;
+    }
+    if (!w->thin) {
+        for (size_t i = 0; i < w->nkey; i++)
+            w->key_stat[i] = i;
+        w->file_type = w->kv_type;
+        w->fncols = w->ncols;
+        w->foff = 0;
+        return NULL;
+    }
+    w->file_type = pm_type_new_row(false);
+    if (!w->file_type)
+        return pm_oom();
+    for (size_t i = w->nkey; i < w->ncols; i++) {
+        const pm_field *f = &w->kv_type->fields[i];
+        pm_type *ft = pm_type_clone(f->type);
+        pm_error *e = ft ? pm_type_add_field(w->file_type, f->id, f->name, ft) : pm_oom();
+        if (e) {
+            pm_type_free(ft);
+            return e;
+        }
+    }
+    w->fncols = w->ncols - w->nkey;
+    w->foff = w->nkey;
     return NULL;
 }
 
@@ -272,6 +323,7 @@ static pm_error *writer_init(pm_pk_file_writer *w, pm_table *t, const pm_schema 
     PM_TRY(pm_calloc(&w->key_idx, w->nkey ? w->nkey : 1, sizeof *w->key_idx));
     for (size_t i = 0; i < w->nkey; i++)
         w->key_idx[i] = i;
+    PM_TRY(file_layout(w));
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
     if (!strcmp(w->format_name, "parquet"))
@@ -295,8 +347,8 @@ static pm_error *writer_init(pm_pk_file_writer *w, pm_table *t, const pm_schema 
         w->target_rows = o->target_row_num;
     if (w->target_rows <= 0)
         return pm_error_new(PM_EINVALID, "target-file-row-num must be positive, got %lld", (long long)w->target_rows);
-    PM_TRY(pm_calloc(&w->modes, w->ncols, sizeof *w->modes));
-    PM_TRY(pm_write_stats_modes(w->opts, w->kv_type, w->modes, &w->stats_disabled));
+    PM_TRY(pm_calloc(&w->modes, w->fncols, sizeof *w->modes));
+    PM_TRY(pm_write_stats_modes(w->opts, w->file_type, w->modes, &w->stats_disabled));
     PM_TRY(pm_options_bool(w->opts, PM_OPT_METADATA_STATS_DENSE_STORE, &w->dense));
     if (w->format == FMT_PARQUET) {
         pm_pq_writer_options_default(&w->pq_opts);
@@ -343,7 +395,7 @@ static void open_file_abort(pm_pk_file_writer *w, open_file *f)
         pm_avro_writer_free(f->avro);
     pm_output_abort(f->out);
     if (f->accs) {
-        for (size_t i = 0; i < w->ncols; i++)
+        for (size_t i = 0; i < w->fncols; i++)
             pm_stats_accum_clear(&f->accs[i]);
         free(f->accs);
     }
@@ -367,12 +419,12 @@ static pm_error *open_file_new(pm_pk_file_writer *w)
         PM_TRY_GOTO(e, pm_oom(), fail);
     PM_TRY_GOTO(e, pm_output_create(w->t->fio, f->path, false, &f->out), fail);
     if (w->format == FMT_PARQUET) {
-        PM_TRY_GOTO(e, pm_pq_writer_new(&f->pq, f->out, w->kv_type, &w->pq_opts), fail);
+        PM_TRY_GOTO(e, pm_pq_writer_new(&f->pq, f->out, w->file_type, &w->pq_opts), fail);
     } else {
-        PM_TRY_GOTO(e, pm_avro_writer_open(f->out, w->kv_type, &w->avro_opts, &f->avro), fail);
-        PM_TRY_GOTO(e, pm_calloc(&f->accs, w->ncols, sizeof *f->accs), fail);
-        for (size_t i = 0; i < w->ncols; i++)
-            pm_stats_accum_init(&f->accs[i], w->kv_type->fields[i].type,
+        PM_TRY_GOTO(e, pm_avro_writer_open(f->out, w->file_type, &w->avro_opts, &f->avro), fail);
+        PM_TRY_GOTO(e, pm_calloc(&f->accs, w->fncols, sizeof *f->accs), fail);
+        for (size_t i = 0; i < w->fncols; i++)
+            pm_stats_accum_init(&f->accs[i], w->file_type->fields[i].type,
                                 w->stats_disabled ? (pm_stats_mode){PM_STATS_NONE, 0} : w->modes[i]);
     }
     f->min_seq = INT64_MAX;
@@ -388,15 +440,24 @@ static pm_error *file_stats(pm_pk_file_writer *w, open_file *f, const pm_pq_writ
                             pm_data_file_meta *m)
 {
     pm_col_stats *cs = NULL;
-    PM_TRY(pm_roll_col_stats(w->kv_type, w->modes, w->stats_disabled, f->accs, res, &cs));
+    PM_TRY(pm_roll_col_stats(w->file_type, w->modes, w->stats_disabled, f->accs, res, &cs));
+    /* key stats: the key columns, or in thin mode the value columns they
+     * repeat (borrowed copies of the structs, cleared once below) */
+    pm_col_stats *ks = NULL;
+    pm_error *e = pm_calloc(&ks, w->nkey ? w->nkey : 1, sizeof *ks);
+    for (size_t i = 0; !e && i < w->nkey; i++)
+        ks[i] = cs[w->key_stat[i]];
     bool has_cols = false;
     pm_str_list cols = {0};
-    pm_error *e = pm_col_stats_to_simple(w->key_type, cs, false, &m->key_stats, &has_cols, &cols);
-    pm_str_list_free(&cols);
     if (!e)
-        e = pm_col_stats_to_simple(w->schema->row_type, cs + w->nkey + 2, w->dense, &m->value_stats,
+        e = pm_col_stats_to_simple(w->key_type, ks, false, &m->key_stats, &has_cols, &cols);
+    pm_str_list_free(&cols);
+    free(ks);
+    size_t vstart = w->thin ? 2 : w->nkey + 2;
+    if (!e)
+        e = pm_col_stats_to_simple(w->schema->row_type, cs + vstart, w->dense, &m->value_stats,
                                    &m->has_value_stats_cols, &m->value_stats_cols);
-    for (size_t i = 0; i < w->ncols; i++)
+    for (size_t i = 0; i < w->fncols; i++)
         pm_col_stats_clear(&cs[i]);
     free(cs);
     return e;
@@ -471,11 +532,18 @@ static pm_error *file_write(pm_pk_file_writer *w, const pm_batch *b, int64_t fro
         PM_TRY(pm_roll_copy_range(w->slice, b, from, to));
         part = w->slice;
     }
+    if (w->thin) {
+        w->fview.type = w->file_type;
+        w->fview.num_rows = part->num_rows;
+        w->fview.ncolumns = w->fncols;
+        w->fview.columns = part->columns + w->foff;
+        part = &w->fview;
+    }
     if (f->pq) {
         PM_TRY(pm_pq_writer_write(f->pq, part));
     } else {
         PM_TRY(pm_avro_writer_write(f->avro, part));
-        for (size_t i = 0; i < w->ncols; i++)
+        for (size_t i = 0; i < w->fncols; i++)
             PM_TRY(pm_stats_accum_add(&f->accs[i], part->columns[i], 0, part->num_rows));
     }
     PM_TRY(key_bytes(w, b, to - 1, &f->max_key));
@@ -572,10 +640,13 @@ static void writer_release(pm_pk_file_writer *w, bool delete_files)
     pm_batch_free(w->slice);
     pm_binrow_writer_free(&w->krow);
     free(w->key_idx);
+    free(w->key_stat);
     free(w->modes);
     free(w->compression);
     free(w->partition);
     free(w->dir);
+    if (w->file_type != w->kv_type)
+        pm_type_free(w->file_type);
     pm_type_free(w->kv_type);
     pm_type_free(w->key_type);
     pm_options_free(w->opts);

@@ -465,19 +465,21 @@ def test_java_sees_our_snapshots_and_files(java, ours, name):
         assert len(jf) > 4  # target-file-size rolled the writer's files
 
 
-def test_java_reads_our_primary_key_table(java, tmp_path):
+@pytest.mark.parametrize("thin", [False, True], ids=["kv", "thin"])
+def test_java_reads_our_primary_key_table(java, tmp_path, thin):
     _need("create", "write", "read")
     path = tmp_path / "wh" / "db.db" / "pk"
-    _paimon("create", path, "--schema", SCHEMA, "--primary-keys", "id", "--option", "bucket=2")
-    p = subprocess.run([paimon_bin(), "write", path], input=json.dumps(_row(1)) + "\n",
-                       capture_output=True, text=True)
-    if p.returncode != 0 and "primary-key writes are not supported" in p.stderr:
-        pytest.skip("paimon write: primary-key writes not supported yet")
-    assert p.returncode == 0, p.stderr
+    _paimon("create", path, "--schema", SCHEMA, "--primary-keys", "id", "--option", "bucket=2",
+            "--option", f"data-file.thin-mode={str(thin).lower()}")
+    _paimon("write", path, input=json.dumps(_row(1)) + "\n")
     _paimon("write", path, input="".join(json.dumps(dict(_row(k), s="v2-%d" % k)) + "\n" for k in range(0, 30)))
     ref = _lines(_paimon("read", path))
     assert len(ref) == 30
     assert _java_lines(java, path) == ref
+    import pyarrow.parquet as pq
+    for f in path.glob("bucket-*/*.parquet"):
+        names = pq.ParquetFile(f).schema_arrow.names
+        assert any(n.startswith("_KEY_") for n in names) != thin, (f, names)
 
 
 # ---------------------------------------------------------------------------
@@ -567,6 +569,12 @@ JAVA_TABLES = [
                  None, id="pk_part"),
     pytest.param("write-pk", ["--rows", 2000, "--runs", 3, "--bucket", 1, "--delete-every", 5], "compact-pk",
                  id="pk_compacted"),
+    # Thin mode: Java writes key-value files without _KEY_ columns (keys are
+    # read from the value fields).
+    pytest.param("write-pk", ["--rows", 1500, "--runs", 3, "--bucket", 2, "--delete-every", 6,
+                              "--option", "data-file.thin-mode=true"], None, id="pk_thin"),
+    pytest.param("write-pk", ["--rows", 1500, "--runs", 3, "--bucket", 1, "--delete-every", 4,
+                              "--option", "data-file.thin-mode=true"], "compact-pk", id="pk_thin_compacted"),
 ]
 
 
@@ -584,3 +592,57 @@ def test_we_read_java_written_table(java, tmp_path, cmd, args, compact):
     snaps = java.snapshots(path)
     for s in snaps[:-1]:
         assert _lines(_paimon("read", path, "--snapshot", s["id"])) == _java_lines(java, path, "--snapshot", s["id"])
+
+
+# ---------------------------------------------------------------------------
+# Thin mode: both engines compact the same Java-written thin-mode table
+
+def _thin_files(path):
+    """The manifest records (_FILE) of the live files: names from `paimon
+    files`, records from `paimon cat` of the manifests."""
+    live = {f["file_name"] for f in json.loads(_paimon("files", path, "--json"))}
+    out = {}
+    for m in sorted((path / "manifest").glob("manifest-*")):
+        if m.name.startswith("manifest-list"):
+            continue
+        for e in _lines(_paimon("cat", m)):
+            f = json.loads(e)["_FILE"]
+            if f["_FILE_NAME"] in live:
+                out[f["_FILE_NAME"]] = f
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "avro"])
+def test_thin_mode_compaction_like_java(java, tmp_path, fmt):
+    """data-file.thin-mode=true: our compaction writes files without _KEY_
+    columns, with the metadata Java gives its own compaction of the same
+    table (one bucket, full compaction: one output file each), and Java
+    reads our result as its own."""
+    _need("compact", "files")
+    src = tmp_path / "src" / "db.db" / "t"
+    java.call_json("write-pk", src, "--rows", 2000, "--runs", 4, "--bucket", 1, "--delete-every", 6,
+                   "--format", fmt, "--option", "data-file.thin-mode=true")
+    ours, theirs = tmp_path / "ours" / "db.db" / "t", tmp_path / "java" / "db.db" / "t"
+    shutil.copytree(src, ours)
+    shutil.copytree(src, theirs)
+    before = _java_lines(java, src)
+    _paimon("compact", ours, "--full")
+    m = java.call_json("compact-pk", theirs)
+    assert m["commit_kind"] == "COMPACT"
+    assert _java_lines(java, ours) == before == _java_lines(java, theirs)
+    assert _lines(_paimon("read", ours)) == before
+    a, b = list(_thin_files(ours).values()), list(_thin_files(theirs).values())
+    assert len(a) == len(b) == 1
+    for k in ("_ROW_COUNT", "_LEVEL", "_MIN_KEY", "_MAX_KEY", "_KEY_STATS", "_VALUE_STATS", "_MIN_SEQUENCE_NUMBER",
+              "_MAX_SEQUENCE_NUMBER", "_DELETE_ROW_COUNT", "_SCHEMA_ID"):
+        assert a[0][k] == b[0][k], k
+    data = ours / "bucket-0" / a[0]["_FILE_NAME"]
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+        names = pq.ParquetFile(data).schema_arrow.names
+    else:
+        import fastavro
+        with open(data, "rb") as fh:
+            names = [f["name"] for f in fastavro.reader(fh).writer_schema["fields"]]
+    assert names[:2] == ["_SEQUENCE_NUMBER", "_VALUE_KIND"]
+    assert not [n for n in names if n.startswith("_KEY_")]

@@ -355,10 +355,105 @@ static void test_file_writer_direct(void **state)
     pm_pk_file_writer_free(w);
     pm_table_free(t);
 
-    const char *thin[] = {"bucket=1", "data-file.thin-mode=true"};
-    t = pk_create(dir, "thin", "ROW<id INT NOT NULL, v STRING>", NULL, "id", thin, 2);
-    PM_EXPECT_ERR(pm_pk_file_writer_new(&w, t, pm_table_schema(t), empty, sizeof empty, 0, NULL), PM_EUNSUPPORTED);
-    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+/* Write one file of rows with the KV layout; hand back its meta and the
+ * column names of the Parquet file. */
+static pm_data_file_meta write_one(pm_table *t, const char *rows, char ***names, size_t *nnames)
+{
+    static const uint8_t empty[12] = {0};
+    pm_pk_file_writer *w = NULL;
+    PM_OK_OR_FAIL(pm_pk_file_writer_new(&w, t, pm_table_schema(t), empty, sizeof empty, 0, NULL));
+    pm_batch *b = NULL;
+    PM_OK_OR_FAIL(pm_batch_from_json_lines(&b, pm_pk_file_writer_type(w), rows, strlen(rows)));
+    PM_OK_OR_FAIL(pm_pk_file_writer_write(w, b));
+    pm_batch_free(b);
+    pm_data_file_meta *files = NULL;
+    size_t n = 0;
+    PM_OK_OR_FAIL(pm_pk_file_writer_finish(w, &files, &n));
+    assert_int_equal(n, 1);
+    pm_data_file_meta m = files[0];
+    free(files);
+    pm_pk_file_writer_free(w);
+    char *bdir = NULL;
+    PM_OK_OR_FAIL(pm_table_bucket_dir(t, empty, sizeof empty, 0, &bdir));
+    char *path = pm_path_join(bdir, m.file_name);
+    free(bdir);
+    pm_input *in = NULL;
+    PM_OK_OR_FAIL(pm_input_open(t->fio, path, &in));
+    free(path);
+    pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
+    pm_pq_reader *r = NULL;
+    PM_OK_OR_FAIL(pm_pq_reader_open(&r, in, &o));
+    const pm_type *ft = pm_pq_reader_schema(r);
+    *nnames = ft->nfields;
+    *names = calloc(ft->nfields, sizeof **names);
+    for (size_t i = 0; i < ft->nfields; i++)
+        (*names)[i] = strdup(ft->fields[i].name);
+    pm_pq_reader_free(r);
+    pm_input_close(in);
+    return m;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static void assert_same_bytes(const pm_bytes *a, const pm_bytes *b)
+{
+    assert_int_equal(a->len, b->len);
+    assert_memory_equal(a->data, b->data, a->len);
+}
+
+/* data-file.thin-mode=true: the file has no _KEY_ columns (the key repeats
+ * the value field), and its metadata (key bounds, key and value stats,
+ * sequence numbers) equals what the writer gives with the keys written. */
+static void test_thin_mode(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *rows = "{\"_KEY_k\":\"a\",\"_KEY_id\":1,\"_SEQUENCE_NUMBER\":7,\"_VALUE_KIND\":0,"
+                       "\"id\":1,\"v\":\"x\",\"k\":\"a\"}\n"
+                       "{\"_KEY_k\":\"b\",\"_KEY_id\":0,\"_SEQUENCE_NUMBER\":8,\"_VALUE_KIND\":3,"
+                       "\"id\":0,\"v\":null,\"k\":\"b\"}\n";
+    const char *full_opts[] = {"bucket=1"};
+    const char *thin_opts[] = {"bucket=1", "data-file.thin-mode=true"};
+    pm_table *full = pk_create(dir, "full", "ROW<id INT NOT NULL, v STRING, k STRING NOT NULL>", NULL, "k,id",
+                               full_opts, 1);
+    pm_table *thin = pk_create(dir, "thin", "ROW<id INT NOT NULL, v STRING, k STRING NOT NULL>", NULL, "k,id",
+                               thin_opts, 2);
+    char **fn = NULL, **tn = NULL;
+    size_t nf = 0, nt = 0;
+    pm_data_file_meta a = write_one(full, rows, &fn, &nf);
+    pm_data_file_meta b = write_one(thin, rows, &tn, &nt);
+    assert_int_equal(nf, 7);
+    assert_string_equal(fn[0], "_KEY_k");
+    assert_int_equal(nt, 5);
+    assert_string_equal(tn[0], "_SEQUENCE_NUMBER");
+    assert_string_equal(tn[1], "_VALUE_KIND");
+    assert_string_equal(tn[2], "id");
+    assert_same_bytes(&a.min_key, &b.min_key);
+    assert_same_bytes(&a.max_key, &b.max_key);
+    assert_same_bytes(&a.key_stats.min_values, &b.key_stats.min_values);
+    assert_same_bytes(&a.key_stats.max_values, &b.key_stats.max_values);
+    assert_int_equal(a.key_stats.null_count_len, b.key_stats.null_count_len);
+    assert_same_bytes(&a.value_stats.min_values, &b.value_stats.min_values);
+    assert_same_bytes(&a.value_stats.max_values, &b.value_stats.max_values);
+    assert_int_equal(b.row_count, 2);
+    assert_int_equal(b.delete_row_count.v, 1);
+    assert_int_equal(a.min_sequence_number, b.min_sequence_number);
+    assert_int_equal(a.max_sequence_number, b.max_sequence_number);
+    free_names(fn, nf);
+    free_names(tn, nt);
+    pm_data_file_meta_clear(&a);
+    pm_data_file_meta_clear(&b);
+    pm_table_free(full);
+    pm_table_free(thin);
     pm_test_rmtree(dir);
     free(dir);
 }
@@ -372,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_rolling_and_meta),
         cmocka_unit_test(test_format_per_level),
         cmocka_unit_test(test_file_writer_direct),
+        cmocka_unit_test(test_thin_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
