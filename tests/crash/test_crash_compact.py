@@ -135,13 +135,15 @@ def measure(template, tmp_path, args_fn):
 
 def test_kill_compact(template, tmp_path):
     _, want_ours, want_py = template
-    full = measure(template, tmp_path, lambda p: ["compact", p])
+    window = measure(template, tmp_path, lambda p: ["compact", p]) * 1.1
     rng = random.Random(11)
     killed = 0
     for i in range(RUNS // 2):
         wh, path = fresh(template, tmp_path, i)
-        delay = rng.uniform(0, full * 1.1)
-        killed += timed_kill(["compact", path, "--commit-user", "crash-user"], delay)
+        k = timed_kill(["compact", path, "--commit-user", "crash-user"], rng.uniform(0, window))
+        killed += k
+        if not k:
+            window *= 0.8  # the window shrinks when the run finished first
         check_table(wh, path, want_ours, want_py)
         # recovery: compacting again completes (or finds nothing left)
         run("compact", path, "--commit-user", "crash-user")
@@ -171,13 +173,19 @@ def test_kill_commit(template, tmp_path):
     results = plan_and_execute(tmp_path, path, "timing")
     t0 = time.monotonic()
     run("compact-commit", path, *results)
-    commit_time = time.monotonic() - t0
+    # kill moments drawn from a window that starts at 1.2 x one measured
+    # commit and shrinks whenever a commit finished first (a cold first
+    # measurement or a busy machine would otherwise kill too few)
+    window = (time.monotonic() - t0) * 1.2
     for i in range(RUNS - RUNS // 2):
         wh, path = fresh(template, tmp_path, 1000 + i)
         results = plan_and_execute(tmp_path, path, str(i))
-        delay = rng.uniform(0, commit_time * 1.2)
+        delay = rng.uniform(0, window)
         before = snapshot_ids(path)[-1]
-        killed += timed_kill(["compact-commit", path, *results], delay)
+        k = timed_kill(["compact-commit", path, *results], delay)
+        killed += k
+        if not k:
+            window *= 0.8
         check_table(wh, path, want_ours, want_py)
         # recovery: the same commit again publishes exactly once
         out = json.loads(run("compact-commit", path, *results, "--json").stdout)
