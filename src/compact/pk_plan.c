@@ -66,13 +66,13 @@ void pm_pk_selection_clear(pm_pk_selection *s)
 pm_error *pm_pk_check_table(pm_table *t, const pm_options *o)
 {
     int32_t nb = pm_table_num_buckets(t);
-    if (nb == -1)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables in dynamic bucket mode (bucket=-1) "
-                                             "is not supported");
+    /* Dynamic bucket mode (bucket=-1): the hash index places each key in
+     * one bucket; compaction works per bucket as for fixed buckets and
+     * leaves that index alone (Java's too). */
     if (nb == -2)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables in postpone bucket mode (bucket=-2) "
                                              "is not supported");
-    if (nb <= 0)
+    if (nb == 0 || nb < -2)
         return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)nb);
     bool b = false;
     PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_ENABLED, &b));

@@ -11,6 +11,9 @@
   order-sensitive engines; full compaction to the max level).
 - pypaimon keeps writing after our compaction (sequence numbers continue)
   and both readers still agree.
+- Dynamic bucket mode (bucket=-1): the same, over pypaimon's hash-index
+  bucket assignment, which our compaction leaves alone (pypaimon keeps
+  writing into the same buckets afterwards).
 - Distributed: compact-plan / compact-exec / compact-commit of a PK table.
 - Automatic compaction after `paimon write` honors the run trigger.
 """
@@ -230,6 +233,14 @@ CASES = {
                            dict(deletes=False), False),
     "sequence_field": (SCHEMA, ["id"], None, {"bucket": "1", "sequence.field": "n", "rowkind.field": "op"},
                        dict(deletes=True), False),
+    # dynamic bucket mode (bucket=-1, pypaimon's hash index places the keys;
+    # 1000 keys per bucket gives several buckets)
+    "dedup_dynamic": (SCHEMA, ["id"], None, {"bucket": "-1", "dynamic-bucket.target-row-num": "1000",
+                                             "rowkind.field": "op"}, dict(deletes=True), False),
+    "partial_update_dynamic_partitioned": (PSCHEMA, ["dt", "id"], ["dt"],
+                                           {"bucket": "-1", "dynamic-bucket.target-row-num": "700",
+                                            "merge-engine": "partial-update"},
+                                           dict(deletes=False, sparse=True, partitioned=True), True),
 }
 
 
@@ -255,6 +266,8 @@ def test_pypaimon_writes_we_compact(tmp_path, case):
         for r in base:
             r["dt"] = "d%d" % (r["id"] % 2)
     py_commit(tmp_path, case, schema, base)
+    if opts.get("bucket") == "-1":
+        assert len({(f["partition"], f["bucket"]) for f in files(path)}) > 2  # several dynamic buckets
     run_paimon("compact", path, "--full")
     written = [base]
     keys = 6000 if case == "first_row" else 3000  # first-row: half the keys are new
