@@ -28,7 +28,8 @@
  *   5. first-row, deletion vectors and changelog-producer=lookup: the
  *      files outside the unit (all above the output level) are the lookup
  *      levels of the executor.
- * Deletion vectors (deduplicate only): ForceUpLevel0, deletes dropped from
+ * Deletion vectors (deduplicate, partial-update, aggregation; first-row has
+ * none): ForceUpLevel0, deletes dropped from
  * every output above level 0, and a full compaction of a single max-level
  * run rewrites the files that have a vector.
  * The task captures the selected files (run order), the output level and

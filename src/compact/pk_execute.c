@@ -34,10 +34,11 @@
  *      level above the output (a second merge over those levels' key
  *      columns, advanced in step with the main merge; files outside the
  *      section's key range are not opened).
- *      Deletion vectors (deduplicate; Java's LookupChangelogMergeFunction-
- *      Wrapper with a DV maintainer): inputs are read with their vectors
- *      applied; for a key whose selected records all come from level 0,
- *      the record of the lowest retained level holding it (whole rows, read
+ *      Deletion vectors (every engine but first-row; Java's
+ *      LookupChangelogMergeFunctionWrapper with a DV maintainer): inputs
+ *      are read with their vectors applied; for a key whose selected
+ *      records all come from level 0, the record of the lowest retained
+ *      level holding it (whole rows, read
  *      with their row position, vectors applied) joins the merge in
  *      sequence order and its row is marked deleted in its file's vector;
  *      retracts are dropped from every output above level 0.  An upgraded

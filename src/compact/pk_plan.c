@@ -81,10 +81,6 @@ pm_error *pm_pk_check_table(pm_table *t, const pm_options *o)
     if (b && engine == PM_MERGE_FIRST_ROW)
         return pm_error_new(PM_EINVALID, "merge-engine=first-row does not use deletion vectors "
                                          "(deletion-vectors.enabled=true): it never deletes old data");
-    if (b && engine != PM_MERGE_DEDUPLICATE)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with deletion vectors "
-                                             "(deletion-vectors.enabled=true) is supported for merge-engine="
-                                             "deduplicate only");
     int producer = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
     if (producer == PM_CHANGELOG_FULL_COMPACTION)

@@ -581,9 +581,9 @@ static void test_unsupported_modes(void **state)
 {
     (void)state;
     char *dir = pm_test_tmpdir();
-    const char *o1[] = {"bucket=1", "deletion-vectors.enabled=true", "merge-engine=partial-update"};
-    pm_table *t = pk_create(dir, "dvpu", "ROW<id INT NOT NULL, v INT>", NULL, "id", o1, 3);
-    expect_builder_error(t, PM_EUNSUPPORTED, "deletion-vectors.enabled");
+    const char *o1[] = {"bucket=1", "deletion-vectors.enabled=true", "merge-engine=first-row"};
+    pm_table *t = pk_create(dir, "dvfr", "ROW<id INT NOT NULL, v INT>", NULL, "id", o1, 3);
+    expect_builder_error(t, PM_EINVALID, "first-row does not use deletion vectors");
     pm_table_free(t);
     const char *o2[] = {"bucket=1", "changelog-producer=lookup", "merge-engine=aggregation"};
     t = pk_create(dir, "cl", "ROW<id INT NOT NULL, v INT>", NULL, "id", o2, 3);
