@@ -138,6 +138,7 @@ typedef struct exec {
     pm_batch *cl;
     int64_t ncl;
     bool cl_row_dedup, cl_ignore_ub, cl_ignore_delete;
+    bool full_cl;                 /* changelog-producer=full-compaction and the output is the max level */
     bool *cl_compare;             /* value fields compared by row-deduplicate */
     pm_batch *one;                /* scratch: one result image */
     pm_buf va, vb;
@@ -338,7 +339,10 @@ static pm_error *setup(exec *x)
         x->src_col[x->nkey + 2 + j] = 2 + j;
     x->dedup = pm_merge_fn_kind(x->mf) == PM_ENGINE_DEDUPLICATE;
     PM_TRY(pm_options_bool(s->options, PM_OPT_IGNORE_DELETE, &x->ignore_delete));
-    if (x->pk->policy.changelog) {
+    int producer = 0;
+    PM_TRY(pm_options_enum(s->options, PM_OPT_CHANGELOG_PRODUCER, &producer));
+    x->full_cl = producer == PM_CHANGELOG_FULL_COMPACTION && x->pk->output_level == x->pk->max_level;
+    if (x->pk->policy.changelog || x->full_cl) {
         PM_TRY(changelog_setup(x));
         PM_TRY(pm_batch_new(&x->one, x->kv_type));
     }
@@ -1058,6 +1062,33 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
                 e = drain(x, w);
             continue;
         }
+        if (x->full_cl) {
+            /* Java's FullChangelogMergeFunctionWrapper: the key's record at
+             * the max level (if any) is the before image of the merge */
+            const pm_kv_rec *top = NULL;
+            for (size_t i = 0; i < g.n && !top; i++)
+                if (g.recs[i].source < nr && run_level[g.recs[i].source] == x->max_level)
+                    top = &g.recs[i];
+            if (g.n == 1) {
+                if (!top && is_add(g.recs[0].kind))
+                    e = cl_emit_rec(x, &g.recs[0], PM_KIND_INSERT);
+            } else {
+                pm_merge_result res;
+                e = pm_merge_fn_fold(mf, &x->in_layout, recs, nrecs, &res);
+                if (!e)
+                    e = cl_events(x, mf, top, &res);
+                if (e || !w || !res.has || (drop_delete && pm_kind_is_retract(res.kind)))
+                    continue;
+                e = gather_flush(x);
+                if (!e)
+                    e = pm_merge_fn_emit(mf, x->out, &x->out_layout);
+                if (!e && ++x->nout == OUT_ROWS)
+                    e = drain(x, w);
+                continue;
+            }
+            if (e || !w)
+                continue;
+        }
         if (!lookup_mode) {
             bool none = false;
             const pm_kv_rec *pt = pass_through(x, &g, &none);
@@ -1181,6 +1212,15 @@ static pm_error *plain_upgrade(exec *x, const pm_lsm_file *f)
  * through the lookup (keys already above must not be kept twice). */
 static pm_error *upgrade(exec *x, const pm_lsm_file *f)
 {
+    if (x->full_cl && f->meta.level != x->max_level) {
+        /* full-compaction changelog: a file moving to the max level holds
+         * only new keys; its adds become +I events, the file is kept */
+        const pm_lsm_file *one[1] = {f};
+        pm_iv_run run = {1, one};
+        pm_iv_section sec = {1, &run};
+        PM_TRY(merge_section(x, &sec, false, false, NULL));
+        return plain_upgrade(x, f);
+    }
     bool lookup = x->pk->policy.first_row || x->pk->policy.dv || x->pk->policy.changelog;
     if (!lookup || f->meta.level != 0 || x->pk->output_level == 0)
         return plain_upgrade(x, f);

@@ -83,9 +83,10 @@ pm_error *pm_pk_check_table(pm_table *t, const pm_options *o)
                                          "(deletion-vectors.enabled=true): it never deletes old data");
     int producer = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
-    if (producer == PM_CHANGELOG_FULL_COMPACTION)
+    if (producer == PM_CHANGELOG_FULL_COMPACTION && (b || engine == PM_MERGE_FIRST_ROW))
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer="
-                                             "full-compaction is not supported yet (none, input, lookup)");
+                                             "full-compaction is not supported with %s",
+                            b ? "deletion vectors" : "merge-engine=first-row");
     if (producer == PM_CHANGELOG_LOOKUP && engine != PM_MERGE_DEDUPLICATE && engine != PM_MERGE_FIRST_ROW)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=lookup is "
                                              "supported for merge-engine=deduplicate and first-row only");

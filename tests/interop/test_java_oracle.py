@@ -709,3 +709,69 @@ def test_deletion_vector_engines_compact_like_java(java, tmp_path, engine):
     for p in (ours, both):
         assert _java_lines(java, p) == want, p
         assert _lines(_paimon("read", p)) == want, p
+
+
+# ---------------------------------------------------------------------------
+# changelog-producer=full-compaction: the changelog files our full
+# compactions write hold the events Java's hold, stage after stage.
+
+def _changelog_rows(path, seen):
+    """Rows (JSON lines) of the changelog files not in `seen`; adds them to it."""
+    rows = []
+    for f in sorted(path.glob("bucket-*/changelog-*")):
+        if f.name not in seen:
+            seen.add(f.name)
+            rows += _lines(_paimon("cat", f))
+    return sorted(rows)
+
+
+def _full_cl_updates(stage):
+    out = []
+    for i in range(0, 1500, 4):
+        if stage == 2:  # keys far from the others: a file that only moves up
+            out.append({"p": 0, "id": 10**6 + i, "k": i, "name": "far", "price": 0.5, "qty": 2,
+                        "ts": "2031-01-01T00:00:00", "note": "f"})
+        elif i % 3 == 0:
+            out.append({"p": 0, "id": i, "k": None, "name": None, "price": None, "qty": None, "ts": None,
+                        "note": None, "_ROW_KIND": "-D"})
+        elif i % 3 == 1:
+            out.append({"p": 0, "id": i, "k": i, "name": "upd-%d" % i, "price": 1.5, "qty": 7,
+                        "ts": "2030-01-01T00:00:00", "note": "u"})
+        else:
+            out.append({"p": 0, "id": i + 100000, "k": 1, "name": "new", "price": 2.5, "qty": 1,
+                        "ts": "2030-01-01T00:00:00", "note": "n"})
+    return "".join(json.dumps(r) + "\n" for r in out)
+
+
+def test_full_compaction_changelog_like_java(java, tmp_path):
+    _need("compact", "write", "cat")
+    src = tmp_path / "src" / "db.db" / "t"
+    java.call_json("write-pk", src, "--rows", 2000, "--runs", 4, "--bucket", 2, "--overlap", "0.5",
+                   "--delete-every", 5, "--option", "changelog-producer=full-compaction",
+                   "--option", "write-only=true")
+    ours, theirs = tmp_path / "ours" / "db.db" / "t", tmp_path / "java" / "db.db" / "t"
+    shutil.copytree(src, ours)
+    shutil.copytree(src, theirs)
+    seen_ours, seen_theirs = set(), set()
+    kinds = set()
+    for stage in range(3):
+        if stage:
+            for p in (ours, theirs):
+                _paimon("write", p, input=_full_cl_updates(stage))
+        if stage == 1:
+            # a normal compaction (level 0 up to level 4, below the max
+            # level) writes no changelog
+            probe = tmp_path / "probe" / "db.db" / "t"
+            shutil.copytree(ours, probe)
+            before = {f.name for f in probe.glob("bucket-*/changelog-*")}
+            _paimon("compact", probe)
+            levels = {f["level"] for f in json.loads(_paimon("files", probe, "--json"))}
+            assert 0 not in levels and 4 in levels, levels
+            assert {f.name for f in probe.glob("bucket-*/changelog-*")} == before
+        _paimon("compact", ours, "--full")
+        java.call_json("compact-pk", theirs)
+        a, b = _changelog_rows(ours, seen_ours), _changelog_rows(theirs, seen_theirs)
+        assert a and a == b, stage
+        kinds |= {json.loads(r)["_VALUE_KIND"] for r in a}
+        assert _java_lines(java, ours) == _java_lines(java, theirs)
+    assert kinds == {0, 1, 2, 3}

@@ -589,9 +589,9 @@ static void test_unsupported_modes(void **state)
     t = pk_create(dir, "cl", "ROW<id INT NOT NULL, v INT>", NULL, "id", o2, 3);
     expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=lookup");
     pm_table_free(t);
-    const char *o3[] = {"bucket=1", "changelog-producer=full-compaction"};
-    t = pk_create(dir, "fc", "ROW<id INT NOT NULL, v INT>", NULL, "id", o3, 2);
-    expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=full-compaction");
+    const char *o3[] = {"bucket=1", "changelog-producer=full-compaction", "deletion-vectors.enabled=true"};
+    t = pk_create(dir, "fc", "ROW<id INT NOT NULL, v INT>", NULL, "id", o3, 3);
+    expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=full-compaction is not supported with deletion");
     pm_table_free(t);
     const char *o4[] = {"bucket=1", "record-level.expire-time=1 d", "record-level.time-field=v"};
     t = pk_create(dir, "exp", "ROW<id INT NOT NULL, v INT>", NULL, "id", o4, 3);

@@ -179,6 +179,10 @@ static void test_lookup_changelog(void **state)
     run("cchg", opts, 2, false, false, 0xc1a0ull, 10);
     const char *opts2[] = {"bucket=1", "changelog-producer=lookup", "deletion-vectors.enabled=true"};
     run_with("cchgdv", opts2, 3, false, false, 0xc1a1ull, 8, true);
+    /* full-compaction changelog: full compactions also write changelog
+     * files; reads stay exact */
+    const char *opts3[] = {"bucket=2", "changelog-producer=full-compaction"};
+    run("cfullcl", opts3, 2, false, false, 0xc1a2ull, 10);
 }
 
 int main(void)
