@@ -829,6 +829,20 @@ static pm_error *drain(exec *x, pm_pk_file_writer *w)
     return pm_batch_reset(x->out);
 }
 
+/* A folded merge result into the output (none without a writer, nor a
+ * dropped retract). */
+static pm_error *emit_merged(exec *x, pm_merge_fn *mf, pm_pk_file_writer *w, const pm_merge_result *res,
+                             bool drop_delete)
+{
+    if (!w || !res->has || (drop_delete && pm_kind_is_retract(res->kind)))
+        return NULL;
+    PM_TRY(gather_flush(x));
+    PM_TRY(pm_merge_fn_emit(mf, x->out, &x->out_layout));
+    if (++x->nout == OUT_ROWS)
+        return drain(x, w);
+    return NULL;
+}
+
 /* Merge one section (its runs) into the writer.  levels[i] = level of
  * run i's files. */
 /* x->tmp = the group's level-0 records and `high`, in merge order. */
@@ -1053,13 +1067,7 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
                 if (e)
                     break;
             }
-            if (!w || !res.has || (drop_delete && pm_kind_is_retract(res.kind)))
-                continue;
-            e = gather_flush(x);
-            if (!e)
-                e = pm_merge_fn_emit(mf, x->out, &x->out_layout);
-            if (!e && ++x->nout == OUT_ROWS)
-                e = drain(x, w);
+            e = emit_merged(x, mf, w, &res, drop_delete);
             continue;
         }
         if (x->full_cl) {
@@ -1077,13 +1085,8 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
                 e = pm_merge_fn_fold(mf, &x->in_layout, recs, nrecs, &res);
                 if (!e)
                     e = cl_events(x, mf, top, &res);
-                if (e || !w || !res.has || (drop_delete && pm_kind_is_retract(res.kind)))
-                    continue;
-                e = gather_flush(x);
                 if (!e)
-                    e = pm_merge_fn_emit(mf, x->out, &x->out_layout);
-                if (!e && ++x->nout == OUT_ROWS)
-                    e = drain(x, w);
+                    e = emit_merged(x, mf, w, &res, drop_delete);
                 continue;
             }
             if (e || !w)
@@ -1105,13 +1108,8 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
         }
         pm_merge_result res;
         e = pm_merge_fn_fold(mf, &x->in_layout, recs, nrecs, &res);
-        if (e || !res.has || (drop_delete && pm_kind_is_retract(res.kind)))
-            continue;
-        e = gather_flush(x);
         if (!e)
-            e = pm_merge_fn_emit(mf, x->out, &x->out_layout);
-        if (!e && ++x->nout == OUT_ROWS)
-            e = drain(x, w);
+            e = emit_merged(x, mf, w, &res, drop_delete);
     }
     if (!e && w)
         e = drain(x, w);
