@@ -244,10 +244,10 @@ def test_unsupported_modes(tmp_path):
     cat.create_database("db", True)
     schema = pa.schema([("id", pa.int64()), ("v", pa.string())])
     cat.create_table("db.pk", Schema.from_pyarrow_schema(schema, primary_keys=["id"],
-                                                        options={"bucket": "-1"}), False)
+                                                        options={"bucket": "-2"}), False)
     res = run_paimon("compact", wh / "db.db" / "pk", check=False)
     assert res.returncode == 1
-    assert "EUNSUPPORTED" in res.stderr and "primary-key" in res.stderr and "bucket=-1" in res.stderr
+    assert "EUNSUPPORTED" in res.stderr and "primary-key" in res.stderr and "bucket=-2" in res.stderr
     res = run_paimon("compact", wh / "db.db" / "nope", check=False)
     assert res.returncode == 1 and "ENOTFOUND" in res.stderr
     res = run_paimon("compact", check=False)
