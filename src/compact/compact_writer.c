@@ -72,36 +72,6 @@ static const char *opt_lookup(void *ctx, const char *key)
     return pm_options_get(c->o, key);
 }
 
-static pm_error *avro_codec(const pm_options *o, const char *compression, pm_avro_write_options *out)
-{
-    memset(out, 0, sizeof *out);
-    int32_t level = 1;
-    PM_TRY(pm_options_int(o, PM_OPT_FILE_COMPRESSION_ZSTD_LEVEL, NULL, &level));
-    const char *name = pm_options_get(o, "avro.codec");
-    const char *which = "avro.codec";
-    if (!name) {
-        name = compression;
-        which = "file.compression";
-        if (!strcasecmp(name, "zstd")) {
-            out->codec = PM_CODEC_ZSTD;
-            out->level = level;
-            return NULL;
-        }
-    }
-    if (!strcmp(name, "null") || !strcasecmp(name, "none") || !strcasecmp(name, "uncompressed"))
-        out->codec = PM_CODEC_NONE;
-    else if (!strcmp(name, "deflate"))
-        out->codec = PM_CODEC_DEFLATE;
-    else if (!strcmp(name, "snappy"))
-        out->codec = PM_CODEC_SNAPPY;
-    else if (!strcmp(name, "zstandard")) {
-        out->codec = PM_CODEC_ZSTD;
-        out->level = 3;
-    } else
-        return pm_error_new(PM_EUNSUPPORTED, "%s=%s is not an Avro codec paimon-c writes", which, name);
-    return NULL;
-}
-
 pm_error *pm_compact_writer_new(pm_compact_writer **out, pm_fileio *fio, const pm_compact_writer_options *o)
 {
     *out = NULL;
@@ -127,7 +97,7 @@ pm_error *pm_compact_writer_new(pm_compact_writer **out, pm_fileio *fio, const p
         if (o->row_group_limit > 0 && w->pq_opts.row_group_size > o->row_group_limit)
             w->pq_opts.row_group_size = o->row_group_limit;
     } else if (!strcmp(o->format, "avro")) {
-        PM_TRY_GOTO(e, avro_codec(o->table_options, w->compression, &w->avro_opts), fail);
+        PM_TRY_GOTO(e, pm_roll_avro_codec(o->table_options, w->compression, &w->avro_opts), fail);
     } else {
         e = pm_error_new(PM_EUNSUPPORTED, "compaction output format '%s' is not supported", o->format);
         goto fail;

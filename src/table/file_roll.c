@@ -6,10 +6,45 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/mem.h"
 #include "base/util.h"
 #include "types/column.h"
+
+pm_error *pm_roll_avro_codec(const pm_options *o, const char *compression, pm_avro_write_options *out)
+{
+    memset(out, 0, sizeof *out);
+    int32_t level = 1;
+    PM_TRY(pm_options_int(o, PM_OPT_FILE_COMPRESSION_ZSTD_LEVEL, NULL, &level));
+    const char *name = pm_options_get(o, "avro.codec");
+    const char *which = "avro.codec";
+    if (!name) {
+        name = compression;
+        if (!name)
+            PM_TRY(pm_options_string(o, PM_OPT_FILE_COMPRESSION, &name));
+        which = "file.compression";
+        if (!strcasecmp(name, "zstd")) {
+            out->codec = PM_CODEC_ZSTD;
+            out->level = level;
+            return NULL;
+        }
+    }
+    if (!strcmp(name, "null") || !strcasecmp(name, "none") || !strcasecmp(name, "uncompressed")) {
+        out->codec = PM_CODEC_NONE;
+    } else if (!strcmp(name, "deflate")) {
+        out->codec = PM_CODEC_DEFLATE;
+    } else if (!strcmp(name, "snappy")) {
+        out->codec = PM_CODEC_SNAPPY;
+    } else if (!strcmp(name, "zstandard")) {
+        out->codec = PM_CODEC_ZSTD;
+        out->level = 3; /* Avro's zstandard default */
+    } else {
+        return pm_error_new(PM_EUNSUPPORTED, "%s=%s is not an Avro codec paimon-c writes "
+                                             "(null, deflate, snappy, zstandard, zstd)", which, name);
+    }
+    return NULL;
+}
 
 pm_error *pm_roll_copy_range(pm_batch *dst, const pm_batch *b, int64_t from, int64_t to)
 {

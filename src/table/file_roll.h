@@ -4,6 +4,7 @@
  * (pk_file_writer.c) and the compaction writers (compact/compact_writer.c,
  * compact/compact_passthrough.c).
  *
+ *  - the Avro codec of data files from the table options;
  *  - slicing input: copy a row range into a scratch batch, and the raw
  *    buffered size of a batch used to plan roll checks;
  *  - closing a file: finish its Parquet or Avro writer and close the output;
@@ -23,8 +24,16 @@
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/data_file_meta.h"
+#include "meta/options.h"
 #include "paimon/batch.h"
 #include "table/write_stats.h"
+
+/* Avro data-file codec: `avro.codec` when set (null, deflate, snappy,
+ * zstandard at level 3), else `compression` (NULL = the table's
+ * file.compression): zstd at file.compression.zstd-level, or a codec name
+ * above; none / uncompressed mean null.  Anything else is PM_EUNSUPPORTED
+ * naming the option. */
+pm_error *pm_roll_avro_codec(const pm_options *o, const char *compression, pm_avro_write_options *out);
 
 /* Rows [from, to) of b copied into dst (reset first; same columns). */
 pm_error *pm_roll_copy_range(pm_batch *dst, const pm_batch *b, int64_t from, int64_t to);

@@ -171,37 +171,6 @@ static const char *opt_lookup(void *ctx, const char *key) { return pm_options_ge
 /* ------------------------------------------------------------------ */
 /* options                                                             */
 
-static pm_error *avro_codec(const pm_options *o, pm_avro_write_options *out)
-{
-    memset(out, 0, sizeof *out);
-    int32_t level = 1;
-    PM_TRY(pm_options_int(o, PM_OPT_FILE_COMPRESSION_ZSTD_LEVEL, NULL, &level));
-    const char *name = pm_options_get(o, "avro.codec");
-    const char *which = "avro.codec";
-    if (!name) {
-        PM_TRY(pm_options_string(o, PM_OPT_FILE_COMPRESSION, &name));
-        which = "file.compression";
-        if (!strcasecmp(name, "zstd")) {
-            out->codec = PM_CODEC_ZSTD;
-            out->level = level;
-            return NULL;
-        }
-    }
-    if (!strcmp(name, "null") || !strcasecmp(name, "none"))
-        out->codec = PM_CODEC_NONE;
-    else if (!strcmp(name, "deflate"))
-        out->codec = PM_CODEC_DEFLATE;
-    else if (!strcmp(name, "snappy"))
-        out->codec = PM_CODEC_SNAPPY;
-    else if (!strcmp(name, "zstandard")) {
-        out->codec = PM_CODEC_ZSTD;
-        out->level = 3;
-    } else
-        return pm_error_new(PM_EUNSUPPORTED, "%s=%s is not an Avro codec paimon-c writes "
-                                             "(null, deflate, snappy, zstandard, zstd)", which, name);
-    return NULL;
-}
-
 /* Overlay: the level's (or changelog's) format, compression, stats mode. */
 static pm_error *build_overlay(pm_pk_file_writer *w, const pm_options *base)
 {
@@ -354,7 +323,7 @@ static pm_error *writer_init(pm_pk_file_writer *w, pm_table *t, const pm_schema 
         pm_pq_writer_options_default(&w->pq_opts);
         PM_TRY(pm_pq_writer_options_from_table(&w->pq_opts, opt_lookup, w->opts));
     } else {
-        PM_TRY(avro_codec(w->opts, &w->avro_opts));
+        PM_TRY(pm_roll_avro_codec(w->opts, NULL, &w->avro_opts));
     }
     PM_TRY(pm_calloc(&w->partition, plen ? plen : 1, 1));
     memcpy(w->partition, partition, plen);

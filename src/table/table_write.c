@@ -271,38 +271,6 @@ static pm_error *check_supported(const pm_table *t, const pm_options *o)
     return NULL;
 }
 
-static pm_error *avro_data_codec(const pm_options *o, pm_avro_write_options *out)
-{
-    memset(out, 0, sizeof *out);
-    int32_t level = 1;
-    PM_TRY(pm_options_int(o, PM_OPT_FILE_COMPRESSION_ZSTD_LEVEL, NULL, &level));
-    const char *name = pm_options_get(o, "avro.codec");
-    const char *which = "avro.codec";
-    if (!name) {
-        PM_TRY(pm_options_string(o, PM_OPT_FILE_COMPRESSION, &name));
-        which = "file.compression";
-        if (!strcasecmp(name, "zstd")) {
-            out->codec = PM_CODEC_ZSTD;
-            out->level = level;
-            return NULL;
-        }
-    }
-    if (!strcmp(name, "null")) {
-        out->codec = PM_CODEC_NONE;
-    } else if (!strcmp(name, "deflate")) {
-        out->codec = PM_CODEC_DEFLATE;
-    } else if (!strcmp(name, "snappy")) {
-        out->codec = PM_CODEC_SNAPPY;
-    } else if (!strcmp(name, "zstandard")) {
-        out->codec = PM_CODEC_ZSTD;
-        out->level = 3; /* Avro's zstandard default */
-    } else {
-        return pm_error_new(PM_EUNSUPPORTED, "%s=%s is not an Avro codec paimon-c writes "
-                                             "(null, deflate, snappy, zstandard, zstd)", which, name);
-    }
-    return NULL;
-}
-
 static pm_error *field_indexes(const pm_type *rt, const pm_str_list *names, size_t **out, const char *what)
 {
     PM_TRY(pm_calloc(out, names->count ? names->count : 1, sizeof **out));
@@ -356,7 +324,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
         pm_pq_writer_options_default(&w->pq_opts);
         PM_TRY(pm_pq_writer_options_from_table(&w->pq_opts, opt_lookup, (void *)w->opts));
     } else {
-        PM_TRY(avro_data_codec(w->opts, &w->avro_opts));
+        PM_TRY(pm_roll_avro_codec(w->opts, NULL, &w->avro_opts));
     }
 
     /* partition keys */

@@ -106,12 +106,40 @@ static void test_meta_keys_stamp_and_list(void **state)
     free(list);
 }
 
+/* The Avro codec every data-file writer derives from the options. */
+static void test_avro_codec(void **state)
+{
+    (void)state;
+    pm_options *o = NULL;
+    PM_OK_OR_FAIL(pm_options_new(&o));
+    pm_avro_write_options a;
+    PM_OK_OR_FAIL(pm_roll_avro_codec(o, NULL, &a)); /* file.compression default zstd, level 1 */
+    assert_int_equal(a.codec, PM_CODEC_ZSTD);
+    assert_int_equal(a.level, 1);
+    PM_OK_OR_FAIL(pm_options_set(o, "file.compression.zstd-level", "5"));
+    PM_OK_OR_FAIL(pm_roll_avro_codec(o, "ZSTD", &a));
+    assert_int_equal(a.level, 5);
+    PM_OK_OR_FAIL(pm_roll_avro_codec(o, "none", &a));
+    assert_int_equal(a.codec, PM_CODEC_NONE);
+    PM_OK_OR_FAIL(pm_roll_avro_codec(o, "uncompressed", &a));
+    assert_int_equal(a.codec, PM_CODEC_NONE);
+    PM_EXPECT_ERR(pm_roll_avro_codec(o, "lz4", &a), PM_EUNSUPPORTED);
+    PM_OK_OR_FAIL(pm_options_set(o, "avro.codec", "zstandard"));
+    PM_OK_OR_FAIL(pm_roll_avro_codec(o, "lz4", &a)); /* avro.codec wins */
+    assert_int_equal(a.codec, PM_CODEC_ZSTD);
+    assert_int_equal(a.level, 3);
+    PM_OK_OR_FAIL(pm_options_set(o, "avro.codec", "brotli"));
+    PM_EXPECT_ERR(pm_roll_avro_codec(o, NULL, &a), PM_EUNSUPPORTED);
+    pm_options_free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_range_and_raw_bytes),
         cmocka_unit_test(test_col_stats_from_accumulators),
         cmocka_unit_test(test_meta_keys_stamp_and_list),
+        cmocka_unit_test(test_avro_codec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
