@@ -7,13 +7,14 @@
  * ROW<..>/ARRAY<..>/MAP<..,..>); field ids are assigned in order, nested
  * fields after their parent, as Java does.  Keys and options go through
  * pm_table_create, which applies Paimon's rules (primary-key fields become
- * NOT NULL, options are validated) and publishes schema-0 atomically.
+ * NOT NULL, every known option is validated) and publishes schema-0
+ * atomically.  A schema, key or option value it refuses is a usage error
+ * (exit 2) and leaves nothing on disk.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
 #include "cli.h"
 #include "paimon/table.h"
 
@@ -34,54 +35,6 @@ static void usage(FILE *f)
             "  --ignore-if-exists  succeed without changes when a table is already there\n");
 }
 
-typedef struct list {
-    char **v;
-    size_t n;
-} list;
-
-static void list_free(list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i]);
-    free(l->v);
-    l->v = NULL;
-    l->n = 0;
-}
-
-static int list_push(list *l, const char *s, size_t n)
-{
-    char **v = realloc(l->v, (l->n + 1) * sizeof *v);
-    if (!v)
-        return -1;
-    l->v = v;
-    char *c = malloc(n + 1);
-    if (!c)
-        return -1;
-    memcpy(c, s, n);
-    c[n] = 0;
-    l->v[l->n++] = c;
-    return 0;
-}
-
-/* Split "a,b" into trimmed names; empty names are an error. */
-static int split_names(const char *s, list *out)
-{
-    const char *p = s;
-    for (;;) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        while (n && (*p == ' ' || *p == '\t'))
-            p++, n--;
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        if (!n || list_push(out, p, n))
-            return -1;
-        if (!end)
-            return 0;
-        p = end + 1;
-    }
-}
-
 int pm_cmd_create(int argc, char **argv)
 {
     if (pm_cli_wants_help(argc, argv)) {
@@ -90,7 +43,7 @@ int pm_cmd_create(int argc, char **argv)
     }
     const char *table = NULL, *schema = NULL, *comment = NULL;
     bool ignore = false;
-    list pks = {0}, parts = {0}, okeys = {0}, ovals = {0};
+    pm_cli_list pks = {0}, parts = {0}, okeys = {0}, ovals = {0};
     int rc = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -98,12 +51,12 @@ int pm_cmd_create(int argc, char **argv)
         if (!strcmp(a, "--schema") && has_val) {
             schema = argv[++i];
         } else if (!strcmp(a, "--partition-keys") && has_val) {
-            if (split_names(argv[++i], &parts)) {
+            if (pm_cli_list_split(&parts, argv[++i])) {
                 rc = pm_cli_usage_error(CMD, "bad --partition-keys '%s'", argv[i]);
                 goto done;
             }
         } else if (!strcmp(a, "--primary-keys") && has_val) {
-            if (split_names(argv[++i], &pks)) {
+            if (pm_cli_list_split(&pks, argv[++i])) {
                 rc = pm_cli_usage_error(CMD, "bad --primary-keys '%s'", argv[i]);
                 goto done;
             }
@@ -114,7 +67,7 @@ int pm_cmd_create(int argc, char **argv)
                 rc = pm_cli_usage_error(CMD, "--option needs k=v, got '%s'", kv);
                 goto done;
             }
-            if (list_push(&okeys, kv, (size_t)(eq - kv)) || list_push(&ovals, eq + 1, strlen(eq + 1))) {
+            if (pm_cli_list_push(&okeys, kv, (size_t)(eq - kv)) || pm_cli_list_push(&ovals, eq + 1, strlen(eq + 1))) {
                 rc = pm_cli_fail(CMD, pm_error_new(PM_ENOMEM, "out of memory"));
                 goto done;
             }
@@ -136,15 +89,15 @@ int pm_cmd_create(int argc, char **argv)
         rc = pm_cli_usage_error(CMD, "%s", !table ? "missing TABLE path" : "missing --schema");
         goto done;
     }
-    pm_buf text = PM_BUF_INIT;
     pm_type *rt = NULL;
-    pm_error *e = pm_buf_printf(&text, "ROW<%s>", schema);
-    const char *s = NULL;
-    if (!e)
-        e = pm_buf_cstr(&text, &s);
-    if (!e)
-        e = pm_error_wrap(pm_type_parse(&rt, s), PM_EINVALID, "bad --schema");
-    pm_buf_free(&text);
+    size_t tn = strlen(schema) + 8;
+    char *text = malloc(tn);
+    pm_error *e = text ? NULL : pm_error_new(PM_ENOMEM, "out of memory");
+    if (!e) {
+        snprintf(text, tn, "ROW<%s>", schema);
+        e = pm_error_wrap(pm_type_parse(&rt, text), PM_EINVALID, "bad --schema");
+    }
+    free(text);
     if (!e && rt->nfields == 0)
         e = pm_error_new(PM_EINVALID, "--schema has no fields");
     bool existed = false;
@@ -156,28 +109,29 @@ int pm_cmd_create(int argc, char **argv)
         pm_table_free(old);
     }
     if (!e) {
-        pm_table_spec spec = {rt,
-                              (const char *const *)parts.v,
+        pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt,
+                              (const char *const *)parts.items,
                               parts.n,
-                              (const char *const *)pks.v,
+                              (const char *const *)pks.items,
                               pks.n,
-                              (const char *const *)okeys.v,
-                              (const char *const *)ovals.v,
+                              (const char *const *)okeys.items,
+                              (const char *const *)ovals.items,
                               okeys.n,
                               comment};
         e = pm_table_create(table, &spec, ignore);
     }
     pm_type_free(rt);
     if (e) {
-        rc = pm_cli_fail(CMD, e);
+        /* a schema, key or option the command line got wrong is a usage error */
+        rc = pm_error_root_code(e) == PM_EINVALID ? pm_cli_bad_argument(CMD, e) : pm_cli_fail(CMD, e);
         goto done;
     }
     printf(existed ? "table %s already exists\n" : "created table %s\n", table);
     rc = 0;
 done:
-    list_free(&pks);
-    list_free(&parts);
-    list_free(&okeys);
-    list_free(&ovals);
+    pm_cli_list_free(&pks);
+    pm_cli_list_free(&parts);
+    pm_cli_list_free(&okeys);
+    pm_cli_list_free(&ovals);
     return rc;
 }

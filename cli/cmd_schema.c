@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
 #include "cli.h"
-#include "table/table_internal.h"
+#include "paimon/table.h"
 
 #define CMD "schema"
 
@@ -24,34 +23,30 @@ static void usage(FILE *f)
                "  --json      the schema JSON (schema/schema-N) instead of text\n");
 }
 
-static pm_error *list_line(pm_buf *b, const char *label, const pm_str_list *l)
+static pm_error *print_text(const pm_schema *s)
 {
-    PM_TRY(pm_buf_printf(b, "%s:", label));
-    for (size_t i = 0; i < l->count; i++)
-        PM_TRY(pm_buf_printf(b, "%s%s", i ? ", " : " ", l->items[i]));
-    return pm_buf_append_byte(b, '\n');
-}
-
-static pm_error *print_text(const pm_schema *s, pm_buf *b)
-{
-    PM_TRY(pm_buf_printf(b, "schema id: %" PRId64 "\nfields:\n", s->id));
-    for (size_t i = 0; i < s->row_type->nfields; i++) {
-        const pm_field *f = &s->row_type->fields[i];
+    printf("schema id: %" PRId64 "\nfields:\n", pm_schema_id(s));
+    const pm_type *rt = pm_schema_row_type(s);
+    for (size_t i = 0; i < rt->nfields; i++) {
+        const pm_field *f = &rt->fields[i];
         char *ts = pm_type_to_string(f->type);
         if (!ts)
             return pm_error_new(PM_ENOMEM, "out of memory");
-        pm_error *e = pm_buf_printf(b, "  %d\t%s\t%s%s%s\n", (int)f->id, f->name, ts,
-                                    f->description ? "\t-- " : "", f->description ? f->description : "");
+        printf("  %d\t%s\t%s%s%s\n", (int)f->id, f->name, ts, f->description ? "\t-- " : "",
+               f->description ? f->description : "");
         free(ts);
-        PM_TRY(e);
     }
-    PM_TRY(list_line(b, "partition keys", &s->partition_keys));
-    PM_TRY(list_line(b, "primary keys", &s->primary_keys));
-    PM_TRY(pm_buf_append_str(b, "options:\n"));
-    for (size_t i = 0; i < pm_options_count(s->options); i++)
-        PM_TRY(pm_buf_printf(b, "  %s = %s\n", pm_options_key_at(s->options, i), pm_options_value_at(s->options, i)));
-    if (s->comment)
-        PM_TRY(pm_buf_printf(b, "comment: %s\n", s->comment));
+    printf("partition keys:");
+    for (size_t i = 0; i < pm_schema_partition_key_count(s); i++)
+        printf("%s%s", i ? ", " : " ", pm_schema_partition_key(s, i));
+    printf("\nprimary keys:");
+    for (size_t i = 0; i < pm_schema_primary_key_count(s); i++)
+        printf("%s%s", i ? ", " : " ", pm_schema_primary_key(s, i));
+    printf("\noptions:\n");
+    for (size_t i = 0; i < pm_schema_option_count(s); i++)
+        printf("  %s = %s\n", pm_schema_option_key(s, i), pm_schema_option_value(s, i));
+    if (pm_schema_comment(s))
+        printf("comment: %s\n", pm_schema_comment(s));
     return NULL;
 }
 
@@ -70,11 +65,9 @@ int pm_cmd_schema(int argc, char **argv)
         } else if (!strcmp(argv[i], "--branch") && i + 1 < argc) {
             branch = argv[++i];
         } else if (!strcmp(argv[i], "--id") && i + 1 < argc) {
-            char *end;
-            long long n = strtoll(argv[++i], &end, 10);
-            if (*end || end == argv[i] || n < 0)
-                return pm_cli_usage_error(CMD, "--id needs a schema id >= 0, got '%s'", argv[i]);
-            id = n;
+            int rc = pm_cli_parse_int(CMD, "--id", argv[++i], 0, INT32_MAX, &id);
+            if (rc)
+                return rc;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return pm_cli_usage_error(CMD, "unknown or incomplete option '%s'", argv[i]);
         } else if (!table) {
@@ -86,20 +79,21 @@ int pm_cmd_schema(int argc, char **argv)
     if (!table)
         return pm_cli_usage_error(CMD, "missing TABLE path");
     pm_table *t = NULL;
-    pm_buf b = PM_BUF_INIT;
     const pm_schema *s = NULL;
+    char *text = NULL;
     pm_error *e = pm_table_open(&t, table, branch);
     if (!e)
         s = pm_table_schema(t);
     if (!e && id >= 0)
-        e = pm_table_schema_by_id(t, id, &s);
-    if (!e)
-        e = json ? pm_schema_to_json(s, &b) : print_text(s, &b);
-    if (!e && json)
-        e = pm_buf_append_byte(&b, '\n');
-    if (!e)
-        fwrite(b.data, 1, b.len, stdout);
-    pm_buf_free(&b);
+        e = pm_table_schema_get(&s, t, id);
+    if (!e && json) {
+        e = pm_schema_to_json_text(&text, s);
+        if (!e)
+            printf("%s\n", text);
+    } else if (!e) {
+        e = print_text(s);
+    }
+    pm_free(text);
     pm_table_free(t);
     return e ? pm_cli_fail(CMD, e) : 0;
 }

@@ -1,23 +1,20 @@
 /*
  * cli/cmd_snapshots.c — `paimon snapshots TABLE [--branch B] [--json]`:
- * list a table's snapshots, oldest first: id, schema id, commit kind, time,
- * commit user and identifier, total / delta (/ changelog) record counts
- * and the manifest lists (base, delta, changelog) and index manifest.
- * Text output is one line per snapshot with a header; --json prints one
- * JSON array of objects keyed like the snapshot file (plus "time", the
- * commit time as ISO-8601 UTC).
+ * list a table's snapshots, oldest first (paimon/snapshot.h): id, schema
+ * id, commit kind, time, commit user and identifier, total / delta (/
+ * changelog) record counts and the manifest lists (base, delta, changelog)
+ * and index manifest.  Text output is one line per snapshot with a header;
+ * --json prints one JSON array of objects keyed like the snapshot file
+ * (plus "time", the commit time as ISO-8601 UTC with milliseconds).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "base/buf.h"
 #include "cli.h"
-#include "meta/json.h"
-#include "meta/snapshot_store.h"
-#include "table/table_internal.h"
-#include "types/temporal.h"
+#include "paimon/table.h"
 
 #define CMD "snapshots"
 
@@ -30,72 +27,84 @@ static void usage(FILE *f)
                "  --json      one JSON array of objects instead of a text table\n");
 }
 
-static pm_error *iso_time(pm_buf *out, int64_t millis)
+/* "2024-05-14T01:02:03.004Z" */
+static void iso_time(int64_t millis, char *out, size_t cap)
 {
-    return pm_format_timestamp(out, millis, 3, true);
+    int64_t secs = millis / 1000, ms = millis % 1000;
+    if (ms < 0) {
+        ms += 1000;
+        secs--;
+    }
+    time_t tt = (time_t)secs;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm)) {
+        snprintf(out, cap, "%" PRId64, millis);
+        return;
+    }
+    size_t n = strftime(out, cap, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, cap - n, ".%03dZ", (int)ms);
 }
 
-static pm_error *json_str_field(pm_buf *b, const char *key, const char *v, bool *first)
+/* A JSON string (the values here are ASCII names and ids; escape anyway). */
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+static void str_field(const char *key, const char *v)
 {
     if (!v)
-        return NULL;
-    PM_TRY(pm_buf_printf(b, "%s\"%s\":", *first ? "" : ",", key));
-    *first = false;
-    return pm_json_append_string(b, v);
+        return;
+    printf(",\"%s\":", key);
+    json_string(v);
 }
 
-static pm_error *json_long_field(pm_buf *b, const char *key, bool has, int64_t v, bool *first)
+static void print_json(const pm_snapshot *s, bool first)
 {
-    if (!has)
-        return NULL;
-    PM_TRY(pm_buf_printf(b, "%s\"%s\":%" PRId64, *first ? "" : ",", key, v));
-    *first = false;
-    return NULL;
+    char t[48];
+    iso_time(pm_snapshot_time_millis(s), t, sizeof t);
+    int64_t v;
+    printf("%s{\"id\":%" PRId64 ",\"schemaId\":%" PRId64, first ? "[\n  " : ",\n  ", pm_snapshot_id(s),
+           pm_snapshot_schema_id(s));
+    str_field("commitKind", pm_snapshot_commit_kind(s));
+    printf(",\"timeMillis\":%" PRId64, pm_snapshot_time_millis(s));
+    str_field("time", t);
+    str_field("commitUser", pm_snapshot_commit_user(s));
+    printf(",\"commitIdentifier\":%" PRId64 ",\"totalRecordCount\":%" PRId64 ",\"deltaRecordCount\":%" PRId64,
+           pm_snapshot_commit_identifier(s), pm_snapshot_total_record_count(s), pm_snapshot_delta_record_count(s));
+    if (pm_snapshot_changelog_record_count(s, &v))
+        printf(",\"changelogRecordCount\":%" PRId64, v);
+    str_field("baseManifestList", pm_snapshot_base_manifest_list(s));
+    str_field("deltaManifestList", pm_snapshot_delta_manifest_list(s));
+    str_field("changelogManifestList", pm_snapshot_changelog_manifest_list(s));
+    str_field("indexManifest", pm_snapshot_index_manifest(s));
+    if (pm_snapshot_watermark(s, &v))
+        printf(",\"watermark\":%" PRId64, v);
+    if (pm_snapshot_next_row_id(s, &v))
+        printf(",\"nextRowId\":%" PRId64, v);
+    str_field("operation", pm_snapshot_write_operation(s));
+    putchar('}');
 }
 
-static pm_error *print_json(const pm_snapshot *s, bool first_item, pm_buf *b)
+static void print_text(const pm_snapshot *s)
 {
-    bool first = true;
-    PM_TRY(pm_buf_append_str(b, first_item ? "[\n  {" : ",\n  {"));
-    PM_TRY(json_long_field(b, "id", true, s->id, &first));
-    PM_TRY(json_long_field(b, "schemaId", true, s->schema_id, &first));
-    PM_TRY(json_str_field(b, "commitKind", pm_commit_kind_name(s->commit_kind), &first));
-    PM_TRY(json_long_field(b, "timeMillis", true, s->time_millis, &first));
-    pm_buf t = PM_BUF_INIT;
-    const char *ts = NULL;
-    pm_error *e = iso_time(&t, s->time_millis);
-    if (!e)
-        e = pm_buf_cstr(&t, &ts);
-    if (!e)
-        e = json_str_field(b, "time", ts, &first);
-    pm_buf_free(&t);
-    PM_TRY(e);
-    PM_TRY(json_str_field(b, "commitUser", s->commit_user, &first));
-    PM_TRY(json_long_field(b, "commitIdentifier", true, s->commit_identifier, &first));
-    PM_TRY(json_long_field(b, "totalRecordCount", true, s->total_record_count, &first));
-    PM_TRY(json_long_field(b, "deltaRecordCount", true, s->delta_record_count, &first));
-    PM_TRY(json_long_field(b, "changelogRecordCount", s->changelog_record_count.has, s->changelog_record_count.v,
-                           &first));
-    PM_TRY(json_str_field(b, "baseManifestList", s->base_manifest_list, &first));
-    PM_TRY(json_str_field(b, "deltaManifestList", s->delta_manifest_list, &first));
-    PM_TRY(json_str_field(b, "changelogManifestList", s->changelog_manifest_list, &first));
-    PM_TRY(json_str_field(b, "indexManifest", s->index_manifest, &first));
-    PM_TRY(json_long_field(b, "watermark", s->watermark.has, s->watermark.v, &first));
-    PM_TRY(json_long_field(b, "nextRowId", s->next_row_id.has, s->next_row_id.v, &first));
-    PM_TRY(json_str_field(b, "operation", pm_snapshot_operation_name(s->operation), &first));
-    return pm_buf_append_byte(b, '}');
-}
-
-static pm_error *print_text(const pm_snapshot *s, pm_buf *b)
-{
-    PM_TRY(pm_buf_printf(b, "%" PRId64 "\t%" PRId64 "\t%s\t", s->id, s->schema_id, pm_commit_kind_name(s->commit_kind)));
-    PM_TRY(iso_time(b, s->time_millis));
-    PM_TRY(pm_buf_printf(b, "\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s\t%s\t%s\n",
-                         s->commit_user ? s->commit_user : "-", s->commit_identifier, s->total_record_count,
-                         s->delta_record_count, s->base_manifest_list ? s->base_manifest_list : "-",
-                         s->delta_manifest_list ? s->delta_manifest_list : "-",
-                         s->changelog_manifest_list ? s->changelog_manifest_list : "-"));
-    return NULL;
+    char t[48];
+    iso_time(pm_snapshot_time_millis(s), t, sizeof t);
+    const char *u = pm_snapshot_commit_user(s), *b = pm_snapshot_base_manifest_list(s),
+               *d = pm_snapshot_delta_manifest_list(s), *c = pm_snapshot_changelog_manifest_list(s);
+    printf("%" PRId64 "\t%" PRId64 "\t%s\t%s\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%s\t%s\t%s\n",
+           pm_snapshot_id(s), pm_snapshot_schema_id(s), pm_snapshot_commit_kind(s), t, u ? u : "-",
+           pm_snapshot_commit_identifier(s), pm_snapshot_total_record_count(s), pm_snapshot_delta_record_count(s),
+           b ? b : "-", d ? d : "-", c ? c : "-");
 }
 
 static pm_error *run(const char *path, const char *branch, bool json)
@@ -103,32 +112,25 @@ static pm_error *run(const char *path, const char *branch, bool json)
     pm_table *t = NULL;
     int64_t *ids = NULL;
     size_t n = 0;
-    pm_buf b = PM_BUF_INIT;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_table_open(&t, path, branch), done);
-    PM_TRY_GOTO(e, pm_snapshot_store_list_ids(t->snapshots, &ids, &n), done);
-    if (json && !n)
-        PM_TRY_GOTO(e, pm_buf_append_str(&b, "["), done);
+    PM_TRY_GOTO(e, pm_table_snapshot_ids(&ids, &n, t), done);
     if (!json)
-        PM_TRY_GOTO(e, pm_buf_append_str(&b, "id\tschema\tkind\ttime\tcommit_user\tidentifier\ttotal_records\t"
-                                             "delta_records\tbase_manifest_list\tdelta_manifest_list\t"
-                                             "changelog_manifest_list\n"),
-                    done);
+        printf("id\tschema\tkind\ttime\tcommit_user\tidentifier\ttotal_records\tdelta_records\t"
+               "base_manifest_list\tdelta_manifest_list\tchangelog_manifest_list\n");
     for (size_t i = 0; i < n; i++) {
         pm_snapshot *s = NULL;
-        PM_TRY_GOTO(e, pm_snapshot_store_load(t->snapshots, ids[i], &s), done);
-        e = json ? print_json(s, i == 0, &b) : print_text(s, &b);
+        PM_TRY_GOTO(e, pm_table_snapshot(&s, t, ids[i]), done);
+        if (json)
+            print_json(s, i == 0);
+        else
+            print_text(s);
         pm_snapshot_free(s);
-        if (e)
-            goto done;
     }
     if (json)
-        PM_TRY_GOTO(e, pm_buf_append_str(&b, n ? "\n]\n" : "]\n"), done);
-    if (b.len)
-        fwrite(b.data, 1, b.len, stdout);
+        printf(n ? "\n]\n" : "[]\n");
 done:
-    pm_buf_free(&b);
-    free(ids);
+    pm_free(ids);
     pm_table_free(t);
     return e;
 }

@@ -1,50 +1,36 @@
 /*
  * cli/cmd_write.c — `paimon write`: append (or overwrite) rows into a
- * table with one commit per invocation.
+ * table with one commit per invocation, through paimon/write.h.
  *
  *   paimon write TABLE [--input FILE|-] [--input-format jsonl|csv|parquet]
  *                [--overwrite [--partition k=v[,k2=v2]]...]
  *                [--commit-user U] [--commit-identifier N] [--batch-rows N] [--threads N]
  *
- * Input formats (default: by the file's extension, else jsonl):
- *   jsonl    one JSON object per line, keys = column names, values in the
- *            `paimon cat` encoding (types/value.h); missing keys are null
- *   csv      a header row of column names, then one row per record
- *            (RFC 4180 quoting); an empty unquoted cell is null, "" is an
- *            empty string; cells use the text forms of types/value.h
- *   parquet  columns mapped to table fields by name (types must match)
- * Unknown columns are errors; NOT NULL columns must be present.
- * Primary-key tables take each row's kind from a `_ROW_KIND` column/field
- * (+I, -U, +U, -D; absent or null = +I).
- * The input streams through in batches of --batch-rows rows (default
- * 65536), so memory does not grow with the input.  Steps: open the table,
- * write every batch (data files are private until the commit), commit
- * (APPEND, or OVERWRITE of the whole table / the --partition specs).  On
- * any error before the commit the written files are removed; a failed
- * commit removes its files too, except when its outcome is uncertain
- * (then the files are kept so that re-running with the same
- * --commit-user/--commit-identifier completes it exactly once).
- * Prints "snapshot N: R rows in F files" (or "nothing to commit").  Then,
- * unless write-only=true, one automatic compaction round over the touched
- * buckets (compact/compact_run.h) may add a COMPACT snapshot.
+ * Input formats (default: by the file's extension, else jsonl): JSON lines
+ * and CSV as paimon/rows.h describes them; Parquet files with columns
+ * mapped to table fields by name (types must match).  Primary-key tables
+ * take each row's kind from a `_ROW_KIND` column/field (+I, -U, +U, -D;
+ * absent or null = +I).  The input streams through in batches, so memory
+ * does not grow with the input.
+ * With --commit-user, a run whose (user, identifier) already landed writes
+ * nothing and only finishes an interrupted automatic compaction round.
+ * Prints "snapshot N: R rows in F files" (or "nothing to commit"), then what
+ * the automatic compaction round did.  Exit codes: 0 ok; 1 nothing was
+ * committed; 2 usage; 3 the data commit succeeded but the compaction round
+ * after it failed (a retry would duplicate the rows: do not retry the write).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "base/buf.h"
-#include "base/pool.h"
 #include "cli.h"
-#include "format/parquet/parquet_reader.h"
-#include "table/partition.h"
-#include "table/pk_write.h"
-#include "table/table_commit.h"
-#include "table/table_write.h"
-#include "table/write_input.h"
-#include "types/column.h"
-#include "types/value.h"
+#include "paimon/format.h"
+#include "paimon/read.h"
+#include "paimon/rows.h"
+#include "paimon/write.h"
 
 #define CMD "write"
 
@@ -68,24 +54,10 @@ static void usage(FILE *f)
             "                        re-running with the same user and identifier is a no-op\n"
             "  --batch-rows N        rows per batch handed to the writer (default 65536)\n"
             "  --threads N           encoding threads (default: CPUs, at most 8); large inputs to an\n"
-            "                        unaware-bucket table are then written as N files in parallel\n");
+            "                        unaware-bucket table are then written as N files in parallel\n\n"
+            "exit codes: 0 ok, 1 nothing committed, 2 usage error, 3 the data commit succeeded but the\n"
+            "automatic compaction after it failed (do not retry the write; run 'paimon compact').\n");
 }
-
-typedef struct write_job {
-    pm_table *t;
-    pm_table_writer *w;
-    int64_t rows;
-    int64_t batch_rows;
-} write_job;
-
-static pm_error *write_batch(write_job *j, pm_batch *b)
-{
-    PM_TRY(pm_table_writer_write(j->w, b));
-    j->rows += pm_batch_num_rows(b);
-    return NULL;
-}
-
-/* ---- JSON lines and CSV (table/write_input.h) ---- */
 
 static pm_error *file_source(void *ctx, void *buf, size_t cap, size_t *n)
 {
@@ -96,99 +68,46 @@ static pm_error *file_source(void *ctx, void *buf, size_t cap, size_t *n)
     return NULL;
 }
 
-/* Primary-key tables: the table's fields plus `_ROW_KIND` STRING (+I, -U,
- * +U, -D; absent or null = +I), which the writer takes as row kinds. */
-static pm_error *input_type(pm_table *t, pm_type **out)
-{
-    const pm_type *rt = pm_table_schema(t)->row_type;
-    *out = pm_type_clone(rt);
-    if (!*out)
-        return pm_error_new(PM_ENOMEM, "out of memory");
-    if (!pm_table_has_primary_key(t) || pm_type_field_index(rt, PM_ROW_KIND_COLUMN) >= 0)
-        return NULL;
-    pm_type *k = pm_type_new_string(PM_TYPE_VARCHAR, PM_MAX_LENGTH, true);
-    pm_error *e = k ? pm_type_add_field(*out, -1, PM_ROW_KIND_COLUMN, k) : pm_error_new(PM_ENOMEM, "out of memory");
-    if (e) {
-        pm_type_free(k);
-        pm_type_free(*out);
-        *out = NULL;
-    }
-    return e;
-}
-
-static pm_error *feed_text(write_job *j, FILE *in, pm_text_format fmt)
-{
-    pm_text_rows *r = NULL;
-    pm_type *rt = NULL;
-    PM_TRY(input_type(j->t, &rt));
-    pm_error *e = pm_text_rows_new(&r, fmt, rt, file_source, in, j->batch_rows);
-    if (e) {
-        pm_type_free(rt);
-        return e;
-    }
-    for (;;) {
-        pm_batch *b = NULL;
-        PM_TRY_GOTO(e, pm_text_rows_next(r, &b), done);
-        if (!b)
-            break;
-        PM_TRY_GOTO(e, write_batch(j, b), done);
-    }
-done:
-    pm_text_rows_free(r);
-    pm_type_free(rt);
-    return e;
-}
-
-/* ---- Parquet ---- */
-
-static pm_error *feed_parquet(write_job *j, const char *path)
+static pm_error *feed_parquet(pm_writer *w, const char *path, int64_t batch_rows)
 {
     if (!strcmp(path, "-"))
         return pm_error_new(PM_EINVALID, "Parquet input needs a file (--input FILE), not stdin");
-    pm_fileio *fio = NULL;
-    pm_input *in = NULL;
-    pm_pq_reader *r = NULL;
-    pm_error *e = NULL;
-    PM_TRY_GOTO(e, pm_fileio_local_new(&fio), done);
-    PM_TRY_GOTO(e, pm_input_open(fio, path, &in), done);
-    pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
-    o.batch_rows = j->batch_rows;
-    PM_TRY_GOTO(e, pm_pq_reader_open(&r, in, &o), done);
-    for (;;) {
-        pm_batch *b = NULL;
-        PM_TRY_GOTO(e, pm_pq_reader_next_batch(r, &b), done);
-        if (!b)
+    pm_format_reader *r = NULL;
+    pm_format_options o = PM_FORMAT_OPTIONS_INIT;
+    o.batch_rows = batch_rows;
+    pm_error *e = pm_format_reader_open(&r, path, &o);
+    while (!e) {
+        const pm_batch *b = NULL;
+        e = pm_format_reader_next(&b, r);
+        if (e || !b)
             break;
-        PM_TRY_GOTO(e, write_batch(j, b), done);
+        e = pm_writer_write(w, b);
     }
-done:
-    pm_pq_reader_free(r);
-    pm_input_close(in);
-    pm_fileio_free(fio);
+    pm_format_reader_free(r);
     return e ? pm_error_wrap(e, 0, "Parquet input %s", path) : NULL;
 }
 
-/* ---- the command ---- */
-
-static void delete_message_files(pm_table *t, const pm_commit_message *m, size_t n)
+static pm_error *feed(pm_writer *w, const char *input, input_format fmt, int64_t batch_rows)
 {
-    for (size_t i = 0; i < n; i++) {
-        char *dir = NULL;
-        pm_error *e = pm_table_bucket_dir(t, m[i].partition.data, m[i].partition.len, m[i].bucket, &dir);
-        if (e) {
-            pm_error_free(e);
-            continue;
-        }
-        for (size_t k = 0; k < m[i].n_new_files + m[i].n_changelog; k++) {
-            const pm_data_file_meta *f =
-                k < m[i].n_new_files ? &m[i].new_files[k] : &m[i].changelog[k - m[i].n_new_files];
-            char *p = pm_path_join(dir, f->file_name);
-            if (p)
-                pm_error_free(pm_fileio_delete(t->fio, p));
-            free(p);
-        }
-        free(dir);
+    if (fmt == IN_PARQUET)
+        return feed_parquet(w, input, batch_rows);
+    FILE *in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
+    if (!in)
+        return pm_error_new(errno == ENOENT ? PM_ENOTFOUND : PM_EIO, "open input %s: %s", input, strerror(errno));
+    pm_rows_reader *r = NULL;
+    pm_error *e = pm_rows_reader_new(&r, fmt == IN_CSV ? PM_ROWS_CSV : PM_ROWS_JSONL, pm_writer_input_type(w),
+                                     file_source, in, batch_rows);
+    while (!e) {
+        const pm_batch *b = NULL;
+        e = pm_rows_reader_next(&b, r);
+        if (e || !b)
+            break;
+        e = pm_writer_write(w, b);
     }
+    pm_rows_reader_free(r);
+    if (in != stdin)
+        fclose(in);
+    return e;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -197,179 +116,136 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && !strcasecmp(s + a - b, suffix);
 }
 
+/* Print what the commit did; the exit code. */
+static int report(const pm_commit_outcome *out, const pm_write_options *o)
+{
+    char a[32], b[32];
+    if (out->already_committed)
+        printf("snapshot %" PRId64 ": already committed by %s with identifier %" PRId64 "\n", out->snapshot_id,
+               o->commit_user, o->commit_identifier);
+    else if (out->snapshot_id)
+        printf("snapshot %" PRId64 ": %" PRId64 " rows in %" PRId64 " files\n", out->snapshot_id, out->rows,
+               out->files);
+    else
+        printf("nothing to commit\n");
+    if (out->stall.snapshot_id)
+        printf("snapshot %" PRId64 ": write stall, compacted %" PRId64 " files into %" PRId64 " files first\n",
+               out->stall.snapshot_id, out->stall.files_removed, out->stall.files_added);
+    if (out->compaction.snapshot_id) {
+        pm_cli_human_bytes(out->compaction.bytes_read, a, sizeof a);
+        pm_cli_human_bytes(out->compaction.bytes_written, b, sizeof b);
+        printf("snapshot %" PRId64 ": compacted %" PRId64 " files (%s) into %" PRId64 " files (%s)\n",
+               out->compaction.snapshot_id, out->compaction.files_removed, a, out->compaction.files_added, b);
+    }
+    if (!out->compaction_error)
+        return PM_EXIT_OK;
+    pm_cli_fail(CMD, pm_error_wrap(out->compaction_error, 0,
+                                   "the data commit (snapshot %" PRId64 ") stands; the automatic compaction after "
+                                   "it failed",
+                                   out->snapshot_id));
+    return PM_EXIT_COMPACTION_FAILED;
+}
+
+static int run(const char *table, const char *input, input_format fmt, int64_t batch_rows, const pm_write_options *o)
+{
+    pm_table *t = NULL;
+    pm_writer *w = NULL;
+    pm_commit_outcome out = PM_COMMIT_OUTCOME_INIT;
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_table_open(&t, table, NULL), fail);
+    int64_t landed = 0;
+    if (o->commit_user)
+        PM_TRY_GOTO(e, pm_table_find_commit(&landed, t, o->commit_user, o->commit_identifier), fail);
+    if (landed) {
+        /* already committed: nothing to write; finish an interrupted round */
+        PM_TRY_GOTO(e, pm_commit(&out, t, NULL, o), fail);
+    } else {
+        PM_TRY_GOTO(e, pm_writer_new(&w, t, o), fail);
+        PM_TRY_GOTO(e, feed(w, input, fmt, batch_rows), fail);
+        PM_TRY_GOTO(e, pm_writer_commit(&out, w), fail);
+    }
+    pm_writer_free(w);
+    int rc = report(&out, o);
+    pm_table_free(t);
+    return rc;
+fail:
+    pm_writer_abort(w); /* removes the files not handed out */
+    pm_table_free(t);
+    return pm_cli_fail(CMD, e);
+}
+
 int pm_cmd_write(int argc, char **argv)
 {
     if (pm_cli_wants_help(argc, argv)) {
         usage(stdout);
         return 0;
     }
-    const char *table = NULL, *input = "-", *format = NULL, *user = NULL;
-    bool overwrite = false;
-    int64_t ident = PM_BATCH_COMMIT_IDENTIFIER, batch_rows = 65536;
-    size_t threads = pm_cpu_count() < 8 ? pm_cpu_count() : 8;
-    pm_partition_spec *specs = NULL;
-    size_t nspecs = 0;
-    int rc = 2;
-    for (int i = 1; i < argc; i++) {
+    const char *table = NULL, *input = "-", *format = NULL;
+    pm_write_options o = PM_WRITE_OPTIONS_INIT;
+    int64_t threads = (int64_t)pm_cli_cpu_count(), batch_rows = 65536;
+    if (threads > 8)
+        threads = 8;
+    const char **parts = calloc((size_t)argc, sizeof *parts);
+    size_t nparts = 0;
+    int rc = parts ? 0 : pm_cli_fail(CMD, pm_error_new(PM_ENOMEM, "out of memory"));
+    for (int i = 1; i < argc && !rc; i++) {
         const char *a = argv[i];
         bool needs = !strcmp(a, "--input") || !strcmp(a, "--input-format") || !strcmp(a, "--partition") ||
-                     !strcmp(a, "--commit-user") || !strcmp(a, "--commit-identifier") || !strcmp(a, "--batch-rows") ||
-                     !strcmp(a, "--threads");
+                     !strcmp(a, "--commit-user") || !strcmp(a, "--commit-identifier") || !strcmp(a, "--threads") ||
+                     !strcmp(a, "--batch-rows");
         if (needs && i + 1 >= argc) {
             rc = pm_cli_usage_error(CMD, "%s needs a value", a);
-            goto out;
-        }
-        if (!strcmp(a, "--input")) {
+        } else if (!strcmp(a, "--input")) {
             input = argv[++i];
         } else if (!strcmp(a, "--input-format")) {
             format = argv[++i];
         } else if (!strcmp(a, "--overwrite")) {
-            overwrite = true;
+            o.overwrite = true;
         } else if (!strcmp(a, "--partition")) {
-            pm_partition_spec *s = realloc(specs, (nspecs + 1) * sizeof *s);
-            if (!s) {
-                rc = pm_cli_fail(CMD, pm_error_new(PM_ENOMEM, "out of memory"));
-                goto out;
-            }
-            specs = s;
-            pm_error *e = pm_partition_spec_parse(argv[++i], &specs[nspecs]);
-            if (e) {
+            pm_error *e = pm_partition_filter_check(argv[++i]);
+            if (e)
                 rc = pm_cli_bad_argument(CMD, e);
-                goto out;
-            }
-            nspecs++;
+            else
+                parts[nparts++] = argv[i];
         } else if (!strcmp(a, "--commit-user")) {
-            user = argv[++i];
-        } else if (!strcmp(a, "--commit-identifier") || !strcmp(a, "--batch-rows") || !strcmp(a, "--threads")) {
-            const char *v = argv[++i];
-            char *end;
-            errno = 0;
-            long long x = strtoll(v, &end, 10);
-            if (!*v || *end || errno) {
-                rc = pm_cli_usage_error(CMD, "%s needs an integer, got '%s'", a, v);
-                goto out;
-            }
-            if (!strcmp(a, "--batch-rows") || !strcmp(a, "--threads")) {
-                if (x <= 0 || (!strcmp(a, "--threads") && x > 64)) {
-                    rc = pm_cli_usage_error(CMD, "%s must be in 1..%s", a,
-                                            strcmp(a, "--threads") ? "2^63" : "64");
-                    goto out;
-                }
-                if (!strcmp(a, "--threads"))
-                    threads = (size_t)x;
-                else
-                    batch_rows = x;
-            } else {
-                ident = x;
-            }
+            o.commit_user = argv[++i];
+            if (!*o.commit_user)
+                rc = pm_cli_usage_error(CMD, "--commit-user needs a non-empty value");
+        } else if (!strcmp(a, "--commit-identifier")) {
+            rc = pm_cli_parse_int(CMD, a, argv[++i], INT64_MIN, INT64_MAX, &o.commit_identifier);
+        } else if (!strcmp(a, "--threads")) {
+            rc = pm_cli_parse_int(CMD, a, argv[++i], 1, 64, &threads);
+        } else if (!strcmp(a, "--batch-rows")) {
+            rc = pm_cli_parse_int(CMD, a, argv[++i], 1, 1 << 24, &batch_rows);
         } else if (a[0] == '-' && a[1]) {
             rc = pm_cli_usage_error(CMD, "unknown option '%s'", a);
-            goto out;
         } else if (!table) {
             table = a;
         } else {
             rc = pm_cli_usage_error(CMD, "unexpected argument '%s'", a);
-            goto out;
         }
     }
-    if (!table) {
+    if (!rc && !table)
         rc = pm_cli_usage_error(CMD, "TABLE is required");
-        goto out;
-    }
-    if (nspecs && !overwrite) {
+    if (!rc && nparts && !o.overwrite)
         rc = pm_cli_usage_error(CMD, "--partition only applies with --overwrite");
-        goto out;
-    }
-    input_format fmt;
-    if (!format)
+    input_format fmt = IN_JSONL;
+    if (!rc && !format)
         fmt = ends_with(input, ".csv") ? IN_CSV : ends_with(input, ".parquet") ? IN_PARQUET : IN_JSONL;
-    else if (!strcmp(format, "jsonl") || !strcmp(format, "json"))
+    else if (!rc && (!strcmp(format, "jsonl") || !strcmp(format, "json")))
         fmt = IN_JSONL;
-    else if (!strcmp(format, "csv"))
+    else if (!rc && !strcmp(format, "csv"))
         fmt = IN_CSV;
-    else if (!strcmp(format, "parquet"))
+    else if (!rc && !strcmp(format, "parquet"))
         fmt = IN_PARQUET;
-    else {
+    else if (!rc)
         rc = pm_cli_usage_error(CMD, "unknown --input-format '%s' (jsonl, csv, parquet)", format);
-        goto out;
+    if (!rc) {
+        o.overwrite_partitions = parts;
+        o.noverwrite_partitions = nparts;
+        o.threads = (size_t)threads;
+        rc = run(table, input, fmt, batch_rows, &o);
     }
-
-    pm_error *e = NULL;
-    write_job j = {NULL, NULL, 0, batch_rows};
-    FILE *in = NULL;
-    pm_commit_message *msgs = NULL;
-    size_t nmsgs = 0;
-    int64_t snapshot = 0;
-    PM_TRY_GOTO(e, pm_table_open(&j.t, table, NULL), fail);
-    if (user) {
-        /* already committed by an earlier run: nothing to write */
-        PM_TRY_GOTO(e, pm_table_commit_find(j.t, user, ident, 0, &snapshot), fail);
-        if (snapshot) {
-            printf("snapshot %lld: already committed by %s with identifier %lld\n", (long long)snapshot, user,
-                   (long long)ident);
-            /* recovery: finish an interrupted automatic compaction round */
-            e = pm_cli_compact_after_write(j.t, snapshot, user, NULL, 0);
-            rc = 0;
-            goto fail;
-        }
-    }
-    pm_table_write_options wo = {0, overwrite, threads};
-    PM_TRY_GOTO(e, pm_table_writer_new(&j.w, j.t, &wo), fail);
-    if (fmt != IN_PARQUET) {
-        in = strcmp(input, "-") ? fopen(input, "rb") : stdin;
-        if (!in) {
-            e = pm_error_new(errno == ENOENT ? PM_ENOTFOUND : PM_EIO, "open input %s: %s", input, strerror(errno));
-            goto fail;
-        }
-    }
-    if (fmt != IN_PARQUET)
-        PM_TRY_GOTO(e, feed_text(&j, in, fmt == IN_CSV ? PM_TEXT_CSV : PM_TEXT_JSONL), fail);
-    else
-        PM_TRY_GOTO(e, feed_parquet(&j, input), fail);
-    PM_TRY_GOTO(e, pm_table_writer_prepare_commit(j.w, &msgs, &nmsgs), fail);
-    if (!overwrite) { /* primary keys: wait for compaction of buckets above the stop trigger */
-        e = pm_cli_compact_stall(j.t, user, msgs, nmsgs);
-        if (e) {
-            delete_message_files(j.t, msgs, nmsgs);
-            goto fail;
-        }
-    }
-    pm_commit_options co = {0};
-    co.commit_user = user;
-    co.commit_identifier = ident;
-    co.kind = overwrite ? PM_COMMIT_OVERWRITE : PM_COMMIT_APPEND;
-    co.overwrite = nspecs ? specs : NULL;
-    co.noverwrite = nspecs;
-    e = pm_table_commit(j.t, &co, msgs, nmsgs, &snapshot);
-    if (e) {
-        if (pm_error_code(e) != PM_EUNCERTAIN)
-            delete_message_files(j.t, msgs, nmsgs);
-        goto fail;
-    }
-    size_t files = 0;
-    for (size_t i = 0; i < nmsgs; i++)
-        files += msgs[i].n_new_files;
-    if (snapshot)
-        printf("snapshot %lld: %lld rows in %zu files\n", (long long)snapshot, (long long)j.rows, files);
-    else
-        printf("nothing to commit\n");
-    if (snapshot) /* automatic compaction (a separate snapshot; the data commit stays either way) */
-        e = pm_cli_compact_after_write(j.t, snapshot, user, msgs, nmsgs);
-    rc = 0;
-fail:
-    if (e) {
-        rc = pm_cli_fail(CMD, e);
-        pm_table_writer_abort(j.w); /* removes files not handed out */
-        j.w = NULL;
-    }
-    if (in && in != stdin)
-        fclose(in);
-    pm_commit_messages_free(msgs, nmsgs);
-    pm_table_writer_free(j.w);
-    pm_table_free(j.t);
-out:
-    for (size_t i = 0; i < nspecs; i++)
-        pm_partition_spec_clear(&specs[i]);
-    free(specs);
+    free(parts);
     return rc;
 }

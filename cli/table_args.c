@@ -16,21 +16,17 @@ int pm_cli_table_arg(const char *cmd, int argc, char **argv, int *i, pm_cli_tabl
     if (!strcmp(a, "--branch") && v) {
         ta->branch = argv[++*i];
     } else if (!strcmp(a, "--snapshot") && v) {
-        const char *s = argv[++*i];
-        char *end;
-        long long n = strtoll(s, &end, 10);
-        if (*end || end == s || n <= 0)
-            return pm_cli_usage_error(cmd, "--snapshot needs a positive id, got '%s'", s);
-        ta->snapshot = n;
+        return pm_cli_parse_int(cmd, "--snapshot", argv[++*i], 1, INT64_MAX, &ta->snapshot);
     } else if (!strcmp(a, "--partition") && v) {
-        pm_partition_spec *ns = realloc(ta->specs, (ta->nspecs + 1) * sizeof *ta->specs);
-        if (!ns)
-            return pm_cli_fail(cmd, pm_error_new(PM_ENOMEM, "out of memory"));
-        ta->specs = ns;
-        pm_error *e = pm_partition_spec_parse(argv[++*i], &ta->specs[ta->nspecs]);
+        const char *spec = argv[++*i];
+        pm_error *e = pm_partition_filter_check(spec);
         if (e)
             return pm_cli_bad_argument(cmd, e);
-        ta->nspecs++;
+        const char **np = realloc(ta->partitions, (ta->npartitions + 1) * sizeof *np);
+        if (!np)
+            return pm_cli_fail(cmd, pm_error_new(PM_ENOMEM, "out of memory"));
+        ta->partitions = np;
+        ta->partitions[ta->npartitions++] = spec;
     } else if (a[0] == '-' && a[1]) {
         return pm_cli_usage_error(cmd, "unknown or incomplete option '%s'", a);
     } else if (!ta->table) {
@@ -46,11 +42,17 @@ int pm_cli_table_args_check(const char *cmd, const pm_cli_table_args *ta)
     return ta->table ? 0 : pm_cli_usage_error(cmd, "missing TABLE path");
 }
 
+void pm_cli_table_args_read_options(const pm_cli_table_args *ta, pm_read_options *o)
+{
+    pm_read_options_init(o);
+    o->snapshot_id = ta->snapshot;
+    o->partitions = ta->partitions;
+    o->npartitions = ta->npartitions;
+}
+
 void pm_cli_table_args_clear(pm_cli_table_args *ta)
 {
-    for (size_t k = 0; k < ta->nspecs; k++)
-        pm_partition_spec_clear(&ta->specs[k]);
-    free(ta->specs);
-    ta->specs = NULL;
-    ta->nspecs = 0;
+    free(ta->partitions);
+    ta->partitions = NULL;
+    ta->npartitions = 0;
 }

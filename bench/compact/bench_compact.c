@@ -82,7 +82,7 @@ static void gen(const char *path, int64_t files, int64_t rows)
     TRY("row type", pm_type_parse(&rt, ROW_TYPE));
     const char *keys[] = {"bucket", "write-only", "file.format"};
     const char *vals[] = {"-1", "true", "parquet"};
-    pm_table_spec spec = {rt, NULL, 0, NULL, 0, keys, vals, 3, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, NULL, 0, NULL, 0, keys, vals, 3, NULL};
     TRY("create", pm_table_create(path, &spec, false));
     pm_table *t = NULL;
     TRY("open", pm_table_open(&t, path, NULL));
@@ -121,7 +121,7 @@ static void gen(const char *path, int64_t files, int64_t rows)
         o.kind = PM_COMMIT_APPEND;
         int64_t id = 0;
         TRY("commit", pm_table_commit(t, &o, m, n, &id));
-        pm_commit_messages_free(m, n);
+        pm_commit_message_array_free(m, n);
         pm_table_writer_free(w);
     }
     pm_batch_free(b);

@@ -198,7 +198,7 @@ static pm_error *write_commit(pm_table *t, pm_batch **batches, size_t nb, size_t
     for (size_t i = 0; i < n; i++)
         *files += m[i].n_new_files;
 done:
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     if (e)
         pm_table_writer_abort(w);
     else
@@ -325,7 +325,7 @@ int main(int argc, char **argv)
     /* cli: write-only, as pypaimon never compacts (the CLI would otherwise
      * run Java's automatic append compaction after commits) */
     static const char *const wo_key[] = {"write-only"}, *const wo_val[] = {"true"};
-    pm_table_spec spec = {rt, NULL, 0, NULL, 0, wo_key, wo_val, cli ? 1 : 0, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, NULL, 0, NULL, 0, wo_key, wo_val, cli ? 1 : 0, NULL};
     CHECK(pm_table_create(table, &spec, false));
 
     double ws = 0, wc = 0, wk = 0, rs = 0, rc = 0, js = 0, jc = 0;

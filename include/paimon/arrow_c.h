@@ -1,6 +1,6 @@
 /*
- * paimon/arrow_c.h — the Arrow C Data Interface structs (ABI-stable, from the
- * Arrow specification).  Guarded so it can coexist with Arrow's own header.
+ * paimon/arrow_c.h — the Arrow C Data Interface and C Stream Interface
+ * structs (ABI-stable, from the Arrow specification).  Guarded so it can coexist with Arrow's own header.
  */
 #ifndef PAIMON_ARROW_C_H
 #define PAIMON_ARROW_C_H
@@ -44,6 +44,23 @@ struct ArrowArray {
 };
 
 #endif /* ARROW_C_DATA_INTERFACE */
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+/* A stream of arrays of one schema (the Arrow C Stream Interface).  The
+ * callbacks return 0 or an errno value; get_last_error's text stays valid
+ * until the next call on the stream; get_next sets array->release to NULL
+ * at the end of the stream. */
+struct ArrowArrayStream {
+    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+    const char *(*get_last_error)(struct ArrowArrayStream *);
+    void (*release)(struct ArrowArrayStream *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
 
 #ifdef __cplusplus
 }

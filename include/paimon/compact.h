@@ -82,6 +82,7 @@ typedef struct pm_compact_metrics {
     int64_t bytes_written;
     int64_t duration_ms;
 } pm_compact_metrics;
+#define PM_COMPACT_METRICS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm_compact_options *o);
 void pm_compact_builder_free(pm_compact_builder *b);

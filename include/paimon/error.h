@@ -61,6 +61,10 @@ const char *pm_code_name(pm_code code);
 /* Releases the whole chain; NULL is fine. */
 void pm_error_free(pm_error *e);
 
+/* Releases memory the library allocated for the caller (JSON text, id
+ * arrays: every "release with pm_free" result); NULL is fine. */
+void pm_free(void *p);
+
 /* Return early on error. */
 #define PM_TRY(expr)                  \
     do {                              \

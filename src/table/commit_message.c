@@ -37,7 +37,7 @@ void pm_commit_message_clear(pm_commit_message *m)
     memset(m, 0, sizeof *m);
 }
 
-void pm_commit_messages_free(pm_commit_message *m, size_t n)
+void pm_commit_message_array_free(pm_commit_message *m, size_t n)
 {
     if (!m)
         return;

@@ -30,7 +30,7 @@ typedef struct pm_commit_message {
 } pm_commit_message;
 
 void pm_commit_message_clear(pm_commit_message *m);
-void pm_commit_messages_free(pm_commit_message *m, size_t n);
+void pm_commit_message_array_free(pm_commit_message *m, size_t n);
 pm_error *pm_commit_message_copy(const pm_commit_message *src, pm_commit_message *dst);
 
 #endif

@@ -790,7 +790,7 @@ pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs,
         msg->total_buckets = w->nbuckets;
     }
     if (e) {
-        pm_commit_messages_free(m, count);
+        pm_commit_message_array_free(m, count);
         return e;
     }
     k = 0;

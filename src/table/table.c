@@ -39,6 +39,8 @@ void pm_table_free(pm_table *t) { table_destroy(t); }
 
 const char *pm_table_path(const pm_table *t) { return t->path; }
 const char *pm_table_branch(const pm_table *t) { return t->branch; }
+const pm_schema *pm_table_schema(const pm_table *t) { return t->schema; }
+bool pm_table_has_primary_key(const pm_table *t) { return t->schema->primary_keys.count > 0; }
 
 int32_t pm_table_num_buckets(const pm_table *t)
 {
@@ -177,6 +179,15 @@ pm_error *pm_table_create(const char *path, const pm_table_spec *spec, bool igno
     pm_fileio *fio = NULL;
     pm_options *opts = NULL;
     pm_schema *s = NULL, *existing = NULL;
+    if (!spec || spec->version != PM_TABLE_SPEC_VERSION) {
+        e = pm_error_new(PM_EINVALID, "table spec version %d (this library knows %d)", spec ? spec->version : 0,
+                         PM_TABLE_SPEC_VERSION);
+        goto done;
+    }
+    if (!spec->row_type || spec->row_type->id != PM_TYPE_ROW) {
+        e = pm_error_new(PM_EINVALID, "a table needs a ROW type of fields");
+        goto done;
+    }
     PM_TRY_GOTO(e, strip_path(path, &root), done);
     PM_TRY_GOTO(e, pm_fileio_local_new(&fio), done);
     PM_TRY_GOTO(e, pm_schema_load_latest(fio, root, &existing), done);

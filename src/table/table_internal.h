@@ -37,10 +37,8 @@ struct pm_table {
     size_t schema_cache_len;
 };
 
-/* The table's latest schema (owned by t). */
-static inline const pm_schema *pm_table_schema(const pm_table *t) { return t->schema; }
+/* pm_table_schema and pm_table_has_primary_key are public (paimon/table.h). */
 static inline const pm_options *pm_table_options(const pm_table *t) { return t->schema->options; }
-static inline bool pm_table_has_primary_key(const pm_table *t) { return t->schema->primary_keys.count > 0; }
 
 /* Schema with `id` (the latest one or a cached older one); owned by t and
  * valid while t lives.  PM_ENOTFOUND when the schema file is missing. */

@@ -1103,7 +1103,7 @@ pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message *
         msg->total_buckets = bw->total_buckets;
     }
     if (e) {
-        pm_commit_messages_free(m, count);
+        pm_commit_message_array_free(m, count);
         return e;
     }
     /* hand the files over (no copies, cannot fail) */

@@ -55,7 +55,7 @@ pm_error *pm_mem_source_read(void *ctx, void *buf, size_t cap, size_t *n)
     if (m->chunk && k > m->chunk)
         k = m->chunk;
     if (k)
-        memcpy(buf, m->data + m->pos, k);
+        memcpy(buf, (const uint8_t *)m->data + m->pos, k);
     m->pos += k;
     *n = k;
     return NULL;

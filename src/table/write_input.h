@@ -28,10 +28,11 @@
 
 #include "paimon/batch.h"
 #include "paimon/error.h"
+#include "paimon/rows.h"
 #include "paimon/types.h"
 
-/* Byte source: fill buf with up to cap bytes, *n = 0 at the end. */
-typedef pm_error *(*pm_byte_source)(void *ctx, void *buf, size_t cap, size_t *n);
+/* Byte source (pm_read_fn of paimon/rows.h): fill buf with up to cap bytes, *n = 0 at the end. */
+typedef pm_read_fn pm_byte_source;
 
 typedef struct pm_text_rows pm_text_rows;
 
@@ -47,12 +48,7 @@ pm_error *pm_text_rows_new(pm_text_rows **out, pm_text_format fmt, const pm_type
 pm_error *pm_text_rows_next(pm_text_rows *r, pm_batch **out);
 void pm_text_rows_free(pm_text_rows *r);
 
-/* A byte source over memory (for tests and fuzzing). */
-typedef struct pm_mem_source {
-    const uint8_t *data;
-    size_t len, pos;
-    size_t chunk;   /* max bytes per call (0 = all) */
-} pm_mem_source;
-pm_error *pm_mem_source_read(void *ctx, void *buf, size_t cap, size_t *n);
+/* A byte source over memory: pm_mem_source / pm_mem_source_read of
+ * paimon/rows.h (for tests and fuzzing too). */
 
 #endif

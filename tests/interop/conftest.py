@@ -19,18 +19,36 @@ def paimon_bin():
     return os.environ.get("PAIMON_BIN", str(ROOT / "build" / "paimon"))
 
 
+def paimon_dev_bin():
+    """The developer tool (write-parquet, dv) built beside the CLI."""
+    return os.environ.get("PAIMON_DEV_BIN", str(pathlib.Path(paimon_bin()).parent / "paimon-dev"))
+
+
+def _run(binary, args, check, input):
+    proc = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, input=input)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{os.path.basename(binary)} {' '.join(map(str, args))} failed "
+                             f"({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
 def run_paimon(*args, check=True, input=None):
     """Run the CLI; return CompletedProcess (text mode)."""
-    proc = subprocess.run([paimon_bin(), *map(str, args)], capture_output=True, text=True,
-                          input=input)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"paimon {' '.join(map(str, args))} failed ({proc.returncode}):\n"
-                             f"{proc.stderr}")
-    return proc
+    return _run(paimon_bin(), args, check, input)
+
+
+def run_paimon_dev(*args, check=True, input=None):
+    """Run the developer tool paimon-dev; return CompletedProcess (text mode)."""
+    return _run(paimon_dev_bin(), args, check, input)
 
 
 def run_paimon_jsonl(*args):
     out = run_paimon(*args).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def run_paimon_dev_jsonl(*args):
+    out = run_paimon_dev(*args).stdout
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 

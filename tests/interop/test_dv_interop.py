@@ -19,7 +19,7 @@ import fastavro
 import pytest
 from pyroaring import BitMap
 
-from conftest import FIXTURES, run_paimon, run_paimon_jsonl
+from conftest import FIXTURES, run_paimon_dev as run_paimon, run_paimon_dev_jsonl as run_paimon_jsonl
 
 from pypaimon.deletionvectors.deletion_vector import DeletionVector
 from pypaimon.filesystem.local_file_io import LocalFileIO

@@ -1,4 +1,4 @@
-"""Parquet writer conformance: files written by `paimon write-parquet` read
+"""Parquet writer conformance: files written by `paimon-dev write-parquet` read
 back by pyarrow and duckdb with the same values and types.
 
 The data is generated here (seeded, reproducible) as pairs of (JSON input
@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import paimon_bin
+from conftest import paimon_bin, paimon_dev_bin
 
 EPOCH = dt.datetime(1970, 1, 1)
 NESTED_BASE = 536870911
@@ -317,7 +317,7 @@ def write(tmp_path, fields, js, options=(), batch_rows=None, name="out.parquet",
     src = tmp_path / (name + ".jsonl")
     src.write_text("".join(json.dumps(j, ensure_ascii=False) + "\n" for j in js), encoding="utf-8")
     out = tmp_path / name
-    cmd = [paimon_bin(), "write-parquet", "--schema", schema_text(fields), "--input", str(src)]
+    cmd = [paimon_dev_bin(), "write-parquet", "--schema", schema_text(fields), "--input", str(src)]
     for o in options:
         cmd += ["-o", o]
     if batch_rows:
@@ -518,7 +518,7 @@ def test_not_null_violations_fail(tmp_path):
     fields = [("a", atom("INT", pa.int32(), None).not_null())]
     src = tmp_path / "rows.jsonl"
     src.write_text('{"a": 1}\n{"a": null}\n')
-    proc = subprocess.run([paimon_bin(), "write-parquet", "--schema", "a INT NOT NULL", "--input", str(src),
+    proc = subprocess.run([paimon_dev_bin(), "write-parquet", "--schema", "a INT NOT NULL", "--input", str(src),
                            str(tmp_path / "x.parquet")], capture_output=True, text=True)
     assert proc.returncode == 1
     assert "EINVALID" in proc.stderr

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import FIXTURES, paimon_bin
+from conftest import FIXTURES, paimon_bin, paimon_dev_bin
 
 JAVA = FIXTURES / "java-written" / "parquet"
 
@@ -239,7 +239,7 @@ def write_like_java(tmp_path, path, fields):
     src.write_text("".join(json.dumps(x) + "\n" for x in rows))
     out = tmp_path / "ours.parquet"
     codec = {2: "gzip", 1: "snappy", 6: "zstd", 0: "none"}[read_footer(path)[4][0][1][0][3][4]]
-    proc = subprocess.run([paimon_bin(), "write-parquet", "--schema", paimon_type_text(fields), "--input",
+    proc = subprocess.run([paimon_dev_bin(), "write-parquet", "--schema", paimon_type_text(fields), "--input",
                            str(src), "-o", f"file.compression={codec}", str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return out
@@ -365,7 +365,7 @@ def write(tmp_path, schema, rows, *opts):
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out.parquet"
-    cmd = [paimon_bin(), "write-parquet", "--schema", schema, "--input", str(src), str(out)]
+    cmd = [paimon_dev_bin(), "write-parquet", "--schema", schema, "--input", str(src), str(out)]
     for o in opts:
         cmd[2:2] = ["-o", o]
     proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -1,5 +1,5 @@
 """Round trip through our own code: random schemas and data (seeded,
-reproducible) written by `paimon write-parquet` and read back by `paimon cat`
+reproducible) written by `paimon-dev write-parquet` and read back by `paimon cat`
 (the paimon-c Parquet reader) must give back exactly the generated values.
 
 Values are compared as Python values (ints for dates/times/timestamps in the

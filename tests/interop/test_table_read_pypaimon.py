@@ -202,5 +202,5 @@ def test_create_then_pypaimon_writes(tmp_path):
     run_paimon("create", pk, "--schema", "k INT, v STRING", "--primary-keys", "k", "--option", "bucket=1")
     assert json.loads(run_paimon("schema", pk, "--json").stdout)["fields"][0]["type"] == "INT NOT NULL"
     p = run_paimon("create", tmp_path / "bad", "--schema", "k INT", "--option", "bucket=x", check=False)
-    assert p.returncode == 1 and "bucket" in p.stderr
+    assert p.returncode == 2 and "bucket" in p.stderr  # a refused option is a usage error
     assert not (tmp_path / "bad").exists()

@@ -169,7 +169,7 @@ static void run_model(const char *name, const char *const *opts, size_t nopts, b
         size_t nm = 0;
         PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &msgs, &nm));
         int64_t id = pk_commit_msgs(t, msgs, nm);
-        pm_commit_messages_free(msgs, nm);
+        pm_commit_message_array_free(msgs, nm);
         pm_table_writer_free(w);
         if (!hooks)
             assert_int_equal(id, c);

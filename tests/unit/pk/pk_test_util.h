@@ -51,7 +51,7 @@ static inline pm_table *pk_create(const char *dir, const char *name, const char 
         for (char *s = strtok(kbuf2, ","); s; s = strtok(NULL, ","))
             pkl[nk++] = s;
     }
-    pm_table_spec spec = {rt, parts, np, pkl, nk, keys, vals, nopts, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, parts, np, pkl, nk, keys, vals, nopts, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     pm_type_free(rt);
     pm_table *t = NULL;
@@ -100,7 +100,7 @@ static inline int64_t pk_commit_rows(pm_table *t, const char *jsonl)
     size_t n = 0;
     PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &n));
     int64_t id = pk_commit_msgs(t, m, n);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     return id;
 }

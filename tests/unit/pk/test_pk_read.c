@@ -30,7 +30,7 @@ static void write_level(pm_table *t, const char *jsonl, int32_t level)
         for (size_t f = 0; f < m[i].n_new_files; f++)
             m[i].new_files[f].level = level;
     pk_commit_msgs(t, m, n);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
 }
 
@@ -174,7 +174,7 @@ static void test_many_runs(void **state)
         free(m);
     }
     pk_commit_msgs(t, all, nall);
-    pm_commit_messages_free(all, nall);
+    pm_commit_message_array_free(all, nall);
     pm_table_writer_free(w);
     char *got = pk_read_sorted(t, 0, NULL, 0);
     assert_non_null(strstr(got, "{\"id\":0,\"v\":299}\n"));

@@ -220,7 +220,7 @@ static void test_row_kinds(void **state)
     size_t n = 0;
     PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &n));
     pk_commit_msgs(t, m, n);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     PK_EXPECT_ROWS(t, 0, "{\"id\":1,\"v\":\"a\"}\n{\"id\":2,\"v\":\"b2\"}\n");
     uint8_t k;
@@ -312,7 +312,7 @@ static void spill_round(const char *name, const char *const *opts, size_t nopts,
     PM_OK_OR_FAIL(pm_pk_writer_prepare_commit(w, &m, &n));
     pm_pk_writer_stats(w, st);
     pk_commit_msgs(t, m, n);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_pk_writer_free(w);
     pm_buf want = PM_BUF_INIT;
     for (int i = 0; i < md.nkeys; i++)
@@ -404,7 +404,7 @@ static void test_changelog_input(void **state)
     assert_int_equal(strncmp(m[0].changelog[0].file_name, "changelog-", 10), 0);
     int64_t id = pk_commit_msgs(t, m, n);
     assert_int_equal(id, 1);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     char cldir[1024];
     snprintf(cldir, sizeof cldir, "%s/bucket-0", pm_table_path(t));
@@ -453,7 +453,7 @@ static void test_unsupported(void **state)
     pm_commit_message *m = NULL;
     size_t n = 0;
     PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &n));
-    pm_commit_messages_free(m, n); /* handed out: the caller owns those files now */
+    pm_commit_message_array_free(m, n); /* handed out: the caller owns those files now */
     b = pk_rows(t, "{\"id\":2,\"v\":\"b\"}\n");
     PM_OK_OR_FAIL(pm_table_writer_write(w, b));
     pm_batch_free(b);

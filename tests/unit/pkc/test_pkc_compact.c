@@ -468,7 +468,7 @@ static void test_many_runs(void **state)
     size_t n = 0;
     PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &n));
     pk_commit_msgs(t, m, n);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     pm_compact_plan *p = plan_of(t, false, "u");
     assert_int_equal(p->ntasks, 1);
@@ -807,7 +807,7 @@ static void test_small_memory_budget(void **state)
     size_t n = 0;
     PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &n));
     pk_commit_msgs(t, m, n);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     pm_compact_plan *p = plan_of(t, false, "u");
     assert_int_equal(p->ntasks, 1);

@@ -10,7 +10,7 @@
 static void make_spec(pm_table_spec *spec, pm_type **rt)
 {
     PM_OK_OR_FAIL(pm_type_parse(rt, "ROW<id BIGINT NOT NULL, v STRING>"));
-    memset(spec, 0, sizeof *spec);
+    pm_table_spec_init(spec);
     spec->row_type = *rt;
 }
 

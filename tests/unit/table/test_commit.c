@@ -155,7 +155,7 @@ static void test_idempotent_and_failures(void **state)
     o.since_snapshot_id = 1;
     PM_OK_OR_FAIL(pm_table_commit(t, &o, msgs, n, &id));
     assert_int_equal(id, 2);
-    pm_commit_messages_free(msgs, n);
+    pm_commit_message_array_free(msgs, n);
 
     /* empty commits publish nothing unless allowed */
     pm_commit_options e = {0};
@@ -215,7 +215,7 @@ static void test_overwrite(void **state)
     PM_OK_OR_FAIL(pm_table_commit(t, &o, m, n, &id));
     assert_int_equal(id, 4);
     assert_int_equal(live_rows(t, &nf), 1);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     pm_partition_spec_clear(&spec);
     pm_table_free(t);
@@ -270,7 +270,7 @@ static void test_conflicts_and_validate(void **state)
     size_t before = manifest_files(t);
     PM_EXPECT_ERR(pm_table_commit(t, &o, m, n, &id), PM_ECONFLICT);
     assert_int_equal(manifest_files(t), before);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_scan_result_free(r);
 
     /* the validate hook sees the latest snapshot and can refuse */
@@ -282,7 +282,7 @@ static void test_conflicts_and_validate(void **state)
     PM_EXPECT_ERR(pm_table_commit(t, &v, m, n, &id), PM_ECONFLICT);
     assert_int_equal(validate_calls, 1);
     assert_int_equal(manifest_files(t), before);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     pm_table_free(t);
     pm_test_rmtree(dir);
@@ -357,14 +357,14 @@ static void test_bucketed_restore(void **state)
     pm_commit_message *m = wt_write(w, t, "{\"id\":1}\n", &n);
     assert_int_equal(n, 1);
     assert_int_equal(m[0].new_files[0].min_sequence_number, 3);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     /* ignoring previous files (overwrite) starts at 0 */
     pm_table_write_options wo = {0, true, 1};
     PM_OK_OR_FAIL(pm_table_writer_new(&w, t, &wo));
     m = wt_write(w, t, "{\"id\":1}\n", &n);
     assert_int_equal(m[0].new_files[0].min_sequence_number, 0);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     pm_table_free(t);
     pm_test_rmtree(dir);

@@ -246,7 +246,7 @@ static void test_schema_evolution(void **state)
     snprintf(path, sizeof path, "%s/db.db/evo", dir);
     pm_type *rt = ty("ROW<id INT, name STRING, v INT, dt STRING, gone INT>");
     const char *pk[] = {"dt"};
-    pm_table_spec spec = {rt, pk, 1, NULL, 0, NULL, NULL, 0, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, pk, 1, NULL, 0, NULL, NULL, 0, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     pm_type_free(rt);
     pm_table *t = NULL;
@@ -388,7 +388,7 @@ static void test_primary_key(void **state)
     pm_type *rt = ty("ROW<k INT NOT NULL, v STRING>");
     const char *pks[] = {"k"};
     const char *ok[] = {"bucket"}, *ov[] = {"1"};
-    pm_table_spec spec = {rt, NULL, 0, pks, 1, ok, ov, 1, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, NULL, 0, pks, 1, ok, ov, 1, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     pm_type_free(rt);
     pm_table *t = NULL;
@@ -455,7 +455,7 @@ static void test_deletion_vectors(void **state)
     snprintf(path, sizeof path, "%s/db.db/dv", dir);
     pm_type *rt = ty("ROW<id INT, s STRING>");
     const char *ok[] = {"deletion-vectors.enabled"}, *ov[] = {"true"};
-    pm_table_spec spec = {rt, NULL, 0, NULL, 0, ok, ov, 1, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, NULL, 0, NULL, 0, ok, ov, 1, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     pm_type_free(rt);
     pm_table *t = NULL;
@@ -523,7 +523,7 @@ static void test_unsupported_tables(void **state)
     snprintf(path, sizeof path, "%s/db.db/blob", dir);
     pm_type *rt = ty("ROW<id INT, pic BLOB>");
     const char *ok[] = {"row-tracking.enabled", "data-evolution.enabled"}, *ov[] = {"true", "true"};
-    pm_table_spec spec = {rt, NULL, 0, NULL, 0, ok, ov, 2, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, NULL, 0, NULL, 0, ok, ov, 2, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     pm_type_free(rt);
     pm_table *t = NULL;

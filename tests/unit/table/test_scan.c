@@ -153,7 +153,7 @@ static int setup(void **state)
     PM_OK_OR_FAIL(pm_type_parse(&rt, "ROW<id BIGINT NOT NULL, dt STRING, h INT>"));
     const char *pk[] = {"dt", "h"};
     const char *ok[] = {"bucket", "bucket-key"}, *ov[] = {"2", "id"};
-    pm_table_spec spec = {rt, pk, 2, NULL, 0, ok, ov, 2, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, pk, 2, NULL, 0, ok, ov, 2, NULL};
     PM_OK_OR_FAIL(pm_table_create(fx->path, &spec, false));
     pm_type_free(rt);
     PM_OK_OR_FAIL(pm_table_open(&fx->t, fx->path, NULL));
@@ -475,7 +475,7 @@ static void test_empty_and_corrupt(void **state)
     snprintf(path, sizeof path, "%s/db.db/e", dir);
     pm_type *rt = NULL;
     PM_OK_OR_FAIL(pm_type_parse(&rt, "ROW<id BIGINT>"));
-    pm_table_spec spec = {rt, NULL, 0, NULL, 0, NULL, NULL, 0, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, NULL, 0, NULL, 0, NULL, NULL, 0, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     pm_type_free(rt);
     pm_table *t = NULL;

@@ -16,7 +16,7 @@ static void test_create_open(void **state)
     PM_OK_OR_FAIL(pm_type_parse(&rt, "ROW<id BIGINT NOT NULL, name STRING, dt STRING>"));
     const char *pk[] = {"dt"};
     const char *ok[] = {"bucket"}, *ov[] = {"-1"};
-    pm_table_spec spec = {rt, pk, 1, NULL, 0, ok, ov, 1, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, pk, 1, NULL, 0, ok, ov, 1, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     PM_EXPECT_ERR(pm_table_create(path, &spec, false), PM_EEXIST);
     PM_OK_OR_FAIL(pm_table_create(path, &spec, true));
@@ -43,7 +43,7 @@ static void test_create_open(void **state)
     char path2[512];
     snprintf(path2, sizeof path2, "%s/db.db/t2", dir);
     const char *bk[] = {"bucket"}, *bv[] = {"many"};
-    pm_table_spec bad = {rt, NULL, 0, NULL, 0, bk, bv, 1, NULL};
+    pm_table_spec bad = {PM_TABLE_SPEC_VERSION, rt, NULL, 0, NULL, 0, bk, bv, 1, NULL};
     PM_EXPECT_ERR(pm_table_create(path2, &bad, false), PM_EINVALID);
     PM_EXPECT_ERR(pm_table_open(&t, path2, NULL), PM_ENOTFOUND);
     pm_type_free(rt);

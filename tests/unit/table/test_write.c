@@ -96,7 +96,7 @@ static void test_unaware_basic(void **state)
     assert_int_equal(f->value_stats.null_counts[2].v, 1);
     char first[256];
     snprintf(first, sizeof first, "%s", f->file_name);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
 
     /* the writer is reusable: sequence numbers and file numbers continue */
     m = wt_write(w, t, "{\"id\":9}\n{\"id\":10}\n", &n);
@@ -106,7 +106,7 @@ static void test_unaware_basic(void **state)
     assert_int_equal(f->max_sequence_number, 4);
     assert_true(strstr(f->file_name, "-1.parquet") != NULL);
     assert_memory_equal(f->file_name, first, strlen(first) - strlen("0.parquet")); /* same uuid */
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
 
     /* nothing written: no messages */
     PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &n));
@@ -154,7 +154,7 @@ static void test_rolling_rows(void **state)
     PM_OK_OR_FAIL(pm_binrow_deserialize(&mx, f->value_stats.max_values.data, f->value_stats.max_values.len, 1));
     assert_int_equal(pm_binrow_i32(&mn, 0), 2);
     assert_int_equal(pm_binrow_i32(&mx, 0), 4);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     pm_table_free(t);
     pm_test_rmtree(dir);
@@ -195,7 +195,7 @@ static void test_rolling_size(void **state)
         total += f->row_count;
     }
     assert_int_equal(total, 6500);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     pm_table_free(t);
     pm_test_rmtree(dir);
@@ -263,7 +263,7 @@ static void test_partitioned_bucketed(void **state)
         }
     }
     assert_int_equal(rows, 60);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_batch_free(b);
     pm_table_writer_free(w);
     pm_table_free(t);
@@ -390,7 +390,7 @@ static void test_stats_modes_dense(void **state)
     assert_int_equal(s[0], 0xff);
     assert_int_equal(f->value_stats.null_counts[0].v, 1);
     assert_int_equal(f->value_stats.null_counts[1].v, 0);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_free(t);
 
     /* counts: null counts only; keep-first-n: later columns none */
@@ -402,7 +402,7 @@ static void test_stats_modes_dense(void **state)
     PM_OK_OR_FAIL(pm_binrow_deserialize(&mn, f->value_stats.min_values.data, f->value_stats.min_values.len, 1));
     assert_true(pm_binrow_is_null(&mn, 0));
     assert_int_equal(f->value_stats.null_counts[0].v, 1);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_free(t);
 
     /* none everywhere: stats disabled, empty dense row, empty column list */
@@ -413,7 +413,7 @@ static void test_stats_modes_dense(void **state)
     assert_int_equal(f->value_stats_cols.count, 0);
     assert_int_equal(f->value_stats.null_count_len, 0);
     expect_empty_row(&f->value_stats.min_values);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_free(t);
 
     /* non-dense: every column present, NONE columns all null */
@@ -427,7 +427,7 @@ static void test_stats_modes_dense(void **state)
     PM_OK_OR_FAIL(pm_binrow_deserialize(&mn, f->value_stats.min_values.data, f->value_stats.min_values.len, 2));
     assert_int_equal(pm_binrow_i32(&mn, 0), 4);
     assert_true(pm_binrow_is_null(&mn, 1));
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_free(t);
 
     /* truncate default: a max that cannot be rounded up drops min and max */
@@ -444,7 +444,7 @@ static void test_stats_modes_dense(void **state)
     assert_true(pm_binrow_is_null(&mn, 0));
     assert_true(pm_binrow_is_null(&mx, 0));
     assert_int_equal(f->value_stats.null_counts[0].v, 0);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_free(t);
 
     /* TIMESTAMP(9) (INT96): null min/max; TIMESTAMP(6): micros → millis + nanos */
@@ -458,7 +458,7 @@ static void test_stats_modes_dense(void **state)
     PM_OK_OR_FAIL(pm_binrow_timestamp(&mn, 1, 6, &ms, &ns));
     assert_int_equal(ms, 1704067200123LL);
     assert_int_equal(ns, 456000);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_free(t);
     pm_test_rmtree(dir);
     free(dir);
@@ -497,7 +497,7 @@ static void test_avro_files(void **state)
     assert_true(pm_binrow_is_null(&mn, 2));
     assert_int_equal(f->value_stats.null_counts[1].v, 1);
     assert_int_equal(f->value_stats.null_counts[2].v, 1);
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_free(t);
     pm_test_rmtree(dir);
     free(dir);
@@ -548,7 +548,7 @@ static void test_errors_and_abort(void **state)
     pm_type *rt = NULL;
     PM_OK_OR_FAIL(pm_type_parse(&rt, "ROW<id INT NOT NULL, v INT>"));
     const char *pk[] = {"id"};
-    pm_table_spec spec = {rt, NULL, 0, pk, 1, NULL, NULL, 0, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, NULL, 0, pk, 1, NULL, NULL, 0, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     pm_type_free(rt);
     PM_OK_OR_FAIL(pm_table_open(&t, path, NULL));
@@ -605,11 +605,11 @@ static void test_threads(void **state)
     }
     assert_int_equal(rows, n);
     assert_int_equal(nulls, (n + 2) / 3);
-    pm_commit_messages_free(m, nm);
+    pm_commit_message_array_free(m, nm);
     /* small batches stay on one lane */
     m = wt_write(w, t, "{\"id\":1}\n", &nm);
     assert_int_equal(nm, 1);
-    pm_commit_messages_free(m, nm);
+    pm_commit_message_array_free(m, nm);
     pm_table_writer_free(w);
 
     /* partitioned + bucketed: writers run in parallel, same routing */
@@ -624,7 +624,7 @@ static void test_threads(void **state)
             rows += m[i].new_files[k].row_count;
     assert_int_equal(rows, n);
     assert_int_equal(nm, 12); /* 3 partitions (true, false, null) x 4 buckets */
-    pm_commit_messages_free(m, nm);
+    pm_commit_message_array_free(m, nm);
     pm_table_writer_free(w);
     pm_batch_free(b);
     pm_table_free(t2);

@@ -31,7 +31,7 @@ static inline pm_table *wt_create(const char *dir, const char *name, const char 
         vals[i] = eq + 1;
     }
     const char *pk[1] = {partition};
-    pm_table_spec spec = {rt, pk, partition ? 1 : 0, NULL, 0, keys, vals, nopts, NULL};
+    pm_table_spec spec = {PM_TABLE_SPEC_VERSION, rt, pk, partition ? 1 : 0, NULL, 0, keys, vals, nopts, NULL};
     PM_OK_OR_FAIL(pm_table_create(path, &spec, false));
     pm_type_free(rt);
     pm_table *t = NULL;
@@ -73,7 +73,7 @@ static inline int64_t wt_commit_rows(pm_table *t, const char *jsonl, pm_commit_k
     o.noverwrite = nspec;
     int64_t id = 0;
     PM_OK_OR_FAIL(pm_table_commit(t, &o, m, n, &id));
-    pm_commit_messages_free(m, n);
+    pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     return id;
 }

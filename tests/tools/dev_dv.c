@@ -1,15 +1,15 @@
 /*
- * cli/cmd_dv.c — `paimon dv`: developer commands that read and write
+ * tests/tools/dev_dv.c — `paimon-dev dv`: developer commands that read and write
  * deletion-vector index files directly (interop tests compare them with
  * pypaimon and pyroaring).
  *
- *   paimon dv read FILE [--range NAME:OFFSET:LENGTH[:CARDINALITY]]...
+ *   paimon-dev dv read FILE [--range NAME:OFFSET:LENGTH[:CARDINALITY]]...
  *       Decode the listed entries of a DV index file (offsets and lengths as
  *       in the index manifest's DeletionVectorMeta; CRCs are verified).
  *       Prints one JSON line per entry:
  *       {"file":NAME,"bitmap64":B,"cardinality":N,"positions":[...]}
  *
- *   paimon dv write [--bitmap64] [--target-size BYTES] --input FILE.jsonl DIR
+ *   paimon-dev dv write [--bitmap64] [--target-size BYTES] --input FILE.jsonl DIR
  *       Input lines {"file":NAME,"positions":[...]} (in file order; repeated
  *       names merge).  Writes one index file into DIR, or several rolling at
  *       BYTES when --target-size is given, and prints one JSON line per file:
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "cli.h"
+#include "dev.h"
 #include "dv/dv_index_file.h"
 #include "index/index_path.h"
 #include "io/fileio.h"
@@ -31,8 +31,8 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: paimon " CMD " read FILE [--range NAME:OFFSET:LENGTH[:CARDINALITY]]...\n"
-               "       paimon " CMD " write [--bitmap64] [--target-size BYTES] --input FILE.jsonl DIR\n\n"
+    fprintf(f, "usage: paimon-dev " CMD " read FILE [--range NAME:OFFSET:LENGTH[:CARDINALITY]]...\n"
+               "       paimon-dev " CMD " write [--bitmap64] [--target-size BYTES] --input FILE.jsonl DIR\n\n"
                "Read or write deletion-vector index files (developer command).\n");
 }
 
@@ -92,18 +92,18 @@ static int cmd_read(int argc, char **argv)
         if (!strcmp(argv[i], "--range")) {
             if (i + 1 >= argc || !parse_range(argv[++i], &ranges[n++])) {
                 free(ranges);
-                return pm_cli_usage_error(CMD, "--range needs NAME:OFFSET:LENGTH[:CARDINALITY]");
+                return pm_dev_usage_error(CMD, "--range needs NAME:OFFSET:LENGTH[:CARDINALITY]");
             }
         } else if (!file) {
             file = argv[i];
         } else {
             free(ranges);
-            return pm_cli_usage_error(CMD, "unexpected argument '%s'", argv[i]);
+            return pm_dev_usage_error(CMD, "unexpected argument '%s'", argv[i]);
         }
     }
     if (!file) {
         free(ranges);
-        return pm_cli_usage_error(CMD, "read: missing FILE");
+        return pm_dev_usage_error(CMD, "read: missing FILE");
     }
     pm_fileio *fio = NULL;
     pm_dv_map *m = NULL;
@@ -117,7 +117,7 @@ static int cmd_read(int argc, char **argv)
         e = pm_dv_index_parse(buf.data, buf.len, ranges, n, file, m);
     int rc = 0;
     if (e)
-        rc = pm_cli_fail(CMD, e);
+        rc = pm_dev_fail(CMD, e);
     else
         for (size_t i = 0; i < n && !rc; i++)
             rc = print_dv(ranges[i].data_file_name, pm_dv_map_get(m, ranges[i].data_file_name));
@@ -204,24 +204,24 @@ static int cmd_write(int argc, char **argv)
             bitmap64 = true;
         } else if (!strcmp(a, "--target-size") || !strcmp(a, "--input")) {
             if (i + 1 >= argc)
-                return pm_cli_usage_error(CMD, "%s needs a value", a);
+                return pm_dev_usage_error(CMD, "%s needs a value", a);
             if (!strcmp(a, "--input")) {
                 input = argv[++i];
             } else {
                 char *end;
                 target = strtoll(argv[++i], &end, 10);
                 if (*end || target <= 0)
-                    return pm_cli_usage_error(CMD, "--target-size needs a positive byte count");
+                    return pm_dev_usage_error(CMD, "--target-size needs a positive byte count");
                 rolling = true;
             }
         } else if (!dir) {
             dir = a;
         } else {
-            return pm_cli_usage_error(CMD, "unexpected argument '%s'", a);
+            return pm_dev_usage_error(CMD, "unexpected argument '%s'", a);
         }
     }
     if (!input || !dir)
-        return pm_cli_usage_error(CMD, "write needs --input and DIR");
+        return pm_dev_usage_error(CMD, "write needs --input and DIR");
     pm_fileio *fio = NULL;
     pm_options *opts = NULL;
     pm_type *ptype = pm_type_new_row(true);
@@ -249,7 +249,7 @@ static int cmd_write(int argc, char **argv)
         if (!e)
             nmetas = 1;
     }
-    int rc = e ? pm_cli_fail(CMD, e) : 0;
+    int rc = e ? pm_dev_fail(CMD, e) : 0;
     for (size_t i = 0; i < nmetas; i++)
         print_meta(&metas[i]);
     pm_index_metas_free(metas, nmetas);
@@ -263,7 +263,7 @@ static int cmd_write(int argc, char **argv)
 
 int pm_cmd_dv(int argc, char **argv)
 {
-    if (argc < 2 || pm_cli_wants_help(argc, argv)) {
+    if (argc < 2 || pm_dev_wants_help(argc, argv)) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
@@ -271,5 +271,5 @@ int pm_cmd_dv(int argc, char **argv)
         return cmd_read(argc - 1, argv + 1);
     if (!strcmp(argv[1], "write"))
         return cmd_write(argc - 1, argv + 1);
-    return pm_cli_usage_error(CMD, "unknown subcommand '%s' (read, write)", argv[1]);
+    return pm_dev_usage_error(CMD, "unknown subcommand '%s' (read, write)", argv[1]);
 }

@@ -1,10 +1,10 @@
 /*
- * cli/cmd_write_parquet.c — `paimon write-parquet`: a developer command that
+ * tests/tools/dev_write_parquet.c — `paimon-dev write-parquet`: a developer command that
  * writes JSON lines to one Parquet file with the table writer's Parquet
  * encoder (tests and benchmarks use it; tables are written with `paimon
  * write`).
  *
- *   paimon write-parquet --schema 'a INT, b STRING NOT NULL' --input rows.jsonl
+ *   paimon-dev write-parquet --schema 'a INT, b STRING NOT NULL' --input rows.jsonl
  *                        [-o key=value]... [--batch-rows N] [--stats] OUT
  *
  * --schema   field list or ROW<...>; field ids are numbered 0, 1, ... in
@@ -23,7 +23,7 @@
 
 #include "base/buf.h"
 #include "base/util.h"
-#include "cli.h"
+#include "dev.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
 #include "types/column.h"
@@ -48,7 +48,7 @@ static const char *lookup(void *ctx, const char *key)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: paimon " CMD " --schema FIELDS --input FILE.jsonl [-o key=value]...\n"
+    fprintf(f, "usage: paimon-dev " CMD " --schema FIELDS --input FILE.jsonl [-o key=value]...\n"
                "                             [--batch-rows N] [--stats] OUT.parquet\n\n"
                "Write JSON lines to one Parquet file as Paimon would (developer command).\n");
 }
@@ -147,7 +147,7 @@ static int print_stats(const pm_type *row, const pm_pq_write_result *r)
 
 int pm_cmd_write_parquet(int argc, char **argv)
 {
-    if (pm_cli_wants_help(argc, argv)) {
+    if (pm_dev_wants_help(argc, argv)) {
         usage(stdout);
         return 0;
     }
@@ -160,7 +160,7 @@ int pm_cmd_write_parquet(int argc, char **argv)
         const char *a = argv[i];
         if ((!strcmp(a, "--schema") || !strcmp(a, "--input") || !strcmp(a, "-o") ||
              !strcmp(a, "--option") || !strcmp(a, "--batch-rows")) && i + 1 >= argc) {
-            rc = pm_cli_usage_error(CMD, "%s needs a value", a);
+            rc = pm_dev_usage_error(CMD, "%s needs a value", a);
             goto done;
         }
         if (!strcmp(a, "--schema")) {
@@ -173,13 +173,13 @@ int pm_cmd_write_parquet(int argc, char **argv)
             char *end;
             batch_rows = strtoll(argv[++i], &end, 10);
             if (*end || batch_rows <= 0) {
-                rc = pm_cli_usage_error(CMD, "--batch-rows needs a positive integer");
+                rc = pm_dev_usage_error(CMD, "--batch-rows needs a positive integer");
                 goto done;
             }
         } else if (!strcmp(a, "-o") || !strcmp(a, "--option")) {
             const char *s = argv[++i], *eq = strchr(s, '=');
             if (!eq) {
-                rc = pm_cli_usage_error(CMD, "option '%s' is not key=value", s);
+                rc = pm_dev_usage_error(CMD, "option '%s' is not key=value", s);
                 goto done;
             }
             char **k = realloc(kv.keys, (kv.n + 1) * sizeof *k);
@@ -189,24 +189,24 @@ int pm_cmd_write_parquet(int argc, char **argv)
             if (v)
                 kv.values = v;
             if (!k || !v) {
-                rc = pm_cli_fail(CMD, pm_error_new(PM_ENOMEM, "out of memory"));
+                rc = pm_dev_fail(CMD, pm_error_new(PM_ENOMEM, "out of memory"));
                 goto done;
             }
             kv.keys[kv.n] = strndup(s, (size_t)(eq - s));
             kv.values[kv.n] = strdup(eq + 1);
             kv.n++;
         } else if (a[0] == '-' && a[1]) {
-            rc = pm_cli_usage_error(CMD, "unknown option '%s'", a);
+            rc = pm_dev_usage_error(CMD, "unknown option '%s'", a);
             goto done;
         } else if (!outpath) {
             outpath = a;
         } else {
-            rc = pm_cli_usage_error(CMD, "unexpected argument '%s'", a);
+            rc = pm_dev_usage_error(CMD, "unexpected argument '%s'", a);
             goto done;
         }
     }
     if (!schema || !input || !outpath) {
-        rc = pm_cli_usage_error(CMD, "--schema, --input and an output path are required");
+        rc = pm_dev_usage_error(CMD, "--schema, --input and an output path are required");
         goto done;
     }
 
@@ -263,7 +263,7 @@ int pm_cmd_write_parquet(int argc, char **argv)
     rc = want_stats ? print_stats(row, &res) : 0;
 fail:
     if (e)
-        rc = pm_cli_fail(CMD, e);
+        rc = pm_dev_fail(CMD, e);
     pm_pq_write_result_free(&res);
     pm_batch_free(batch);
     pm_pq_writer_abort(w);
