@@ -78,7 +78,8 @@ typedef struct pm_rows_writer pm_rows_writer;
  * first.  Output is buffered: call pm_rows_writer_finish at the end. */
 PM_API pm_error *pm_rows_writer_new(pm_rows_writer **out, pm_rows_format fmt, const pm_type *row_type,
                                     pm_write_fn sink, void *ctx);
-/* Rows [from, to) of b (its type must equal the writer's). */
+/* Rows [from, to) of b (its columns must have the writer's names and
+ * types; field ids and nullability may differ). */
 PM_API pm_error *pm_rows_writer_write(pm_rows_writer *w, const pm_batch *b, int64_t from, int64_t to);
 /* Flush what is buffered. */
 PM_API pm_error *pm_rows_writer_finish(pm_rows_writer *w);

@@ -94,7 +94,7 @@ PM_API bool pm_table_has_primary_key(const pm_table *t);
  * deletion-vectors.modifiable=true; ignore-delete and ignore-update-before
  * cannot go from true to false.  A concurrent schema change makes this
  * PM_ECONFLICT (nothing published).  On success the handle sees the new
- * schema; schemas returned before stay valid. */
+ * schema; schemas returned before stay valid.  No changes publish nothing. */
 PM_API pm_error *pm_table_alter_options(pm_table *t, const char *const *set_keys, const char *const *set_values,
                                         size_t nset, const char *const *reset_keys, size_t nreset);
 

@@ -185,10 +185,23 @@ static pm_error *csv_cell(pm_buf *line, pm_buf *cell, const pm_column *c, int64_
     return pm_buf_append_byte(line, '"');
 }
 
+/* The text only depends on column names and value types (not field ids or
+ * nullability). */
+static bool same_columns(const pm_type *a, const pm_type *b)
+{
+    if (a->nfields != b->nfields)
+        return false;
+    for (size_t i = 0; i < a->nfields; i++)
+        if (strcmp(a->fields[i].name, b->fields[i].name) ||
+            !pm_type_equals_ignore_nullable(a->fields[i].type, b->fields[i].type))
+            return false;
+    return true;
+}
+
 pm_error *pm_rows_writer_write(pm_rows_writer *w, const pm_batch *b, int64_t from, int64_t to)
 {
-    if (!pm_type_equals(b->type, w->type))
-        return pm_error_new(PM_EINVALID, "the batch's row type is not the rows writer's");
+    if (!same_columns(b->type, w->type))
+        return pm_error_new(PM_EINVALID, "the batch's columns are not the rows writer's");
     if (from < 0 || to > b->num_rows || from > to)
         return pm_error_new(PM_EINVALID, "rows [%lld, %lld) of a batch of %lld", (long long)from, (long long)to,
                             (long long)b->num_rows);

@@ -168,6 +168,8 @@ pm_error *pm_table_find_commit(int64_t *snapshot_id, pm_table *t, const char *co
 pm_error *pm_table_alter_options(pm_table *t, const char *const *set_keys, const char *const *set_values,
                                  size_t nset, const char *const *reset_keys, size_t nreset)
 {
+    if (!nset && !nreset)
+        return NULL; /* nothing to change: no new schema */
     bool has_snapshot = false;
     int64_t latest = 0;
     PM_TRY(pm_snapshot_store_latest_id(t->snapshots, &has_snapshot, &latest));
