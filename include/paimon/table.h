@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "paimon/version.h"
 #include "paimon/error.h"
 #include "paimon/types.h"
 
@@ -40,17 +41,17 @@ typedef struct pm_table_spec {
 
 /* Open the table at `path` on `branch` (NULL = "main").  PM_ENOTFOUND when
  * there is no table (no schema) at that path or branch. */
-pm_error *pm_table_open(pm_table **out, const char *path, const char *branch);
+PM_API pm_error *pm_table_open(pm_table **out, const char *path, const char *branch);
 /* Create a table: validates the spec and options, then publishes
  * `schema/schema-0` atomically.  PM_EEXIST if a table is already there
  * (unless ignore_if_exists).  Nothing is left on disk on failure. */
-pm_error *pm_table_create(const char *path, const pm_table_spec *spec, bool ignore_if_exists);
-void pm_table_free(pm_table *t);
+PM_API pm_error *pm_table_create(const char *path, const pm_table_spec *spec, bool ignore_if_exists);
+PM_API void pm_table_free(pm_table *t);
 
 /* Table root path; owned by t. */
-const char *pm_table_path(const pm_table *t);
+PM_API const char *pm_table_path(const pm_table *t);
 /* Branch name; owned by t. */
-const char *pm_table_branch(const pm_table *t);
+PM_API const char *pm_table_branch(const pm_table *t);
 
 #ifdef __cplusplus
 }
