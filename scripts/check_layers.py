@@ -6,7 +6,8 @@ lowest first: `name: folders and public headers`; `allow: A -> B` lets
 sibling folder A include B; `frontends: folders`) and checks every
 #include:
 
-  src      a file in src/<folder>/ includes only headers of its own folder,
+  src      every file of src/ lies in a listed folder, and
+           a file in src/<folder>/ includes only headers of its own folder,
            of folders of lower layers, and public headers (include/paimon/)
            of its own or lower layers; sibling folders of one layer do not
            include each other unless an `allow` line says so.
@@ -128,6 +129,9 @@ def includes(root, rel):
 
 
 def check_src(r, out):
+    for rel in c_files(r.root, "src"):
+        if r.folder_of(rel) is None:
+            out.append(f"{rel}: in no layer: add its folder to docs/architecture.md's ```layers block")
     for folder in sorted(r.layer_of_folder):
         if not os.path.isdir(os.path.join(r.root, folder)):
             continue

@@ -73,7 +73,7 @@ def test_layers_clean_tree_passes(tree):
     ("include/paimon/new.h", "", "include/paimon/new.h has no layer"),
     ("include/paimon/error.h", '#include "paimon/table.h"\n', "include/paimon/error.h:1: #include \"paimon/table.h\": public header of the higher layer 'table'"),
     ("include/paimon/error.h", '#include "base/buf.h"\n', "a public header includes only paimon/*.h"),
-    ("src/util/x.c", '#include "base/buf.h"\n', None),  # a folder of no layer is not checked
+    ("src/util/x.c", '#include "base/buf.h"\n', "src/util/x.c: in no layer"),
 ])
 def test_layers_each_break_is_reported(tree, rel, text, message):
     write(tree, rel, text)
