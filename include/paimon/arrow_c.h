@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "paimon/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "paimon/version.h"
 #include "paimon/arrow_c.h"
 #include "paimon/error.h"
 #include "paimon/types.h"
@@ -29,23 +30,23 @@ extern "C" {
 typedef struct pm_batch pm_batch;
 
 /* Empty batch for `row_type` (a ROW; cloned). */
-pm_error *pm_batch_new(pm_batch **out, const pm_type *row_type);
-void pm_batch_free(pm_batch *b);
-int64_t pm_batch_num_rows(const pm_batch *b);
+PM_API pm_error *pm_batch_new(pm_batch **out, const pm_type *row_type);
+PM_API void pm_batch_free(pm_batch *b);
+PM_API int64_t pm_batch_num_rows(const pm_batch *b);
 /* Row type of the batch; owned by the batch, valid while it lives. */
-const pm_type *pm_batch_type(const pm_batch *b);
+PM_API const pm_type *pm_batch_type(const pm_batch *b);
 
 /* Export as an Arrow struct array (one child per column) and its schema.
  * Zero-copy: buffers are shared by reference counting.  The caller owns the
  * two structs and must call their release callbacks. */
-pm_error *pm_batch_export(const pm_batch *b, struct ArrowSchema *schema, struct ArrowArray *array);
+PM_API pm_error *pm_batch_export(const pm_batch *b, struct ArrowSchema *schema, struct ArrowArray *array);
 /* Export only the schema of a row type. */
-pm_error *pm_type_export_schema(const pm_type *row_type, struct ArrowSchema *schema);
+PM_API pm_error *pm_type_export_schema(const pm_type *row_type, struct ArrowSchema *schema);
 /* Build a batch from an Arrow struct array + schema (copies the values; the
  * Arrow structs are not released).  Field ids come from `row_type` when given
  * (matched by name), else are numbered from 0. */
-pm_error *pm_batch_import(pm_batch **out, const pm_type *row_type,
-                          const struct ArrowSchema *schema, const struct ArrowArray *array);
+PM_API pm_error *pm_batch_import(pm_batch **out, const pm_type *row_type,
+                                 const struct ArrowSchema *schema, const struct ArrowArray *array);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "paimon/version.h"
 #include "paimon/error.h"
 #include "paimon/table.h"
 
@@ -54,8 +55,8 @@ typedef struct pm_compact_result pm_compact_result;
 typedef struct pm_resources pm_resources;
 
 /* Memory budget and thread pool shared by reading and writing. */
-pm_error *pm_resources_new(pm_resources **out, int64_t memory_budget_bytes, size_t threads);
-void pm_resources_free(pm_resources *r);
+PM_API pm_error *pm_resources_new(pm_resources **out, int64_t memory_budget_bytes, size_t threads);
+PM_API void pm_resources_free(pm_resources *r);
 
 typedef struct pm_compact_options {
     int version;                         /* PM_COMPACT_OPTIONS_VERSION */
@@ -84,41 +85,41 @@ typedef struct pm_compact_metrics {
 } pm_compact_metrics;
 #define PM_COMPACT_METRICS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0}
 
-pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm_compact_options *o);
-void pm_compact_builder_free(pm_compact_builder *b);
+PM_API pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm_compact_options *o);
+PM_API void pm_compact_builder_free(pm_compact_builder *b);
 
 /* Plan against the latest snapshot (nothing is written). */
-pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b);
-void pm_compact_plan_free(pm_compact_plan *p);
-int64_t pm_compact_plan_snapshot_id(const pm_compact_plan *p);
-const char *pm_compact_plan_id(const pm_compact_plan *p);
-const char *pm_compact_plan_commit_user(const pm_compact_plan *p);
-size_t pm_compact_plan_task_count(const pm_compact_plan *p);
-const pm_compact_task *pm_compact_plan_task(const pm_compact_plan *p, size_t i);
+PM_API pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b);
+PM_API void pm_compact_plan_free(pm_compact_plan *p);
+PM_API int64_t pm_compact_plan_snapshot_id(const pm_compact_plan *p);
+PM_API const char *pm_compact_plan_id(const pm_compact_plan *p);
+PM_API const char *pm_compact_plan_commit_user(const pm_compact_plan *p);
+PM_API size_t pm_compact_plan_task_count(const pm_compact_plan *p);
+PM_API const pm_compact_task *pm_compact_plan_task(const pm_compact_plan *p, size_t i);
 
 /* Execute one task (private outputs only).  r may be NULL. */
-pm_error *pm_compact_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task,
-                             pm_resources *r);
+PM_API pm_error *pm_compact_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task,
+                                    pm_resources *r);
 /* Execute every task of a plan (tasks of different buckets in parallel on
  * the resources' pool, tasks of one bucket in order) and commit them. */
-pm_error *pm_compact_run(pm_compact_metrics *out, pm_compact_builder *b);
+PM_API pm_error *pm_compact_run(pm_compact_metrics *out, pm_compact_builder *b);
 
 /* Publish results of ONE plan in one COMPACT snapshot.  commit_user NULL =
  * the plan's commit user recorded in the results. */
-pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *commit_user,
-                            pm_compact_result *const *results, size_t n);
+PM_API pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *commit_user,
+                                   pm_compact_result *const *results, size_t n);
 /* Delete the prepared files of results never submitted. */
-pm_error *pm_compact_abort(pm_table *t, pm_compact_result *const *results, size_t n);
-void pm_compact_result_free(pm_compact_result *r);
-void pm_compact_task_free(pm_compact_task *t);
+PM_API pm_error *pm_compact_abort(pm_table *t, pm_compact_result *const *results, size_t n);
+PM_API void pm_compact_result_free(pm_compact_result *r);
+PM_API void pm_compact_task_free(pm_compact_task *t);
 
 /* Serde: JSON text with "format": PM_COMPACT_FORMAT_VERSION.  *out malloc'd. */
-pm_error *pm_compact_plan_to_json(const pm_compact_plan *p, char **out);
-pm_error *pm_compact_plan_from_json(pm_compact_plan **out, const char *json, size_t len);
-pm_error *pm_compact_task_to_json(const pm_compact_task *t, char **out);
-pm_error *pm_compact_task_from_json(pm_compact_task **out, const char *json, size_t len);
-pm_error *pm_compact_result_to_json(const pm_compact_result *r, char **out);
-pm_error *pm_compact_result_from_json(pm_compact_result **out, const char *json, size_t len);
+PM_API pm_error *pm_compact_plan_to_json(const pm_compact_plan *p, char **out);
+PM_API pm_error *pm_compact_plan_from_json(pm_compact_plan **out, const char *json, size_t len);
+PM_API pm_error *pm_compact_task_to_json(const pm_compact_task *t, char **out);
+PM_API pm_error *pm_compact_task_from_json(pm_compact_task **out, const char *json, size_t len);
+PM_API pm_error *pm_compact_result_to_json(const pm_compact_result *r, char **out);
+PM_API pm_error *pm_compact_result_from_json(pm_compact_result **out, const char *json, size_t len);
 
 #ifdef __cplusplus
 }

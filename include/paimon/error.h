@@ -14,6 +14,8 @@
 
 #include <stdarg.h>
 
+#include "paimon/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,33 +39,34 @@ typedef struct pm_error pm_error;
 
 /* New error with a printf-style message. Never returns NULL (falls back to a
  * static out-of-memory error, which pm_error_free accepts). */
-pm_error *pm_error_new(pm_code code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-pm_error *pm_error_newv(pm_code code, const char *fmt, va_list ap);
+PM_API pm_error *pm_error_new(pm_code code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), returns_nonnull));
+PM_API pm_error *pm_error_newv(pm_code code, const char *fmt, va_list ap)
+    __attribute__((returns_nonnull));
 
 /* Wrap `cause` (ownership moves into the new error) with context.  code 0
  * keeps the cause's code.  A NULL cause returns NULL, so
  * `return pm_error_wrap(f(), 0, "ctx")` is correct on success too. */
-pm_error *pm_error_wrap(pm_error *cause, pm_code code, const char *fmt, ...)
+PM_API pm_error *pm_error_wrap(pm_error *cause, pm_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-pm_code pm_error_code(const pm_error *e);
+PM_API pm_code pm_error_code(const pm_error *e);
 /* Message of this level only; owned by e. */
-const char *pm_error_message(const pm_error *e);
+PM_API const char *pm_error_message(const pm_error *e);
 /* Cause or NULL; owned by e. */
-const pm_error *pm_error_cause(const pm_error *e);
+PM_API const pm_error *pm_error_cause(const pm_error *e);
 /* The innermost error's code (the root cause). */
-pm_code pm_error_root_code(const pm_error *e);
+PM_API pm_code pm_error_root_code(const pm_error *e);
 /* Whole chain "msg: cause: cause...", malloc'd; caller frees. NULL on OOM. */
-char *pm_error_format(const pm_error *e);
+PM_API char *pm_error_format(const pm_error *e);
 /* Stable short name for a code, e.g. "EINVALID". */
-const char *pm_code_name(pm_code code);
+PM_API const char *pm_code_name(pm_code code);
 /* Releases the whole chain; NULL is fine. */
-void pm_error_free(pm_error *e);
+PM_API void pm_error_free(pm_error *e);
 
 /* Releases memory the library allocated for the caller (JSON text, id
  * arrays: every "release with pm_free" result); NULL is fine. */
-void pm_free(void *p);
+PM_API void pm_free(void *p);
 
 /* Return early on error. */
 #define PM_TRY(expr)                  \

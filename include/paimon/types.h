@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "paimon/version.h"
 #include "paimon/error.h"
 
 #ifdef __cplusplus
@@ -79,39 +80,39 @@ struct pm_type {
 };
 
 /* Constructors return a new tree the caller owns (NULL on OOM only). */
-pm_type *pm_type_new(pm_type_id id, bool nullable);              /* atomic, default params */
-pm_type *pm_type_new_decimal(int32_t precision, int32_t scale, bool nullable);
-pm_type *pm_type_new_string(pm_type_id id, int32_t length, bool nullable); /* CHAR..VARBINARY */
-pm_type *pm_type_new_temporal(pm_type_id id, int32_t precision, bool nullable); /* TIME, TIMESTAMP(_LTZ) */
-pm_type *pm_type_new_array(pm_type *element, bool nullable);     /* takes element */
-pm_type *pm_type_new_multiset(pm_type *element, bool nullable);  /* takes element */
-pm_type *pm_type_new_map(pm_type *key, pm_type *value, bool nullable); /* takes both */
-pm_type *pm_type_new_row(bool nullable);                         /* add fields with pm_type_add_field */
+PM_API pm_type *pm_type_new(pm_type_id id, bool nullable);              /* atomic, default params */
+PM_API pm_type *pm_type_new_decimal(int32_t precision, int32_t scale, bool nullable);
+PM_API pm_type *pm_type_new_string(pm_type_id id, int32_t length, bool nullable); /* CHAR..VARBINARY */
+PM_API pm_type *pm_type_new_temporal(pm_type_id id, int32_t precision, bool nullable); /* TIME, TIMESTAMP(_LTZ) */
+PM_API pm_type *pm_type_new_array(pm_type *element, bool nullable);     /* takes element */
+PM_API pm_type *pm_type_new_multiset(pm_type *element, bool nullable);  /* takes element */
+PM_API pm_type *pm_type_new_map(pm_type *key, pm_type *value, bool nullable); /* takes both */
+PM_API pm_type *pm_type_new_row(bool nullable);                         /* add fields with pm_type_add_field */
 /* Append a field to a ROW (takes `type`, copies name). */
-pm_error *pm_type_add_field(pm_type *row, int32_t id, const char *name, pm_type *type);
+PM_API pm_error *pm_type_add_field(pm_type *row, int32_t id, const char *name, pm_type *type);
 
-pm_type *pm_type_clone(const pm_type *t);
-void pm_type_free(pm_type *t);
+PM_API pm_type *pm_type_clone(const pm_type *t);
+PM_API void pm_type_free(pm_type *t);
 /* Structural equality including nullability, params, field ids and names. */
-bool pm_type_equals(const pm_type *a, const pm_type *b);
+PM_API bool pm_type_equals(const pm_type *a, const pm_type *b);
 /* Same but ignoring nullability at every level. */
-bool pm_type_equals_ignore_nullable(const pm_type *a, const pm_type *b);
+PM_API bool pm_type_equals_ignore_nullable(const pm_type *a, const pm_type *b);
 /* Find a ROW field by name (index or -1). */
-ptrdiff_t pm_type_field_index(const pm_type *row, const char *name);
+PM_API ptrdiff_t pm_type_field_index(const pm_type *row, const char *name);
 /* Find a ROW field by field id (index or -1). */
-ptrdiff_t pm_type_field_index_by_id(const pm_type *row, int32_t id);
+PM_API ptrdiff_t pm_type_field_index_by_id(const pm_type *row, int32_t id);
 
 /* The SQL string form used by schema JSON for atomic types, e.g.
  * "DECIMAL(10, 2) NOT NULL".  Nested types print as e.g. "ARRAY<INT>" (the
  * JSON object form lives in the schema module).  malloc'd; caller frees. */
-char *pm_type_to_string(const pm_type *t);
+PM_API char *pm_type_to_string(const pm_type *t);
 /* Parse the SQL string form (atomic and nested `ARRAY<..>`, `MAP<..,..>`,
  * `ROW<a INT, b STRING>`); keywords INTEGER, NUMERIC, DEC, STRING, BYTES,
  * TIMESTAMP_LTZ accepted. */
-pm_error *pm_type_parse(pm_type **out, const char *text);
+PM_API pm_error *pm_type_parse(pm_type **out, const char *text);
 
-const char *pm_type_id_name(pm_type_id id);
-bool pm_type_is_nested(const pm_type *t);   /* ARRAY, MAP, MULTISET, ROW */
+PM_API const char *pm_type_id_name(pm_type_id id);
+PM_API bool pm_type_is_nested(const pm_type *t);   /* ARRAY, MAP, MULTISET, ROW */
 
 #ifdef __cplusplus
 }

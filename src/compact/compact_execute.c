@@ -39,7 +39,7 @@
 #include "compact/pk_compact.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "meta/manifest.h"
 #include "table/file_read.h"
 #include "table/partition.h"

@@ -62,7 +62,7 @@
 #include "base/util.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "compact/pk_compact.h"
 #include "lsm/interval_partition.h"
 #include "lsm/kv.h"

@@ -24,7 +24,7 @@
  *     file is closed when its size exceeds the target size
  *     (deletion-vector.index-file.target-size, default 2 MiB); no file for
  *     an empty map.
- * Files are created next to each other in one directory (index/index_path.h)
+ * Files are created next to each other in one directory (meta/index_path.h)
  * with names from the path factory, never overwriting; on failure every
  * file written by the call is removed.
  */
@@ -36,9 +36,9 @@
 
 #include "dv/deletion_vector.h"
 #include "dv/dv_map.h"
-#include "index/index_path.h"
 #include "io/fileio.h"
 #include "meta/data_file_meta.h"
+#include "meta/index_path.h"
 #include "meta/paths.h"
 
 #define PM_DV_INDEX_TYPE "DELETION_VECTORS"
@@ -68,7 +68,7 @@ pm_error *pm_dv_index_serialize(pm_dv_map *dvs, size_t from, size_t to, pm_buf *
                                 pm_dv_meta *ranges);
 
 /* Write every entry into one new file in `dir`; *out is filled (release
- * with pm_index_meta_clear, index/index_path.h). */
+ * with pm_index_meta_clear, meta/index_path.h). */
 pm_error *pm_dv_index_write_single(pm_fileio *fio, pm_path_factory *pf, const char *dir,
                                    pm_dv_map *dvs, pm_index_file_meta *out);
 

@@ -9,7 +9,7 @@
 
 #include "base/mem.h"
 #include "dv/dv_index_file.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "meta/manifest.h"
 
 pm_error *pm_dv_options(const pm_options *o, bool *bitmap64, int64_t *target_size)

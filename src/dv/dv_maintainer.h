@@ -24,7 +24,7 @@
  * entry for the touched file; then writes the new vectors (rolling) as ADD
  * entries.  Untouched files stay as they are.
  *
- * New files go to index/index_path.h's directory; the maintainers never
+ * New files go to meta/index_path.h's directory; the maintainers never
  * delete old files (snapshots still reference them).
  */
 #ifndef PM_DV_DV_MAINTAINER_H

@@ -8,7 +8,7 @@
 
 #include "base/cursor.h"
 #include "base/mem.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 
 pm_error *pm_hash_index_decode(const uint8_t *p, size_t n, int32_t **out, size_t *count)
 {

@@ -3,7 +3,7 @@
  * tables (HashIndexFile, IntFileUtils in Paimon Java).
  *
  * One file per (partition, bucket), named `index-<uuid>-<n>` like every
- * index file (index/index_path.h).  Content: no header, no trailer — one
+ * index file (meta/index_path.h).  Content: no header, no trailer — one
  * int32 big-endian value per distinct key hash assigned to the bucket
  * (hash = BinaryRow hashCode of the trimmed primary key, base/hash.h), in
  * the writer's set-iteration order.  IndexFileMeta: index type "HASH",

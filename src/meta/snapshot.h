@@ -38,6 +38,7 @@
 #include "base/buf.h"
 #include "meta/options.h"
 #include "paimon/error.h"
+#include "paimon/snapshot.h"
 
 #define PM_SNAPSHOT_VERSION 3
 #define PM_BATCH_COMMIT_IDENTIFIER INT64_MAX

@@ -35,7 +35,7 @@
 #include <strings.h>
 
 #include "base/mem.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "meta/manifest.h"
 #include "table/partition.h"
 

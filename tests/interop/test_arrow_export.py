@@ -1,6 +1,6 @@
 """Arrow C Data Interface interop with pyarrow.
 
-Loads build/libpaimon.so (or $PAIMON_LIB) with ctypes, builds a batch from
+Loads build/libpaimon_testing.so (or $PAIMON_LIB) with ctypes, builds a batch from
 JSON lines through `pm_batch_from_json_lines_typed`, exports it with
 `pm_batch_export` and imports it into pyarrow (`RecordBatch._import_from_c`),
 then compares types and values.  The other direction exports a pyarrow
@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon.so"))
+LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon_testing.so"))
 
 
 class PmBuf(ctypes.Structure):

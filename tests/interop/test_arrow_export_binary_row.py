@@ -23,7 +23,7 @@ from pypaimon.table.row.generic_row import GenericRow, GenericRowSerializer
 from pypaimon.write import row_key_extractor as rke
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon.so"))
+LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon_testing.so"))
 
 
 class PmBuf(ctypes.Structure):

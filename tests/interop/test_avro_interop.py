@@ -1,4 +1,4 @@
-"""Avro interop with fastavro, through libpaimon.so and ctypes.
+"""Avro interop with fastavro, through libpaimon_testing.so and ctypes.
 
 Three directions, every comparison on canonical values (timestamps as epoch
 microseconds, times as microseconds of day, maps as ordered (key, value)
@@ -26,8 +26,8 @@ import pyarrow as pa
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon.so"))
-FIXTURES = (ROOT / ".." / "shared" / "fixtures").resolve()
+LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon_testing.so"))
+FIXTURES = pathlib.Path(os.environ.get("PAIMON_FIXTURES", ROOT / ".." / "shared" / "fixtures")).resolve()
 CODECS = ["null", "deflate", "snappy", "zstandard"]
 CODEC_IDS = {"null": 0, "snappy": 1, "zstandard": 6, "deflate": 100}
 

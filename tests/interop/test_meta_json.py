@@ -1,6 +1,6 @@
 """Schema and snapshot JSON interop with pypaimon.
 
-Loads build/libpaimon.so (or $PAIMON_LIB) with ctypes.
+Loads build/libpaimon_testing.so (or $PAIMON_LIB) with ctypes.
 
 1. pypaimon creates and writes tables (partitioned, primary key, nested
    types, comment); our parser reads its schema and snapshot files (pypaimon
@@ -22,7 +22,7 @@ pypaimon = pytest.importorskip("pypaimon")
 from pypaimon import CatalogFactory, Schema  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon.so"))
+LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon_testing.so"))
 
 
 class PmBuf(ctypes.Structure):

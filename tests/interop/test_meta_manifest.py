@@ -1,6 +1,6 @@
 """Manifest interop: fastavro and pypaimon read the manifests paimon-c writes.
 
-Loads build/libpaimon.so (or $PAIMON_LIB) with ctypes; every struct stays
+Loads build/libpaimon_testing.so (or $PAIMON_LIB) with ctypes; every struct stays
 opaque to Python (pointers are passed back into the library).
 
 1. Every Java-written manifest, manifest list and index manifest in the
@@ -23,8 +23,8 @@ import pyarrow as pa
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon.so"))
-FIXTURES = (ROOT / ".." / "shared" / "fixtures" / "java-written").resolve()
+LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon_testing.so"))
+FIXTURES = (pathlib.Path(os.environ.get("PAIMON_FIXTURES", ROOT / ".." / "shared" / "fixtures")) / "java-written").resolve()
 
 vp = ctypes.c_void_p
 sz = ctypes.c_size_t

@@ -15,7 +15,7 @@ from test_parquet_read_matrix import make_table
 from test_parquet_read_render import first_difference, render_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon.so"))
+LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon_testing.so"))
 
 
 class ReaderOptions(ctypes.Structure):

@@ -24,7 +24,7 @@
 #include "base/mem.h"
 #include "dev.h"
 #include "dv/dv_index_file.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "io/fileio.h"
 
 #define CMD "dv"

@@ -2,7 +2,7 @@
  * tests/unit/dv/test_dv_index_file.c — DV index files: the Java golden
  * files read and re-written byte for byte, every DV index file of the
  * Java-written fixture tables (located through their index manifests and
- * index/index_path.h, positions checked), single and rolling writes read
+ * meta/index_path.h, positions checked), single and rolling writes read
  * back, single-entry reads, corrupt files, and the name → vector map.
  */
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "base/buf.h"
 #include "dv/dv_index_file.h"
 #include "dv/dv_map.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "meta/manifest.h"
 #include "meta/schema.h"
 #include "pm_test.h"

@@ -9,7 +9,7 @@
 
 #include "dv/dv_index_file.h"
 #include "dv/dv_maintainer.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "meta/manifest.h"
 #include "pm_test.h"
 

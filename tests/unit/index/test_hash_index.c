@@ -8,7 +8,7 @@
 
 #include "base/hash.h"
 #include "index/hash_index.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "pm_test.h"
 
 static void test_encode_decode(void **state)

@@ -13,7 +13,7 @@
 
 #include "base/mem.h"
 #include "dv/dv_index_file.h"
-#include "index/index_path.h"
+#include "meta/index_path.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/manifest.h"
 #include "pm_test.h"

@@ -1,5 +1,5 @@
 /*
- * index/index_path.h — where the index files of a (partition, bucket) live
+ * meta/index_path.h — where the index files of a (partition, bucket) live
  * (FileStorePathFactory.indexFileFactory, IndexInDataFileDirPathFactory in
  * Paimon Java).
  *
@@ -13,8 +13,8 @@
  * handed to the local file IO in lower case; other schemes are
  * PM_EUNSUPPORTED.
  */
-#ifndef PM_INDEX_INDEX_PATH_H
-#define PM_INDEX_INDEX_PATH_H
+#ifndef PM_META_INDEX_PATH_H
+#define PM_META_INDEX_PATH_H
 
 #include "meta/data_file_meta.h"
 #include "meta/paths.h"

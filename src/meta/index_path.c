@@ -1,7 +1,7 @@
 /*
- * index/index_path.c — index file locations (see index_path.h).
+ * meta/index_path.c — index file locations (see index_path.h).
  */
-#include "index/index_path.h"
+#include "meta/index_path.h"
 
 #include <stdlib.h>
 #include <string.h>
