@@ -5,9 +5,7 @@
  *                                           opts.snapshot_id), prunes by the
  *                                           partition filters, and splits
  *                                           the live files by (partition, bucket)
- *   pm_scan_split(scan, i)                  a self-contained unit of reading;
- *                                           pm_split_to_json / _from_json let
- *                                           another process or machine read it
+ *   pm_scan_split(scan, i)                  a self-contained unit of reading
  *   pm_reader_new(&r, table, splits, n, &o) rows of those splits, projected,
  *                                           merged (primary keys), deletion
  *                                           vectors applied
@@ -102,11 +100,6 @@ PM_API size_t pm_split_file_count(const pm_split *s);
 /* Rows and bytes in the split's files (before merging and deletion vectors). */
 PM_API int64_t pm_split_row_count(const pm_split *s);
 PM_API int64_t pm_split_file_bytes(const pm_split *s);
-/* JSON with "format": 1 (malloc'd; release with pm_free). */
-PM_API pm_error *pm_split_to_json(char **out, const pm_split *s);
-/* Strict: unknown keys, wrong types and file names that are not plain
- * names are PM_EINVALID naming the field. */
-PM_API pm_error *pm_split_from_json(pm_split **out, const char *json, size_t len);
 
 /* ---- reader ---- */
 
