@@ -95,6 +95,7 @@ int main(int argc, char **argv)
     const char *option_keys[] = {"bucket", "file.format"};
     const char *option_values[] = {"-1", "parquet"};
     pm_table_spec spec = {
+        .version = PM_TABLE_SPEC_VERSION,
         .row_type = row,
         .partition_keys = partition_keys,
         .npartition_keys = 1,
