@@ -50,6 +50,7 @@
 #include "base/util.h"
 #include "compact/compact_internal.h"
 #include "compact/pk_compact.h"
+#include "meta/json.h"
 #include "meta/manifest.h"
 
 /* ================================================================== */
@@ -378,225 +379,50 @@ pm_error *pm_compact_plan_to_json(const pm_compact_plan *p, char **out)
 /* reading                                                             */
 /* ================================================================== */
 
-#define PATH_MAX_LEN 256
-
-__attribute__((format(printf, 3, 4))) static pm_error *bad(const char *path, const char *key, const char *fmt, ...)
+/* bytes: standard base64 or (nullable) null */
+static pm_error *r_bytes(const pm_jnode *o, const char *key, unsigned flags, pm_bytes *out)
 {
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (key)
-        return pm_error_new(PM_EINVALID, "%s.%s: %s", path, key, msg);
-    return pm_error_new(PM_EINVALID, "%s: %s", path, msg);
-}
-
-static void sub_path(char *dst, const char *path, const char *key, long idx)
-{
-    int n = idx >= 0 ? snprintf(dst, PATH_MAX_LEN, "%s.%s[%ld]", path, key, idx)
-                     : snprintf(dst, PATH_MAX_LEN, "%s.%s", path, key);
-    if (n < 0 || n >= PATH_MAX_LEN)
-        memcpy(dst + PATH_MAX_LEN - 4, "...", 4); /* truncated path */
-}
-
-static pm_error *r_keys(const json_t *o, const char *path, const char *const *allowed)
-{
-    if (!json_is_object(o))
-        return bad(path, NULL, "expected an object");
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)o, k, v) {
-        bool ok = false;
-        for (size_t i = 0; allowed[i]; i++)
-            if (!strcmp(allowed[i], k)) {
-                ok = true;
-                break;
-            }
-        if (!ok)
-            return bad(path, NULL, "unknown field '%s'", k);
-    }
-    for (size_t i = 0; allowed[i]; i++)
-        if (!json_object_get(o, allowed[i]))
-            return bad(path, allowed[i], "missing");
-    return NULL;
-}
-
-static const json_t *r_get(const json_t *o, const char *key) { return json_object_get(o, key); }
-
-static pm_error *r_i64(const json_t *o, const char *path, const char *key, int64_t lo, int64_t hi, int64_t *out)
-{
-    const json_t *v = r_get(o, key);
-    if (!json_is_integer(v))
-        return bad(path, key, "expected an integer");
-    int64_t x = (int64_t)json_integer_value(v);
-    if (x < lo || x > hi)
-        return bad(path, key, "%" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]", x, lo, hi);
-    *out = x;
-    return NULL;
-}
-
-static pm_error *r_i32(const json_t *o, const char *path, const char *key, int32_t lo, int32_t hi, int32_t *out)
-{
-    int64_t x = 0;
-    PM_TRY(r_i64(o, path, key, lo, hi, &x));
-    *out = (int32_t)x;
-    return NULL;
-}
-
-static pm_error *r_opt_i64(const json_t *o, const char *path, const char *key, pm_opt_long *out)
-{
-    const json_t *v = r_get(o, key);
-    out->has = false;
-    out->v = 0;
-    if (json_is_null(v))
-        return NULL;
-    if (!json_is_integer(v))
-        return bad(path, key, "expected an integer or null");
-    out->has = true;
-    out->v = (int64_t)json_integer_value(v);
-    return NULL;
-}
-
-static pm_error *r_bool(const json_t *o, const char *path, const char *key, bool *out)
-{
-    const json_t *v = r_get(o, key);
-    if (!json_is_boolean(v))
-        return bad(path, key, "expected true or false");
-    *out = json_is_true(v);
-    return NULL;
-}
-
-static pm_error *r_str(const json_t *o, const char *path, const char *key, bool nullable, char **out)
-{
-    const json_t *v = r_get(o, key);
-    *out = NULL;
-    if (nullable && json_is_null(v))
-        return NULL;
-    if (!json_is_string(v))
-        return bad(path, key, nullable ? "expected a string or null" : "expected a string");
-    const char *s = json_string_value(v);
-    if (strlen(s) != json_string_length(v))
-        return bad(path, key, "string contains a NUL character");
-    return pm_strdup(out, s);
-}
-
-static pm_error *r_nonempty_str(const json_t *o, const char *path, const char *key, char **out)
-{
-    PM_TRY(r_str(o, path, key, false, out));
-    if (!**out) {
-        free(*out);
-        *out = NULL;
-        return bad(path, key, "must not be empty");
-    }
-    return NULL;
-}
-
-static pm_error *r_bytes(const json_t *o, const char *path, const char *key, bool nullable, pm_bytes *out)
-{
-    const json_t *v = r_get(o, key);
     memset(out, 0, sizeof *out);
-    if (nullable && json_is_null(v))
-        return NULL;
-    if (!json_is_string(v))
-        return bad(path, key, nullable ? "expected a base64 string or null" : "expected a base64 string");
-    const char *s = json_string_value(v);
-    size_t n = json_string_length(v);
-    /* strict standard base64: length multiple of 4, padding only at the end */
-    if (n % 4)
-        return bad(path, key, "invalid base64 (length %zu)", n);
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
-                  c == '/' || (c == '=' && i + 2 >= n && (i + 1 == n || s[i + 1] == '='));
-        if (!ok)
-            return bad(path, key, "invalid base64 character at %zu", i);
-    }
-    pm_buf buf = PM_BUF_INIT;
-    pm_error *e = pm_base64_decode(&buf, s, n);
-    if (e) {
-        pm_buf_free(&buf);
-        pm_error_free(e);
-        return bad(path, key, "invalid base64");
-    }
-    e = pm_bytes_set(out, buf.data, buf.len);
-    pm_buf_free(&buf);
+    pm_buf b = PM_BUF_INIT;
+    bool has = false;
+    pm_error *e = pm_json_base64(o, key, flags, &has, &b);
+    if (!e && has)
+        e = pm_bytes_set(out, b.data, b.len);
+    pm_buf_free(&b);
     return e;
 }
 
-static pm_error *r_array(const json_t *o, const char *path, const char *key, bool nullable, const json_t **out)
+static pm_error *r_opt(const pm_jnode *o, const char *key, pm_opt_long *out)
 {
-    const json_t *v = r_get(o, key);
-    *out = NULL;
-    if (nullable && json_is_null(v))
-        return NULL;
-    if (!json_is_array(v))
-        return bad(path, key, nullable ? "expected an array or null" : "expected an array");
-    *out = v;
-    return NULL;
+    return pm_json_opt_i64(o, key, INT64_MIN, INT64_MAX, &out->has, &out->v);
 }
 
-static pm_error *r_str_list(const json_t *o, const char *path, const char *key, bool nullable, bool *has,
-                            pm_str_list *out)
+static pm_error *r_opt_node(const pm_jnode *n, pm_opt_long *out)
 {
-    const json_t *a;
-    memset(out, 0, sizeof *out);
-    PM_TRY(r_array(o, path, key, nullable, &a));
-    if (has)
-        *has = a != NULL;
-    if (!a || !json_array_size(a))
-        return NULL;
-    size_t n = json_array_size(a);
-    PM_TRY(pm_calloc(&out->items, n, sizeof *out->items));
-    for (size_t i = 0; i < n; i++) {
-        const json_t *v = json_array_get(a, i);
-        if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v)) {
-            pm_str_list_free(out);
-            char p[PATH_MAX_LEN];
-            sub_path(p, path, key, (long)i);
-            return bad(p, NULL, "expected a string");
-        }
-        pm_error *e = pm_strdup(&out->items[i], json_string_value(v));
-        if (e) {
-            pm_str_list_free(out);
-            return e;
-        }
-        out->count = i + 1;
-    }
-    return NULL;
+    return pm_json_as_opt_i64(n, INT64_MIN, INT64_MAX, &out->has, &out->v);
 }
 
 static const char *const STATS_KEYS[] = {"min_values", "max_values", "null_counts", NULL};
 
-static pm_error *r_stats(const json_t *parent, const char *path, const char *key, pm_simple_stats *s)
+static pm_error *r_stats(const pm_jnode *parent, const char *key, pm_simple_stats *s)
 {
-    char p[PATH_MAX_LEN];
-    sub_path(p, path, key, -1);
-    const json_t *o = r_get(parent, key);
+    pm_jnode o, a;
+    pm_json_get(&o, parent, key);
     memset(s, 0, sizeof *s);
-    PM_TRY(r_keys(o, p, STATS_KEYS));
+    PM_TRY(pm_json_keys(&o, STATS_KEYS));
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, r_bytes(o, p, "min_values", true, &s->min_values), fail);
-    PM_TRY_GOTO(e, r_bytes(o, p, "max_values", true, &s->max_values), fail);
-    const json_t *a;
-    PM_TRY_GOTO(e, r_array(o, p, "null_counts", true, &a), fail);
-    s->has_null_counts = a != NULL;
-    if (a && json_array_size(a)) {
-        size_t n = json_array_size(a);
+    size_t n = 0;
+    PM_TRY_GOTO(e, r_bytes(&o, "min_values", PM_JSON_NULLABLE, &s->min_values), fail);
+    PM_TRY_GOTO(e, r_bytes(&o, "max_values", PM_JSON_NULLABLE, &s->max_values), fail);
+    PM_TRY_GOTO(e, pm_json_array(&o, "null_counts", PM_JSON_NULLABLE, &a, &n), fail);
+    s->has_null_counts = a.v != NULL;
+    if (n) {
         PM_TRY_GOTO(e, pm_calloc(&s->null_counts, n, sizeof *s->null_counts), fail);
         s->null_count_len = n;
         for (size_t i = 0; i < n; i++) {
-            const json_t *v = json_array_get(a, i);
-            if (json_is_null(v))
-                continue;
-            if (!json_is_integer(v)) {
-                char q[PATH_MAX_LEN];
-                sub_path(q, p, "null_counts", (long)i);
-                e = bad(q, NULL, "expected an integer or null");
-                goto fail;
-            }
-            s->null_counts[i].has = true;
-            s->null_counts[i].v = (int64_t)json_integer_value(v);
+            pm_jnode el;
+            pm_json_at(&el, &a, i);
+            PM_TRY_GOTO(e, r_opt_node(&el, &s->null_counts[i]), fail);
         }
     }
     return NULL;
@@ -611,63 +437,58 @@ static const char *const FILE_KEYS[] = {
     "delete_row_count", "embedded_index", "file_source", "value_stats_cols", "external_path", "first_row_id",
     "write_cols", "write_cols_sequences", NULL};
 
-static pm_error *r_file(const json_t *o, const char *p, pm_data_file_meta *f)
+static pm_error *r_file(const pm_jnode *o, pm_data_file_meta *f)
 {
     memset(f, 0, sizeof *f);
-    PM_TRY(r_keys(o, p, FILE_KEYS));
+    PM_TRY(pm_json_keys(o, FILE_KEYS));
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, r_nonempty_str(o, p, "file_name", &f->file_name), fail);
-    PM_TRY_GOTO(e, r_i64(o, p, "file_size", 0, INT64_MAX, &f->file_size), fail);
-    PM_TRY_GOTO(e, r_i64(o, p, "row_count", 0, INT64_MAX, &f->row_count), fail);
-    PM_TRY_GOTO(e, r_bytes(o, p, "min_key", true, &f->min_key), fail);
-    PM_TRY_GOTO(e, r_bytes(o, p, "max_key", true, &f->max_key), fail);
-    PM_TRY_GOTO(e, r_stats(o, p, "key_stats", &f->key_stats), fail);
-    PM_TRY_GOTO(e, r_stats(o, p, "value_stats", &f->value_stats), fail);
-    PM_TRY_GOTO(e, r_i64(o, p, "min_sequence_number", INT64_MIN, INT64_MAX, &f->min_sequence_number), fail);
-    PM_TRY_GOTO(e, r_i64(o, p, "max_sequence_number", INT64_MIN, INT64_MAX, &f->max_sequence_number), fail);
-    PM_TRY_GOTO(e, r_i64(o, p, "schema_id", 0, INT64_MAX, &f->schema_id), fail);
-    PM_TRY_GOTO(e, r_i32(o, p, "level", 0, INT32_MAX, &f->level), fail);
-    PM_TRY_GOTO(e, r_str_list(o, p, "extra_files", false, NULL, &f->extra_files), fail);
-    PM_TRY_GOTO(e, r_opt_i64(o, p, "creation_time", &f->creation_time), fail);
-    PM_TRY_GOTO(e, r_opt_i64(o, p, "delete_row_count", &f->delete_row_count), fail);
-    PM_TRY_GOTO(e, r_bytes(o, p, "embedded_index", true, &f->embedded_index), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "file_name", PM_JSON_NONEMPTY, &f->file_name), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "file_size", 0, INT64_MAX, &f->file_size), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "row_count", 0, INT64_MAX, &f->row_count), fail);
+    PM_TRY_GOTO(e, r_bytes(o, "min_key", PM_JSON_NULLABLE, &f->min_key), fail);
+    PM_TRY_GOTO(e, r_bytes(o, "max_key", PM_JSON_NULLABLE, &f->max_key), fail);
+    PM_TRY_GOTO(e, r_stats(o, "key_stats", &f->key_stats), fail);
+    PM_TRY_GOTO(e, r_stats(o, "value_stats", &f->value_stats), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "min_sequence_number", INT64_MIN, INT64_MAX, &f->min_sequence_number), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "max_sequence_number", INT64_MIN, INT64_MAX, &f->max_sequence_number), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "schema_id", 0, INT64_MAX, &f->schema_id), fail);
+    PM_TRY_GOTO(e, pm_json_i32(o, "level", 0, INT32_MAX, &f->level), fail);
+    PM_TRY_GOTO(e, pm_json_str_list(o, "extra_files", 0, NULL, &f->extra_files), fail);
+    PM_TRY_GOTO(e, r_opt(o, "creation_time", &f->creation_time), fail);
+    PM_TRY_GOTO(e, r_opt(o, "delete_row_count", &f->delete_row_count), fail);
+    PM_TRY_GOTO(e, r_bytes(o, "embedded_index", PM_JSON_NULLABLE, &f->embedded_index), fail);
     {
-        const json_t *v = r_get(o, "file_source");
-        if (!json_is_null(v)) {
-            int32_t src;
-            PM_TRY_GOTO(e, r_i32(o, p, "file_source", 0, 1, &src), fail);
-            f->file_source.has = true;
-            f->file_source.v = src;
-        }
+        bool has = false;
+        int64_t src = 0;
+        PM_TRY_GOTO(e, pm_json_opt_i64(o, "file_source", 0, 1, &has, &src), fail);
+        f->file_source.has = has;
+        f->file_source.v = (int32_t)src;
     }
-    PM_TRY_GOTO(e, r_str_list(o, p, "value_stats_cols", true, &f->has_value_stats_cols, &f->value_stats_cols),
-                fail);
-    PM_TRY_GOTO(e, r_str(o, p, "external_path", true, &f->external_path), fail);
-    PM_TRY_GOTO(e, r_opt_i64(o, p, "first_row_id", &f->first_row_id), fail);
-    PM_TRY_GOTO(e, r_str_list(o, p, "write_cols", true, &f->has_write_cols, &f->write_cols), fail);
+    PM_TRY_GOTO(e, pm_json_str_list(o, "value_stats_cols", PM_JSON_NULLABLE, &f->has_value_stats_cols,
+                                    &f->value_stats_cols), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "external_path", PM_JSON_NULLABLE, &f->external_path), fail);
+    PM_TRY_GOTO(e, r_opt(o, "first_row_id", &f->first_row_id), fail);
+    PM_TRY_GOTO(e, pm_json_str_list(o, "write_cols", PM_JSON_NULLABLE, &f->has_write_cols, &f->write_cols), fail);
     {
-        const json_t *a;
-        PM_TRY_GOTO(e, r_array(o, p, "write_cols_sequences", true, &a), fail);
-        f->has_write_cols_sequences = a != NULL;
-        if (a && json_array_size(a)) {
-            size_t n = json_array_size(a);
+        pm_jnode a;
+        size_t n = 0;
+        PM_TRY_GOTO(e, pm_json_array(o, "write_cols_sequences", PM_JSON_NULLABLE, &a, &n), fail);
+        f->has_write_cols_sequences = a.v != NULL;
+        if (n) {
             PM_TRY_GOTO(e, pm_calloc(&f->write_cols_sequences, n, sizeof(int64_t)), fail);
             f->write_cols_sequence_len = n;
             for (size_t i = 0; i < n; i++) {
-                const json_t *v = json_array_get(a, i);
-                if (!json_is_integer(v)) {
-                    char q[PATH_MAX_LEN];
-                    sub_path(q, p, "write_cols_sequences", (long)i);
-                    e = bad(q, NULL, "expected an integer");
-                    goto fail;
-                }
-                f->write_cols_sequences[i] = (int64_t)json_integer_value(v);
+                pm_jnode el;
+                pm_json_at(&el, &a, i);
+                PM_TRY_GOTO(e, pm_json_as_i64(&el, INT64_MIN, INT64_MAX, &f->write_cols_sequences[i]), fail);
             }
         }
     }
     if (f->max_sequence_number < f->min_sequence_number && f->row_count > 0) {
-        e = bad(p, "max_sequence_number", "%" PRId64 " is below min_sequence_number %" PRId64,
-                f->max_sequence_number, f->min_sequence_number);
+        pm_jnode c;
+        pm_json_get(&c, o, "max_sequence_number");
+        e = pm_json_error(&c, "%" PRId64 " is below min_sequence_number %" PRId64, f->max_sequence_number,
+                          f->min_sequence_number);
         goto fail;
     }
     return NULL;
@@ -676,20 +497,20 @@ fail:
     return e;
 }
 
-static pm_error *r_files(const json_t *o, const char *path, const char *key, pm_data_file_meta **out, size_t *n)
+static pm_error *r_files(const pm_jnode *o, const char *key, pm_data_file_meta **out, size_t *n)
 {
-    const json_t *a;
+    pm_jnode a;
+    size_t cnt = 0;
     *out = NULL;
     *n = 0;
-    PM_TRY(r_array(o, path, key, false, &a));
-    size_t cnt = json_array_size(a);
+    PM_TRY(pm_json_array(o, key, 0, &a, &cnt));
     if (!cnt)
         return NULL;
     PM_TRY(pm_calloc(out, cnt, sizeof **out));
     for (size_t i = 0; i < cnt; i++) {
-        char p[PATH_MAX_LEN];
-        sub_path(p, path, key, (long)i);
-        pm_error *e = r_file(json_array_get(a, i), p, &(*out)[i]);
+        pm_jnode el;
+        pm_json_at(&el, &a, i);
+        pm_error *e = r_file(&el, &(*out)[i]);
         if (e) {
             pm_data_file_metas_free(*out, i);
             *out = NULL;
@@ -702,36 +523,38 @@ static pm_error *r_files(const json_t *o, const char *path, const char *key, pm_
 
 static const char *const DV_KEYS[] = {"data_file", "index_file", "offset", "length", "cardinality", NULL};
 
-static pm_error *r_dvs(const json_t *o, const char *path, const char *key, pm_compact_dv_ref **out, size_t *n)
+static pm_error *r_dv(const pm_jnode *d, pm_compact_dv_ref *r)
 {
-    const json_t *a;
+    PM_TRY(pm_json_keys(d, DV_KEYS));
+    PM_TRY(pm_json_str(d, "data_file", PM_JSON_NONEMPTY, &r->data_file));
+    PM_TRY(pm_json_str(d, "index_file", PM_JSON_NONEMPTY, &r->index_file));
+    PM_TRY(pm_json_i64(d, "offset", 0, INT32_MAX, &r->offset));
+    PM_TRY(pm_json_i64(d, "length", 0, INT32_MAX, &r->length));
+    return r_opt(d, "cardinality", &r->cardinality);
+}
+
+static pm_error *r_dvs(const pm_jnode *o, const char *key, pm_compact_dv_ref **out, size_t *n)
+{
+    pm_jnode a;
+    size_t cnt = 0;
     *out = NULL;
     *n = 0;
-    PM_TRY(r_array(o, path, key, false, &a));
-    size_t cnt = json_array_size(a);
+    PM_TRY(pm_json_array(o, key, 0, &a, &cnt));
     if (!cnt)
         return NULL;
     PM_TRY(pm_calloc(out, cnt, sizeof **out));
-    pm_error *e = NULL;
-    size_t i = 0;
-    for (; i < cnt; i++) {
-        char p[PATH_MAX_LEN];
-        sub_path(p, path, key, (long)i);
-        const json_t *d = json_array_get(a, i);
-        pm_compact_dv_ref *r = &(*out)[i];
-        PM_TRY_GOTO(e, r_keys(d, p, DV_KEYS), fail);
-        PM_TRY_GOTO(e, r_nonempty_str(d, p, "data_file", &r->data_file), fail);
-        PM_TRY_GOTO(e, r_nonempty_str(d, p, "index_file", &r->index_file), fail);
-        PM_TRY_GOTO(e, r_i64(d, p, "offset", 0, INT32_MAX, &r->offset), fail);
-        PM_TRY_GOTO(e, r_i64(d, p, "length", 0, INT32_MAX, &r->length), fail);
-        PM_TRY_GOTO(e, r_opt_i64(d, p, "cardinality", &r->cardinality), fail);
+    for (size_t i = 0; i < cnt; i++) {
+        pm_jnode el;
+        pm_json_at(&el, &a, i);
+        pm_error *e = r_dv(&el, &(*out)[i]);
+        if (e) {
+            pm_compact_dv_refs_free(*out, i + 1);
+            *out = NULL;
+            return e;
+        }
     }
     *n = cnt;
     return NULL;
-fail:
-    pm_compact_dv_refs_free(*out, i + 1);
-    *out = NULL;
-    return e;
 }
 
 static const char *const INDEX_KEYS[] = {"kind", "partition", "bucket", "index_type", "file_name", "file_size",
@@ -740,100 +563,103 @@ static const char *const RANGE_KEYS[] = {"data_file", "offset", "length", "cardi
 static const char *const GLOBAL_KEYS[] = {"row_range_start", "row_range_end", "index_field_id", "extra_field_ids",
                                           "index_meta", "source_meta", NULL};
 
-static pm_error *r_index_entry(const json_t *o, const char *p, pm_file_kind expect, pm_index_manifest_entry *x)
+static pm_error *r_dv_ranges(const pm_jnode *o, pm_index_file_meta *f)
+{
+    pm_jnode a;
+    size_t n = 0;
+    PM_TRY(pm_json_array(o, "dv_ranges", PM_JSON_NULLABLE, &a, &n));
+    f->has_dv_ranges = a.v != NULL;
+    if (!n)
+        return NULL;
+    PM_TRY(pm_calloc(&f->dv_ranges, n, sizeof *f->dv_ranges));
+    for (size_t i = 0; i < n; i++) {
+        pm_jnode m;
+        pm_json_at(&m, &a, i);
+        pm_dv_meta *d = &f->dv_ranges[i];
+        f->dv_range_len = i + 1;
+        PM_TRY(pm_json_keys(&m, RANGE_KEYS));
+        PM_TRY(pm_json_str(&m, "data_file", PM_JSON_NONEMPTY, &d->data_file_name));
+        PM_TRY(pm_json_i32(&m, "offset", 0, INT32_MAX, &d->offset));
+        PM_TRY(pm_json_i32(&m, "length", 0, INT32_MAX, &d->length));
+        PM_TRY(r_opt(&m, "cardinality", &d->cardinality));
+    }
+    return NULL;
+}
+
+static pm_error *r_global_index(const pm_jnode *o, pm_index_file_meta *f)
+{
+    pm_jnode g;
+    PM_TRY(pm_json_object(o, "global_index", PM_JSON_NULLABLE, &g));
+    if (!g.v)
+        return NULL;
+    pm_global_index_meta *gm = &f->global_index;
+    f->has_global_index = true;
+    PM_TRY(pm_json_keys(&g, GLOBAL_KEYS));
+    PM_TRY(pm_json_i64(&g, "row_range_start", INT64_MIN, INT64_MAX, &gm->row_range_start));
+    PM_TRY(pm_json_i64(&g, "row_range_end", INT64_MIN, INT64_MAX, &gm->row_range_end));
+    PM_TRY(pm_json_i32(&g, "index_field_id", INT32_MIN, INT32_MAX, &gm->index_field_id));
+    pm_jnode xa;
+    size_t n = 0;
+    PM_TRY(pm_json_array(&g, "extra_field_ids", PM_JSON_NULLABLE, &xa, &n));
+    gm->has_extra_field_ids = xa.v != NULL;
+    if (n) {
+        PM_TRY(pm_calloc(&gm->extra_field_ids, n, sizeof(int32_t)));
+        gm->extra_field_id_len = n;
+        for (size_t i = 0; i < n; i++) {
+            pm_jnode el;
+            pm_json_at(&el, &xa, i);
+            PM_TRY(pm_json_as_i32(&el, INT32_MIN, INT32_MAX, &gm->extra_field_ids[i]));
+        }
+    }
+    PM_TRY(r_bytes(&g, "index_meta", PM_JSON_NULLABLE, &gm->index_meta));
+    return r_bytes(&g, "source_meta", PM_JSON_NULLABLE, &gm->source_meta);
+}
+
+static pm_error *r_index_entry(const pm_jnode *o, pm_file_kind expect, pm_index_manifest_entry *x)
 {
     memset(x, 0, sizeof *x);
-    PM_TRY(r_keys(o, p, INDEX_KEYS));
+    PM_TRY(pm_json_keys(o, INDEX_KEYS));
     pm_index_file_meta *f = &x->index_file;
     pm_error *e = NULL;
     int32_t kind;
-    PM_TRY_GOTO(e, r_i32(o, p, "kind", 0, 1, &kind), fail);
+    PM_TRY_GOTO(e, pm_json_i32(o, "kind", 0, 1, &kind), fail);
     if (kind != (int32_t)expect) {
-        e = bad(p, "kind", "expected %d (%s)", (int)expect, expect == PM_FILE_ADD ? "ADD" : "DELETE");
+        pm_jnode k;
+        pm_json_get(&k, o, "kind");
+        e = pm_json_error(&k, "expected %d (%s)", (int)expect, expect == PM_FILE_ADD ? "ADD" : "DELETE");
         goto fail;
     }
     x->kind = (pm_file_kind)kind;
-    PM_TRY_GOTO(e, r_bytes(o, p, "partition", false, &x->partition), fail);
-    PM_TRY_GOTO(e, r_i32(o, p, "bucket", INT32_MIN, INT32_MAX, &x->bucket), fail);
-    PM_TRY_GOTO(e, r_nonempty_str(o, p, "index_type", &f->index_type), fail);
-    PM_TRY_GOTO(e, r_nonempty_str(o, p, "file_name", &f->file_name), fail);
-    PM_TRY_GOTO(e, r_i64(o, p, "file_size", 0, INT64_MAX, &f->file_size), fail);
-    PM_TRY_GOTO(e, r_i64(o, p, "row_count", 0, INT64_MAX, &f->row_count), fail);
-    const json_t *a;
-    PM_TRY_GOTO(e, r_array(o, p, "dv_ranges", true, &a), fail);
-    f->has_dv_ranges = a != NULL;
-    if (a && json_array_size(a)) {
-        size_t n = json_array_size(a);
-        PM_TRY_GOTO(e, pm_calloc(&f->dv_ranges, n, sizeof *f->dv_ranges), fail);
-        for (size_t i = 0; i < n; i++) {
-            char q[PATH_MAX_LEN];
-            sub_path(q, p, "dv_ranges", (long)i);
-            const json_t *m = json_array_get(a, i);
-            pm_dv_meta *d = &f->dv_ranges[i];
-            f->dv_range_len = i + 1;
-            PM_TRY_GOTO(e, r_keys(m, q, RANGE_KEYS), fail);
-            PM_TRY_GOTO(e, r_nonempty_str(m, q, "data_file", &d->data_file_name), fail);
-            PM_TRY_GOTO(e, r_i32(m, q, "offset", 0, INT32_MAX, &d->offset), fail);
-            PM_TRY_GOTO(e, r_i32(m, q, "length", 0, INT32_MAX, &d->length), fail);
-            PM_TRY_GOTO(e, r_opt_i64(m, q, "cardinality", &d->cardinality), fail);
-        }
-    }
-    PM_TRY_GOTO(e, r_str(o, p, "external_path", true, &f->external_path), fail);
-    const json_t *g = r_get(o, "global_index");
-    if (!json_is_null(g)) {
-        char q[PATH_MAX_LEN];
-        sub_path(q, p, "global_index", -1);
-        pm_global_index_meta *gm = &f->global_index;
-        f->has_global_index = true;
-        PM_TRY_GOTO(e, r_keys(g, q, GLOBAL_KEYS), fail);
-        PM_TRY_GOTO(e, r_i64(g, q, "row_range_start", INT64_MIN, INT64_MAX, &gm->row_range_start), fail);
-        PM_TRY_GOTO(e, r_i64(g, q, "row_range_end", INT64_MIN, INT64_MAX, &gm->row_range_end), fail);
-        PM_TRY_GOTO(e, r_i32(g, q, "index_field_id", INT32_MIN, INT32_MAX, &gm->index_field_id), fail);
-        const json_t *xa;
-        PM_TRY_GOTO(e, r_array(g, q, "extra_field_ids", true, &xa), fail);
-        gm->has_extra_field_ids = xa != NULL;
-        if (xa && json_array_size(xa)) {
-            size_t n = json_array_size(xa);
-            PM_TRY_GOTO(e, pm_calloc(&gm->extra_field_ids, n, sizeof(int32_t)), fail);
-            gm->extra_field_id_len = n;
-            for (size_t i = 0; i < n; i++) {
-                const json_t *v = json_array_get(xa, i);
-                if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN || json_integer_value(v) > INT32_MAX) {
-                    char r[PATH_MAX_LEN];
-                    sub_path(r, q, "extra_field_ids", (long)i);
-                    e = bad(r, NULL, "expected a 32-bit integer");
-                    goto fail;
-                }
-                gm->extra_field_ids[i] = (int32_t)json_integer_value(v);
-            }
-        }
-        PM_TRY_GOTO(e, r_bytes(g, q, "index_meta", true, &gm->index_meta), fail);
-        PM_TRY_GOTO(e, r_bytes(g, q, "source_meta", true, &gm->source_meta), fail);
-    } else if (!g) {
-        e = bad(p, "global_index", "missing");
-        goto fail;
-    }
+    PM_TRY_GOTO(e, r_bytes(o, "partition", 0, &x->partition), fail);
+    PM_TRY_GOTO(e, pm_json_i32(o, "bucket", INT32_MIN, INT32_MAX, &x->bucket), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "index_type", PM_JSON_NONEMPTY, &f->index_type), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "file_name", PM_JSON_NONEMPTY, &f->file_name), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "file_size", 0, INT64_MAX, &f->file_size), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "row_count", 0, INT64_MAX, &f->row_count), fail);
+    PM_TRY_GOTO(e, r_dv_ranges(o, f), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "external_path", PM_JSON_NULLABLE, &f->external_path), fail);
+    PM_TRY_GOTO(e, r_global_index(o, f), fail);
     return NULL;
 fail:
     pm_index_manifest_entry_clear(x);
     return e;
 }
 
-static pm_error *r_index(const json_t *o, const char *path, const char *key, pm_file_kind expect,
-                         pm_index_manifest_entry **out, size_t *n)
+static pm_error *r_index(const pm_jnode *o, const char *key, pm_file_kind expect, pm_index_manifest_entry **out,
+                         size_t *n)
 {
-    const json_t *a;
+    pm_jnode a;
+    size_t cnt = 0;
     *out = NULL;
     *n = 0;
-    PM_TRY(r_array(o, path, key, false, &a));
-    size_t cnt = json_array_size(a);
+    PM_TRY(pm_json_array(o, key, 0, &a, &cnt));
     if (!cnt)
         return NULL;
     PM_TRY(pm_calloc(out, cnt, sizeof **out));
     for (size_t i = 0; i < cnt; i++) {
-        char p[PATH_MAX_LEN];
-        sub_path(p, path, key, (long)i);
-        pm_error *e = r_index_entry(json_array_get(a, i), p, expect, &(*out)[i]);
+        pm_jnode el;
+        pm_json_at(&el, &a, i);
+        pm_error *e = r_index_entry(&el, expect, &(*out)[i]);
         if (e) {
             pm_index_manifest_entries_free(*out, i);
             *out = NULL;
@@ -844,20 +670,25 @@ static pm_error *r_index(const json_t *o, const char *path, const char *key, pm_
     return NULL;
 }
 
-static pm_error *r_header(const json_t *o, const char *path, const char *kind)
+static pm_error *r_header(const pm_jnode *o, const char *kind)
 {
-    const json_t *f = r_get(o, "format");
-    if (!json_is_integer(f))
-        return bad(path, "format", "expected an integer");
-    if (json_integer_value(f) != PM_COMPACT_FORMAT_VERSION)
-        return pm_error_new(PM_EUNSUPPORTED, "%s.format: version %lld is not supported (expected %d)", path,
-                            (long long)json_integer_value(f), PM_COMPACT_FORMAT_VERSION);
-    const json_t *k = r_get(o, "kind");
-    if (!json_is_string(k))
-        return bad(path, "kind", "expected a string");
-    if (strcmp(json_string_value(k), kind))
-        return bad(path, "kind", "expected \"%s\", got \"%s\"", kind, json_string_value(k));
-    return NULL;
+    PM_TRY(pm_json_as_object(o, 0, NULL));
+    pm_jnode f;
+    int64_t version = 0;
+    pm_json_get(&f, o, "format");
+    PM_TRY(pm_json_as_i64(&f, INT64_MIN, INT64_MAX, &version));
+    if (version != PM_COMPACT_FORMAT_VERSION) {
+        f.code = PM_EUNSUPPORTED;
+        return pm_json_error(&f, "version %" PRId64 " is not supported (expected %d)", version,
+                             PM_COMPACT_FORMAT_VERSION);
+    }
+    pm_jnode k;
+    char *got = NULL;
+    pm_json_get(&k, o, "kind");
+    PM_TRY(pm_json_as_str(&k, 0, &got));
+    pm_error *e = strcmp(got, kind) ? pm_json_error(&k, "expected \"%s\", got \"%s\"", kind, got) : NULL;
+    free(got);
+    return e;
 }
 
 static const char *const TASK_KEYS[] = {
@@ -866,99 +697,97 @@ static const char *const TASK_KEYS[] = {
 static const char *const OUTPUT_KEYS[] = {"format", "compression", "target_file_size", "target_file_row_num",
                                           "level", "row_group_passthrough", "row_group_passthrough_min_size",
                                           NULL};
+static const char *const MODES[] = {"append-unaware", "append-bucketed", "primary-key"};
+static const char *const FORMATS[] = {"parquet", "avro"};
 
-static pm_error *r_task(const json_t *o, const char *path, pm_compact_task **out)
+static pm_error *r_output(const pm_jnode *o, pm_compact_output *out)
 {
-    *out = NULL;
-    if (!json_is_object(o))
-        return bad(path, NULL, "expected an object");
-    PM_TRY(r_header(o, path, "task"));
-    PM_TRY(r_keys(o, path, TASK_KEYS));
-    pm_compact_task *t;
-    PM_TRY(pm_calloc(&t, 1, sizeof *t));
-    pm_error *e = NULL;
-    char *mode = NULL;
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "table", &t->table_path), fail);
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "plan_id", &t->plan_id), fail);
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "commit_user", &t->commit_user), fail);
-    PM_TRY_GOTO(e, r_i64(o, path, "task_index", 0, INT32_MAX, &t->task_index), fail);
-    PM_TRY_GOTO(e, r_i64(o, path, "snapshot_id", 1, INT64_MAX, &t->snapshot_id), fail);
-    PM_TRY_GOTO(e, r_i64(o, path, "schema_id", 0, INT64_MAX, &t->schema_id), fail);
-    PM_TRY_GOTO(e, r_str(o, path, "mode", false, &mode), fail);
-    if (!strcmp(mode, "append-unaware")) {
-        t->mode = PM_COMPACT_MODE_UNAWARE;
-    } else if (!strcmp(mode, "append-bucketed")) {
-        t->mode = PM_COMPACT_MODE_BUCKETED;
-    } else if (!strcmp(mode, "primary-key")) {
-        t->mode = PM_COMPACT_MODE_PK;
-    } else {
-        e = bad(path, "mode", "unknown mode \"%s\" (append-unaware, append-bucketed, primary-key)", mode);
-        goto fail;
-    }
-    PM_TRY_GOTO(e, r_bool(o, path, "full", &t->full), fail);
-    PM_TRY_GOTO(e, r_bytes(o, path, "partition", false, &t->partition), fail);
-    PM_TRY_GOTO(e, r_i32(o, path, "bucket", 0, INT32_MAX, &t->bucket), fail);
-    PM_TRY_GOTO(e, r_i32(o, path, "total_buckets", INT32_MIN, INT32_MAX, &t->total_buckets), fail);
-    {
-        char p[PATH_MAX_LEN];
-        sub_path(p, path, "output", -1);
-        const json_t *out_o = r_get(o, "output");
-        PM_TRY_GOTO(e, r_keys(out_o, p, OUTPUT_KEYS), fail);
-        PM_TRY_GOTO(e, r_nonempty_str(out_o, p, "format", &t->output.format), fail);
-        if (strcmp(t->output.format, "parquet") && strcmp(t->output.format, "avro")) {
-            e = bad(p, "format", "unsupported output format \"%s\" (parquet, avro)", t->output.format);
-            goto fail;
-        }
-        PM_TRY_GOTO(e, r_nonempty_str(out_o, p, "compression", &t->output.compression), fail);
-        PM_TRY_GOTO(e, r_i64(out_o, p, "target_file_size", 1, INT64_MAX, &t->output.target_file_size), fail);
-        PM_TRY_GOTO(e, r_i64(out_o, p, "target_file_row_num", 1, INT64_MAX, &t->output.target_file_row_num), fail);
-        PM_TRY_GOTO(e, r_i32(out_o, p, "level", 0, INT32_MAX, &t->output.level), fail);
-        PM_TRY_GOTO(e, r_bool(out_o, p, "row_group_passthrough", &t->output.rg_passthrough), fail);
-        PM_TRY_GOTO(e, r_i64(out_o, p, "row_group_passthrough_min_size", 0, INT64_MAX, &t->output.rg_passthrough_min),
-                    fail);
-    }
-    PM_TRY_GOTO(e, r_files(o, path, "files", &t->files, &t->nfiles), fail);
-    if (!t->nfiles) {
-        e = bad(path, "files", "a task needs at least one input file");
-        goto fail;
-    }
-    PM_TRY_GOTO(e, r_dvs(o, path, "deletion_vectors", &t->dvs, &t->ndvs), fail);
-    PM_TRY_GOTO(e, r_index(o, path, "index_files", PM_FILE_ADD, &t->dv_index, &t->ndv_index), fail);
-    PM_TRY_GOTO(e, pm_compact_pk_from_json(r_get(o, "pk"), path, &t->pk), fail);
-    if ((t->mode == PM_COMPACT_MODE_PK) != (t->pk != NULL)) {
-        e = bad(path, "pk", t->pk ? "only primary-key tasks have a pk part" : "a primary-key task needs its pk part");
-        goto fail;
-    }
-    if (t->pk && t->pk->output_level != t->output.level) {
-        e = bad(path, "pk", "output level %d differs from output.level %d", (int)t->pk->output_level,
-                (int)t->output.level);
-        goto fail;
-    }
-    /* every DV belongs to an input file; input names are unique */
+    pm_jnode p;
+    pm_json_get(&p, o, "output");
+    PM_TRY(pm_json_keys(&p, OUTPUT_KEYS));
+    int fmt;
+    PM_TRY(pm_json_enum(&p, "format", FORMATS, 2, 0, &fmt));
+    PM_TRY(pm_strdup(&out->format, FORMATS[fmt]));
+    PM_TRY(pm_json_str(&p, "compression", PM_JSON_NONEMPTY, &out->compression));
+    PM_TRY(pm_json_i64(&p, "target_file_size", 1, INT64_MAX, &out->target_file_size));
+    PM_TRY(pm_json_i64(&p, "target_file_row_num", 1, INT64_MAX, &out->target_file_row_num));
+    PM_TRY(pm_json_i32(&p, "level", 0, INT32_MAX, &out->level));
+    PM_TRY(pm_json_bool(&p, "row_group_passthrough", &out->rg_passthrough));
+    return pm_json_i64(&p, "row_group_passthrough_min_size", 0, INT64_MAX, &out->rg_passthrough_min);
+}
+
+/* Every DV belongs to an input file; input names are unique. */
+static pm_error *r_task_inputs(const pm_jnode *o, const pm_compact_task *t)
+{
+    pm_jnode a, el, c;
+    pm_json_get(&a, o, "files");
     for (size_t i = 0; i < t->nfiles; i++)
         for (size_t k = i + 1; k < t->nfiles; k++)
             if (!strcmp(t->files[i].file_name, t->files[k].file_name)) {
-                char p[PATH_MAX_LEN];
-                sub_path(p, path, "files", (long)k);
-                e = bad(p, "file_name", "duplicate input file %s", t->files[k].file_name);
-                goto fail;
+                pm_json_at(&el, &a, k);
+                pm_json_get(&c, &el, "file_name");
+                return pm_json_error(&c, "duplicate input file %s", t->files[k].file_name);
             }
+    pm_json_get(&a, o, "deletion_vectors");
     for (size_t i = 0; i < t->ndvs; i++) {
         bool found = false;
         for (size_t k = 0; k < t->nfiles && !found; k++)
             found = !strcmp(t->files[k].file_name, t->dvs[i].data_file);
         if (!found) {
-            char p[PATH_MAX_LEN];
-            sub_path(p, path, "deletion_vectors", (long)i);
-            e = bad(p, "data_file", "%s is not an input file of the task", t->dvs[i].data_file);
-            goto fail;
+            pm_json_at(&el, &a, i);
+            pm_json_get(&c, &el, "data_file");
+            return pm_json_error(&c, "%s is not an input file of the task", t->dvs[i].data_file);
         }
     }
-    free(mode);
+    return NULL;
+}
+
+static pm_error *r_task(const pm_jnode *o, pm_compact_task **out)
+{
+    *out = NULL;
+    PM_TRY(r_header(o, "task"));
+    PM_TRY(pm_json_keys(o, TASK_KEYS));
+    pm_compact_task *t;
+    PM_TRY(pm_calloc(&t, 1, sizeof *t));
+    pm_error *e = NULL;
+    int mode = 0;
+    pm_jnode c;
+    PM_TRY_GOTO(e, pm_json_str(o, "table", PM_JSON_NONEMPTY, &t->table_path), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "plan_id", PM_JSON_NONEMPTY, &t->plan_id), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "commit_user", PM_JSON_NONEMPTY, &t->commit_user), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "task_index", 0, INT32_MAX, &t->task_index), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "snapshot_id", 1, INT64_MAX, &t->snapshot_id), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "schema_id", 0, INT64_MAX, &t->schema_id), fail);
+    PM_TRY_GOTO(e, pm_json_enum(o, "mode", MODES, 3, 0, &mode), fail);
+    t->mode = (pm_compact_mode)mode;
+    PM_TRY_GOTO(e, pm_json_bool(o, "full", &t->full), fail);
+    PM_TRY_GOTO(e, r_bytes(o, "partition", 0, &t->partition), fail);
+    PM_TRY_GOTO(e, pm_json_i32(o, "bucket", 0, INT32_MAX, &t->bucket), fail);
+    PM_TRY_GOTO(e, pm_json_i32(o, "total_buckets", INT32_MIN, INT32_MAX, &t->total_buckets), fail);
+    PM_TRY_GOTO(e, r_output(o, &t->output), fail);
+    PM_TRY_GOTO(e, r_files(o, "files", &t->files, &t->nfiles), fail);
+    if (!t->nfiles) {
+        pm_json_get(&c, o, "files");
+        e = pm_json_error(&c, "a task needs at least one input file");
+        goto fail;
+    }
+    PM_TRY_GOTO(e, r_dvs(o, "deletion_vectors", &t->dvs, &t->ndvs), fail);
+    PM_TRY_GOTO(e, r_index(o, "index_files", PM_FILE_ADD, &t->dv_index, &t->ndv_index), fail);
+    pm_json_get(&c, o, "pk");
+    PM_TRY_GOTO(e, pm_compact_pk_from_json(&c, &t->pk), fail);
+    if ((t->mode == PM_COMPACT_MODE_PK) != (t->pk != NULL)) {
+        e = pm_json_error(&c, t->pk ? "only primary-key tasks have a pk part" : "a primary-key task needs its pk part");
+        goto fail;
+    }
+    if (t->pk && t->pk->output_level != t->output.level) {
+        e = pm_json_error(&c, "output level %d differs from output.level %d", (int)t->pk->output_level,
+                          (int)t->output.level);
+        goto fail;
+    }
+    PM_TRY_GOTO(e, r_task_inputs(o, t), fail);
     *out = t;
     return NULL;
 fail:
-    free(mode);
     pm_compact_task_free(t);
     return e;
 }
@@ -970,48 +799,51 @@ static const char *const RESULT_KEYS[] = {
 static const char *const COUNTER_KEYS[] = {"rows_read", "rows_deleted", "rows_written", "bytes_read",
                                            "bytes_written", "duration_ms", NULL};
 
-static pm_error *r_result(const json_t *o, const char *path, pm_compact_result **out)
+static pm_error *r_counters(const pm_jnode *o, pm_compact_counters *c)
+{
+    pm_jnode p;
+    pm_json_get(&p, o, "counters");
+    PM_TRY(pm_json_keys(&p, COUNTER_KEYS));
+    PM_TRY(pm_json_i64(&p, "rows_read", 0, INT64_MAX, &c->rows_read));
+    PM_TRY(pm_json_i64(&p, "rows_deleted", 0, INT64_MAX, &c->rows_deleted));
+    PM_TRY(pm_json_i64(&p, "rows_written", 0, INT64_MAX, &c->rows_written));
+    PM_TRY(pm_json_i64(&p, "bytes_read", 0, INT64_MAX, &c->bytes_read));
+    PM_TRY(pm_json_i64(&p, "bytes_written", 0, INT64_MAX, &c->bytes_written));
+    return pm_json_i64(&p, "duration_ms", 0, INT64_MAX, &c->duration_ms);
+}
+
+static pm_error *r_result(const pm_jnode *o, pm_compact_result **out)
 {
     *out = NULL;
-    if (!json_is_object(o))
-        return bad(path, NULL, "expected an object");
-    PM_TRY(r_header(o, path, "result"));
-    PM_TRY(r_keys(o, path, RESULT_KEYS));
+    PM_TRY(r_header(o, "result"));
+    PM_TRY(pm_json_keys(o, RESULT_KEYS));
     pm_compact_result *r;
     PM_TRY(pm_calloc(&r, 1, sizeof *r));
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "table", &r->table_path), fail);
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "plan_id", &r->plan_id), fail);
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "commit_user", &r->commit_user), fail);
-    PM_TRY_GOTO(e, r_i64(o, path, "task_index", 0, INT32_MAX, &r->task_index), fail);
-    PM_TRY_GOTO(e, r_i64(o, path, "snapshot_id", 1, INT64_MAX, &r->snapshot_id), fail);
-    PM_TRY_GOTO(e, r_i64(o, path, "schema_id", 0, INT64_MAX, &r->schema_id), fail);
-    PM_TRY_GOTO(e, r_bytes(o, path, "partition", false, &r->partition), fail);
-    PM_TRY_GOTO(e, r_i32(o, path, "bucket", 0, INT32_MAX, &r->bucket), fail);
-    PM_TRY_GOTO(e, r_i32(o, path, "total_buckets", INT32_MIN, INT32_MAX, &r->total_buckets), fail);
-    PM_TRY_GOTO(e, r_files(o, path, "before", &r->before, &r->nbefore), fail);
+    pm_jnode c;
+    PM_TRY_GOTO(e, pm_json_str(o, "table", PM_JSON_NONEMPTY, &r->table_path), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "plan_id", PM_JSON_NONEMPTY, &r->plan_id), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "commit_user", PM_JSON_NONEMPTY, &r->commit_user), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "task_index", 0, INT32_MAX, &r->task_index), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "snapshot_id", 1, INT64_MAX, &r->snapshot_id), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "schema_id", 0, INT64_MAX, &r->schema_id), fail);
+    PM_TRY_GOTO(e, r_bytes(o, "partition", 0, &r->partition), fail);
+    PM_TRY_GOTO(e, pm_json_i32(o, "bucket", 0, INT32_MAX, &r->bucket), fail);
+    PM_TRY_GOTO(e, pm_json_i32(o, "total_buckets", INT32_MIN, INT32_MAX, &r->total_buckets), fail);
+    PM_TRY_GOTO(e, r_files(o, "before", &r->before, &r->nbefore), fail);
     if (!r->nbefore) {
-        e = bad(path, "before", "a result needs at least one input file");
+        pm_json_get(&c, o, "before");
+        e = pm_json_error(&c, "a result needs at least one input file");
         goto fail;
     }
-    PM_TRY_GOTO(e, r_files(o, path, "after", &r->after, &r->nafter), fail);
-    PM_TRY_GOTO(e, r_files(o, path, "changelog", &r->changelog, &r->nchangelog), fail);
-    PM_TRY_GOTO(e, r_dvs(o, path, "deletion_vectors", &r->dvs, &r->ndvs), fail);
-    PM_TRY_GOTO(e, r_index(o, path, "index_added", PM_FILE_ADD, &r->index_added, &r->nindex_added), fail);
-    PM_TRY_GOTO(e, r_index(o, path, "index_removed", PM_FILE_DELETE, &r->index_removed, &r->nindex_removed), fail);
-    {
-        char p[PATH_MAX_LEN];
-        sub_path(p, path, "counters", -1);
-        const json_t *c = r_get(o, "counters");
-        PM_TRY_GOTO(e, r_keys(c, p, COUNTER_KEYS), fail);
-        PM_TRY_GOTO(e, r_i64(c, p, "rows_read", 0, INT64_MAX, &r->counters.rows_read), fail);
-        PM_TRY_GOTO(e, r_i64(c, p, "rows_deleted", 0, INT64_MAX, &r->counters.rows_deleted), fail);
-        PM_TRY_GOTO(e, r_i64(c, p, "rows_written", 0, INT64_MAX, &r->counters.rows_written), fail);
-        PM_TRY_GOTO(e, r_i64(c, p, "bytes_read", 0, INT64_MAX, &r->counters.bytes_read), fail);
-        PM_TRY_GOTO(e, r_i64(c, p, "bytes_written", 0, INT64_MAX, &r->counters.bytes_written), fail);
-        PM_TRY_GOTO(e, r_i64(c, p, "duration_ms", 0, INT64_MAX, &r->counters.duration_ms), fail);
-    }
-    PM_TRY_GOTO(e, pm_compact_pk_from_json(r_get(o, "pk"), path, &r->pk), fail);
+    PM_TRY_GOTO(e, r_files(o, "after", &r->after, &r->nafter), fail);
+    PM_TRY_GOTO(e, r_files(o, "changelog", &r->changelog, &r->nchangelog), fail);
+    PM_TRY_GOTO(e, r_dvs(o, "deletion_vectors", &r->dvs, &r->ndvs), fail);
+    PM_TRY_GOTO(e, r_index(o, "index_added", PM_FILE_ADD, &r->index_added, &r->nindex_added), fail);
+    PM_TRY_GOTO(e, r_index(o, "index_removed", PM_FILE_DELETE, &r->index_removed, &r->nindex_removed), fail);
+    PM_TRY_GOTO(e, r_counters(o, &r->counters), fail);
+    pm_json_get(&c, o, "pk");
+    PM_TRY_GOTO(e, pm_compact_pk_from_json(&c, &r->pk), fail);
     *out = r;
     return NULL;
 fail:
@@ -1022,46 +854,50 @@ fail:
 static const char *const PLAN_KEYS[] = {"format", "kind", "table", "plan_id", "commit_user", "snapshot_id",
                                         "schema_id", "full", "tasks", NULL};
 
-static pm_error *r_plan(const json_t *o, pm_compact_plan **out)
+/* A task of the plan: same identity, index = position. */
+static pm_error *r_plan_task(const pm_jnode *el, const pm_compact_plan *p, size_t i, pm_compact_task **out)
 {
-    const char *path = "plan";
+    PM_TRY(r_task(el, out));
+    const pm_compact_task *t = *out;
+    if (strcmp(t->plan_id, p->plan_id) || t->snapshot_id != p->snapshot_id || t->schema_id != p->schema_id ||
+        strcmp(t->commit_user, p->commit_user) || strcmp(t->table_path, p->table_path))
+        return pm_json_error(el, "task does not belong to the plan (plan id, snapshot, schema, commit user or "
+                                 "table differ)");
+    if (t->task_index != (int64_t)i) {
+        pm_jnode c;
+        pm_json_get(&c, el, "task_index");
+        return pm_json_error(&c, "expected %zu, got %" PRId64, i, t->task_index);
+    }
+    return NULL;
+}
+
+static pm_error *r_plan(const pm_jnode *o, pm_compact_plan **out)
+{
     *out = NULL;
-    if (!json_is_object(o))
-        return bad(path, NULL, "expected an object");
-    PM_TRY(r_header(o, path, "plan"));
-    PM_TRY(r_keys(o, path, PLAN_KEYS));
+    PM_TRY(r_header(o, "plan"));
+    PM_TRY(pm_json_keys(o, PLAN_KEYS));
     pm_compact_plan *p;
     PM_TRY(pm_calloc(&p, 1, sizeof *p));
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "table", &p->table_path), fail);
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "plan_id", &p->plan_id), fail);
-    PM_TRY_GOTO(e, r_nonempty_str(o, path, "commit_user", &p->commit_user), fail);
-    PM_TRY_GOTO(e, r_i64(o, path, "snapshot_id", 0, INT64_MAX, &p->snapshot_id), fail);
-    PM_TRY_GOTO(e, r_i64(o, path, "schema_id", 0, INT64_MAX, &p->schema_id), fail);
-    PM_TRY_GOTO(e, r_bool(o, path, "full", &p->full), fail);
-    const json_t *a;
-    PM_TRY_GOTO(e, r_array(o, path, "tasks", false, &a), fail);
-    size_t n = json_array_size(a);
-    if (n) {
+    PM_TRY_GOTO(e, pm_json_str(o, "table", PM_JSON_NONEMPTY, &p->table_path), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "plan_id", PM_JSON_NONEMPTY, &p->plan_id), fail);
+    PM_TRY_GOTO(e, pm_json_str(o, "commit_user", PM_JSON_NONEMPTY, &p->commit_user), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "snapshot_id", 0, INT64_MAX, &p->snapshot_id), fail);
+    PM_TRY_GOTO(e, pm_json_i64(o, "schema_id", 0, INT64_MAX, &p->schema_id), fail);
+    PM_TRY_GOTO(e, pm_json_bool(o, "full", &p->full), fail);
+    pm_jnode a;
+    size_t n = 0;
+    PM_TRY_GOTO(e, pm_json_array(o, "tasks", 0, &a, &n), fail);
+    if (n)
         PM_TRY_GOTO(e, pm_calloc(&p->tasks, n, sizeof *p->tasks), fail);
-        for (size_t i = 0; i < n; i++) {
-            char q[PATH_MAX_LEN];
-            sub_path(q, path, "tasks", (long)i);
-            PM_TRY_GOTO(e, r_task(json_array_get(a, i), q, &p->tasks[i]), fail);
+    for (size_t i = 0; i < n; i++) {
+        pm_jnode el;
+        pm_json_at(&el, &a, i);
+        e = r_plan_task(&el, p, i, &p->tasks[i]);
+        if (p->tasks[i])
             p->ntasks = i + 1;
-            const pm_compact_task *t = p->tasks[i];
-            if (strcmp(t->plan_id, p->plan_id) || t->snapshot_id != p->snapshot_id ||
-                t->schema_id != p->schema_id || strcmp(t->commit_user, p->commit_user) ||
-                strcmp(t->table_path, p->table_path)) {
-                e = bad(q, NULL, "task does not belong to the plan (plan id, snapshot, schema, commit user "
-                                 "or table differ)");
-                goto fail;
-            }
-            if (t->task_index != (int64_t)i) {
-                e = bad(q, "task_index", "expected %zu, got %" PRId64, i, t->task_index);
-                goto fail;
-            }
-        }
+        if (e)
+            goto fail;
     }
     *out = p;
     return NULL;
@@ -1070,43 +906,34 @@ fail:
     return e;
 }
 
-static pm_error *parse_doc(const char *json, size_t len, const char *what, json_t **out)
+typedef pm_error *(*doc_reader)(const pm_jnode *root, void **out);
+
+static pm_error *read_doc(const char *json, size_t len, const char *what, doc_reader rd, void **out)
 {
     *out = NULL;
-    if (!json)
-        return pm_error_new(PM_EINVALID, "%s: no JSON text", what);
-    json_error_t err;
-    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
-    if (!root)
-        return pm_error_new(PM_EINVALID, "%s: malformed JSON at line %d, column %d: %s", what, err.line,
-                            err.column, err.text);
-    *out = root;
-    return NULL;
+    json_t *tree = NULL;
+    pm_jnode root;
+    PM_TRY(pm_json_parse_doc(json, len, PM_EINVALID, what, PM_JSON_NO_DUPLICATES, &tree, &root));
+    pm_error *e = rd(&root, out);
+    json_decref(tree);
+    return e;
 }
+
+static pm_error *rd_task(const pm_jnode *root, void **out) { return r_task(root, (pm_compact_task **)out); }
+static pm_error *rd_result(const pm_jnode *root, void **out) { return r_result(root, (pm_compact_result **)out); }
+static pm_error *rd_plan(const pm_jnode *root, void **out) { return r_plan(root, (pm_compact_plan **)out); }
 
 pm_error *pm_compact_task_from_json(pm_compact_task **out, const char *json, size_t len)
 {
-    json_t *root;
-    PM_TRY(parse_doc(json, len, "task", &root));
-    pm_error *e = r_task(root, "task", out);
-    json_decref(root);
-    return e;
+    return read_doc(json, len, "task", rd_task, (void **)out);
 }
 
 pm_error *pm_compact_result_from_json(pm_compact_result **out, const char *json, size_t len)
 {
-    json_t *root;
-    PM_TRY(parse_doc(json, len, "result", &root));
-    pm_error *e = r_result(root, "result", out);
-    json_decref(root);
-    return e;
+    return read_doc(json, len, "result", rd_result, (void **)out);
 }
 
 pm_error *pm_compact_plan_from_json(pm_compact_plan **out, const char *json, size_t len)
 {
-    json_t *root;
-    PM_TRY(parse_doc(json, len, "plan", &root));
-    pm_error *e = r_plan(root, out);
-    json_decref(root);
-    return e;
+    return read_doc(json, len, "plan", rd_plan, (void **)out);
 }

@@ -137,8 +137,9 @@ void pm_pk_commit_state_free(pm_pk_commit_state *s);
  * returns a new jansson object (NULL on allocation failure); from_json
  * reads strictly, errors name the path (e.g. "task.pk.output_level"). */
 struct json_t;
+struct pm_jnode;
 struct json_t *pm_compact_pk_to_json(const pm_compact_pk *p);
-pm_error *pm_compact_pk_from_json(const struct json_t *o, const char *path, pm_compact_pk **out);
+pm_error *pm_compact_pk_from_json(const struct pm_jnode *n, pm_compact_pk **out);
 
 /* Write stall (pk_stall.c): before a writer commits new_files[i] level-0
  * files into (partitions[i], buckets[i]), compact every such bucket whose
