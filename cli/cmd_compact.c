@@ -34,7 +34,7 @@
 #include "cli.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_run.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/options.h"
 #include "paimon/compact.h"
 #include "table/commit_message.h"

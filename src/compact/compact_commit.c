@@ -42,7 +42,7 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_internal.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/schema.h"
 #include "table/partition.h"
 #include "table/table_commit.h"

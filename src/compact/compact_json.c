@@ -49,7 +49,7 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_internal.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/json.h"
 #include "meta/manifest.h"
 

@@ -30,8 +30,8 @@
 #include "base/pool.h"
 #include "base/util.h"
 #include "compact/compact_internal.h"
-#include "compact/compact_rules.h"
-#include "compact/pk_compact.h"
+#include "compact/append/append_rules.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/options.h"
 #include "table/partition.h"
 

@@ -11,7 +11,7 @@
 #include "base/mem.h"
 #include "base/pool.h"
 #include "compact/compact_internal.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/manifest.h"
 
 const char *pm_compact_mode_name(pm_compact_mode m)

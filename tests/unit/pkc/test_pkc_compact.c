@@ -22,7 +22,7 @@
 #include "../pk/pk_test_util.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_run.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/snapshot_store.h"
 #include "table/file_read.h"
 #include "table/partition.h"

@@ -1,5 +1,5 @@
 /*
- * compact/compact_execute.c — running one task: stream the inputs through
+ * compact/append/append_execute.c — running one task: stream the inputs through
  * the rolling writer, produce a result.  Publishes nothing.
  *
  * Steps:
@@ -36,7 +36,7 @@
 #include "compact/compact_internal.h"
 #include "compact/compact_passthrough.h"
 #include "compact/compact_writer.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
 #include "index/index_path.h"

@@ -1,5 +1,5 @@
 /*
- * compact/pk_commit.c — the primary-key checks of a compaction commit, run
+ * compact/pk/pk_commit.c — the primary-key checks of a compaction commit, run
  * by the shared committer's validate hook (compact_commit.c) after its own
  * checks (inputs live with identical metadata, schema unchanged, no
  * rollback).
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "lsm/levels.h"
 
 struct pm_pk_commit_state {

@@ -1,5 +1,5 @@
 /*
- * compact/pk_compact.h — compaction of primary-key tables through the
+ * compact/pk/pk_compact.h — compaction of primary-key tables through the
  * shared plan → execute → commit API (compact_internal.h).  The shared
  * code calls in here when a table (or task, or result) is in mode
  * PM_COMPACT_MODE_PK; values, JSON framing, scheduling, idempotent commit

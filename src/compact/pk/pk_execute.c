@@ -1,5 +1,5 @@
 /*
- * compact/pk_execute.c — running one primary-key compaction task
+ * compact/pk/pk_execute.c — running one primary-key compaction task
  * (Java's MergeTreeCompactTask + MergeTreeCompactRewriter, and for
  * first-row the lookup rewriter).  Publishes nothing.
  *
@@ -63,7 +63,7 @@
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
 #include "index/index_path.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "lsm/interval_partition.h"
 #include "lsm/kv.h"
 #include "lsm/levels.h"

@@ -1,5 +1,5 @@
 /*
- * compact/pk_stall.c — the write stall of primary-key tables in paimon-c's
+ * compact/pk/pk_stall.c — the write stall of primary-key tables in paimon-c's
  * synchronous model.
  *
  * Java's writer waits for compaction when a bucket has more sorted runs
@@ -23,7 +23,7 @@
 
 #include "base/mem.h"
 #include "compact/compact_run.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "lsm/levels.h"
 
 static const pm_bucket_files *find_bucket(const pm_scan_result *sr, const pm_bytes *p, int32_t bucket)

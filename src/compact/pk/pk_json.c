@@ -1,5 +1,5 @@
 /*
- * compact/pk_json.c — JSON of the primary-key part of a compaction task or
+ * compact/pk/pk_json.c — JSON of the primary-key part of a compaction task or
  * result (the "pk" member; compact_json.c frames the rest).
  *
  *   pk {output_level, max_level, drop_delete,
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/json.h"
 
 /* ------------------------------------------------------------------ */

@@ -1,5 +1,5 @@
 /*
- * compact/pk_plan.c — which files of a primary-key bucket to compact and to
+ * compact/pk/pk_plan.c — which files of a primary-key bucket to compact and to
  * which level (rules in pk_compact.h), the table-mode check, and the
  * planner hook that turns a bucket's selection into a task.
  *
@@ -31,7 +31,7 @@
 
 #include "base/mem.h"
 #include "base/util.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "lsm/levels.h"
 #include "lsm/lsm_compact.h"
 #include "lsm/merge_engine.h"
