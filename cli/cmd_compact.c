@@ -33,8 +33,8 @@
 #include "base/util.h"
 #include "cli.h"
 #include "compact/compact_internal.h"
+#include "compact/compact_auto.h"
 #include "compact/compact_run.h"
-#include "compact/pk/pk_compact.h"
 #include "meta/options.h"
 #include "paimon/compact.h"
 #include "table/commit_message.h"
@@ -266,10 +266,10 @@ int pm_cmd_compact(int argc, char **argv)
     uint64_t t0 = pm_monotonic_ns();
     PM_TRY_GOTO(e, pm_table_open(&t, a.table, NULL), done);
     PM_TRY_GOTO(e, make_resources(&a, &res), done);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, res, a.options, a.noptions};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, res, a.options, a.noptions, NULL, NULL, 0};
     PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &o), done);
     PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
-    pm_compact_metrics m;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     memset(&m, 0, sizeof m);
     if (!p->ntasks) {
         m.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
@@ -326,10 +326,10 @@ int pm_cmd_compact_plan(int argc, char **argv)
     char *json = NULL;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_table_open(&t, a.table, NULL), done);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, NULL, a.options, a.noptions};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, NULL, a.options, a.noptions, NULL, NULL, 0};
     PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &o), done);
     PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
-    PM_TRY_GOTO(e, pm_compact_plan_to_json(p, &json), done);
+    PM_TRY_GOTO(e, pm_compact_plan_to_json(&json, p), done);
     printf("%s\n", json);
     if (fflush(stdout))
         e = pm_error_new(PM_EIO, "write the plan: %s", strerror(errno));
@@ -408,7 +408,7 @@ int pm_cmd_compact_exec(int argc, char **argv)
     }
     PM_TRY_GOTO(e, pm_table_open(&t, task->table_path, NULL), done);
     PM_TRY_GOTO(e, pm_compact_execute_with_budget(&r, t, task, a.memory > 0 ? a.memory : 256LL << 20), done);
-    PM_TRY_GOTO(e, pm_compact_result_to_json(r, &json), done);
+    PM_TRY_GOTO(e, pm_compact_result_to_json(&json, r), done);
     printf("%s\n", json);
     if (fflush(stdout)) {
         e = pm_error_new(PM_EIO, "write the result: %s", strerror(errno));
@@ -475,7 +475,7 @@ int pm_cmd_compact_commit(int argc, char **argv)
     pm_error *e = NULL;
     PM_TRY_GOTO(e, load_results(&a, &r), done);
     PM_TRY_GOTO(e, pm_table_open(&t, a.table, NULL), done);
-    pm_compact_metrics m;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     PM_TRY_GOTO(e, pm_compact_commit(&m, t, a.commit_user, r, a.nfiles), done);
     if (a.json)
         print_metrics_json(&m);
@@ -561,7 +561,7 @@ pm_error *pm_cli_compact_after_write(pm_table *t, int64_t snapshot, const char *
             buckets[n++] = msgs[i].bucket;
         }
     }
-    pm_compact_metrics m;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     pm_error *e = pm_compact_after_write(&m, t, snapshot, user, n ? parts : NULL, n ? buckets : NULL, n);
     free(parts);
     free(buckets);
@@ -595,8 +595,8 @@ pm_error *pm_cli_compact_stall(pm_table *t, const char *user, const pm_commit_me
         buckets[n] = msgs[i].bucket;
         nfiles[n++] = msgs[i].n_new_files;
     }
-    pm_compact_metrics m;
-    e = pm_compact_pk_stall(&m, t, user, parts, buckets, nfiles, n);
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    e = pm_compact_write_stall(&m, t, user, parts, buckets, nfiles, n);
     if (!e && m.snapshot_id)
         printf("snapshot %lld: write stall, compacted %lld files into %lld files first\n", (long long)m.snapshot_id,
                (long long)m.files_removed, (long long)m.files_added);

@@ -12,17 +12,19 @@
  * exactly, null and empty distinguished.
  *
  *   task   {format, kind, table, plan_id, commit_user, task_index, snapshot_id,
- *           schema_id, mode ("append-unaware"|"append-bucketed"), full,
+ *           schema_id, mode (a mode name: "append-unaware", "append-bucketed",
+ *           "primary-key"), full,
  *           partition, bucket, total_buckets,
  *           output {format, compression, target_file_size, target_file_row_num, level,
  *                   row_group_passthrough, row_group_passthrough_min_size},
  *           files [DataFileMeta], deletion_vectors [DvRef], index_files [IndexEntry],
- *           pk (primary-key tasks, else null: pk_json.c)}
+ *           <part key of every registered mode>: the task mode's part, the
+ *           others null (compact_mode.h; primary keys: "pk", pk/pk_json.c)}
  *   result {format, kind, table, plan_id, commit_user, task_index, snapshot_id,
  *           schema_id, partition, bucket, total_buckets, before [DataFileMeta],
  *           after [DataFileMeta], changelog [DataFileMeta], deletion_vectors [DvRef], index_added [IndexEntry],
  *           index_removed [IndexEntry], counters {rows_read, rows_deleted,
- *           rows_written, bytes_read, bytes_written, duration_ms}, pk | null}
+ *           rows_written, bytes_read, bytes_written, duration_ms}, <part keys> as in a task}
  *   plan   {format, kind, table, plan_id, commit_user, snapshot_id, schema_id,
  *           full, tasks [task]}
  *   DataFileMeta {file_name, file_size, row_count, min_key, max_key, key_stats,
@@ -49,7 +51,6 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_internal.h"
-#include "compact/pk/pk_compact.h"
 #include "meta/json.h"
 #include "meta/manifest.h"
 
@@ -257,6 +258,18 @@ static json_t *w_index(jb *b, const pm_index_manifest_entry *e, size_t n)
     return a;
 }
 
+/* Every registered part key: the value's part under its mode's key, null
+ * under the others. */
+static void w_parts(jb *b, json_t *o, const pm_compact_part *part)
+{
+    const char *keys[16];
+    size_t n = pm_compact_part_keys(keys, 16);
+    for (size_t i = 0; i < n; i++) {
+        bool mine = part && !strcmp(part->mode->part_key, keys[i]);
+        w_set(b, o, keys[i], mine ? w_take(b, part->mode->part_to_json(part)) : json_null());
+    }
+}
+
 static json_t *w_task(jb *b, const pm_compact_task *t)
 {
     json_t *o = w_take(b, json_object());
@@ -268,7 +281,7 @@ static json_t *w_task(jb *b, const pm_compact_task *t)
     w_set(b, o, "task_index", w_long(b, t->task_index));
     w_set(b, o, "snapshot_id", w_long(b, t->snapshot_id));
     w_set(b, o, "schema_id", w_long(b, t->schema_id));
-    w_set(b, o, "mode", w_str(b, pm_compact_mode_name(t->mode)));
+    w_set(b, o, "mode", w_str(b, t->mode->name));
     w_set(b, o, "full", w_take(b, json_boolean(t->full)));
     w_set(b, o, "partition", w_bytes(b, &t->partition));
     w_set(b, o, "bucket", w_long(b, t->bucket));
@@ -285,7 +298,7 @@ static json_t *w_task(jb *b, const pm_compact_task *t)
     w_set(b, o, "files", w_files(b, t->files, t->nfiles));
     w_set(b, o, "deletion_vectors", w_dvs(b, t->dvs, t->ndvs));
     w_set(b, o, "index_files", w_index(b, t->dv_index, t->ndv_index));
-    w_set(b, o, "pk", t->pk ? w_take(b, pm_compact_pk_to_json(t->pk)) : json_null());
+    w_parts(b, o, t->part);
     return o;
 }
 
@@ -317,7 +330,7 @@ static json_t *w_result(jb *b, const pm_compact_result *r)
     w_set(b, c, "bytes_written", w_long(b, r->counters.bytes_written));
     w_set(b, c, "duration_ms", w_long(b, r->counters.duration_ms));
     w_set(b, o, "counters", c);
-    w_set(b, o, "pk", r->pk ? w_take(b, pm_compact_pk_to_json(r->pk)) : json_null());
+    w_parts(b, o, r->part);
     return o;
 }
 
@@ -357,19 +370,19 @@ static pm_error *w_finish(jb *b, json_t *root, const char *what, char **out)
     return NULL;
 }
 
-pm_error *pm_compact_task_to_json(const pm_compact_task *t, char **out)
+pm_error *pm_compact_task_to_json(char **out, const pm_compact_task *t)
 {
     jb b = {0};
     return w_finish(&b, w_task(&b, t), "task", out);
 }
 
-pm_error *pm_compact_result_to_json(const pm_compact_result *r, char **out)
+pm_error *pm_compact_result_to_json(char **out, const pm_compact_result *r)
 {
     jb b = {0};
     return w_finish(&b, w_result(&b, r), "result", out);
 }
 
-pm_error *pm_compact_plan_to_json(const pm_compact_plan *p, char **out)
+pm_error *pm_compact_plan_to_json(char **out, const pm_compact_plan *p)
 {
     jb b = {0};
     return w_finish(&b, w_plan(&b, p), "plan", out);
@@ -670,7 +683,11 @@ static pm_error *r_index(const pm_jnode *o, const char *key, pm_file_kind expect
     return NULL;
 }
 
-static pm_error *r_header(const pm_jnode *o, const char *kind)
+static const char *const KINDS[] = {[PM_COMPACT_DOC_PLAN] = "plan", [PM_COMPACT_DOC_TASK] = "task",
+                                    [PM_COMPACT_DOC_RESULT] = "result"};
+
+/* "format" is ours and "kind" one of KINDS. */
+static pm_error *r_format_kind(const pm_jnode *o, pm_compact_doc_kind *kind)
 {
     PM_TRY(pm_json_as_object(o, 0, NULL));
     pm_jnode f;
@@ -682,22 +699,63 @@ static pm_error *r_header(const pm_jnode *o, const char *kind)
         return pm_json_error(&f, "version %" PRId64 " is not supported (expected %d)", version,
                              PM_COMPACT_FORMAT_VERSION);
     }
+    int k = 0;
+    PM_TRY(pm_json_enum(o, "kind", KINDS, sizeof KINDS / sizeof *KINDS, 0, &k));
+    *kind = (pm_compact_doc_kind)k;
+    return NULL;
+}
+
+static pm_error *r_header(const pm_jnode *o, pm_compact_doc_kind want)
+{
+    pm_compact_doc_kind got;
+    PM_TRY(r_format_kind(o, &got));
+    if (got == want)
+        return NULL;
     pm_jnode k;
-    char *got = NULL;
     pm_json_get(&k, o, "kind");
-    PM_TRY(pm_json_as_str(&k, 0, &got));
-    pm_error *e = strcmp(got, kind) ? pm_json_error(&k, "expected \"%s\", got \"%s\"", kind, got) : NULL;
-    free(got);
-    return e;
+    return pm_json_error(&k, "expected \"%s\", got \"%s\"", KINDS[want], KINDS[got]);
+}
+
+/* The keys of a document: base keys + every registered part key. */
+#define MAX_KEYS 40
+
+static pm_error *r_doc_keys(const pm_jnode *o, const char *const *base)
+{
+    const char *keys[MAX_KEYS];
+    size_t n = 0;
+    while (base[n] && n < MAX_KEYS - 17) {
+        keys[n] = base[n];
+        n++;
+    }
+    n += pm_compact_part_keys(keys + n, 16);
+    keys[n] = NULL;
+    return pm_json_keys(o, keys);
+}
+
+/* The part under one of the registered part keys (at most one non-null). */
+static pm_error *r_part(const pm_jnode *o, pm_compact_part **out)
+{
+    *out = NULL;
+    const char *keys[16];
+    size_t n = pm_compact_part_keys(keys, 16);
+    for (size_t i = 0; i < n; i++) {
+        pm_jnode c;
+        pm_json_get(&c, o, keys[i]);
+        if (pm_json_is_null(&c))
+            continue;
+        if (*out)
+            return pm_json_error(&c, "a value has at most one mode part (also %s)", (*out)->mode->part_key);
+        PM_TRY(pm_compact_part_owner(keys[i])->part_from_json(&c, out));
+    }
+    return NULL;
 }
 
 static const char *const TASK_KEYS[] = {
     "format", "kind", "table", "plan_id", "commit_user", "task_index", "snapshot_id", "schema_id", "mode", "full",
-    "partition", "bucket", "total_buckets", "output", "files", "deletion_vectors", "index_files", "pk", NULL};
+    "partition", "bucket", "total_buckets", "output", "files", "deletion_vectors", "index_files", NULL};
 static const char *const OUTPUT_KEYS[] = {"format", "compression", "target_file_size", "target_file_row_num",
                                           "level", "row_group_passthrough", "row_group_passthrough_min_size",
                                           NULL};
-static const char *const MODES[] = {"append-unaware", "append-bucketed", "primary-key"};
 static const char *const FORMATS[] = {"parquet", "avro"};
 
 static pm_error *r_output(const pm_jnode *o, pm_compact_output *out)
@@ -742,15 +800,24 @@ static pm_error *r_task_inputs(const pm_jnode *o, const pm_compact_task *t)
     return NULL;
 }
 
+/* The node's document path for messages: "task", "plan.tasks[2]". */
+static const char *doc_name(const pm_jnode *o, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s%s", o->doc, o->path[0] ? "." : "", o->path);
+    return buf;
+}
+
 static pm_error *r_task(const pm_jnode *o, pm_compact_task **out)
 {
+    char path[PM_JSON_PATH_MAX + 32];
+    doc_name(o, path, sizeof path);
     *out = NULL;
-    PM_TRY(r_header(o, "task"));
-    PM_TRY(pm_json_keys(o, TASK_KEYS));
+    PM_TRY(r_header(o, PM_COMPACT_DOC_TASK));
+    PM_TRY(r_doc_keys(o, TASK_KEYS));
     pm_compact_task *t;
     PM_TRY(pm_calloc(&t, 1, sizeof *t));
     pm_error *e = NULL;
-    int mode = 0;
+    char *mode = NULL;
     pm_jnode c;
     PM_TRY_GOTO(e, pm_json_str(o, "table", PM_JSON_NONEMPTY, &t->table_path), fail);
     PM_TRY_GOTO(e, pm_json_str(o, "plan_id", PM_JSON_NONEMPTY, &t->plan_id), fail);
@@ -758,8 +825,13 @@ static pm_error *r_task(const pm_jnode *o, pm_compact_task **out)
     PM_TRY_GOTO(e, pm_json_i64(o, "task_index", 0, INT32_MAX, &t->task_index), fail);
     PM_TRY_GOTO(e, pm_json_i64(o, "snapshot_id", 1, INT64_MAX, &t->snapshot_id), fail);
     PM_TRY_GOTO(e, pm_json_i64(o, "schema_id", 0, INT64_MAX, &t->schema_id), fail);
-    PM_TRY_GOTO(e, pm_json_enum(o, "mode", MODES, 3, 0, &mode), fail);
-    t->mode = (pm_compact_mode)mode;
+    PM_TRY_GOTO(e, pm_json_str(o, "mode", 0, &mode), fail);
+    t->mode = pm_compact_mode_named(mode);
+    if (!t->mode) {
+        pm_json_get(&c, o, "mode");
+        e = pm_json_error(&c, "unknown mode \"%.64s\"", mode);
+        goto fail;
+    }
     PM_TRY_GOTO(e, pm_json_bool(o, "full", &t->full), fail);
     PM_TRY_GOTO(e, r_bytes(o, "partition", 0, &t->partition), fail);
     PM_TRY_GOTO(e, pm_json_i32(o, "bucket", 0, INT32_MAX, &t->bucket), fail);
@@ -773,21 +845,17 @@ static pm_error *r_task(const pm_jnode *o, pm_compact_task **out)
     }
     PM_TRY_GOTO(e, r_dvs(o, "deletion_vectors", &t->dvs, &t->ndvs), fail);
     PM_TRY_GOTO(e, r_index(o, "index_files", PM_FILE_ADD, &t->dv_index, &t->ndv_index), fail);
-    pm_json_get(&c, o, "pk");
-    PM_TRY_GOTO(e, pm_compact_pk_from_json(&c, &t->pk), fail);
-    if ((t->mode == PM_COMPACT_MODE_PK) != (t->pk != NULL)) {
-        e = pm_json_error(&c, t->pk ? "only primary-key tasks have a pk part" : "a primary-key task needs its pk part");
-        goto fail;
-    }
-    if (t->pk && t->pk->output_level != t->output.level) {
-        e = pm_json_error(&c, "output level %d differs from output.level %d", (int)t->pk->output_level,
-                          (int)t->output.level);
-        goto fail;
-    }
+    PM_TRY_GOTO(e, r_part(o, &t->part), fail);
+    PM_TRY_GOTO(e, pm_compact_part_expected(t->mode, t->part, path), fail);
+    if (t->part)
+        PM_TRY_GOTO(e, t->part->mode->part_check(t, path), fail);
+    PM_TRY_GOTO(e, pm_compact_task_check_files(t, path, false, NULL), fail);
     PM_TRY_GOTO(e, r_task_inputs(o, t), fail);
+    free(mode);
     *out = t;
     return NULL;
 fail:
+    free(mode);
     pm_compact_task_free(t);
     return e;
 }
@@ -795,11 +863,11 @@ fail:
 static const char *const RESULT_KEYS[] = {
     "format", "kind", "table", "plan_id", "commit_user", "task_index", "snapshot_id", "schema_id", "partition",
     "bucket", "total_buckets", "before", "after", "changelog", "deletion_vectors", "index_added", "index_removed",
-    "counters", "pk", NULL};
+    "counters", NULL};
 static const char *const COUNTER_KEYS[] = {"rows_read", "rows_deleted", "rows_written", "bytes_read",
                                            "bytes_written", "duration_ms", NULL};
 
-static pm_error *r_counters(const pm_jnode *o, pm_compact_counters *c)
+static pm_error *r_counters(const pm_jnode *o, pm_compact_task_counters *c)
 {
     pm_jnode p;
     pm_json_get(&p, o, "counters");
@@ -815,8 +883,8 @@ static pm_error *r_counters(const pm_jnode *o, pm_compact_counters *c)
 static pm_error *r_result(const pm_jnode *o, pm_compact_result **out)
 {
     *out = NULL;
-    PM_TRY(r_header(o, "result"));
-    PM_TRY(pm_json_keys(o, RESULT_KEYS));
+    PM_TRY(r_header(o, PM_COMPACT_DOC_RESULT));
+    PM_TRY(r_doc_keys(o, RESULT_KEYS));
     pm_compact_result *r;
     PM_TRY(pm_calloc(&r, 1, sizeof *r));
     pm_error *e = NULL;
@@ -842,8 +910,8 @@ static pm_error *r_result(const pm_jnode *o, pm_compact_result **out)
     PM_TRY_GOTO(e, r_index(o, "index_added", PM_FILE_ADD, &r->index_added, &r->nindex_added), fail);
     PM_TRY_GOTO(e, r_index(o, "index_removed", PM_FILE_DELETE, &r->index_removed, &r->nindex_removed), fail);
     PM_TRY_GOTO(e, r_counters(o, &r->counters), fail);
-    pm_json_get(&c, o, "pk");
-    PM_TRY_GOTO(e, pm_compact_pk_from_json(&c, &r->pk), fail);
+    PM_TRY_GOTO(e, r_part(o, &r->part), fail);
+    PM_TRY_GOTO(e, pm_compact_result_check_files(r, o->doc, false, NULL), fail);
     *out = r;
     return NULL;
 fail:
@@ -874,7 +942,7 @@ static pm_error *r_plan_task(const pm_jnode *el, const pm_compact_plan *p, size_
 static pm_error *r_plan(const pm_jnode *o, pm_compact_plan **out)
 {
     *out = NULL;
-    PM_TRY(r_header(o, "plan"));
+    PM_TRY(r_header(o, PM_COMPACT_DOC_PLAN));
     PM_TRY(pm_json_keys(o, PLAN_KEYS));
     pm_compact_plan *p;
     PM_TRY(pm_calloc(&p, 1, sizeof *p));
@@ -936,4 +1004,14 @@ pm_error *pm_compact_result_from_json(pm_compact_result **out, const char *json,
 pm_error *pm_compact_plan_from_json(pm_compact_plan **out, const char *json, size_t len)
 {
     return read_doc(json, len, "plan", rd_plan, (void **)out);
+}
+
+pm_error *pm_compact_doc_kind_of(pm_compact_doc_kind *out, const char *json, size_t len)
+{
+    json_t *tree = NULL;
+    pm_jnode root;
+    PM_TRY(pm_json_parse_doc(json, len, PM_EINVALID, "document", PM_JSON_NO_DUPLICATES, &tree, &root));
+    pm_error *e = r_format_kind(&root, out);
+    json_decref(tree);
+    return e;
 }

@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (which == 0) {
         pm_compact_task *t = NULL, *u = NULL;
         if ((e = pm_compact_task_from_json(&t, json, len)) == NULL) {
-            if ((e = pm_compact_task_to_json(t, &a)) == NULL) {
-                if (pm_compact_task_from_json(&u, a, strlen(a)) || pm_compact_task_to_json(u, &b) || strcmp(a, b))
+            if ((e = pm_compact_task_to_json(&a, t)) == NULL) {
+                if (pm_compact_task_from_json(&u, a, strlen(a)) || pm_compact_task_to_json(&b, u) || strcmp(a, b))
                     abort();
             }
         }
@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (which == 1) {
         pm_compact_result *r = NULL, *s = NULL;
         if ((e = pm_compact_result_from_json(&r, json, len)) == NULL) {
-            if ((e = pm_compact_result_to_json(r, &a)) == NULL) {
-                if (pm_compact_result_from_json(&s, a, strlen(a)) || pm_compact_result_to_json(s, &b) ||
+            if ((e = pm_compact_result_to_json(&a, r)) == NULL) {
+                if (pm_compact_result_from_json(&s, a, strlen(a)) || pm_compact_result_to_json(&b, s) ||
                     strcmp(a, b))
                     abort();
             }
@@ -42,8 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         pm_compact_plan *p = NULL, *q = NULL;
         if ((e = pm_compact_plan_from_json(&p, json, len)) == NULL) {
-            if ((e = pm_compact_plan_to_json(p, &a)) == NULL) {
-                if (pm_compact_plan_from_json(&q, a, strlen(a)) || pm_compact_plan_to_json(q, &b) || strcmp(a, b))
+            if ((e = pm_compact_plan_to_json(&a, p)) == NULL) {
+                if (pm_compact_plan_from_json(&q, a, strlen(a)) || pm_compact_plan_to_json(&b, q) || strcmp(a, b))
                     abort();
             }
         }

@@ -1,9 +1,10 @@
 /*
- * compact/append/append_execute.c — running one task: stream the inputs through
- * the rolling writer, produce a result.  Publishes nothing.
+ * compact/append/append_execute.c — running one append task (append.h):
+ * stream the inputs through the rolling writer, produce a result.
+ * Publishes nothing.  The shared core has checked the task (compact_run.c).
  *
  * Steps:
- *   1. Resolve the task against the table: same table, the task's schema
+ *   1. Resolve the task against the table: the task's schema
  *      (pm_table_schema_by_id: inputs are read in that schema's row type,
  *      by field id, so older files are evolved), the bucket directory.
  *   2. Deletion vectors (tasks with DV references): a maintainer over the
@@ -33,10 +34,9 @@
 
 #include "base/mem.h"
 #include "base/util.h"
-#include "compact/compact_internal.h"
+#include "compact/append/append.h"
 #include "compact/compact_passthrough.h"
 #include "compact/compact_writer.h"
-#include "compact/pk/pk_compact.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
 #include "index/index_path.h"
@@ -57,16 +57,6 @@ static void dv_state_free(dv_state *d)
     pm_dv_maintainer_free(d->bm);
     pm_dv_append_maintainer_free(d->am);
     memset(d, 0, sizeof *d);
-}
-
-static bool same_table(const char *a, const char *b)
-{
-    if (!strcmp(a, b))
-        return true;
-    char ra[PATH_MAX], rb[PATH_MAX];
-    if (realpath(a, ra) && realpath(b, rb))
-        return !strcmp(ra, rb);
-    return false;
 }
 
 static const pm_compact_dv_ref *task_dv(const pm_compact_task *task, const char *name)
@@ -107,7 +97,7 @@ static pm_error *apply_dv(const pm_dv *dv, int64_t pos, const pm_batch *b, pm_ba
     return e;
 }
 
-static pm_error *dv_open(pm_table *t, const pm_compact_task *task, const char *dir, dv_state *d)
+static pm_error *dv_open(pm_table *t, const pm_compact_task *task, const char *dir, bool bucketed, dv_state *d)
 {
     memset(d, 0, sizeof *d);
     if (!task->ndvs && !task->ndv_index)
@@ -116,7 +106,7 @@ static pm_error *dv_open(pm_table *t, const pm_compact_task *task, const char *d
     int64_t target = 0;
     PM_TRY(pm_dv_options(pm_table_options(t), &bitmap64, &target));
     pm_dv_io io = {t->fio, t->paths, dir};
-    d->bucketed = task->mode == PM_COMPACT_MODE_BUCKETED;
+    d->bucketed = bucketed;
     if (d->bucketed)
         return pm_dv_maintainer_new(&io, &task->partition, task->bucket, bitmap64, task->dv_index, task->ndv_index,
                                     &d->bm);
@@ -248,23 +238,11 @@ static void delete_index_files(pm_table *t, const char *dir, const pm_compact_re
     }
 }
 
-pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, const pm_compact_task *task,
-                                         int64_t memory_budget)
+pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, int64_t memory_budget,
+                            bool bucketed)
 {
     *out = NULL;
     uint64_t t0 = pm_monotonic_ns();
-    if (!same_table(task->table_path, pm_table_path(t)))
-        return pm_error_new(PM_EINVALID, "task %lld belongs to table %s, not %s", (long long)task->task_index,
-                            task->table_path, pm_table_path(t));
-    pm_compact_mode mode;
-    PM_TRY(pm_compact_check_table(t, &mode));
-    if (mode != task->mode)
-        return pm_error_new(PM_ECONFLICT, "compaction conflict, replan: the table's mode is %s, the task's %s",
-                            pm_compact_mode_name(mode), pm_compact_mode_name(task->mode));
-    if (!task->nfiles)
-        return pm_error_new(PM_EINVALID, "task %lld has no input files", (long long)task->task_index);
-    if (task->mode == PM_COMPACT_MODE_PK)
-        return pm_pk_execute(out, t, task, memory_budget);
     const pm_schema *schema = NULL;
     PM_TRY(pm_error_wrap(pm_table_schema_by_id(t, task->schema_id, &schema), 0, "schema %lld of task %lld",
                          (long long)task->schema_id, (long long)task->task_index));
@@ -281,7 +259,7 @@ pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, c
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_compact_result_new_for_task(&r, task), fail);
     PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
-    PM_TRY_GOTO(e, dv_open(t, task, dir, &dvs), fail);
+    PM_TRY_GOTO(e, dv_open(t, task, dir, bucketed, &dvs), fail);
 
     int64_t rg = memory_budget / 2;
     if (rg < MIN_ROW_GROUP)
@@ -413,10 +391,4 @@ fail:
     free(dir);
     pm_compact_result_free(r);
     return pm_error_wrap(e, 0, "compaction task %lld (plan %s)", (long long)task->task_index, task->plan_id);
-}
-
-pm_error *pm_compact_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, pm_resources *res)
-{
-    int64_t budget = res ? res->memory_budget : 256LL << 20;
-    return pm_compact_execute_with_budget(out, t, task, budget);
 }

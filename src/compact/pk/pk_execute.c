@@ -1410,13 +1410,11 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
 {
     *out = NULL;
     uint64_t t0 = pm_monotonic_ns();
-    if (!task->pk)
-        return pm_error_new(PM_EINVALID, "primary-key task %lld has no pk part", (long long)task->task_index);
     exec x;
     memset(&x, 0, sizeof x);
     x.t = t;
     x.task = task;
-    x.pk = task->pk;
+    x.pk = pm_pk_part(task->part);
     x.budget = memory_budget;
     pm_type *key_type = NULL;
     pm_levels *lv = NULL;
@@ -1440,14 +1438,8 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
     PM_TRY_GOTO(e, pm_schema_trimmed_primary_key_type(x.schema, &key_type), fail);
 
     /* the bucket's max level (captured at planning: files above the task's
-     * inputs count too) */
+     * inputs count too; no input above it, pk_mode.c) */
     int32_t num_levels = x.pk->max_level + 1;
-    for (size_t i = 0; i < task->nfiles; i++)
-        if (task->files[i].level > x.pk->max_level) {
-            e = pm_error_new(PM_EINVALID, "input %s is at level %d, above the task's max level %d",
-                             task->files[i].file_name, (int)task->files[i].level, (int)x.pk->max_level);
-            goto fail;
-        }
     x.max_level = x.pk->max_level;
     PM_TRY_GOTO(e, pm_error_wrap(pm_levels_new(&lv, key_type, num_levels, task->files, task->nfiles), 0,
                                  "inputs of task %lld", (long long)task->task_index), fail);

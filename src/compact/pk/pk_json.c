@@ -1,6 +1,7 @@
 /*
  * compact/pk/pk_json.c — JSON of the primary-key part of a compaction task or
- * result (the "pk" member; compact_json.c frames the rest).
+ * result (the "pk" member; compact_json.c frames the rest and reads the
+ * part only when it is not null).
  *
  *   pk {output_level, max_level, drop_delete,
  *       policy {pick ("auto"|"explicit"|"full"), num_levels, whole_bucket,
@@ -11,9 +12,9 @@
  *                         offpeak_ratio, force_up_level0}}}
  * Reading is strict like the rest of the document (meta/json.h): every
  * key present, no unknown key, JSON types and ranges checked, errors name
- * the path ("task.pk.policy.num_levels: ...").  A JSON null means "no pk
- * part".
+ * the path ("task.pk.policy.num_levels: ...").
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
@@ -32,8 +33,9 @@ static const char *pick_name(pm_pick_mode m)
     return m == PM_PICK_FULL ? "full" : m == PM_PICK_EXPLICIT ? "explicit" : "auto";
 }
 
-json_t *pm_compact_pk_to_json(const pm_compact_pk *p)
+json_t *pm_compact_pk_to_json(const pm_compact_part *part)
 {
+    const pm_compact_pk *p = pm_pk_part(part);
     json_t *o = json_object(), *pol = json_object(), *st = json_object();
     if (!o || !pol || !st)
         goto fail;
@@ -141,20 +143,16 @@ static pm_error *read_pk(const pm_jnode *o, pm_compact_pk *p)
     return read_policy(&pol, &p->policy);
 }
 
-pm_error *pm_compact_pk_from_json(const pm_jnode *n, pm_compact_pk **out)
+pm_error *pm_compact_pk_from_json(const pm_jnode *n, pm_compact_part **out)
 {
     *out = NULL;
-    if (!n->v)
-        return pm_json_error(n, "missing");
-    if (json_is_null(n->v))
-        return NULL;
-    pm_compact_pk *p;
-    PM_TRY(pm_calloc(&p, 1, sizeof *p));
+    pm_compact_pk *p = NULL;
+    PM_TRY(pm_compact_pk_new(&p));
     pm_error *e = read_pk(n, p);
     if (e) {
-        pm_compact_pk_free(p);
+        free(p);
         return e;
     }
-    *out = p;
+    *out = &p->base;
     return NULL;
 }
