@@ -82,6 +82,58 @@
 #define FILE_ID 2147483601
 #define READ_ROWS 4096
 
+/* Output of the rewrite: the pending output batch, and the records kept
+ * unchanged (a lone record, a deduplicate winner) gathered column by
+ * column: pinned input batches (their columns retained, so the merge may
+ * release the batches) and, per pending output row, (pin, row). */
+typedef struct pk_output {
+    pm_batch *out;                /* KV type */
+    int64_t nout;
+    size_t *src_col;              /* output column → input column */
+    size_t nin;                   /* input columns */
+    pm_column ***pins;            /* pins[p][c]: retained input columns */
+    size_t npins, cap_pins;
+    uint16_t *which;
+    int64_t *rows;
+    int64_t ngather;
+    const pm_column **srcs;       /* scratch: one column of every pin */
+} pk_output;
+
+/* Lookup of the retained levels above the output level (first-row: key
+ * fields only; deletion vectors and changelog: whole rows with their
+ * position), and the scratch group with a history record. */
+typedef struct pk_lookup {
+    pm_levels *levels;            /* retained files above the output level */
+    const pm_lsm_file **files;    /* lookup files, levels ascending (_FILE indexes) */
+    size_t nfiles;
+    const pm_type *fields;        /* fields read (borrowed or keys) */
+    pm_type *keys;                /* first-row: the key fields */
+    pm_type *type;                /* merge type of lookup batches */
+    pm_kv_layout layout;
+    pm_kv_keyenc *enc_in, *enc_lk; /* deletion vectors: order of a history record */
+    pm_buf ka, kb;
+    pm_kv_rec *tmp;               /* a group with its history record */
+    size_t tmp_cap, ntmp;
+} pk_lookup;
+
+/* Changelog production (changelog-producer=lookup, or full-compaction
+ * when the output is the max level): one rolling changelog writer per task. */
+typedef struct pk_changelog {
+    pm_pk_file_writer *w;
+    pm_batch *batch;
+    int64_t n;
+    bool row_dedup, ignore_ub, ignore_delete;
+    bool full;                    /* changelog-producer=full-compaction and the output is the max level */
+    bool *compare;                /* value fields compared by row-deduplicate */
+    pm_batch *one;                /* scratch: one result image */
+    pm_buf va, vb;
+} pk_changelog;
+
+/* Deletion vectors of the bucket (deduplicate, partial-update, aggregation). */
+typedef struct pk_dv {
+    pm_dv_maintainer *m;
+} pk_dv;
+
 typedef struct exec {
     pm_table *t;
     const pm_compact_task *task;
@@ -91,6 +143,7 @@ typedef struct exec {
     pm_options *wopts;
     char *dir;
     int32_t max_level;
+    int64_t budget;               /* memory share of the task (bytes; 0 = none) */
     /* merge input: [_SEQUENCE_NUMBER, _VALUE_KIND, every field] (files are
      * read with the fields; the reader prepends the system columns) */
     pm_type *in_type;
@@ -99,49 +152,14 @@ typedef struct exec {
     pm_type *kv_type;
     size_t nkey;
     pm_kv_layout out_layout;
-    pm_batch *out;
-    int64_t nout;
-    /* records kept unchanged (a lone record, a deduplicate winner) are
-     * gathered column by column: pinned input batches (their columns
-     * retained, so the merge may release the batches) and, per pending
-     * output row, (pin, row) */
-    size_t *src_col;              /* output column → input column */
-    size_t nin;                   /* input columns */
-    pm_column ***pins;            /* pins[p][c]: retained input columns */
-    size_t npins, cap_pins;
-    uint16_t *which;
-    int64_t *rows;
-    int64_t ngather;
-    const pm_column **srcs;       /* scratch: one column of every pin */
     bool dedup, ignore_delete;
     pm_merge_fn *mf;              /* reducer mode */
-    pm_merge_fn *mf_full;         /* first-row lookup rewrites */
+    pm_merge_fn *mf_full;         /* lookup rewrites */
     pm_pk_spill *spill;
-    int64_t budget;               /* memory share of the task (bytes; 0 = none) */
-    /* lookup of the retained levels above the output level (first-row:
-     * key fields only; deletion vectors: whole rows with their position) */
-    pm_levels *lookup;            /* retained files above the output level */
-    const pm_lsm_file **lk_files; /* lookup files, levels ascending (_FILE indexes) */
-    size_t nlk_files;
-    const pm_type *lk_fields;     /* fields read (borrowed or lk_keys) */
-    pm_type *lk_keys;             /* first-row: the key fields */
-    pm_type *lk_type;             /* merge type of lookup batches */
-    pm_kv_layout lk_layout;
-    pm_kv_keyenc *enc_in, *enc_lk; /* deletion vectors: order of a history record */
-    pm_buf ka, kb;
-    pm_kv_rec *tmp;               /* a group with its history record */
-    size_t tmp_cap, ntmp;
-    /* deletion vectors (deduplicate) */
-    pm_dv_maintainer *dvm;
-    /* changelog-producer=lookup: one rolling changelog writer per task */
-    pm_pk_file_writer *cw;
-    pm_batch *cl;
-    int64_t ncl;
-    bool cl_row_dedup, cl_ignore_ub, cl_ignore_delete;
-    bool full_cl;                 /* changelog-producer=full-compaction and the output is the max level */
-    bool *cl_compare;             /* value fields compared by row-deduplicate */
-    pm_batch *one;                /* scratch: one result image */
-    pm_buf va, vb;
+    pk_output o;
+    pk_lookup lk;
+    pk_changelog cl;
+    pk_dv dv;
     pm_compact_result *r;
 } exec;
 
@@ -190,13 +208,13 @@ static pm_error *opt_bool(const pm_options *o, const char *key, bool *out)
 static pm_error *changelog_setup(exec *x)
 {
     const pm_options *o = x->schema->options;
-    PM_TRY(opt_bool(o, "changelog-producer.row-deduplicate", &x->cl_row_dedup));
-    PM_TRY(opt_bool(o, "changelog-producer.ignore-update-before", &x->cl_ignore_ub));
-    PM_TRY(opt_bool(o, "changelog-producer.ignore-delete", &x->cl_ignore_delete));
+    PM_TRY(opt_bool(o, "changelog-producer.row-deduplicate", &x->cl.row_dedup));
+    PM_TRY(opt_bool(o, "changelog-producer.ignore-update-before", &x->cl.ignore_ub));
+    PM_TRY(opt_bool(o, "changelog-producer.ignore-delete", &x->cl.ignore_delete));
     const pm_type *rt = x->schema->row_type;
-    PM_TRY(pm_calloc(&x->cl_compare, rt->nfields ? rt->nfields : 1, sizeof *x->cl_compare));
+    PM_TRY(pm_calloc(&x->cl.compare, rt->nfields ? rt->nfields : 1, sizeof *x->cl.compare));
     for (size_t i = 0; i < rt->nfields; i++)
-        x->cl_compare[i] = true;
+        x->cl.compare[i] = true;
     const char *ign = pm_options_get(o, "changelog-producer.row-deduplicate-ignore-fields");
     if (ign) {
         pm_str_list l = {0};
@@ -208,7 +226,7 @@ static pm_error *changelog_setup(exec *x)
                 e = pm_error_new(PM_EINVALID, "changelog-producer.row-deduplicate-ignore-fields: '%s' is not a "
                                  "field", l.items[i]);
             else
-                x->cl_compare[f] = false;
+                x->cl.compare[f] = false;
         }
         pm_str_list_free(&l);
         PM_TRY(e);
@@ -290,33 +308,33 @@ static pm_error *setup(exec *x)
             e = add_field(kt, f->id, f->name, pm_type_clone(f->type));
         }
         if (!e)
-            e = system_type(kt, &x->lk_type);
-        x->lk_keys = kt;
-        x->lk_fields = kt;
+            e = system_type(kt, &x->lk.type);
+        x->lk.keys = kt;
+        x->lk.fields = kt;
         for (size_t k = 0; !e && k < nk; k++)
             kc[k] = 2 + k;
         if (!e)
-            e = pm_kv_layout_init(&x->lk_layout, kc, nk, 0, 1, NULL, 0);
+            e = pm_kv_layout_init(&x->lk.layout, kc, nk, 0, 1, NULL, 0);
         if (!e)
-            e = pm_kv_layout_check(&x->lk_layout, x->lk_type);
+            e = pm_kv_layout_check(&x->lk.layout, x->lk.type);
     }
     /* lookup, deletion vectors or changelog (deduplicate): whole rows +
      * _POS BIGINT + _FILE INT */
     if (!e && !x->pk->policy.first_row && (x->pk->policy.dv || x->pk->policy.changelog)) {
-        e = system_type(rt, &x->lk_type);
+        e = system_type(rt, &x->lk.type);
         if (!e)
-            e = add_field(x->lk_type, POS_ID, "_POS", pm_type_new(PM_TYPE_BIGINT, false));
+            e = add_field(x->lk.type, POS_ID, "_POS", pm_type_new(PM_TYPE_BIGINT, false));
         if (!e)
-            e = add_field(x->lk_type, FILE_ID, "_FILE", pm_type_new(PM_TYPE_INT, false));
-        x->lk_fields = rt;
+            e = add_field(x->lk.type, FILE_ID, "_FILE", pm_type_new(PM_TYPE_INT, false));
+        x->lk.fields = rt;
         if (!e)
-            e = pm_kv_layout_copy(&x->lk_layout, &x->in_layout);
+            e = pm_kv_layout_copy(&x->lk.layout, &x->in_layout);
         if (!e)
-            e = pm_kv_layout_check(&x->lk_layout, x->lk_type);
+            e = pm_kv_layout_check(&x->lk.layout, x->lk.type);
         if (!e && nseq)
-            e = pm_kv_keyenc_new(&x->enc_in, &x->in_layout, x->in_type);
+            e = pm_kv_keyenc_new(&x->lk.enc_in, &x->in_layout, x->in_type);
         if (!e && nseq)
-            e = pm_kv_keyenc_new(&x->enc_lk, &x->lk_layout, x->lk_type);
+            e = pm_kv_keyenc_new(&x->lk.enc_lk, &x->lk.layout, x->lk.type);
     }
     free(kc);
     free(vc);
@@ -325,26 +343,26 @@ static pm_error *setup(exec *x)
     PM_TRY(e);
     PM_TRY(pm_pk_kv_type(s, &x->kv_type, &x->nkey));
     PM_TRY(pm_kv_layout_physical(&x->out_layout, x->nkey, nf));
-    PM_TRY(pm_batch_new(&x->out, x->kv_type));
+    PM_TRY(pm_batch_new(&x->o.out, x->kv_type));
     size_t nout = x->kv_type->nfields;
-    x->nin = x->in_type->nfields;
-    PM_TRY(pm_calloc(&x->src_col, nout, sizeof *x->src_col));
-    PM_TRY(pm_calloc(&x->which, OUT_ROWS, sizeof *x->which));
-    PM_TRY(pm_calloc(&x->rows, OUT_ROWS, sizeof *x->rows));
+    x->o.nin = x->in_type->nfields;
+    PM_TRY(pm_calloc(&x->o.src_col, nout, sizeof *x->o.src_col));
+    PM_TRY(pm_calloc(&x->o.which, OUT_ROWS, sizeof *x->o.which));
+    PM_TRY(pm_calloc(&x->o.rows, OUT_ROWS, sizeof *x->o.rows));
     for (size_t k = 0; k < x->nkey; k++)
-        x->src_col[k] = x->in_layout.key_cols[k];
-    x->src_col[x->nkey] = 0;
-    x->src_col[x->nkey + 1] = 1;
+        x->o.src_col[k] = x->in_layout.key_cols[k];
+    x->o.src_col[x->nkey] = 0;
+    x->o.src_col[x->nkey + 1] = 1;
     for (size_t j = 0; j < nf; j++)
-        x->src_col[x->nkey + 2 + j] = 2 + j;
+        x->o.src_col[x->nkey + 2 + j] = 2 + j;
     x->dedup = pm_merge_fn_kind(x->mf) == PM_ENGINE_DEDUPLICATE;
     PM_TRY(pm_options_bool(s->options, PM_OPT_IGNORE_DELETE, &x->ignore_delete));
     int producer = 0;
     PM_TRY(pm_options_enum(s->options, PM_OPT_CHANGELOG_PRODUCER, &producer));
-    x->full_cl = producer == PM_CHANGELOG_FULL_COMPACTION && x->pk->output_level == x->pk->max_level;
-    if (x->pk->policy.changelog || x->full_cl) {
+    x->cl.full = producer == PM_CHANGELOG_FULL_COMPACTION && x->pk->output_level == x->pk->max_level;
+    if (x->pk->policy.changelog || x->cl.full) {
         PM_TRY(changelog_setup(x));
-        PM_TRY(pm_batch_new(&x->one, x->kv_type));
+        PM_TRY(pm_batch_new(&x->cl.one, x->kv_type));
     }
     return NULL;
 }
@@ -422,7 +440,7 @@ static pm_error *run_next(void *ctx, pm_batch **out)
             pm_file_read_options fo = {s->read_type, READ_ROWS, true};
             PM_TRY(pm_error_wrap(pm_file_reader_open(&s->fr, s->x->t, s->x->dir, f, &fo), 0, "input %s",
                                  f->file_name));
-            const pm_dv *dv = s->x->dvm ? pm_dv_maintainer_get(s->x->dvm, f->file_name) : NULL;
+            const pm_dv *dv = s->x->dv.m ? pm_dv_maintainer_get(s->x->dv.m, f->file_name) : NULL;
             if (dv)
                 PM_TRY(pm_dv_copy(dv, &s->dv)); /* the maintainer's vector changes while we read */
             if (s->count)
@@ -521,14 +539,14 @@ static pm_error *lookup_open(exec *x, const uint8_t *lo, size_t lolen, const uin
 {
     memset(c, 0, sizeof *c);
     c->eof = true;
-    if (!x->lookup)
+    if (!x->lk.levels)
         return NULL;
-    int32_t nl = pm_levels_num_levels(x->lookup);
+    int32_t nl = pm_levels_num_levels(x->lk.levels);
     pm_kv_source *srcs = NULL;
     const pm_lsm_file **sel = NULL;
     size_t nsrc = 0;
     pm_error *e = pm_calloc(&srcs, (size_t)nl, sizeof *srcs);
-    size_t total = pm_levels_file_count(x->lookup);
+    size_t total = pm_levels_file_count(x->lk.levels);
     if (!e)
         e = pm_calloc(&sel, total ? total : 1, sizeof *sel);
     /* one source per level, levels ascending: a key's record from the
@@ -536,7 +554,7 @@ static pm_error *lookup_open(exec *x, const uint8_t *lo, size_t lolen, const uin
     int32_t base = 0;
     for (int32_t lvl = 1; !e && lvl < nl; lvl++) {
         size_t n = 0, k = 0;
-        pm_lsm_file *const *files = pm_levels_files(x->lookup, lvl, &n);
+        pm_lsm_file *const *files = pm_levels_files(x->lk.levels, lvl, &n);
         int32_t first = -1;
         for (size_t i = 0; i < n; i++)
             if (overlaps(files[i], lo, lolen, hi, hilen)) {
@@ -547,10 +565,10 @@ static pm_error *lookup_open(exec *x, const uint8_t *lo, size_t lolen, const uin
         base += (int32_t)n;
         if (!k)
             continue;
-        e = make_source(x, x->lk_fields, sel, k, false, &srcs[nsrc]);
+        e = make_source(x, x->lk.fields, sel, k, false, &srcs[nsrc]);
         if (!e && !x->pk->policy.first_row) {
             run_src *rs = srcs[nsrc].ctx;
-            rs->pos_type = x->lk_type;
+            rs->pos_type = x->lk.type;
             rs->file_base = first; /* the selected files of a level are consecutive */
         }
         if (!e)
@@ -558,7 +576,7 @@ static pm_error *lookup_open(exec *x, const uint8_t *lo, size_t lolen, const uin
     }
     free(sel);
     if (!e && nsrc) {
-        pm_merge_options mo = {x->lk_type, &x->lk_layout, 0, NULL, READ_ROWS};
+        pm_merge_options mo = {x->lk.type, &x->lk.layout, 0, NULL, READ_ROWS};
         e = pm_merge_reader_new(&c->mr, srcs, nsrc, &mo);
         nsrc = 0; /* closed by the reader, also on failure */
         c->eof = e != NULL;
@@ -617,26 +635,26 @@ static pm_error *lookup_find(lookup_cursor *c, const uint8_t *key, size_t len, b
 
 static void pins_release(exec *x)
 {
-    for (size_t p = 0; p < x->npins; p++) {
-        for (size_t c = 0; c < x->nin; c++)
-            pm_column_release(x->pins[p][c]);
-        free(x->pins[p]);
-        x->pins[p] = NULL;
+    for (size_t p = 0; p < x->o.npins; p++) {
+        for (size_t c = 0; c < x->o.nin; c++)
+            pm_column_release(x->o.pins[p][c]);
+        free(x->o.pins[p]);
+        x->o.pins[p] = NULL;
     }
-    x->npins = 0;
-    x->ngather = 0;
+    x->o.npins = 0;
+    x->o.ngather = 0;
 }
 
 /* Copy the gathered rows to the output batch. */
 static pm_error *gather_flush(exec *x)
 {
-    if (!x->ngather)
+    if (!x->o.ngather)
         return NULL;
     pm_error *e = NULL;
     for (size_t i = 0; i < x->kv_type->nfields && !e; i++) {
-        for (size_t p = 0; p < x->npins; p++)
-            x->srcs[p] = x->pins[p][x->src_col[i]];
-        e = pm_column_append_gather(x->out->columns[i], x->srcs, x->which, x->rows, x->ngather);
+        for (size_t p = 0; p < x->o.npins; p++)
+            x->o.srcs[p] = x->o.pins[p][x->o.src_col[i]];
+        e = pm_column_append_gather(x->o.out->columns[i], x->o.srcs, x->o.which, x->o.rows, x->o.ngather);
     }
     pins_release(x);
     return e;
@@ -646,28 +664,28 @@ static pm_error *gather_flush(exec *x)
 static pm_error *gather_add(exec *x, const pm_kv_rec *rec)
 {
     pm_column *const *cols = rec->batch->columns;
-    size_t p = x->npins;
+    size_t p = x->o.npins;
     while (p-- > 0)
-        if (x->pins[p][0] == cols[0])
+        if (x->o.pins[p][0] == cols[0])
             break;
     if (p == SIZE_MAX) {
-        if (x->npins == UINT16_MAX)
+        if (x->o.npins == UINT16_MAX)
             PM_TRY(gather_flush(x));
-        if (x->npins == x->cap_pins) {
-            size_t cap = x->cap_pins ? 2 * x->cap_pins : 16;
-            PM_TRY(pm_realloc_array(&x->pins, cap, sizeof *x->pins));
-            PM_TRY(pm_realloc_array(&x->srcs, cap, sizeof *x->srcs));
-            x->cap_pins = cap;
+        if (x->o.npins == x->o.cap_pins) {
+            size_t cap = x->o.cap_pins ? 2 * x->o.cap_pins : 16;
+            PM_TRY(pm_realloc_array(&x->o.pins, cap, sizeof *x->o.pins));
+            PM_TRY(pm_realloc_array(&x->o.srcs, cap, sizeof *x->o.srcs));
+            x->o.cap_pins = cap;
         }
         pm_column **pin = NULL;
-        PM_TRY(pm_calloc(&pin, x->nin, sizeof *pin));
-        for (size_t c = 0; c < x->nin; c++)
+        PM_TRY(pm_calloc(&pin, x->o.nin, sizeof *pin));
+        for (size_t c = 0; c < x->o.nin; c++)
             pin[c] = pm_column_retain(cols[c]);
-        p = x->npins++;
-        x->pins[p] = pin;
+        p = x->o.npins++;
+        x->o.pins[p] = pin;
     }
-    x->which[x->ngather] = (uint16_t)p;
-    x->rows[x->ngather++] = rec->row;
+    x->o.which[x->o.ngather] = (uint16_t)p;
+    x->o.rows[x->o.ngather++] = rec->row;
     return NULL;
 }
 
@@ -692,30 +710,30 @@ static const pm_kv_rec *pass_through(const exec *x, const pm_kv_group *g, bool *
 
 static pm_error *cl_drain(exec *x)
 {
-    if (!x->ncl)
+    if (!x->cl.n)
         return NULL;
-    PM_TRY(pm_batch_finish(x->cl, x->ncl));
-    PM_TRY(pm_pk_file_writer_write(x->cw, x->cl));
-    x->ncl = 0;
-    return pm_batch_reset(x->cl);
+    PM_TRY(pm_batch_finish(x->cl.batch, x->cl.n));
+    PM_TRY(pm_pk_file_writer_write(x->cl.w, x->cl.batch));
+    x->cl.n = 0;
+    return pm_batch_reset(x->cl.batch);
 }
 
 static pm_error *cl_row(exec *x)
 {
-    if (!x->cw) {
+    if (!x->cl.w) {
         const pm_compact_task *task = x->task;
         pm_pk_file_writer_options co = {x->pk->output_level, PM_FILE_SOURCE_APPEND, true,
                                         task->output.target_file_size, task->output.target_file_row_num};
-        PM_TRY(pm_pk_file_writer_new(&x->cw, x->t, x->schema, task->partition.data, task->partition.len,
+        PM_TRY(pm_pk_file_writer_new(&x->cl.w, x->t, x->schema, task->partition.data, task->partition.len,
                                      task->bucket, &co));
-        PM_TRY(pm_batch_new(&x->cl, x->kv_type));
+        PM_TRY(pm_batch_new(&x->cl.batch, x->kv_type));
     }
     return NULL;
 }
 
 static pm_error *cl_count(exec *x)
 {
-    if (++x->ncl == OUT_ROWS)
+    if (++x->cl.n == OUT_ROWS)
         return cl_drain(x);
     return NULL;
 }
@@ -726,11 +744,11 @@ static pm_error *cl_emit_rec(exec *x, const pm_kv_rec *rec, uint8_t kind)
 {
     PM_TRY(cl_row(x));
     for (size_t i = 0; i < x->kv_type->nfields; i++) {
-        pm_column *dst = x->cl->columns[i];
+        pm_column *dst = x->cl.batch->columns[i];
         if (i == x->nkey + 1)
             PM_TRY(pm_column_append_i8(dst, (int8_t)kind));
         else
-            PM_TRY(pm_column_append_from(dst, rec->batch->columns[x->src_col[i]], rec->row));
+            PM_TRY(pm_column_append_from(dst, rec->batch->columns[x->o.src_col[i]], rec->row));
     }
     return cl_count(x);
 }
@@ -739,28 +757,28 @@ static pm_error *cl_emit_rec(exec *x, const pm_kv_rec *rec, uint8_t kind)
 static pm_error *cl_emit_result(exec *x, pm_merge_fn *mf, uint8_t kind)
 {
     PM_TRY(cl_row(x));
-    PM_TRY(pm_merge_fn_emit(mf, x->cl, &x->out_layout));
-    pm_column *k = x->cl->columns[x->nkey + 1];
+    PM_TRY(pm_merge_fn_emit(mf, x->cl.batch, &x->out_layout));
+    pm_column *k = x->cl.batch->columns[x->nkey + 1];
     ((int8_t *)k->values.data)[k->length - 1] = (int8_t)kind;
     return cl_count(x);
 }
 
 static bool is_add(uint8_t k) { return k == PM_KIND_INSERT || k == PM_KIND_UPDATE_AFTER; }
 
-/* Do the before record and the result image (row 0 of x->one) carry
+/* Do the before record and the result image (row 0 of x->cl.one) carry
  * equal compared values? */
 static pm_error *same_values(exec *x, const pm_kv_rec *before, bool *same)
 {
     *same = true;
     const pm_type *rt = x->schema->row_type;
     for (size_t j = 0; j < rt->nfields && *same; j++) {
-        if (!x->cl_compare[j])
+        if (!x->cl.compare[j])
             continue;
-        pm_buf_clear(&x->va);
-        pm_buf_clear(&x->vb);
-        PM_TRY(pm_column_format_json(before->batch->columns[2 + j], before->row, &x->va));
-        PM_TRY(pm_column_format_json(x->one->columns[x->nkey + 2 + j], 0, &x->vb));
-        *same = x->va.len == x->vb.len && !memcmp(x->va.data, x->vb.data, x->va.len);
+        pm_buf_clear(&x->cl.va);
+        pm_buf_clear(&x->cl.vb);
+        PM_TRY(pm_column_format_json(before->batch->columns[2 + j], before->row, &x->cl.va));
+        PM_TRY(pm_column_format_json(x->cl.one->columns[x->nkey + 2 + j], 0, &x->cl.vb));
+        *same = x->cl.va.len == x->cl.vb.len && !memcmp(x->cl.va.data, x->cl.vb.data, x->cl.va.len);
     }
     return NULL;
 }
@@ -777,26 +795,26 @@ static pm_error *cl_events(exec *x, pm_merge_fn *mf, const pm_kv_rec *before, co
         return NULL;
     }
     if (!res->has || !is_add(res->kind)) {
-        if (!x->cl_ignore_delete)
+        if (!x->cl.ignore_delete)
             PM_TRY(cl_emit_rec(x, before, PM_KIND_DELETE));
         return NULL;
     }
-    PM_TRY(pm_batch_reset(x->one));
-    PM_TRY(pm_merge_fn_emit(mf, x->one, &x->out_layout));
+    PM_TRY(pm_batch_reset(x->cl.one));
+    PM_TRY(pm_merge_fn_emit(mf, x->cl.one, &x->out_layout));
     bool same = false;
-    if (x->cl_row_dedup)
+    if (x->cl.row_dedup)
         PM_TRY(same_values(x, before, &same));
     if (same)
         return NULL;
-    if (!x->cl_ignore_ub)
+    if (!x->cl.ignore_ub)
         PM_TRY(cl_emit_rec(x, before, PM_KIND_UPDATE_BEFORE));
     PM_TRY(cl_row(x));
     for (size_t i = 0; i < x->kv_type->nfields; i++) {
-        pm_column *dst = x->cl->columns[i];
+        pm_column *dst = x->cl.batch->columns[i];
         if (i == x->nkey + 1)
             PM_TRY(pm_column_append_i8(dst, PM_KIND_UPDATE_AFTER));
         else
-            PM_TRY(pm_column_append_from(dst, x->one->columns[i], 0));
+            PM_TRY(pm_column_append_from(dst, x->cl.one->columns[i], 0));
     }
     return cl_count(x);
 }
@@ -804,14 +822,14 @@ static pm_error *cl_events(exec *x, pm_merge_fn *mf, const pm_kv_rec *before, co
 /* Finish the changelog writer: its files join the result. */
 static pm_error *cl_finish(exec *x)
 {
-    if (!x->cw)
+    if (!x->cl.w)
         return NULL;
     PM_TRY(cl_drain(x));
     pm_data_file_meta *files = NULL;
     size_t n = 0;
-    PM_TRY(pm_pk_file_writer_finish(x->cw, &files, &n));
-    pm_pk_file_writer_free(x->cw);
-    x->cw = NULL;
+    PM_TRY(pm_pk_file_writer_finish(x->cl.w, &files, &n));
+    pm_pk_file_writer_free(x->cl.w);
+    x->cl.w = NULL;
     x->r->changelog = files;
     x->r->nchangelog = n;
     return NULL;
@@ -820,13 +838,13 @@ static pm_error *cl_finish(exec *x)
 static pm_error *drain(exec *x, pm_pk_file_writer *w)
 {
     PM_TRY(gather_flush(x));
-    if (!x->nout)
+    if (!x->o.nout)
         return NULL;
-    PM_TRY(pm_batch_finish(x->out, x->nout));
-    PM_TRY(pm_pk_file_writer_write(w, x->out));
-    x->r->counters.rows_written += x->nout;
-    x->nout = 0;
-    return pm_batch_reset(x->out);
+    PM_TRY(pm_batch_finish(x->o.out, x->o.nout));
+    PM_TRY(pm_pk_file_writer_write(w, x->o.out));
+    x->r->counters.rows_written += x->o.nout;
+    x->o.nout = 0;
+    return pm_batch_reset(x->o.out);
 }
 
 /* A folded merge result into the output (none without a writer, nor a
@@ -837,32 +855,32 @@ static pm_error *emit_merged(exec *x, pm_merge_fn *mf, pm_pk_file_writer *w, con
     if (!w || !res->has || (drop_delete && pm_kind_is_retract(res->kind)))
         return NULL;
     PM_TRY(gather_flush(x));
-    PM_TRY(pm_merge_fn_emit(mf, x->out, &x->out_layout));
-    if (++x->nout == OUT_ROWS)
+    PM_TRY(pm_merge_fn_emit(mf, x->o.out, &x->out_layout));
+    if (++x->o.nout == OUT_ROWS)
         return drain(x, w);
     return NULL;
 }
 
 /* Merge one section (its runs) into the writer.  levels[i] = level of
  * run i's files. */
-/* x->tmp = the group's level-0 records and `high`, in merge order. */
+/* x->lk.tmp = the group's level-0 records and `high`, in merge order. */
 static pm_error *only_level0_and(exec *x, const pm_kv_group *g, const int32_t *run_level, size_t nr,
                                  const pm_kv_rec *high)
 {
-    if (g->n > x->tmp_cap) {
-        PM_TRY(pm_realloc_array(&x->tmp, g->n, sizeof *x->tmp));
-        x->tmp_cap = g->n;
+    if (g->n > x->lk.tmp_cap) {
+        PM_TRY(pm_realloc_array(&x->lk.tmp, g->n, sizeof *x->lk.tmp));
+        x->lk.tmp_cap = g->n;
     }
-    x->ntmp = 0;
+    x->lk.ntmp = 0;
     for (size_t i = 0; i < g->n; i++) {
         const pm_kv_rec *r = &g->recs[i];
         if (r == high || (r->source < nr && run_level[r->source] == 0))
-            x->tmp[x->ntmp++] = *r;
+            x->lk.tmp[x->lk.ntmp++] = *r;
     }
     return NULL;
 }
 
-/* Deletion vectors: x->tmp = the group's records with the history record
+/* Deletion vectors: x->lk.tmp = the group's records with the history record
  * inserted in merge order ((sequence fields), _SEQUENCE_NUMBER), and the
  * history row marked deleted in its file. */
 static pm_error *take_history(exec *x, const pm_kv_group *g, const pm_kv_rec *hist)
@@ -871,24 +889,24 @@ static pm_error *take_history(exec *x, const pm_kv_group *g, const pm_kv_rec *hi
     size_t ncol = hb->ncolumns;
     int64_t pos = pm_column_i64(hb->columns[ncol - 2], hist->row);
     int32_t file = pm_column_i32(hb->columns[ncol - 1], hist->row);
-    if (file < 0 || (size_t)file >= x->nlk_files)
+    if (file < 0 || (size_t)file >= x->lk.nfiles)
         return pm_error_new(PM_EINTERNAL, "lookup file index %d out of range", (int)file);
-    if (x->dvm)
-        PM_TRY(pm_dv_maintainer_delete_row(x->dvm, x->lk_files[file]->meta.file_name, pos));
-    if (g->n + 1 > x->tmp_cap) {
-        PM_TRY(pm_realloc_array(&x->tmp, g->n + 1, sizeof *x->tmp));
-        x->tmp_cap = g->n + 1;
+    if (x->dv.m)
+        PM_TRY(pm_dv_maintainer_delete_row(x->dv.m, x->lk.files[file]->meta.file_name, pos));
+    if (g->n + 1 > x->lk.tmp_cap) {
+        PM_TRY(pm_realloc_array(&x->lk.tmp, g->n + 1, sizeof *x->lk.tmp));
+        x->lk.tmp_cap = g->n + 1;
     }
     /* number of group records ordered before the history record */
     size_t at = 0;
-    if (x->enc_in) {
-        pm_buf_clear(&x->kb);
+    if (x->lk.enc_in) {
+        pm_buf_clear(&x->lk.kb);
         uint32_t kl = 0;
-        PM_TRY(pm_kv_keyenc_row(x->enc_lk, hb, hist->row, true, &x->kb, &kl));
+        PM_TRY(pm_kv_keyenc_row(x->lk.enc_lk, hb, hist->row, true, &x->lk.kb, &kl));
         for (size_t i = 0; i < g->n; i++) {
-            pm_buf_clear(&x->ka);
-            PM_TRY(pm_kv_keyenc_row(x->enc_in, g->recs[i].batch, g->recs[i].row, true, &x->ka, &kl));
-            if (pm_kv_keycmp(x->ka.data, x->ka.len, x->kb.data, x->kb.len) < 0)
+            pm_buf_clear(&x->lk.ka);
+            PM_TRY(pm_kv_keyenc_row(x->lk.enc_in, g->recs[i].batch, g->recs[i].row, true, &x->lk.ka, &kl));
+            if (pm_kv_keycmp(x->lk.ka.data, x->lk.ka.len, x->lk.kb.data, x->lk.kb.len) < 0)
                 at = i + 1;
         }
     } else {
@@ -896,10 +914,10 @@ static pm_error *take_history(exec *x, const pm_kv_group *g, const pm_kv_rec *hi
             if (g->recs[i].seq < hist->seq)
                 at = i + 1;
     }
-    memcpy(x->tmp, g->recs, at * sizeof *x->tmp);
-    x->tmp[at] = *hist;
-    memcpy(x->tmp + at + 1, g->recs + at, (g->n - at) * sizeof *x->tmp);
-    x->ntmp = g->n + 1;
+    memcpy(x->lk.tmp, g->recs, at * sizeof *x->lk.tmp);
+    x->lk.tmp[at] = *hist;
+    memcpy(x->lk.tmp + at + 1, g->recs + at, (g->n - at) * sizeof *x->lk.tmp);
+    x->lk.ntmp = g->n + 1;
     return NULL;
 }
 
@@ -1026,8 +1044,8 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
                     e = only_level0_and(x, &g, run_level, nr, high);
                     if (e)
                         break;
-                    recs = x->tmp;
-                    nrecs = x->ntmp;
+                    recs = x->lk.tmp;
+                    nrecs = x->lk.ntmp;
                 }
             } else {
                 bool exists = false;
@@ -1043,13 +1061,13 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
                     e = take_history(x, &g, hist);
                     if (e)
                         break;
-                    recs = x->tmp;
+                    recs = x->lk.tmp;
                     nrecs = g.n + 1;
                     before = hist;
                 }
             }
         }
-        if (!w && !(x->pk->policy.changelog && l0))
+        if (!w && !(x->pk->policy.changelog && l0) && !x->cl.full)
             continue; /* a lookup pass: the marks are all it does */
         if (lookup_mode) {
             pm_merge_result res;
@@ -1070,7 +1088,7 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
             e = emit_merged(x, mf, w, &res, drop_delete);
             continue;
         }
-        if (x->full_cl) {
+        if (x->cl.full) {
             /* Java's FullChangelogMergeFunctionWrapper: the key's record at
              * the max level (if any) is the before image of the merge */
             const pm_kv_rec *top = NULL;
@@ -1101,7 +1119,7 @@ static pm_error *merge_section(exec *x, const pm_iv_section *sec, bool lookup_mo
                 if (drop_delete && pm_kind_is_retract(pt->kind))
                     continue;
                 e = gather_add(x, pt);
-                if (!e && ++x->nout == OUT_ROWS)
+                if (!e && ++x->o.nout == OUT_ROWS)
                     e = drain(x, w);
                 continue;
             }
@@ -1210,7 +1228,7 @@ static pm_error *plain_upgrade(exec *x, const pm_lsm_file *f)
  * through the lookup (keys already above must not be kept twice). */
 static pm_error *upgrade(exec *x, const pm_lsm_file *f)
 {
-    if (x->full_cl && f->meta.level != x->max_level) {
+    if (x->cl.full && f->meta.level != x->max_level) {
         /* full-compaction changelog: a file moving to the max level holds
          * only new keys; its adds become +I events, the file is kept */
         const pm_lsm_file *one[1] = {f};
@@ -1233,7 +1251,7 @@ static pm_error *upgrade(exec *x, const pm_lsm_file *f)
     pm_merge_fn_seq_fields(x->mf, &nseq, &desc);
     if (x->pk->output_level == x->max_level || (x->dedup && !nseq)) {
         /* a lookup pass: vectors mark what the file replaces, changelog */
-        if ((x->pk->policy.dv && x->lookup) || x->pk->policy.changelog)
+        if ((x->pk->policy.dv && x->lk.levels) || x->pk->policy.changelog)
             PM_TRY(merge_section(x, &sec, true, false, NULL));
         return plain_upgrade(x, f);
     }
@@ -1276,18 +1294,18 @@ static pm_error *load_lookup(exec *x, const pm_type *key_type)
         break;
     }
     if (!e && nkeep)
-        e = pm_levels_new(&x->lookup, key_type, x->max_level + 1, keep, nkeep);
+        e = pm_levels_new(&x->lk.levels, key_type, x->max_level + 1, keep, nkeep);
     free(keep);
     pm_scan_result_free(sr);
-    if (e || !x->lookup)
+    if (e || !x->lk.levels)
         return e;
     /* the lookup files in level order (the _FILE numbering of lookup_open) */
-    PM_TRY(pm_calloc(&x->lk_files, pm_levels_file_count(x->lookup), sizeof *x->lk_files));
-    for (int32_t lvl = 1; lvl < pm_levels_num_levels(x->lookup); lvl++) {
+    PM_TRY(pm_calloc(&x->lk.files, pm_levels_file_count(x->lk.levels), sizeof *x->lk.files));
+    for (int32_t lvl = 1; lvl < pm_levels_num_levels(x->lk.levels); lvl++) {
         size_t n = 0;
-        pm_lsm_file *const *files = pm_levels_files(x->lookup, lvl, &n);
+        pm_lsm_file *const *files = pm_levels_files(x->lk.levels, lvl, &n);
         for (size_t i = 0; i < n; i++)
-            x->lk_files[x->nlk_files++] = files[i];
+            x->lk.files[x->lk.nfiles++] = files[i];
     }
     return NULL;
 }
@@ -1303,7 +1321,7 @@ static pm_error *dv_open(exec *x)
     PM_TRY(pm_dv_options(x->schema->options, &bitmap64, &target));
     pm_dv_io io = {x->t->fio, x->t->paths, x->dir};
     return pm_dv_maintainer_new(&io, &x->task->partition, x->task->bucket, bitmap64, x->task->dv_index,
-                                x->task->ndv_index, &x->dvm);
+                                x->task->ndv_index, &x->dv.m);
 }
 
 /* Vectors of rewritten inputs are gone with them; when anything changed the
@@ -1316,13 +1334,13 @@ static pm_error *dv_finish(exec *x)
         for (size_t k = 0; k < r->nafter && !kept; k++)
             kept = !strcmp(r->after[k].file_name, r->before[i].file_name);
         if (!kept)
-            pm_dv_maintainer_remove(x->dvm, r->before[i].file_name);
+            pm_dv_maintainer_remove(x->dv.m, r->before[i].file_name);
     }
-    if (!pm_dv_maintainer_modified(x->dvm))
+    if (!pm_dv_maintainer_modified(x->dv.m))
         return NULL;
     pm_index_manifest_entry added;
     bool written = false;
-    PM_TRY(pm_dv_maintainer_write(x->dvm, &added, &written));
+    PM_TRY(pm_dv_maintainer_write(x->dv.m, &added, &written));
     if (!written)
         return NULL;
     pm_error *e = pm_calloc(&r->index_added, 1, sizeof *r->index_added);
@@ -1353,32 +1371,32 @@ static void exec_clear(exec *x)
     pm_type_free(x->kv_type);
     pm_kv_layout_clear(&x->out_layout);
     pins_release(x);
-    free(x->pins);
-    free(x->srcs);
-    free(x->which);
-    free(x->rows);
-    free(x->src_col);
-    pm_batch_free(x->out);
+    free(x->o.pins);
+    free(x->o.srcs);
+    free(x->o.which);
+    free(x->o.rows);
+    free(x->o.src_col);
+    pm_batch_free(x->o.out);
     pm_merge_fn_free(x->mf);
     pm_merge_fn_free(x->mf_full);
     pm_pk_spill_free(x->spill);
-    pm_levels_free(x->lookup);
-    free(x->lk_files);
-    pm_type_free(x->lk_type);
-    pm_type_free(x->lk_keys);
-    pm_kv_layout_clear(&x->lk_layout);
-    pm_kv_keyenc_free(x->enc_in);
-    pm_kv_keyenc_free(x->enc_lk);
-    pm_buf_free(&x->ka);
-    pm_buf_free(&x->kb);
-    free(x->tmp);
-    pm_dv_maintainer_free(x->dvm);
-    pm_pk_file_writer_abort(x->cw);
-    pm_batch_free(x->cl);
-    pm_batch_free(x->one);
-    free(x->cl_compare);
-    pm_buf_free(&x->va);
-    pm_buf_free(&x->vb);
+    pm_levels_free(x->lk.levels);
+    free(x->lk.files);
+    pm_type_free(x->lk.type);
+    pm_type_free(x->lk.keys);
+    pm_kv_layout_clear(&x->lk.layout);
+    pm_kv_keyenc_free(x->lk.enc_in);
+    pm_kv_keyenc_free(x->lk.enc_lk);
+    pm_buf_free(&x->lk.ka);
+    pm_buf_free(&x->lk.kb);
+    free(x->lk.tmp);
+    pm_dv_maintainer_free(x->dv.m);
+    pm_pk_file_writer_abort(x->cl.w);
+    pm_batch_free(x->cl.batch);
+    pm_batch_free(x->cl.one);
+    free(x->cl.compare);
+    pm_buf_free(&x->cl.va);
+    pm_buf_free(&x->cl.vb);
 }
 
 static void delete_new_outputs(exec *x)
@@ -1494,7 +1512,7 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
     }
     if (!e)
         e = cl_finish(&x);
-    if (!e && x.dvm)
+    if (!e && x.dv.m)
         e = dv_finish(&x);
     if (e)
         goto fail;

@@ -13,7 +13,8 @@
  * sensitive aggregation compacts the whole bucket; the write stall;
  * JSON round trip; unsupported modes; deletion vectors (replaced rows
  * marked in retained files, full compaction applies the vectors);
- * changelog-producer=lookup events for deduplicate and first-row.
+ * changelog-producer=lookup events for deduplicate and first-row;
+ * changelog-producer=full-compaction events of an upgraded file.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -782,6 +783,37 @@ static void test_first_row_changelog(void **state)
     free(dir);
 }
 
+/* changelog-producer=full-compaction: a level-0 file that only moves up to
+ * the max level (no overlap, no deletes, large enough to be upgraded) stays
+ * where it is and its rows become +I events (Java's upgrade with
+ * changelog). */
+static void test_full_changelog_upgrade(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "changelog-producer=full-compaction", "target-file-size=1 b"};
+    pm_table *t = pk_create(dir, "fcu", "ROW<id INT NOT NULL, a INT>", NULL, "id", opts, 3);
+    pk_commit_rows(t, "{\"id\":1,\"a\":1}\n{\"id\":2,\"a\":2}\n");
+    pm_compact_plan *p = plan_of(t, true, "u");
+    assert_int_equal(p->ntasks, 1);
+    pm_compact_result *r = NULL;
+    PM_OK_OR_FAIL(pm_compact_execute(&r, t, p->tasks[0], NULL));
+    pm_compact_plan_free(p);
+    /* upgraded: the same file at level 5 */
+    assert_int_equal(r->nbefore, 1);
+    assert_int_equal(r->nafter, 1);
+    assert_string_equal(r->after[0].file_name, r->before[0].file_name);
+    assert_int_equal(r->after[0].level, 5);
+    char *cl = changelog_of(t, r);
+    assert_string_equal(cl, "+I:1:1\n+I:2:2\n");
+    free(cl);
+    commit_all(t, &r, 1);
+    pm_compact_result_free(r);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 /* A small memory share: the merge goes through passes, rows stay exact. */
 static void test_small_memory_budget(void **state)
 {
@@ -844,6 +876,7 @@ int main(void)
         cmocka_unit_test(test_deletion_vectors),
         cmocka_unit_test(test_lookup_changelog),
         cmocka_unit_test(test_first_row_changelog),
+        cmocka_unit_test(test_full_changelog_upgrade),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
