@@ -6,7 +6,16 @@
  *   pk_mode.c        the table check, the part (value, copy, checks), the ops
  *   pk_plan.c        policy from options, selection, the planner
  *   pk_json.c        JSON of the part
- *   pk_execute.c     one task
+ *   pk_execute.c     one task: levels → steps (upgrade, rewrite) → result
+ *                    (MergeTreeCompactTask); its phases share pk_exec.h:
+ *   pk_rewrite.c       merging sections of sorted runs into the writer
+ *                      (MergeTreeCompactRewriter, LookupMergeTreeCompactRewriter)
+ *   pk_source.c        a sorted run as a merge source
+ *   lookup_levels.c    lookup of the retained levels above the output (LookupLevels)
+ *   changelog_producer.c  changelog files of the lookup and full-compaction
+ *                      producers (LookupChangelogMergeFunctionWrapper,
+ *                      FullChangelogMergeFunctionWrapper)
+ *   pk_dv.c            the bucket's deletion vectors during a task
  *   pk_commit.c      the commit checks (validate)
  *   pk_stall.c       the write stall (num-sorted-run.stop-trigger)
  *
@@ -41,8 +50,8 @@
  * the whole policy (strategy numbers, pick mode, clock), so the committer
  * can recompute the selection from the captured snapshot.
  *
- * Execution (pk_execute.c) and commit checks (pk_commit.c) are described
- * in those files.
+ * Execution (pk_execute.c and the phases in pk_exec.h) and commit checks
+ * (pk_commit.c) are described in those files.
  */
 #ifndef PM_COMPACT_PK_COMPACT_H
 #define PM_COMPACT_PK_COMPACT_H

@@ -14,7 +14,8 @@
  * JSON round trip; unsupported modes; deletion vectors (replaced rows
  * marked in retained files, full compaction applies the vectors);
  * changelog-producer=lookup events for deduplicate and first-row;
- * changelog-producer=full-compaction events of an upgraded file.
+ * changelog-producer=full-compaction events of an upgraded file; errors
+ * name the input file.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -814,6 +815,53 @@ static void test_full_changelog_upgrade(void **state)
     free(dir);
 }
 
+/* A corrupt input: the error names the file and says why. */
+static void test_error_names_input(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "file.compression=none"};
+    pm_table *t = pk_create(dir, "bad", "ROW<id INT NOT NULL, v STRING>", NULL, "id", opts, 2);
+    pk_commit_rows(t, "{\"id\":1,\"v\":\"aaaaaaaaaaaaaaaa\"}\n{\"id\":2,\"v\":\"bbbbbbbbbbbbbbbb\"}\n");
+    pk_commit_rows(t, "{\"id\":1,\"v\":\"cccccccccccccccc\"}\n{\"id\":3,\"v\":\"dddddddddddddddd\"}\n");
+    pm_compact_plan *p = plan_of(t, false, "u");
+    assert_int_equal(p->ntasks, 1);
+    const pm_compact_task *task = p->tasks[0];
+    assert_int_equal(task->nfiles, 2);
+    /* the pages of the second input become garbage, its footer stays */
+    const char *victim = task->files[1].file_name;
+    char *bdir = bucket_dir(t);
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", bdir, victim);
+    free(bdir);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    unsigned char junk[48];
+    memset(junk, 0xEE, sizeof junk);
+    assert_int_equal(fseek(f, 4, SEEK_SET), 0);
+    assert_int_equal(fwrite(junk, 1, sizeof junk, f), sizeof junk);
+    fclose(f);
+    pm_compact_result *r = NULL;
+    pm_error *e = pm_compact_execute(&r, t, task, NULL);
+    assert_non_null(e);
+    assert_null(r);
+    /* "... input <file>: <the reader's cause>" */
+    char *msg = pm_error_format(e);
+    char want[512];
+    snprintf(want, sizeof want, "input %s: ", victim);
+    const char *at = strstr(msg, want);
+    if (!at || strlen(at + strlen(want)) < 10) {
+        print_error("message lacks the input file %s and its cause: %s\n", victim, msg);
+        fail();
+    }
+    free(msg);
+    pm_error_free(e);
+    pm_compact_plan_free(p);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 /* A small memory share: the merge goes through passes, rows stay exact. */
 static void test_small_memory_budget(void **state)
 {
@@ -877,6 +925,7 @@ int main(void)
         cmocka_unit_test(test_lookup_changelog),
         cmocka_unit_test(test_first_row_changelog),
         cmocka_unit_test(test_full_changelog_upgrade),
+        cmocka_unit_test(test_error_names_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
