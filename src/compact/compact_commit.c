@@ -26,6 +26,9 @@
  *          index file, offset, length) or still absent → else replan;
  *        - every DV index file a result replaces is still live → else
  *          replan;
+ *        - no output (but an upgraded input), changelog file or added
+ *          index file is live already (PM_EINVALID: a result's outputs
+ *          are new files);
  *        - the mode's validate (primary keys: pk/pk_commit.c).
  *      New files appended concurrently are not inspected: they commit
  *      alongside.  Every PM_ECONFLICT is reported with "replan".
@@ -223,6 +226,66 @@ static pm_error *conflict(const char *fmt_detail, const char *file, int64_t task
                         " changed after snapshot %" PRId64, fmt_detail, file, task, snap);
 }
 
+/* Every input is live with the metadata and deletion vector the plan saw;
+ * every DV index file the result replaces is live. */
+static pm_error *check_inputs(const pm_compact_result *r, const pm_bucket_files *bf, const fset *s, int64_t captured,
+                              int64_t latest)
+{
+    for (size_t k = 0; k < r->nbefore; k++) {
+        const pm_data_file_meta *want = &r->before[k];
+        const fkey *f = fset_find(s, &r->partition, r->bucket, want->file_name);
+        if (!f)
+            return pm_error_wrap(conflict("input file", want->file_name, r->task_index, captured), 0,
+                                 "input %s was removed or rewritten by a concurrent commit (now snapshot %" PRId64 ")",
+                                 want->file_name, latest);
+        if (!pm_data_file_meta_equal(f->value, want))
+            return conflict("metadata of input file", want->file_name, r->task_index, captured);
+        /* deletion vector as planned */
+        const pm_deletion_file *d = bf ? pm_compact_find_dv(bf, want->file_name) : NULL;
+        const pm_compact_dv_ref *ref = NULL;
+        for (size_t j = 0; j < r->ndvs; j++)
+            if (!strcmp(r->dvs[j].data_file, want->file_name))
+                ref = &r->dvs[j];
+        bool same = (!d && !ref) || (d && ref && d->offset == ref->offset && d->length == ref->length &&
+                                     !strcmp(pm_compact_base_name(d->index_path), ref->index_file));
+        if (!same)
+            return conflict("deletion vector of input file", want->file_name, r->task_index, captured);
+    }
+    for (size_t k = 0; k < r->nindex_removed; k++) {
+        const pm_index_file_meta *rm = &r->index_removed[k].index_file;
+        bool found = false;
+        for (size_t j = 0; bf && j < bf->nindex_entries && !found; j++) {
+            const pm_index_manifest_entry *ie = &bf->index_entries[j];
+            found = ie->kind == PM_FILE_ADD && !strcmp(ie->index_file.file_name, rm->file_name);
+        }
+        if (!found)
+            return conflict("deletion-vector index file", rm->file_name, r->task_index, captured);
+    }
+    return NULL;
+}
+
+static bool is_input(const pm_compact_result *r, const char *name);
+
+/* A result's outputs are new files: no output (but an upgraded input),
+ * changelog file or added index file is live already. */
+static pm_error *check_outputs_new(const pm_compact_result *r, size_t i, const pm_bucket_files *bf, const fset *s)
+{
+    for (size_t k = 0; k < r->nafter; k++)
+        if (!is_input(r, r->after[k].file_name) && fset_find(s, &r->partition, r->bucket, r->after[k].file_name))
+            return pm_error_new(PM_EINVALID, "results[%zu].after[%zu].file_name: %s is a live file of the table, not "
+                                "an output of the task", i, k, r->after[k].file_name);
+    for (size_t k = 0; k < r->nchangelog; k++)
+        if (fset_find(s, &r->partition, r->bucket, r->changelog[k].file_name))
+            return pm_error_new(PM_EINVALID, "results[%zu].changelog[%zu].file_name: %s is a live data file of the "
+                                "table", i, k, r->changelog[k].file_name);
+    for (size_t k = 0; k < r->nindex_added; k++)
+        for (size_t j = 0; bf && j < bf->nindex_entries; j++)
+            if (!strcmp(bf->index_entries[j].index_file.file_name, r->index_added[k].index_file.file_name))
+                return pm_error_new(PM_EINVALID, "results[%zu].index_added[%zu].file_name: %s is a live index file "
+                                    "of the table", i, k, r->index_added[k].index_file.file_name);
+    return NULL;
+}
+
 static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_result *live)
 {
     validate_ctx *c = arg;
@@ -257,40 +320,9 @@ static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_re
     for (size_t i = 0; i < c->n && !e; i++) {
         const pm_compact_result *r = c->r[i];
         const pm_bucket_files *bf = pm_compact_find_bucket(live, &r->partition, r->bucket);
-        for (size_t k = 0; k < r->nbefore && !e; k++) {
-            const pm_data_file_meta *want = &r->before[k];
-            const fkey *f = fset_find(&s, &r->partition, r->bucket, want->file_name);
-            if (!f) {
-                e = conflict("input file", want->file_name, r->task_index, captured);
-                e = pm_error_wrap(e, 0, "input %s was removed or rewritten by a concurrent commit (now snapshot %"
-                                  PRId64 ")", want->file_name, latest->id);
-                break;
-            }
-            if (!pm_data_file_meta_equal(f->value, want)) {
-                e = conflict("metadata of input file", want->file_name, r->task_index, captured);
-                break;
-            }
-            /* deletion vector as planned */
-            const pm_deletion_file *d = bf ? pm_compact_find_dv(bf, want->file_name) : NULL;
-            const pm_compact_dv_ref *ref = NULL;
-            for (size_t j = 0; j < r->ndvs; j++)
-                if (!strcmp(r->dvs[j].data_file, want->file_name))
-                    ref = &r->dvs[j];
-            bool same = (!d && !ref) || (d && ref && d->offset == ref->offset && d->length == ref->length &&
-                                         !strcmp(pm_compact_base_name(d->index_path), ref->index_file));
-            if (!same)
-                e = conflict("deletion vector of input file", want->file_name, r->task_index, captured);
-        }
-        for (size_t k = 0; k < r->nindex_removed && !e; k++) {
-            const pm_index_file_meta *rm = &r->index_removed[k].index_file;
-            bool found = false;
-            for (size_t j = 0; bf && j < bf->nindex_entries && !found; j++) {
-                const pm_index_manifest_entry *ie = &bf->index_entries[j];
-                found = ie->kind == PM_FILE_ADD && !strcmp(ie->index_file.file_name, rm->file_name);
-            }
-            if (!found)
-                e = conflict("deletion-vector index file", rm->file_name, r->task_index, captured);
-        }
+        e = check_inputs(r, bf, &s, captured, latest->id);
+        if (!e)
+            e = check_outputs_new(r, i, bf, &s);
     }
     fset_free(&s);
     if (!e && c->mode->validate)

@@ -235,7 +235,31 @@ static void test_in_process_values(void **state)
     pm_compact_result_free(r2);
     assert_int_equal(latest_id(t), before);
     assert_int_equal(m.snapshot_id, 0);
-    /* the genuine result still commits */
+    /* an output named as a live file that is not an input */
+    wt_commit_rows(t, "{\"id\":99,\"s\":\"late\"}\n", PM_COMMIT_APPEND, NULL, 0);
+    before = latest_id(t);
+    char *late = NULL;
+    {
+        pm_scan_result *sr = NULL;
+        pm_scan_options so = pm_scan_options_default();
+        PM_OK_OR_FAIL(pm_table_scan(t, &so, &sr));
+        for (size_t k = 0; k < sr->buckets[0].nfiles && !late; k++) {
+            bool input = false;
+            for (size_t j = 0; j < r->nbefore; j++)
+                input |= !strcmp(r->before[j].file_name, sr->buckets[0].files[k].file_name);
+            if (!input)
+                late = strdup(sr->buckets[0].files[k].file_name);
+        }
+        pm_scan_result_free(sr);
+    }
+    assert_non_null(late);
+    replace(&r->after[0].file_name, late);
+    expect_err(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].file_name: ");
+    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "is live in snapshot");
+    assert_int_equal(latest_id(t), before);
+    replace(&r->after[0].file_name, good);
+    free(late);
+    /* the genuine result still commits (the late append alongside) */
     PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, &r, 1));
     assert_int_equal(m.snapshot_id, before + 1);
     free(good);
