@@ -21,7 +21,9 @@
 #include <string.h>
 
 #include "compact/compact_internal.h"
+#include "meta/options.h"
 #include "meta/safe_path.h"
+#include "table/table_internal.h"
 
 #define FIELD_MAX 512
 
@@ -104,6 +106,35 @@ pm_error *pm_compact_result_check_files(const pm_compact_result *r, const char *
     PM_TRY(dvs_ok(&c, r->dvs, r->ndvs));
     PM_TRY(index_ok(&c, "index_added", r->index_added, r->nindex_added));
     return index_ok(&c, "index_removed", r->index_removed, r->nindex_removed);
+}
+
+pm_error *pm_compact_check_common(pm_table *t, const pm_options *o, const char *kind)
+{
+    bool b = false;
+    PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
+    if (b)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of %s with data-evolution.enabled=true is not supported",
+                            kind);
+    PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &b));
+    if (b)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of %s with row-tracking.enabled=true is not supported",
+                            kind);
+    const pm_type *rt = pm_table_schema(t)->row_type;
+    for (size_t i = 0; i < rt->nfields; i++) {
+        pm_type_id id = rt->fields[i].type->id;
+        if (id == PM_TYPE_BLOB || id == PM_TYPE_VARIANT)
+            return pm_error_new(PM_EUNSUPPORTED, "compaction of %s with %s column '%s' is not supported", kind,
+                                pm_type_id_name(id), rt->fields[i].name);
+    }
+    /* outputs must be complete: no data-file indexes, no external data paths */
+    for (size_t i = 0; i < pm_options_count(o); i++) {
+        const char *k = pm_options_key_at(o, i);
+        size_t n = strlen(k);
+        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
+            return pm_error_new(PM_EUNSUPPORTED, "compaction of tables with data-file indexes (%s) is not "
+                                "supported: the outputs would lack the index", k);
+    }
+    return pm_error_wrap(pm_path_factory_check_writable(t->paths), PM_EUNSUPPORTED, "compaction");
 }
 
 const char *pm_compact_external_roots(pm_table *t)

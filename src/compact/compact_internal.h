@@ -80,16 +80,6 @@ struct pm_compact_task {
     pm_compact_part *part;        /* the mode's part (NULL for a mode without one) */
 };
 
-/* What one task did (the public pm_compact_counters adds a version). */
-typedef struct pm_compact_task_counters {
-    int64_t rows_read;            /* rows in the input files */
-    int64_t rows_deleted;         /* of those, dropped by deletion vectors */
-    int64_t rows_written;
-    int64_t bytes_read;           /* input file sizes */
-    int64_t bytes_written;        /* output file sizes */
-    int64_t duration_ms;
-} pm_compact_task_counters;
-
 struct pm_compact_result {
     char *plan_id;
     char *commit_user;
@@ -110,7 +100,7 @@ struct pm_compact_result {
     size_t nindex_added;
     pm_index_manifest_entry *index_removed; /* kind DELETE */
     size_t nindex_removed;
-    pm_compact_task_counters counters;
+    pm_compact_counters counters;    /* version PM_COMPACT_COUNTERS_VERSION */
     pm_compact_part *part;        /* the task's part, copied */
     pm_data_file_meta *changelog; /* changelog files (primary keys with a changelog producer) */
     size_t nchangelog;
@@ -204,6 +194,11 @@ pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, c
 
 /* ---- results ---- */
 pm_error *pm_compact_result_new_for_task(pm_compact_result **out, const pm_compact_task *task);
+/* The bucket's one DV index file after a task: when the maintainer m
+ * changed, its new file is written and becomes the result's ADD, every DV
+ * index file of the task its DELETE. */
+struct pm_dv_maintainer;
+pm_error *pm_compact_result_dv_rewrite(pm_compact_result *r, const pm_compact_task *task, struct pm_dv_maintainer *m);
 
 /* ---- untrusted values (compact_check.c) ----
  * Every file a task or result names is a plain file name (data files
@@ -218,6 +213,11 @@ pm_error *pm_compact_result_new_for_task(pm_compact_result **out, const pm_compa
 pm_error *pm_compact_task_check_files(const pm_compact_task *t, const char *doc, bool roots_known, const char *roots);
 pm_error *pm_compact_result_check_files(const pm_compact_result *r, const char *doc, bool roots_known,
                                         const char *roots);
+/* The table checks every mode shares (over options o): no data evolution,
+ * no row tracking, no blob or VARIANT columns, no data-file indexes (the
+ * outputs would lack them), new files not to external paths.  `kind` names
+ * the tables in messages ("append tables").  PM_EUNSUPPORTED otherwise. */
+pm_error *pm_compact_check_common(pm_table *t, const pm_options *o, const char *kind);
 /* The table's data-file.external-paths (NULL = none). */
 const char *pm_compact_external_roots(pm_table *t);
 /* Do paths a and b name the same table (textually or after realpath)? */

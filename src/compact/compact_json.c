@@ -58,22 +58,38 @@ static void w_parts(pm_cjw *b, json_t *o, const pm_compact_part *part)
     }
 }
 
-static json_t *w_task(pm_cjw *b, const pm_compact_task *t)
+/* The head of a document: format, kind and the identity tasks and
+ * results share (the plan leaves task_index out: index < 0). */
+static json_t *w_head(pm_cjw *b, const char *kind, const char *table, const char *plan_id, const char *user,
+                      int64_t index, int64_t snapshot_id, int64_t schema_id)
 {
     json_t *o = pm_cjw_take(b, json_object());
     pm_cjw_set(b, o, "format", pm_cjw_long(b, PM_COMPACT_FORMAT_VERSION));
-    pm_cjw_set(b, o, "kind", pm_cjw_str(b, "task"));
-    pm_cjw_set(b, o, "table", pm_cjw_str(b, t->table_path));
-    pm_cjw_set(b, o, "plan_id", pm_cjw_str(b, t->plan_id));
-    pm_cjw_set(b, o, "commit_user", pm_cjw_str(b, t->commit_user));
-    pm_cjw_set(b, o, "task_index", pm_cjw_long(b, t->task_index));
-    pm_cjw_set(b, o, "snapshot_id", pm_cjw_long(b, t->snapshot_id));
-    pm_cjw_set(b, o, "schema_id", pm_cjw_long(b, t->schema_id));
+    pm_cjw_set(b, o, "kind", pm_cjw_str(b, kind));
+    pm_cjw_set(b, o, "table", pm_cjw_str(b, table));
+    pm_cjw_set(b, o, "plan_id", pm_cjw_str(b, plan_id));
+    pm_cjw_set(b, o, "commit_user", pm_cjw_str(b, user));
+    if (index >= 0)
+        pm_cjw_set(b, o, "task_index", pm_cjw_long(b, index));
+    pm_cjw_set(b, o, "snapshot_id", pm_cjw_long(b, snapshot_id));
+    pm_cjw_set(b, o, "schema_id", pm_cjw_long(b, schema_id));
+    return o;
+}
+
+static void w_location(pm_cjw *b, json_t *o, const pm_bytes *partition, int32_t bucket, int32_t total_buckets)
+{
+    pm_cjw_set(b, o, "partition", pm_cjw_bytes(b, partition));
+    pm_cjw_set(b, o, "bucket", pm_cjw_long(b, bucket));
+    pm_cjw_set(b, o, "total_buckets", pm_cjw_long(b, total_buckets));
+}
+
+static json_t *w_task(pm_cjw *b, const pm_compact_task *t)
+{
+    json_t *o = w_head(b, "task", t->table_path, t->plan_id, t->commit_user, t->task_index, t->snapshot_id,
+                       t->schema_id);
     pm_cjw_set(b, o, "mode", pm_cjw_str(b, t->mode->name));
     pm_cjw_set(b, o, "full", pm_cjw_take(b, json_boolean(t->full)));
-    pm_cjw_set(b, o, "partition", pm_cjw_bytes(b, &t->partition));
-    pm_cjw_set(b, o, "bucket", pm_cjw_long(b, t->bucket));
-    pm_cjw_set(b, o, "total_buckets", pm_cjw_long(b, t->total_buckets));
+    w_location(b, o, &t->partition, t->bucket, t->total_buckets);
     json_t *out = pm_cjw_take(b, json_object());
     pm_cjw_set(b, out, "format", pm_cjw_str(b, t->output.format));
     pm_cjw_set(b, out, "compression", pm_cjw_str(b, t->output.compression));
@@ -92,18 +108,9 @@ static json_t *w_task(pm_cjw *b, const pm_compact_task *t)
 
 static json_t *w_result(pm_cjw *b, const pm_compact_result *r)
 {
-    json_t *o = pm_cjw_take(b, json_object());
-    pm_cjw_set(b, o, "format", pm_cjw_long(b, PM_COMPACT_FORMAT_VERSION));
-    pm_cjw_set(b, o, "kind", pm_cjw_str(b, "result"));
-    pm_cjw_set(b, o, "table", pm_cjw_str(b, r->table_path));
-    pm_cjw_set(b, o, "plan_id", pm_cjw_str(b, r->plan_id));
-    pm_cjw_set(b, o, "commit_user", pm_cjw_str(b, r->commit_user));
-    pm_cjw_set(b, o, "task_index", pm_cjw_long(b, r->task_index));
-    pm_cjw_set(b, o, "snapshot_id", pm_cjw_long(b, r->snapshot_id));
-    pm_cjw_set(b, o, "schema_id", pm_cjw_long(b, r->schema_id));
-    pm_cjw_set(b, o, "partition", pm_cjw_bytes(b, &r->partition));
-    pm_cjw_set(b, o, "bucket", pm_cjw_long(b, r->bucket));
-    pm_cjw_set(b, o, "total_buckets", pm_cjw_long(b, r->total_buckets));
+    json_t *o = w_head(b, "result", r->table_path, r->plan_id, r->commit_user, r->task_index, r->snapshot_id,
+                       r->schema_id);
+    w_location(b, o, &r->partition, r->bucket, r->total_buckets);
     pm_cjw_set(b, o, "before", pm_cjw_files(b, r->before, r->nbefore));
     pm_cjw_set(b, o, "after", pm_cjw_files(b, r->after, r->nafter));
     pm_cjw_set(b, o, "changelog", pm_cjw_files(b, r->changelog, r->nchangelog));
@@ -124,14 +131,7 @@ static json_t *w_result(pm_cjw *b, const pm_compact_result *r)
 
 static json_t *w_plan(pm_cjw *b, const pm_compact_plan *p)
 {
-    json_t *o = pm_cjw_take(b, json_object());
-    pm_cjw_set(b, o, "format", pm_cjw_long(b, PM_COMPACT_FORMAT_VERSION));
-    pm_cjw_set(b, o, "kind", pm_cjw_str(b, "plan"));
-    pm_cjw_set(b, o, "table", pm_cjw_str(b, p->table_path));
-    pm_cjw_set(b, o, "plan_id", pm_cjw_str(b, p->plan_id));
-    pm_cjw_set(b, o, "commit_user", pm_cjw_str(b, p->commit_user));
-    pm_cjw_set(b, o, "snapshot_id", pm_cjw_long(b, p->snapshot_id));
-    pm_cjw_set(b, o, "schema_id", pm_cjw_long(b, p->schema_id));
+    json_t *o = w_head(b, "plan", p->table_path, p->plan_id, p->commit_user, -1, p->snapshot_id, p->schema_id);
     pm_cjw_set(b, o, "full", pm_cjw_take(b, json_boolean(p->full)));
     json_t *a = pm_cjw_take(b, json_array());
     for (size_t i = 0; i < p->ntasks; i++)
@@ -297,6 +297,32 @@ static pm_error *r_task_inputs(const pm_jnode *o, const pm_compact_task *t)
     return NULL;
 }
 
+/* Where r_head and r_location store what tasks, results and plans share. */
+typedef struct ident {
+    char **table, **plan_id, **commit_user;
+    int64_t *task_index;          /* NULL for a plan */
+    int64_t *snapshot_id, *schema_id;
+    int64_t min_snapshot;         /* 1 for tasks and results, 0 for a plan */
+} ident;
+
+static pm_error *r_head(const pm_jnode *o, const ident *id)
+{
+    PM_TRY(pm_json_str(o, "table", PM_JSON_NONEMPTY, id->table));
+    PM_TRY(pm_json_str(o, "plan_id", PM_JSON_NONEMPTY, id->plan_id));
+    PM_TRY(pm_json_str(o, "commit_user", PM_JSON_NONEMPTY, id->commit_user));
+    if (id->task_index)
+        PM_TRY(pm_json_i64(o, "task_index", 0, INT32_MAX, id->task_index));
+    PM_TRY(pm_json_i64(o, "snapshot_id", id->min_snapshot, INT64_MAX, id->snapshot_id));
+    return pm_json_i64(o, "schema_id", 0, INT64_MAX, id->schema_id);
+}
+
+static pm_error *r_location(const pm_jnode *o, pm_bytes *partition, int32_t *bucket, int32_t *total_buckets)
+{
+    PM_TRY(pm_cjr_bytes(o, "partition", 0, partition));
+    PM_TRY(pm_json_i32(o, "bucket", 0, INT32_MAX, bucket));
+    return pm_json_i32(o, "total_buckets", INT32_MIN, INT32_MAX, total_buckets);
+}
+
 /* The node's document path for messages: "task", "plan.tasks[2]". */
 static const char *doc_name(const pm_jnode *o, char *buf, size_t cap)
 {
@@ -316,12 +342,8 @@ static pm_error *r_task(const pm_jnode *o, pm_compact_task **out)
     pm_error *e = NULL;
     char *mode = NULL;
     pm_jnode c;
-    PM_TRY_GOTO(e, pm_json_str(o, "table", PM_JSON_NONEMPTY, &t->table_path), fail);
-    PM_TRY_GOTO(e, pm_json_str(o, "plan_id", PM_JSON_NONEMPTY, &t->plan_id), fail);
-    PM_TRY_GOTO(e, pm_json_str(o, "commit_user", PM_JSON_NONEMPTY, &t->commit_user), fail);
-    PM_TRY_GOTO(e, pm_json_i64(o, "task_index", 0, INT32_MAX, &t->task_index), fail);
-    PM_TRY_GOTO(e, pm_json_i64(o, "snapshot_id", 1, INT64_MAX, &t->snapshot_id), fail);
-    PM_TRY_GOTO(e, pm_json_i64(o, "schema_id", 0, INT64_MAX, &t->schema_id), fail);
+    ident id = {&t->table_path, &t->plan_id, &t->commit_user, &t->task_index, &t->snapshot_id, &t->schema_id, 1};
+    PM_TRY_GOTO(e, r_head(o, &id), fail);
     PM_TRY_GOTO(e, pm_json_str(o, "mode", 0, &mode), fail);
     t->mode = pm_compact_mode_named(mode);
     if (!t->mode) {
@@ -330,9 +352,7 @@ static pm_error *r_task(const pm_jnode *o, pm_compact_task **out)
         goto fail;
     }
     PM_TRY_GOTO(e, pm_json_bool(o, "full", &t->full), fail);
-    PM_TRY_GOTO(e, pm_cjr_bytes(o, "partition", 0, &t->partition), fail);
-    PM_TRY_GOTO(e, pm_json_i32(o, "bucket", 0, INT32_MAX, &t->bucket), fail);
-    PM_TRY_GOTO(e, pm_json_i32(o, "total_buckets", INT32_MIN, INT32_MAX, &t->total_buckets), fail);
+    PM_TRY_GOTO(e, r_location(o, &t->partition, &t->bucket, &t->total_buckets), fail);
     PM_TRY_GOTO(e, r_output(o, &t->output), fail);
     PM_TRY_GOTO(e, pm_cjr_files(o, "files", &t->files, &t->nfiles), fail);
     if (!t->nfiles) {
@@ -364,10 +384,11 @@ static const char *const RESULT_KEYS[] = {
 static const char *const COUNTER_KEYS[] = {"rows_read", "rows_deleted", "rows_written", "bytes_read",
                                            "bytes_written", "duration_ms", NULL};
 
-static pm_error *r_counters(const pm_jnode *o, pm_compact_task_counters *c)
+static pm_error *r_counters(const pm_jnode *o, pm_compact_counters *c)
 {
     pm_jnode p;
     pm_json_get(&p, o, "counters");
+    c->version = PM_COMPACT_COUNTERS_VERSION;
     PM_TRY(pm_json_keys(&p, COUNTER_KEYS));
     PM_TRY(pm_json_i64(&p, "rows_read", 0, INT64_MAX, &c->rows_read));
     PM_TRY(pm_json_i64(&p, "rows_deleted", 0, INT64_MAX, &c->rows_deleted));
@@ -386,15 +407,9 @@ static pm_error *r_result(const pm_jnode *o, pm_compact_result **out)
     PM_TRY(pm_calloc(&r, 1, sizeof *r));
     pm_error *e = NULL;
     pm_jnode c;
-    PM_TRY_GOTO(e, pm_json_str(o, "table", PM_JSON_NONEMPTY, &r->table_path), fail);
-    PM_TRY_GOTO(e, pm_json_str(o, "plan_id", PM_JSON_NONEMPTY, &r->plan_id), fail);
-    PM_TRY_GOTO(e, pm_json_str(o, "commit_user", PM_JSON_NONEMPTY, &r->commit_user), fail);
-    PM_TRY_GOTO(e, pm_json_i64(o, "task_index", 0, INT32_MAX, &r->task_index), fail);
-    PM_TRY_GOTO(e, pm_json_i64(o, "snapshot_id", 1, INT64_MAX, &r->snapshot_id), fail);
-    PM_TRY_GOTO(e, pm_json_i64(o, "schema_id", 0, INT64_MAX, &r->schema_id), fail);
-    PM_TRY_GOTO(e, pm_cjr_bytes(o, "partition", 0, &r->partition), fail);
-    PM_TRY_GOTO(e, pm_json_i32(o, "bucket", 0, INT32_MAX, &r->bucket), fail);
-    PM_TRY_GOTO(e, pm_json_i32(o, "total_buckets", INT32_MIN, INT32_MAX, &r->total_buckets), fail);
+    ident id = {&r->table_path, &r->plan_id, &r->commit_user, &r->task_index, &r->snapshot_id, &r->schema_id, 1};
+    PM_TRY_GOTO(e, r_head(o, &id), fail);
+    PM_TRY_GOTO(e, r_location(o, &r->partition, &r->bucket, &r->total_buckets), fail);
     PM_TRY_GOTO(e, pm_cjr_files(o, "before", &r->before, &r->nbefore), fail);
     if (!r->nbefore) {
         pm_json_get(&c, o, "before");
@@ -444,11 +459,8 @@ static pm_error *r_plan(const pm_jnode *o, pm_compact_plan **out)
     pm_compact_plan *p;
     PM_TRY(pm_calloc(&p, 1, sizeof *p));
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, pm_json_str(o, "table", PM_JSON_NONEMPTY, &p->table_path), fail);
-    PM_TRY_GOTO(e, pm_json_str(o, "plan_id", PM_JSON_NONEMPTY, &p->plan_id), fail);
-    PM_TRY_GOTO(e, pm_json_str(o, "commit_user", PM_JSON_NONEMPTY, &p->commit_user), fail);
-    PM_TRY_GOTO(e, pm_json_i64(o, "snapshot_id", 0, INT64_MAX, &p->snapshot_id), fail);
-    PM_TRY_GOTO(e, pm_json_i64(o, "schema_id", 0, INT64_MAX, &p->schema_id), fail);
+    ident id = {&p->table_path, &p->plan_id, &p->commit_user, NULL, &p->snapshot_id, &p->schema_id, 0};
+    PM_TRY_GOTO(e, r_head(o, &id), fail);
     PM_TRY_GOTO(e, pm_json_bool(o, "full", &p->full), fail);
     pm_jnode a;
     size_t n = 0;

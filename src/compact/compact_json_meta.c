@@ -348,29 +348,6 @@ fail:
     return e;
 }
 
-pm_error *pm_cjr_files(const pm_jnode *o, const char *key, pm_data_file_meta **out, size_t *n)
-{
-    pm_jnode a;
-    size_t cnt = 0;
-    *out = NULL;
-    *n = 0;
-    PM_TRY(pm_json_array(o, key, 0, &a, &cnt));
-    if (!cnt)
-        return NULL;
-    PM_TRY(pm_calloc(out, cnt, sizeof **out));
-    for (size_t i = 0; i < cnt; i++) {
-        pm_jnode el;
-        pm_json_at(&el, &a, i);
-        pm_error *e = r_file(&el, &(*out)[i]);
-        if (e) {
-            pm_data_file_metas_free(*out, i);
-            *out = NULL;
-            return e;
-        }
-    }
-    *n = cnt;
-    return NULL;
-}
 
 static const char *const DV_KEYS[] = {"data_file", "index_file", "offset", "length", "cardinality", NULL};
 
@@ -384,29 +361,6 @@ static pm_error *r_dv(const pm_jnode *d, pm_compact_dv_ref *r)
     return r_opt(d, "cardinality", &r->cardinality);
 }
 
-pm_error *pm_cjr_dvs(const pm_jnode *o, const char *key, pm_compact_dv_ref **out, size_t *n)
-{
-    pm_jnode a;
-    size_t cnt = 0;
-    *out = NULL;
-    *n = 0;
-    PM_TRY(pm_json_array(o, key, 0, &a, &cnt));
-    if (!cnt)
-        return NULL;
-    PM_TRY(pm_calloc(out, cnt, sizeof **out));
-    for (size_t i = 0; i < cnt; i++) {
-        pm_jnode el;
-        pm_json_at(&el, &a, i);
-        pm_error *e = r_dv(&el, &(*out)[i]);
-        if (e) {
-            pm_compact_dv_refs_free(*out, i + 1);
-            *out = NULL;
-            return e;
-        }
-    }
-    *n = cnt;
-    return NULL;
-}
 
 static const char *const INDEX_KEYS[] = {"kind", "partition", "bucket", "index_type", "file_name", "file_size",
                                          "row_count", "dv_ranges", "external_path", "global_index", NULL};
@@ -496,8 +450,14 @@ fail:
     return e;
 }
 
-pm_error *pm_cjr_index(const pm_jnode *o, const char *key, pm_file_kind expect, pm_index_manifest_entry **out,
-                         size_t *n)
+/* ---- arrays: obj[key] as n elements of `size` bytes read by rd (which
+ * leaves its element clear on failure); freed with fr on failure ---- */
+
+typedef pm_error *(*elem_read)(const pm_jnode *el, const void *arg, void *out);
+typedef void (*elems_free)(void *arr, size_t n);
+
+static pm_error *r_elems(const pm_jnode *o, const char *key, size_t size, elem_read rd, const void *arg,
+                         elems_free fr, void **out, size_t *n)
 {
     pm_jnode a;
     size_t cnt = 0;
@@ -506,17 +466,60 @@ pm_error *pm_cjr_index(const pm_jnode *o, const char *key, pm_file_kind expect, 
     PM_TRY(pm_json_array(o, key, 0, &a, &cnt));
     if (!cnt)
         return NULL;
-    PM_TRY(pm_calloc(out, cnt, sizeof **out));
+    uint8_t *arr = NULL;
+    PM_TRY(pm_calloc(&arr, cnt, size));
     for (size_t i = 0; i < cnt; i++) {
         pm_jnode el;
         pm_json_at(&el, &a, i);
-        pm_error *e = r_index_entry(&el, expect, &(*out)[i]);
+        pm_error *e = rd(&el, arg, arr + i * size);
         if (e) {
-            pm_index_manifest_entries_free(*out, i);
-            *out = NULL;
+            fr(arr, i + 1);
             return e;
         }
     }
+    *out = arr;
     *n = cnt;
     return NULL;
+}
+
+static pm_error *rd_file(const pm_jnode *el, const void *arg, void *out)
+{
+    (void)arg;
+    return r_file(el, out);
+}
+
+static void free_files(void *a, size_t n) { pm_data_file_metas_free(a, n); }
+
+pm_error *pm_cjr_files(const pm_jnode *o, const char *key, pm_data_file_meta **out, size_t *n)
+{
+    return r_elems(o, key, sizeof **out, rd_file, NULL, free_files, (void **)out, n);
+}
+
+static pm_error *rd_dv(const pm_jnode *el, const void *arg, void *out)
+{
+    (void)arg;
+    pm_error *e = r_dv(el, out);
+    if (e)
+        pm_compact_dv_ref_clear(out);
+    return e;
+}
+
+static void free_dvs(void *a, size_t n) { pm_compact_dv_refs_free(a, n); }
+
+pm_error *pm_cjr_dvs(const pm_jnode *o, const char *key, pm_compact_dv_ref **out, size_t *n)
+{
+    return r_elems(o, key, sizeof **out, rd_dv, NULL, free_dvs, (void **)out, n);
+}
+
+static pm_error *rd_index(const pm_jnode *el, const void *arg, void *out)
+{
+    return r_index_entry(el, *(const pm_file_kind *)arg, out);
+}
+
+static void free_index(void *a, size_t n) { pm_index_manifest_entries_free(a, n); }
+
+pm_error *pm_cjr_index(const pm_jnode *o, const char *key, pm_file_kind expect, pm_index_manifest_entry **out,
+                       size_t *n)
+{
+    return r_elems(o, key, sizeof **out, rd_index, &expect, free_index, (void **)out, n);
 }

@@ -11,6 +11,7 @@
 #include "base/mem.h"
 #include "base/pool.h"
 #include "compact/compact_internal.h"
+#include "dv/dv_maintainer.h"
 #include "meta/manifest.h"
 #include "table/table_internal.h"
 
@@ -195,6 +196,7 @@ pm_error *pm_compact_result_new_for_task(pm_compact_result **out, const pm_compa
     *out = NULL;
     pm_compact_result *r;
     PM_TRY(pm_calloc(&r, 1, sizeof *r));
+    r->counters.version = PM_COMPACT_COUNTERS_VERSION;
     r->task_index = task->task_index;
     r->snapshot_id = task->snapshot_id;
     r->schema_id = task->schema_id;
@@ -216,6 +218,31 @@ pm_error *pm_compact_result_new_for_task(pm_compact_result **out, const pm_compa
 fail:
     pm_compact_result_free(r);
     return e;
+}
+
+pm_error *pm_compact_result_dv_rewrite(pm_compact_result *r, const pm_compact_task *task, pm_dv_maintainer *m)
+{
+    if (!pm_dv_maintainer_modified(m))
+        return NULL;
+    pm_index_manifest_entry added;
+    bool written = false;
+    PM_TRY(pm_dv_maintainer_write(m, &added, &written));
+    if (!written)
+        return NULL;
+    pm_error *e = pm_calloc(&r->index_added, 1, sizeof *r->index_added);
+    if (e) {
+        pm_index_manifest_entry_clear(&added);
+        return e;
+    }
+    r->index_added[0] = added;
+    r->nindex_added = 1;
+    if (!task->ndv_index)
+        return NULL;
+    PM_TRY(pm_index_entries_copy(&r->index_removed, task->dv_index, task->ndv_index));
+    r->nindex_removed = task->ndv_index;
+    for (size_t i = 0; i < r->nindex_removed; i++)
+        r->index_removed[i].kind = PM_FILE_DELETE;
+    return NULL;
 }
 
 void pm_compact_plan_free(pm_compact_plan *p)
@@ -261,13 +288,9 @@ pm_error *pm_compact_result_counters(const pm_compact_result *r, pm_compact_coun
     if (!out || out->version < 1 || out->version > PM_COMPACT_COUNTERS_VERSION)
         return pm_error_new(PM_EINVALID, "pm_compact_counters.version %d is not supported (1..%d): initialize it "
                             "with PM_COMPACT_COUNTERS_INIT", out ? out->version : 0, PM_COMPACT_COUNTERS_VERSION);
-    /* version 1 knows every field */
-    out->rows_read = r->counters.rows_read;
-    out->rows_deleted = r->counters.rows_deleted;
-    out->rows_written = r->counters.rows_written;
-    out->bytes_read = r->counters.bytes_read;
-    out->bytes_written = r->counters.bytes_written;
-    out->duration_ms = r->counters.duration_ms;
+    int v = out->version;
+    *out = r->counters; /* version 1 knows every field */
+    out->version = v;
     return NULL;
 }
 

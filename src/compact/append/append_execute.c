@@ -139,27 +139,7 @@ static pm_error *dv_finish(dv_state *d, const pm_compact_task *task, pm_compact_
     if (d->bm) {
         for (size_t i = 0; i < task->nfiles; i++)
             pm_dv_maintainer_remove(d->bm, task->files[i].file_name);
-        if (!pm_dv_maintainer_modified(d->bm))
-            return NULL;
-        pm_index_manifest_entry added;
-        bool written = false;
-        PM_TRY(pm_dv_maintainer_write(d->bm, &added, &written));
-        if (!written)
-            return NULL;
-        pm_error *e = pm_calloc(&r->index_added, 1, sizeof *r->index_added);
-        if (e) {
-            pm_index_manifest_entry_clear(&added);
-            return e;
-        }
-        r->index_added[0] = added;
-        r->nindex_added = 1;
-        if (task->ndv_index) {
-            PM_TRY(pm_index_entries_copy(&r->index_removed, task->dv_index, task->ndv_index));
-            r->nindex_removed = task->ndv_index;
-            for (size_t i = 0; i < r->nindex_removed; i++)
-                r->index_removed[i].kind = PM_FILE_DELETE;
-        }
-        return NULL;
+        return pm_compact_result_dv_rewrite(r, task, d->bm);
     }
     if (d->am) {
         for (size_t i = 0; i < task->nfiles; i++)
@@ -300,7 +280,7 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     PM_TRY(dv_get(&c->dvs, c->task, f->file_name, &dv, &owned));
     pm_file_reader *rd = NULL;
     pm_error *e = pm_file_reader_open(&rd, c->t, c->dir, f, &c->ro);
-    pm_compact_task_counters *n = &c->r->counters;
+    pm_compact_counters *n = &c->r->counters;
     for (;;) {
         const pm_batch *b = NULL;
         if (!e)

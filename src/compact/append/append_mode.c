@@ -43,32 +43,7 @@ pm_error *pm_append_mode_select(pm_table *t, const pm_compact_mode_ops **out)
         return NULL;
     const pm_options *o = pm_table_options(t);
     bool b;
-    PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED,
-                            "compaction of data-evolution tables (data-evolution.enabled=true) is not supported");
-    PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED,
-                            "compaction of row-tracking tables (row-tracking.enabled=true) is not supported");
-    const pm_type *rt = pm_table_schema(t)->row_type;
-    for (size_t i = 0; i < rt->nfields; i++) {
-        if (rt->fields[i].type->id == PM_TYPE_BLOB)
-            return pm_error_new(PM_EUNSUPPORTED, "compaction of tables with blob columns ('%s') is not supported",
-                                rt->fields[i].name);
-        if (rt->fields[i].type->id == PM_TYPE_VARIANT)
-            return pm_error_new(PM_EUNSUPPORTED, "compaction of tables with VARIANT columns ('%s') is not "
-                                "supported", rt->fields[i].name);
-    }
-    /* outputs must be complete: no data-file indexes, no external data paths */
-    for (size_t i = 0; i < pm_options_count(o); i++) {
-        const char *k = pm_options_key_at(o, i);
-        size_t n = strlen(k);
-        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
-            return pm_error_new(PM_EUNSUPPORTED, "compaction of tables with data-file indexes (%s) is not "
-                                "supported: the outputs would lack the index", k);
-    }
-    PM_TRY(pm_error_wrap(pm_path_factory_check_writable(t->paths), PM_EUNSUPPORTED, "compaction"));
+    PM_TRY(pm_compact_check_common(t, o, "append tables"));
     PM_TRY(opt_bool_raw(o, "clustering.incremental", false, &b));
     if (b)
         return pm_error_new(PM_EUNSUPPORTED,

@@ -47,27 +47,7 @@ pm_error *pm_pk_dv_finish(pm_pk_exec *x)
         if (!kept)
             pm_dv_maintainer_remove(x->dv.m, r->before[i].file_name);
     }
-    if (!pm_dv_maintainer_modified(x->dv.m))
-        return NULL;
-    pm_index_manifest_entry added;
-    bool written = false;
-    PM_TRY(pm_dv_maintainer_write(x->dv.m, &added, &written));
-    if (!written)
-        return NULL;
-    pm_error *e = pm_calloc(&r->index_added, 1, sizeof *r->index_added);
-    if (e) {
-        pm_index_manifest_entry_clear(&added);
-        return e;
-    }
-    r->index_added[0] = added;
-    r->nindex_added = 1;
-    if (x->task->ndv_index) {
-        PM_TRY(pm_index_entries_copy(&r->index_removed, x->task->dv_index, x->task->ndv_index));
-        r->nindex_removed = x->task->ndv_index;
-        for (size_t i = 0; i < r->nindex_removed; i++)
-            r->index_removed[i].kind = PM_FILE_DELETE;
-    }
-    return NULL;
+    return pm_compact_result_dv_rewrite(r, x->task, x->dv.m);
 }
 
 void pm_pk_dv_clear(pm_pk_dv *dv)

@@ -47,34 +47,11 @@ pm_error *pm_pk_check_options(pm_table *t, const pm_options *o)
     if (producer == PM_CHANGELOG_LOOKUP && engine != PM_MERGE_DEDUPLICATE && engine != PM_MERGE_FIRST_ROW)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=lookup is "
                                              "supported for merge-engine=deduplicate and first-row only");
-    PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with data-evolution.enabled=true is "
-                                             "not supported");
-    PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with row-tracking.enabled=true is "
-                                             "not supported");
     const char *v = pm_options_get(o, "record-level.expire-time");
     if (v && *v)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with record-level.expire-time is not "
                                              "supported yet");
-    const pm_type *rt = pm_table_schema(t)->row_type;
-    for (size_t i = 0; i < rt->nfields; i++) {
-        pm_type_id id = rt->fields[i].type->id;
-        if (id == PM_TYPE_BLOB || id == PM_TYPE_VARIANT)
-            return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with %s column '%s' is not "
-                                "supported", pm_type_id_name(id), rt->fields[i].name);
-    }
-    for (size_t i = 0; i < pm_options_count(o); i++) {
-        const char *k = pm_options_key_at(o, i);
-        size_t n = strlen(k);
-        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
-            return pm_error_new(PM_EUNSUPPORTED, "compaction of tables with data-file indexes (%s) is not "
-                                "supported: the outputs would lack the index", k);
-    }
-    PM_TRY(pm_error_wrap(pm_path_factory_check_writable(t->paths), PM_EUNSUPPORTED, "compaction"));
-    return NULL;
+    return pm_compact_check_common(t, o, "primary-key tables");
 }
 
 pm_error *pm_pk_mode_select(pm_table *t, const pm_compact_mode_ops **out)

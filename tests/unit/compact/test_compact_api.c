@@ -60,21 +60,6 @@ static pm_compact_builder *builder(pm_table *t, const pm_compact_options *o)
     return b;
 }
 
-static void expect_err(pm_error *e, pm_code code, const char *needle)
-{
-    if (!e) {
-        print_error("accepted, expected '%s'\n", needle);
-        fail();
-    }
-    char *msg = pm_error_format(e);
-    if (!strstr(msg, needle)) {
-        print_error("message '%s' lacks '%s'\n", msg, needle);
-        fail();
-    }
-    assert_int_equal(pm_error_code(e), code);
-    free(msg);
-    pm_error_free(e);
-}
 
 static void test_options_init(void **state)
 {
@@ -143,9 +128,9 @@ static void test_run_progress_parallelism(void **state)
     pm_compact_metrics bad = PM_COMPACT_METRICS_INIT;
     bad.version = 0;
     pm_compact_builder *b = builder(f.t, NULL);
-    expect_err(pm_compact_run(&bad, b), PM_EINVALID, "pm_compact_metrics.version 0");
+    pm_test_expect_error(pm_compact_run(&bad, b), PM_EINVALID, "pm_compact_metrics.version 0");
     bad.version = PM_COMPACT_METRICS_VERSION + 1;
-    expect_err(pm_compact_run(&bad, b), PM_EINVALID, "PM_COMPACT_METRICS_INIT");
+    pm_test_expect_error(pm_compact_run(&bad, b), PM_EINVALID, "PM_COMPACT_METRICS_INIT");
     pm_compact_builder_free(b);
     assert_int_equal(latest_id(f.t), before);
 
@@ -198,7 +183,7 @@ static void test_run_progress_failure(void **state)
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     pm_error *e = pm_compact_run(&m, b);
     unsetenv("PAIMON_FAULT_INJECT");
-    expect_err(e, PM_EIO, "injected fault");
+    pm_test_expect_error(e, PM_EIO, "injected fault");
     assert_int_equal(log.calls, 1);
     assert_int_equal(log.failed, 1);
     assert_int_equal(m.snapshot_id, 0);
@@ -247,7 +232,7 @@ static void test_getters_and_doc_kind(void **state)
     assert_int_equal(c.rows_deleted, 0);
     assert_true(c.bytes_read > 0 && c.bytes_written > 0);
     pm_compact_counters old = {0};
-    expect_err(pm_compact_result_counters(r, &old), PM_EINVALID, "pm_compact_counters.version 0");
+    pm_test_expect_error(pm_compact_result_counters(r, &old), PM_EINVALID, "pm_compact_counters.version 0");
     assert_int_equal(old.rows_read, 0); /* untouched */
 
     /* the three documents by kind */
@@ -263,18 +248,18 @@ static void test_getters_and_doc_kind(void **state)
     PM_OK_OR_FAIL(pm_compact_doc_kind_of(&k, jr, strlen(jr)));
     assert_int_equal(k, PM_COMPACT_DOC_RESULT);
     const char *bad_kind = "{\"format\":1,\"kind\":\"snapshot\"}";
-    expect_err(pm_compact_doc_kind_of(&k, bad_kind, strlen(bad_kind)), PM_EINVALID, "document.kind");
+    pm_test_expect_error(pm_compact_doc_kind_of(&k, bad_kind, strlen(bad_kind)), PM_EINVALID, "document.kind");
     const char *v2 = "{\"format\":2,\"kind\":\"task\"}";
-    expect_err(pm_compact_doc_kind_of(&k, v2, strlen(v2)), PM_EUNSUPPORTED, "document.format");
-    expect_err(pm_compact_doc_kind_of(&k, "{", 1), PM_EINVALID, "malformed JSON");
-    expect_err(pm_compact_doc_kind_of(&k, "", 0), PM_EINVALID, "empty document");
-    expect_err(pm_compact_doc_kind_of(&k, "[]", 2), PM_EINVALID, "not an object");
+    pm_test_expect_error(pm_compact_doc_kind_of(&k, v2, strlen(v2)), PM_EUNSUPPORTED, "document.format");
+    pm_test_expect_error(pm_compact_doc_kind_of(&k, "{", 1), PM_EINVALID, "malformed JSON");
+    pm_test_expect_error(pm_compact_doc_kind_of(&k, "", 0), PM_EINVALID, "empty document");
+    pm_test_expect_error(pm_compact_doc_kind_of(&k, "[]", 2), PM_EINVALID, "not an object");
     assert_int_equal(k, PM_COMPACT_DOC_RESULT);
 
     /* commit: an unknown metrics version is refused, nothing published */
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     m.version = 7;
-    expect_err(pm_compact_commit(&m, f.t, NULL, &r, 1), PM_EINVALID, "pm_compact_metrics.version 7");
+    pm_test_expect_error(pm_compact_commit(&m, f.t, NULL, &r, 1), PM_EINVALID, "pm_compact_metrics.version 7");
     assert_int_equal(latest_id(f.t), 6);
     m.version = PM_COMPACT_METRICS_VERSION;
     PM_OK_OR_FAIL(pm_compact_commit(&m, f.t, NULL, &r, 1));

@@ -30,21 +30,6 @@ static int64_t latest_id(pm_table *t)
     return found ? id : 0;
 }
 
-static void expect_err(pm_error *e, pm_code code, const char *needle)
-{
-    if (!e) {
-        print_error("accepted, expected '%s'\n", needle);
-        fail();
-    }
-    char *msg = pm_error_format(e);
-    if (!strstr(msg, needle)) {
-        print_error("message '%s' lacks '%s'\n", msg, needle);
-        fail();
-    }
-    assert_int_equal(pm_error_code(e), code);
-    free(msg);
-    pm_error_free(e);
-}
 
 static bool exists(const char *path)
 {
@@ -118,8 +103,8 @@ static pm_compact_result *execute_first(pm_table *t, pm_compact_plan *p)
     return r;
 }
 
-/* Replace `from` by `to` in a JSON text, then read it as a result. */
-static void expect_result_json_error(const char *json, const char *from, const char *to, const char *needle)
+/* json with its first `from` replaced by `to` (malloc'd). */
+static char *substituted(const char *json, const char *from, const char *to)
 {
     const char *at = strstr(json, from);
     assert_non_null(at);
@@ -128,8 +113,15 @@ static void expect_result_json_error(const char *json, const char *from, const c
     memcpy(s, json, pre);
     strcpy(s + pre, to);
     strcat(s, at + strlen(from));
+    return s;
+}
+
+/* The result JSON with `from` replaced by `to` is refused naming needle. */
+static void expect_result_json_error(const char *json, const char *from, const char *to, const char *needle)
+{
+    char *s = substituted(json, from, to);
     pm_compact_result *r = NULL;
-    expect_err(pm_compact_result_from_json(&r, s, strlen(s)), PM_EINVALID, needle);
+    pm_test_expect_error(pm_compact_result_from_json(&r, s, strlen(s)), PM_EINVALID, needle);
     assert_null(r);
     free(s);
 }
@@ -160,14 +152,9 @@ static void test_json_refuses_paths(void **state)
     char *jt = NULL;
     PM_OK_OR_FAIL(pm_compact_task_to_json(&jt, p->tasks[0]));
     snprintf(from, sizeof from, "\"file_name\":\"%s\"", p->tasks[0]->files[0].file_name);
-    char *bad = malloc(strlen(jt) + 64);
-    const char *at = strstr(jt, from);
-    assert_non_null(at);
-    memcpy(bad, jt, (size_t)(at - jt));
-    strcpy(bad + (at - jt), "\"file_name\":\"../x\"");
-    strcat(bad, at + strlen(from));
+    char *bad = substituted(jt, from, "\"file_name\":\"../x\"");
     pm_compact_task *tk = NULL;
-    expect_err(pm_compact_task_from_json(&tk, bad, strlen(bad)), PM_EINVALID, "task.files[0].file_name");
+    pm_test_expect_error(pm_compact_task_from_json(&tk, bad, strlen(bad)), PM_EINVALID, "task.files[0].file_name");
     free(bad);
     free(jt);
     free(j);
@@ -197,33 +184,33 @@ static void test_in_process_values(void **state)
     PM_OK_OR_FAIL(pm_compact_task_copy(&tk, p->tasks[0]));
     replace(&tk->files[0].file_name, "../../../outside.parquet");
     pm_compact_result *r = NULL;
-    expect_err(pm_compact_execute(&r, t, tk, NULL), PM_EINVALID, "task.files[0].file_name");
+    pm_test_expect_error(pm_compact_execute(&r, t, tk, NULL), PM_EINVALID, "task.files[0].file_name");
     /* an external input outside the (absent) roots */
     replace(&tk->files[0].file_name, p->tasks[0]->files[0].file_name);
     replace(&tk->files[0].external_path, sentinel);
-    expect_err(pm_compact_execute(&r, t, tk, NULL), PM_EINVALID, "task.files[0].external_path");
+    pm_test_expect_error(pm_compact_execute(&r, t, tk, NULL), PM_EINVALID, "task.files[0].external_path");
     pm_compact_task_free(tk);
     /* a task of another table */
-    expect_err(pm_compact_execute(&r, other, p->tasks[0], NULL), PM_EINVALID, "belongs to table");
+    pm_test_expect_error(pm_compact_execute(&r, other, p->tasks[0], NULL), PM_EINVALID, "belongs to table");
 
     r = execute_first(t, p);
     char *good = strdup(r->after[0].file_name);
     replace(&r->after[0].file_name, "../../outside.parquet");
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
-    expect_err(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].file_name");
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "results[0].after[0].file_name");
+    pm_test_expect_error(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].file_name");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "results[0].after[0].file_name");
     assert_true(exists(sentinel));
     /* absolute external path outside the roots */
     replace(&r->after[0].file_name, good);
     replace(&r->after[0].external_path, sentinel);
-    expect_err(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].external_path");
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "results[0].after[0].external_path");
+    pm_test_expect_error(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].external_path");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "results[0].after[0].external_path");
     assert_true(exists(sentinel));
     free(r->after[0].external_path);
     r->after[0].external_path = NULL;
     /* a result of another table */
-    expect_err(pm_compact_commit(&m, other, NULL, &r, 1), PM_EINVALID, "results[0].table");
-    expect_err(pm_compact_abort(other, &r, 1), PM_EINVALID, "results[0].table");
+    pm_test_expect_error(pm_compact_commit(&m, other, NULL, &r, 1), PM_EINVALID, "results[0].table");
+    pm_test_expect_error(pm_compact_abort(other, &r, 1), PM_EINVALID, "results[0].table");
     /* a DV reference and an index file with path parts */
     pm_compact_result *r2 = NULL;
     PM_OK_OR_FAIL(pm_compact_result_new_for_task(&r2, p->tasks[0]));
@@ -231,7 +218,7 @@ static void test_in_process_values(void **state)
     r2->ndvs = 1;
     r2->dvs[0].data_file = strdup(r2->before[0].file_name);
     r2->dvs[0].index_file = strdup("../index-x");
-    expect_err(pm_compact_commit(&m, t, NULL, &r2, 1), PM_EINVALID, "results[0].deletion_vectors[0].index_file");
+    pm_test_expect_error(pm_compact_commit(&m, t, NULL, &r2, 1), PM_EINVALID, "results[0].deletion_vectors[0].index_file");
     pm_compact_result_free(r2);
     assert_int_equal(latest_id(t), before);
     assert_int_equal(m.snapshot_id, 0);
@@ -254,8 +241,8 @@ static void test_in_process_values(void **state)
     }
     assert_non_null(late);
     replace(&r->after[0].file_name, late);
-    expect_err(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].file_name: ");
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "is live in snapshot");
+    pm_test_expect_error(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].file_name: ");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "is live in snapshot");
     assert_int_equal(latest_id(t), before);
     replace(&r->after[0].file_name, good);
     free(late);
@@ -290,13 +277,13 @@ static void test_abort_rules(void **state)
     snprintf(victim, sizeof victim, "%s/victim.txt", bdir);
     touch(victim);
     replace(&r->after[0].file_name, "victim.txt");
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "is not a name the table's writers give a data file");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "is not a name the table's writers give a data file");
     assert_true(exists(victim));
     /* a live file (an input of the task, named as an output) */
     replace(&r->after[0].file_name, p->tasks[0]->files[0].file_name);
     free(r->before[0].file_name);
     r->before[0].file_name = strdup("data-00000000-0000-0000-0000-000000000000-0.parquet");
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "is live in snapshot");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "is live in snapshot");
     char live[2048];
     snprintf(live, sizeof live, "%s/%s", bdir, p->tasks[0]->files[0].file_name);
     assert_true(exists(live));
@@ -308,7 +295,7 @@ static void test_abort_rules(void **state)
     r->nindex_added = 1;
     r->index_added[0].index_file.file_name = strdup("manifest-list-1");
     r->index_added[0].index_file.index_type = strdup("DELETION_VECTORS");
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "results[0].index_added[0].file_name");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "results[0].index_added[0].file_name");
     pm_index_manifest_entries_free(r->index_added, r->nindex_added);
     r->index_added = NULL;
     r->nindex_added = 0;
@@ -351,15 +338,15 @@ static void test_abort_external_roots(void **state)
     char wrong[2048];
     snprintf(wrong, sizeof wrong, "file://%s/other.parquet", root);
     replace(&r->after[0].external_path, wrong);
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "does not end in the file name");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "does not end in the file name");
     /* outside the root */
     snprintf(wrong, sizeof wrong, "%s/%s", dir, r->after[0].file_name);
     replace(&r->after[0].external_path, wrong);
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "lies outside the table's data-file.external-paths");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "lies outside the table's data-file.external-paths");
     char dots[2048];
     snprintf(dots, sizeof dots, "%s/../%s", root, r->after[0].file_name);
     replace(&r->after[0].external_path, dots);
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "external_path");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "external_path");
     assert_true(exists(ext));
     /* under the root, named as the file: deleted there */
     char good[2048];
@@ -393,18 +380,18 @@ static void test_pk_part_and_changelog(void **state)
     pm_compact_part *part = r->part;
     r->part = NULL;
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
-    expect_err(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].pk");
+    pm_test_expect_error(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].pk");
     assert_int_equal(latest_id(t), before);
     r->part = part;
     PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, &r, 1));
     /* committed: refused (its outputs are live or upgraded inputs, and its
      * changelog belongs to the COMPACT snapshot) */
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "was committed");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "was committed");
     pm_data_file_meta *after = r->after;
     size_t nafter = r->nafter;
     r->after = NULL;
     r->nafter = 0;
-    expect_err(pm_compact_abort(t, &r, 1), PM_EINVALID, "changelog file");
+    pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "changelog file");
     char *bdir = NULL;
     PM_OK_OR_FAIL(pm_table_bucket_dir(t, r->partition.data, r->partition.len, r->bucket, &bdir));
     char cl[2048];

@@ -211,7 +211,7 @@ static pm_compact_result *make_result(void)
     PM_OK_OR_FAIL(pm_index_entries_copy(&r->index_removed, t->dv_index, 1));
     r->index_removed[0].kind = PM_FILE_DELETE;
     r->nindex_removed = 1;
-    r->counters = (pm_compact_task_counters){10, 2, 8, 1000, 900, 12};
+    r->counters = (pm_compact_counters){PM_COMPACT_COUNTERS_VERSION, 10, 2, 8, 1000, 900, 12};
     pm_compact_task_free(t);
     return r;
 }
