@@ -31,7 +31,8 @@
  *
  * *out (may be NULL) gets the metrics of the COMPACT snapshot (snapshot id
  * 0 = none published); out->version is set by the caller
- * (PM_COMPACT_METRICS_INIT) or, when 0, taken as the current version.
+ * (PM_COMPACT_METRICS_INIT): an unknown version is PM_EINVALID before
+ * anything is done.
  */
 #ifndef PM_COMPACT_AUTO_H
 #define PM_COMPACT_AUTO_H
