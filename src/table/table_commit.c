@@ -32,9 +32,9 @@
  *      success, absent → definite failure (files removed), unknown →
  *      PM_EUNCERTAIN (files kept).
  *
- * Test failpoints: environment variable PAIMON_C_FAILPOINT =
+ * Test fault points (base/fault.h, PAIMON_FAULT_INJECT):
  * "commit-before-publish" (fail after the manifests are written, before
- * the snapshot) or "commit-after-publish" (report PM_EUNCERTAIN after a
+ * the snapshot) and "commit-after-publish" (report PM_EUNCERTAIN after a
  * successful publication).
  */
 #include "table/table_commit.h"
@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/fault.h"
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/util.h"
@@ -775,12 +776,6 @@ static pm_error *latest_schema_id(pm_table *t, int64_t *out)
     return NULL;
 }
 
-static const char *failpoint(void)
-{
-    const char *f = getenv("PAIMON_C_FAILPOINT");
-    return f ? f : "";
-}
-
 static bool needs_live(const commit_ctx *c)
 {
     if (c->o->kind == PM_COMMIT_OVERWRITE || c->o->validate)
@@ -992,8 +987,8 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
     snap->next_row_id = (pm_opt_long){true, latest && latest->next_row_id.has ? latest->next_row_id.v : 0};
     snap->operation = PM_SNAPSHOT_OP_NONE;
 
-    if (!strcmp(failpoint(), "commit-before-publish")) {
-        e = pm_error_new(PM_EIO, "injected failure before publishing snapshot %lld (PAIMON_C_FAILPOINT)",
+    if (pm_fault("commit-before-publish")) {
+        e = pm_error_new(PM_EIO, "injected failure before publishing snapshot %lld (commit-before-publish)",
                          (long long)snap->id);
         goto out;
     }
@@ -1040,9 +1035,9 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
     *res = ATTEMPT_PUBLISHED;
     *snapshot_id = snap->id;
     forget_written(c);
-    if (!strcmp(failpoint(), "commit-after-publish"))
+    if (pm_fault("commit-after-publish"))
         e = pm_error_new(PM_EUNCERTAIN, "injected uncertain outcome after publishing snapshot %lld "
-                                        "(PAIMON_C_FAILPOINT)", (long long)snap->id);
+                                        "(commit-after-publish)", (long long)snap->id);
 out:
     if (e && !published && pm_error_code(e) != PM_EUNCERTAIN)
         delete_written(c);
