@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "base/mem.h"
 #include "base/pool.h"
@@ -191,9 +190,8 @@ static void open_file_abort(pm_table_writer *w, open_file *f)
 }
 
 /* After an abort: remove the bucket directory and its partition
- * directories when they are empty (rmdir fails on non-empty ones, so
- * directories other writers use are left alone).  Local file system only;
- * object stores have no directories. */
+ * directories when they are empty (pm_fileio_rmdir keeps non-empty ones,
+ * so directories other writers use are left alone). */
 static void remove_empty_dirs(pm_table_writer *w, const char *dir)
 {
     const char *root = pm_table_path(w->t);
@@ -201,7 +199,9 @@ static void remove_empty_dirs(pm_table_writer *w, const char *dir)
     char *p = strdup(dir);
     if (!p)
         return;
-    while (strlen(p) > rn && !strncmp(p, root, rn) && rmdir(p) == 0) {
+    bool removed = true;
+    while (removed && strlen(p) > rn && !strncmp(p, root, rn)) {
+        pm_error_free(pm_fileio_rmdir(w->t->fio, p, &removed));
         char *slash = strrchr(p, '/');
         if (!slash)
             break;
