@@ -247,7 +247,7 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-static uint64_t ident_hash(const pm_manifest_entry *e)
+uint64_t pm_manifest_entry_ident_hash(const pm_manifest_entry *e)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     h = mix(h, e->partition.data, e->partition.len);
@@ -270,7 +270,7 @@ static bool bytes_eq(const pm_bytes *a, const pm_bytes *b)
     return !a->has || (a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0));
 }
 
-static bool ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
+bool pm_manifest_entry_ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
 {
     if (a->bucket != b->bucket || a->file.level != b->file.level)
         return false;
@@ -283,6 +283,89 @@ static bool ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
             return false;
     return bytes_eq(&a->file.embedded_index, &b->file.embedded_index) &&
            str_eq(a->file.external_path, b->file.external_path);
+}
+
+static pm_error *ident_set_grow(pm_manifest_ident_set *s)
+{
+    pm_manifest_ident_set n = {0};
+    n.cap = s->cap ? s->cap * 2 : 64;
+    PM_TRY(pm_calloc(&n.slots, n.cap, sizeof *n.slots));
+    for (size_t i = 0; i < s->cap; i++) {
+        if (!s->slots[i])
+            continue;
+        size_t k = (size_t)pm_manifest_entry_ident_hash(s->slots[i]) & (n.cap - 1);
+        while (n.slots[k])
+            k = (k + 1) & (n.cap - 1);
+        n.slots[k] = s->slots[i];
+        n.n++;
+    }
+    free(s->slots);
+    *s = n;
+    return NULL;
+}
+
+pm_error *pm_manifest_ident_set_add(pm_manifest_ident_set *s, const pm_manifest_entry *e)
+{
+    if ((s->n + 1) * 2 > s->cap)
+        PM_TRY(ident_set_grow(s));
+    size_t k = (size_t)pm_manifest_entry_ident_hash(e) & (s->cap - 1);
+    while (s->slots[k]) {
+        if (pm_manifest_entry_ident_eq(s->slots[k], e))
+            return NULL;
+        k = (k + 1) & (s->cap - 1);
+    }
+    s->slots[k] = e;
+    s->n++;
+    return NULL;
+}
+
+bool pm_manifest_ident_set_has(const pm_manifest_ident_set *s, const pm_manifest_entry *e)
+{
+    if (!s->cap)
+        return false;
+    size_t k = (size_t)pm_manifest_entry_ident_hash(e) & (s->cap - 1);
+    while (s->slots[k]) {
+        if (pm_manifest_entry_ident_eq(s->slots[k], e))
+            return true;
+        k = (k + 1) & (s->cap - 1);
+    }
+    return false;
+}
+
+void pm_manifest_ident_set_free(pm_manifest_ident_set *s)
+{
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
+pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
+                                      int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        PM_TRY(pm_realloc_array(&l->v, cap, sizeof *l->v));
+        l->cap = cap;
+    }
+    pm_manifest_entry *e = &l->v[l->n];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->bucket = bucket;
+    e->total_buckets = total_buckets;
+    pm_error *err = pm_bytes_set(&e->partition, partition->data, partition->len);
+    if (!err)
+        err = pm_data_file_meta_copy(&e->file, f);
+    if (err) {
+        pm_manifest_entry_clear(e);
+        return err;
+    }
+    l->n++;
+    return NULL;
+}
+
+void pm_manifest_entry_list_free(pm_manifest_entry_list *l)
+{
+    pm_manifest_entries_free(l->v, l->n);
+    memset(l, 0, sizeof *l);
 }
 
 pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
@@ -306,14 +389,14 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
     size_t w = 0; /* outputs are entries[0..w) (compacted later) */
     for (size_t i = 0; i < count; i++) {
         pm_manifest_entry cur = entries[i];
-        size_t mask = cap - 1, s = (size_t)ident_hash(&cur) & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
+        size_t mask = cap - 1, s = (size_t)pm_manifest_entry_ident_hash(&cur) & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
         for (;; s = (s + 1) & mask) {
             if (!table[s]) {
                 free_slot = s;
                 break;
             }
             size_t pos = table[s] - 1;
-            if (live[pos] && ident_eq(&entries[pos], &cur)) {
+            if (live[pos] && pm_manifest_entry_ident_eq(&entries[pos], &cur)) {
                 found = s;
                 break;
             }
