@@ -287,6 +287,16 @@ static pm_error *minor_merge(const pm_manifest_merge_ctx *c, const pm_manifest_f
     return NULL;
 }
 
+static pm_error *read_manifest(const pm_manifest_merge_ctx *c, const pm_manifest_file_meta *m,
+                               pm_manifest_entry **out, size_t *n)
+{
+    char *p = NULL;
+    PM_TRY(pm_path_factory_manifest_path(c->paths, m->file_name, &p));
+    pm_error *e = pm_manifest_read(c->fio, p, out, n);
+    free(p);
+    return e;
+}
+
 /* *done=false when full compaction does not apply (then minor merge runs). */
 static pm_error *full_merge(const pm_manifest_merge_ctx *c, const pm_manifest_file_meta *in, size_t n,
                             int64_t target, int64_t threshold, meta_list *out, bool *done)
@@ -312,17 +322,13 @@ static pm_error *full_merge(const pm_manifest_merge_ctx *c, const pm_manifest_fi
     for (size_t i = 0; i < n && !e; i++) {
         if (!in[i].num_deleted_files)
             continue;
-        char *p = NULL;
         pm_manifest_entry *en = NULL;
         size_t cnt = 0;
-        e = pm_path_factory_manifest_path(c->paths, in[i].file_name, &p);
-        if (!e)
-            e = pm_manifest_read(c->fio, p, &en, &cnt);
-        free(p);
+        e = read_manifest(c, &in[i], &en, &cnt);
         for (size_t k = 0; k < cnt && !e; k++)
             if (en[k].kind == PM_FILE_DELETE)
                 e = pm_manifest_entry_list_push(&deletes, PM_FILE_DELETE, &en[k].partition, en[k].bucket,
-                                    en[k].total_buckets, &en[k].file);
+                                                en[k].total_buckets, &en[k].file);
         pm_manifest_entries_free(en, cnt);
     }
     for (size_t k = 0; k < deletes.n && !e; k++)
@@ -364,13 +370,9 @@ static pm_error *full_merge(const pm_manifest_merge_ctx *c, const pm_manifest_fi
         if (!merge_it[i])
             continue;
         bool require = in[i].num_deleted_files > 0 || in[i].file_size < target;
-        char *p = NULL;
         pm_manifest_entry *en = NULL;
         size_t cnt = 0;
-        e = pm_path_factory_manifest_path(c->paths, in[i].file_name, &p);
-        if (!e)
-            e = pm_manifest_read(c->fio, p, &en, &cnt);
-        free(p);
+        e = read_manifest(c, &in[i], &en, &cnt);
         size_t mark = kept.n;
         for (size_t k = 0; k < cnt && !e; k++) {
             if (en[k].kind != PM_FILE_ADD)
