@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1145,10 +1147,128 @@ static pm_error *validate_one(const pm_options *o, pm_option_id id)
     return NULL;
 }
 
+/* Ranges of numeric options (int, long, memory in bytes, double) that
+ * paimon-c acts on: what the engine needs (a write, compaction or commit
+ * would refuse the value later) and Paimon Java requires of them.  Options
+ * paimon-c only carries along are checked for their type alone, so a table
+ * Java accepts always opens. */
+typedef struct range_rule {
+    pm_option_id id;
+    double lo, hi;
+} range_rule;
+
+#define NO_MAX 9.3e18
+static const range_rule RANGES[] = {
+    {PM_OPT_MANIFEST_TARGET_FILE_SIZE, 1, NO_MAX},
+    {PM_OPT_MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE, 1, NO_MAX},
+    {PM_OPT_TARGET_FILE_SIZE, 1, NO_MAX},
+    {PM_OPT_TARGET_FILE_ROW_NUM, 1, NO_MAX},
+    {PM_OPT_SOURCE_SPLIT_OPEN_FILE_COST, 0, NO_MAX},
+    {PM_OPT_WRITE_BUFFER_SIZE, 1, NO_MAX},
+    {PM_OPT_NUM_SORTED_RUN_COMPACTION_TRIGGER, 1, INT32_MAX},
+    {PM_OPT_NUM_SORTED_RUN_STOP_TRIGGER, 1, INT32_MAX},
+    {PM_OPT_NUM_LEVELS, 2, INT32_MAX},
+    {PM_OPT_COMPACTION_SIZE_RATIO, 0, INT32_MAX},
+    {PM_OPT_COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT, 0, INT32_MAX},
+    {PM_OPT_COMPACTION_SMALL_FILE_RATIO, 0, NO_MAX},
+    {PM_OPT_COMPACTION_MIN_FILE_NUM, 1, INT32_MAX},
+    {PM_OPT_COMPACTION_DELETE_RATIO_THRESHOLD, 0, 1},
+    {PM_OPT_COMPACTION_TOTAL_SIZE_THRESHOLD, 0, NO_MAX},
+    {PM_OPT_COMPACTION_INCREMENTAL_SIZE_THRESHOLD, 0, NO_MAX},
+    {PM_OPT_COMPACTION_OFFPEAK_START_HOUR, -1, 23},
+    {PM_OPT_COMPACTION_OFFPEAK_END_HOUR, -1, 23},
+    {PM_OPT_COMPACTION_OFFPEAK_RATIO, 0, INT32_MAX},
+    {PM_OPT_DELETION_VECTOR_INDEX_FILE_TARGET_SIZE, 1, NO_MAX},
+    {PM_OPT_COMMIT_MAX_RETRIES, 0, INT32_MAX},
+    {PM_OPT_SNAPSHOT_NUM_RETAINED_MIN, 1, INT32_MAX},
+    {PM_OPT_SNAPSHOT_NUM_RETAINED_MAX, 1, INT32_MAX},
+};
+
+/* The numeric value of a (valid) option, or *present = false. */
+static pm_error *numeric_value(const pm_options *o, pm_option_id id, bool *present, double *out)
+{
+    int32_t i32 = 0;
+    int64_t i64 = 0;
+    *out = 0;
+    switch (REGISTRY[id].kind) {
+    case PM_OPTK_INT:
+        PM_TRY(pm_options_int(o, id, present, &i32));
+        *out = i32;
+        return NULL;
+    case PM_OPTK_LONG:
+        PM_TRY(pm_options_long(o, id, present, &i64));
+        break;
+    case PM_OPTK_MEMORY:
+        PM_TRY(pm_options_memory(o, id, present, &i64));
+        break;
+    case PM_OPTK_DURATION:
+        PM_TRY(pm_options_duration_ms(o, id, present, &i64));
+        break;
+    case PM_OPTK_DOUBLE:
+        return pm_options_double(o, id, present, out);
+    default:
+        return pm_error_new(PM_EINTERNAL, "option '%s' is not numeric", REGISTRY[id].key);
+    }
+    *out = (double)i64;
+    return NULL;
+}
+
+static pm_error *out_of_range(const pm_options *o, pm_option_id id, const char *why, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static pm_error *out_of_range(const pm_options *o, pm_option_id id, const char *why, ...)
+{
+    char msg[160];
+    va_list ap;
+    va_start(ap, why);
+    vsnprintf(msg, sizeof msg, why, ap);
+    va_end(ap);
+    const char *key;
+    const char *v = resolve(o, id, &key);
+    return pm_error_new(PM_EINVALID, "option '%s' has invalid value '%s': %s", key, v ? v : "", msg);
+}
+
+static pm_error *check_range(const pm_options *o, const range_rule *r)
+{
+    bool present = false;
+    double v = 0;
+    PM_TRY(numeric_value(o, r->id, &present, &v));
+    if (!present || (v >= r->lo && v <= r->hi))
+        return NULL;
+    if (REGISTRY[r->id].kind == PM_OPTK_DOUBLE)
+        return r->hi >= NO_MAX ? out_of_range(o, r->id, "must be at least %g", r->lo)
+                               : out_of_range(o, r->id, "must be between %g and %g", r->lo, r->hi);
+    if (r->hi >= NO_MAX || r->hi == INT32_MAX)
+        return out_of_range(o, r->id, "must be at least %.0f", r->lo);
+    return out_of_range(o, r->id, "must be between %.0f and %.0f", r->lo, r->hi);
+}
+
+/* Rules beyond a range: value sets and options that bound each other. */
+static pm_error *check_rules(const pm_options *o)
+{
+    int32_t bucket = 0, max_buckets = 0, rmin = 0, rmax = 0;
+    PM_TRY(pm_options_int(o, PM_OPT_BUCKET, NULL, &bucket));
+    if (bucket == 0 || bucket < -2) /* -2: postpone (meta/paths.h) */
+        return out_of_range(o, PM_OPT_BUCKET, "the number of buckets must be greater than 0, or -1 (dynamic), "
+                                              "or -2 (postpone)");
+    PM_TRY(pm_options_int(o, PM_OPT_DYNAMIC_BUCKET_MAX_BUCKETS, NULL, &max_buckets));
+    if (max_buckets == 0 || max_buckets < -1)
+        return out_of_range(o, PM_OPT_DYNAMIC_BUCKET_MAX_BUCKETS, "must be -1 (unlimited) or greater than 0");
+    PM_TRY(pm_options_int(o, PM_OPT_SNAPSHOT_NUM_RETAINED_MIN, NULL, &rmin));
+    PM_TRY(pm_options_int(o, PM_OPT_SNAPSHOT_NUM_RETAINED_MAX, NULL, &rmax));
+    if (rmin > rmax)
+        return out_of_range(o, PM_OPT_SNAPSHOT_NUM_RETAINED_MIN, "must not be larger than "
+                                                                  "snapshot.num-retained.max (%d)", (int)rmax);
+    return NULL;
+}
+
 pm_error *pm_options_validate(const pm_options *o)
 {
     for (int id = 0; id < PM_OPT__COUNT; id++)
         PM_TRY(validate_one(o, (pm_option_id)id));
+    for (size_t i = 0; i < sizeof RANGES / sizeof RANGES[0]; i++)
+        PM_TRY(check_range(o, &RANGES[i]));
+    PM_TRY(check_rules(o));
     /* per-level maps must have integer levels */
     static const pm_option_id per_level[] = {PM_OPT_FILE_FORMAT_PER_LEVEL,
                                              PM_OPT_FILE_COMPRESSION_PER_LEVEL,

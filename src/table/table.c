@@ -3,9 +3,11 @@
  *
  * Open: schema directory of the branch → latest schema-N (PM_ENOTFOUND when
  * there is none), then derived state (partition type, snapshot store, path
- * factory).  Create: build schema 0 from the spec (meta/schema.c applies
- * Paimon's rules), validate options, publish schema/schema-0 with
- * publish-if-absent so two creators cannot both win.
+ * factory), after pm_schema_validate_table (options and table rules; the
+ * same pass runs on reload).  Create: build schema 0 from the spec
+ * (meta/schema.c applies Paimon's rules and validates it), then publish
+ * schema/schema-0 with publish-if-absent so two creators cannot both win;
+ * a refused spec writes nothing.
  */
 #include "table/table_internal.h"
 
@@ -65,8 +67,8 @@ static pm_error *strip_path(const char *path, char **out)
 
 static pm_error *derive_state(pm_table *t)
 {
+    PM_TRY(pm_schema_validate_table(t->schema, false));
     PM_TRY(pm_schema_partition_type(t->schema, &t->partition_type));
-    PM_TRY(pm_options_validate(t->schema->options));
     pm_path_factory_free(t->paths);
     t->paths = NULL;
     PM_TRY(pm_path_factory_new(&t->paths, t->path, t->partition_type, t->schema->options));
@@ -188,11 +190,12 @@ pm_error *pm_table_create(const char *path, const pm_table_spec *spec, bool igno
     PM_TRY_GOTO(e, pm_options_new(&opts), done);
     for (size_t i = 0; i < spec->noptions; i++)
         PM_TRY_GOTO(e, pm_options_set(opts, spec->option_keys[i], spec->option_values[i]), done);
-    PM_TRY_GOTO(e, pm_options_validate(opts), done);
+    /* builds schema 0 and runs the one validation pass
+     * (pm_schema_validate_table: options, keys, table rules) before
+     * anything is written */
     PM_TRY_GOTO(e, pm_schema_new_table(&s, spec->row_type, spec->partition_keys, spec->npartition_keys,
                                        spec->primary_keys, spec->nprimary_keys, opts, spec->comment,
                                        pm_now_millis()), done);
-    PM_TRY_GOTO(e, pm_schema_validate(s), done);
     bool committed = false;
     PM_TRY_GOTO(e, pm_schema_commit(fio, root, s, &committed), done);
     if (!committed && !ignore_if_exists)
