@@ -5,7 +5,9 @@
  *
  * Reading steps: open the file, check its magic (Avro "Obj\x01"; ORC and
  * Parquet named as unsupported), decode batches with our row type (fields
- * by name), convert each row into a struct appended to a growing array.
+ * by name), convert each row into a struct appended to a growing array,
+ * checking that every file name it holds is a plain name (safe_path.h:
+ * PM_ECORRUPT naming the manifest file and the field).
  * Writing steps: rows are appended to a pm_batch of the 2.0 row type and
  * handed to the Avro writer every 1000 rows (the rolling check cadence);
  * finishing a file closes (fsync) the output and records its size.
@@ -13,10 +15,12 @@
 #include "meta/manifest.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
+#include "meta/safe_path.h"
 #include "meta/stats.h"
 
 #define ROLL_CHECK_ROWS 1000
@@ -115,21 +119,52 @@ static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size
     return NULL;
 }
 
-static pm_error *entry_row(const pm_batch *b, int64_t row, const char *what, void *elem)
-{
-    return pm_manifest_entry_from_row(b, row, what, elem);
-}
-static pm_error *meta_row(const pm_batch *b, int64_t row, const char *what, void *elem)
-{
-    return pm_manifest_file_meta_from_row(b, row, what, elem);
-}
-static pm_error *index_row(const pm_batch *b, int64_t row, const char *what, void *elem)
-{
-    return pm_index_manifest_entry_from_row(b, row, what, elem);
-}
 static void entry_clear(void *p) { pm_manifest_entry_clear(p); }
 static void meta_clear(void *p) { pm_manifest_file_meta_clear(p); }
 static void index_clear(void *p) { pm_index_manifest_entry_clear(p); }
+
+/* A file name read from the metadata file `what` (field `field` of the
+ * entry of `file_name`) is a plain name (meta/safe_path.h). */
+static pm_error *check_name(const char *what, const char *field, const char *entry, const char *name)
+{
+    char f[768];
+    if (entry)
+        snprintf(f, sizeof f, "%s: %s of the entry of %s", what, field, entry);
+    else
+        snprintf(f, sizeof f, "%s: %s", what, field);
+    return pm_safe_file_name(PM_ECORRUPT, f, name);
+}
+
+/* The names are checked as rows are decoded, so no caller joins an
+ * untrusted name to a directory; external paths need the table's roots
+ * and are checked by the table layer (table/scan.c). */
+static pm_error *entry_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    PM_TRY(pm_manifest_entry_from_row(b, row, what, elem));
+    pm_manifest_entry *e = elem;
+    pm_error *err = check_name(what, "_FILE_NAME", NULL, e->file.file_name);
+    for (size_t i = 0; !err && i < e->file.extra_files.count; i++)
+        err = check_name(what, "_EXTRA_FILES", e->file.file_name, e->file.extra_files.items[i]);
+    if (err)
+        pm_manifest_entry_clear(e);
+    return err;
+}
+static pm_error *meta_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    PM_TRY(pm_manifest_file_meta_from_row(b, row, what, elem));
+    pm_error *err = check_name(what, "_FILE_NAME", NULL, ((pm_manifest_file_meta *)elem)->file_name);
+    if (err)
+        meta_clear(elem);
+    return err;
+}
+static pm_error *index_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    PM_TRY(pm_index_manifest_entry_from_row(b, row, what, elem));
+    pm_error *err = check_name(what, "_FILE_NAME", NULL, ((pm_index_manifest_entry *)elem)->index_file.file_name);
+    if (err)
+        index_clear(elem);
+    return err;
+}
 
 pm_error *pm_manifest_read(pm_fileio *fio, const char *path, pm_manifest_entry **out, size_t *count)
 {

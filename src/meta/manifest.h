@@ -4,7 +4,12 @@
  * ADD/DELETE merge of manifest entries.
  *
  * Reading: the file's first bytes must be the Avro magic; ORC or Parquet
- * manifests (the old `manifest.format` option) are PM_EUNSUPPORTED.  Rows
+ * manifests (the old `manifest.format` option) are PM_EUNSUPPORTED.  Names
+ * read from disk (a manifest list's manifest `_FILE_NAME`s, a manifest's
+ * data or changelog `_FILE_NAME` and `_EXTRA_FILES`, an index manifest's
+ * index `_FILE_NAME`) must be plain file names (meta/safe_path.h), else
+ * PM_ECORRUPT naming the file and the field; `_EXTERNAL_PATH`s are left to
+ * the table layer, which knows the table's external roots.  Rows
  * are decoded by field name with the newest field set, so files written by
  * any Paimon version (0.5 … master, top-level row nullable or not) read.
  *

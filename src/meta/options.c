@@ -18,6 +18,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "meta/safe_path.h"
 
 /* ------------------------------------------------------------------ */
 /* ordered map                                                          */
@@ -1243,6 +1244,31 @@ static pm_error *check_range(const pm_options *o, const range_rule *r)
     return out_of_range(o, r->id, "must be between %.0f and %.0f", r->lo, r->hi);
 }
 
+/* data-file.path-directory: a relative path inside the table, each
+ * segment a plain name (no "..", not absolute, no empty segment). */
+static pm_error *check_path_directory(const pm_options *o)
+{
+    const char *v = pm_options_raw(o, PM_OPT_DATA_FILE_PATH_DIRECTORY);
+    if (!v)
+        return NULL;
+    char seg[258];
+    for (const char *p = v;;) {
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n > 256)
+            n = 256; /* longer than any name: the check below refuses 256 bytes */
+        memcpy(seg, p, n);
+        seg[n] = '\0';
+        pm_error *e = pm_safe_file_name(PM_EINVALID, "segment", seg);
+        if (e)
+            return pm_error_wrap(e, PM_EINVALID, "option 'data-file.path-directory' has invalid value '%s': it must "
+                                 "be a relative directory inside the table", v);
+        if (!end)
+            return NULL;
+        p = end + 1;
+    }
+}
+
 /* Rules beyond a range: value sets and options that bound each other. */
 static pm_error *check_rules(const pm_options *o)
 {
@@ -1259,7 +1285,7 @@ static pm_error *check_rules(const pm_options *o)
     if (rmin > rmax)
         return out_of_range(o, PM_OPT_SNAPSHOT_NUM_RETAINED_MIN, "must not be larger than "
                                                                   "snapshot.num-retained.max (%d)", (int)rmax);
-    return NULL;
+    return check_path_directory(o);
 }
 
 pm_error *pm_options_validate(const pm_options *o)

@@ -16,6 +16,7 @@
 
 #include "base/mem.h"
 #include "base/util.h"
+#include "meta/safe_path.h"
 
 static void table_destroy(pm_table *t)
 {
@@ -51,6 +52,30 @@ int32_t pm_table_num_buckets(const pm_table *t)
         return -1;
     }
     return n;
+}
+
+pm_error *pm_table_check_external_path(pm_table *t, int64_t read_schema_id, const char *field, const char *path)
+{
+    const char *roots = pm_options_raw(pm_table_options(t), PM_OPT_DATA_FILE_EXTERNAL_PATHS);
+    pm_error *e = pm_safe_external_path(PM_ECORRUPT, field, path, roots);
+    if (!e || pm_error_code(e) != PM_ECORRUPT || read_schema_id < 0 || read_schema_id == t->schema->id)
+        return e;
+    const pm_schema *rs = NULL;
+    pm_error *le = pm_table_schema_by_id(t, read_schema_id, &rs);
+    if (le) {
+        pm_error_free(e);
+        return pm_error_wrap(le, 0, "%s: the external roots of schema %lld", field, (long long)read_schema_id);
+    }
+    const char *other = pm_options_raw(rs->options, PM_OPT_DATA_FILE_EXTERNAL_PATHS);
+    if (!other || (roots && !strcmp(other, roots)))
+        return e;
+    pm_error *e2 = pm_safe_external_path(PM_ECORRUPT, field, path, other);
+    if (!e2) {
+        pm_error_free(e);
+        return NULL;
+    }
+    pm_error_free(e2);
+    return e;
 }
 
 static pm_error *strip_path(const char *path, char **out)
