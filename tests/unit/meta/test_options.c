@@ -437,6 +437,14 @@ static void test_validate_ranges(void **state)
     o = opts_of((const char *const[]){"bucket", "-1", "target-file-row-num", "1", "target-file-size", "1 b", NULL});
     PM_OK_OR_FAIL(pm_options_validate(o));
     pm_options_free(o);
+    /* data-file.path-directory stays inside the table */
+    expect_invalid_naming("data-file.path-directory", "../elsewhere");
+    expect_invalid_naming("data-file.path-directory", "/abs/data");
+    expect_invalid_naming("data-file.path-directory", "data/../../x");
+    expect_invalid_naming("data-file.path-directory", "data//x");
+    o = opts_of((const char *const[]){"data-file.path-directory", "data/files", NULL});
+    PM_OK_OR_FAIL(pm_options_validate(o));
+    pm_options_free(o);
     /* options paimon-c only carries along are checked for their type alone */
     o = opts_of((const char *const[]){"snapshot.expire.limit", "0", "page-size", "0", NULL});
     PM_OK_OR_FAIL(pm_options_validate(o));
