@@ -9,13 +9,14 @@
  * and dictionary settings, statistics modes), never from whatever the table
  * looks like when the worker runs.
  *
- * Rolling (Java's RollingFileWriter): a file is closed when it holds
- * target_rows rows (exact: a batch is split there), or when, after a
- * batch, its size (written + buffered) reached target_size.  Files are
- * named `<data-file.prefix><uuid>-<n>.<ext>` (one uuid per writer) in the
- * bucket directory.  Sequence numbers continue across files from
- * start_seq, one per row.  Statistics follow table/write_stats.h (Parquet:
- * footer statistics; Avro: collected per row).
+ * Rolling (Java's RollingFileWriter, table/rolling_file_writer.h): a file
+ * is closed when it holds target_rows rows (exact: a batch is split
+ * there), or when, after a batch, its size (written + buffered) reached
+ * target_size.  Files are named `<data-file.prefix><uuid>-<n>.<ext>` (one
+ * uuid per writer) in the bucket directory.  Sequence numbers continue
+ * across files from start_seq, one per row.  Statistics follow
+ * table/write_stats.h (Parquet: footer statistics; Avro: collected per
+ * row).  Fault points (base/fault.h): writer-open, writer-close.
  *
  * Memory: one open file; Parquet buffers at most one row group, capped at
  * `row_group_limit` bytes.
