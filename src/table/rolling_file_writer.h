@@ -60,7 +60,6 @@
 #include "meta/data_file_meta.h"
 #include "meta/options.h"
 #include "paimon/batch.h"
-#include "table/file_roll.h"
 #include "table/write_stats.h"
 
 /* ------------------------------------------------------------------ */
@@ -164,6 +163,20 @@ void pm_rolling_file_writer_free(pm_rolling_file_writer *w);
 /* ------------------------------------------------------------------ */
 /* the steps (exported for the writers around it and for tests)        */
 
+/* Avro data-file codec: `avro.codec` when set (null, deflate, snappy,
+ * zstandard at level 3), else `compression` (NULL = the table's
+ * file.compression): zstd at file.compression.zstd-level, or a codec name
+ * above; none / uncompressed mean null.  Anything else is PM_EUNSUPPORTED
+ * naming the option. */
+pm_error *pm_roll_avro_codec(const pm_options *o, const char *compression, pm_avro_write_options *out);
+
+/* Rows [from, to) of b copied into dst (reset first; same columns). */
+pm_error *pm_roll_copy_range(pm_batch *dst, const pm_batch *b, int64_t from, int64_t to);
+
+/* Bytes buffered by b's columns (values, data, offsets, validity; values
+ * and data of direct children): the writers' estimate of a batch's size. */
+uint64_t pm_roll_raw_bytes(const pm_batch *b);
+
 /* Zero-copy row ranges: every column flat (no children, not nested). */
 bool pm_roll_viewable(const pm_batch *b);
 /* A view of rows [from, from + n) of a viewable b (from a multiple of 8):
@@ -171,5 +184,21 @@ bool pm_roll_viewable(const pm_batch *b);
  * addresses; both hold b->ncolumns entries).  Views are never freed
  * through the column API and live as long as b's buffers. */
 void pm_roll_batch_view(pm_batch *v, pm_column *cols, pm_column **ptrs, const pm_batch *b, int64_t from, int64_t n);
+
+/* Column statistics of the fields of `type` (a ROW): none when
+ * `disabled`, else from accs[i] (Avro) when accs is set, else from the
+ * Parquet result with modes[i].  *out is an array of type->nfields (at
+ * least one) entries that the caller clears (pm_col_stats_clear) and frees. */
+pm_error *pm_roll_col_stats(const pm_type *type, const pm_stats_mode *modes, bool disabled, pm_stats_accum *accs,
+                            const pm_pq_write_result *res, pm_col_stats **out);
+
+/* Append-table keys: min and max key = the empty BinaryRow, empty key stats. */
+pm_error *pm_roll_empty_keys(pm_data_file_meta *m);
+
+/* creation time = now (local wall clock), delete row count, file source. */
+void pm_roll_stamp(pm_data_file_meta *m, int64_t deletes, pm_file_source source);
+
+/* Moves *m to the end of (*arr, *n, *cap) (grown by doubling from 4). */
+pm_error *pm_roll_push_file(pm_data_file_meta **arr, size_t *n, size_t *cap, const pm_data_file_meta *m);
 
 #endif
