@@ -15,40 +15,47 @@
 #include "compact/compact_writer.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/mem.h"
-#include "table/rolling_file_writer.h"
 
 struct pm_compact_writer {
     pm_rolling_file_writer *rw;
     char *dir;
 };
 
+void pm_compact_writer_rolling_options(const pm_compact_writer_options *o, pm_fileio *fio,
+                                       pm_rolling_file_writer_options *ro)
+{
+    memset(ro, 0, sizeof *ro);
+    ro->fio = fio;
+    ro->dir = o->dir;
+    ro->file_type = o->row_type;
+    ro->options = o->table_options;
+    ro->format = o->format;
+    ro->compression = o->compression;
+    ro->compression_override = true;
+    ro->target_size = o->target_size;
+    ro->target_rows = o->target_rows;
+    ro->check = PM_ROLL_CHECK_WRITE;
+    ro->avro_size_buffered = true;
+    ro->row_group_limit = o->row_group_limit;
+    ro->schema_id = o->schema_id;
+    ro->level = o->level;
+    ro->source = PM_FILE_SOURCE_COMPACT;
+    ro->start_seq = o->start_seq;
+    ro->what = "compaction output";
+}
+
 pm_error *pm_compact_writer_new(pm_compact_writer **out, pm_fileio *fio, const pm_compact_writer_options *o)
 {
     *out = NULL;
     pm_compact_writer *w;
     PM_TRY(pm_calloc(&w, 1, sizeof *w));
-    pm_rolling_file_writer_options ro = {0};
-    ro.fio = fio;
-    ro.dir = o->dir;
-    ro.file_type = o->row_type;
-    ro.options = o->table_options;
-    ro.format = o->format;
-    ro.compression = o->compression;
-    ro.compression_override = true;
-    ro.target_size = o->target_size;
-    ro.target_rows = o->target_rows;
-    ro.check = PM_ROLL_CHECK_WRITE;
-    ro.avro_size_buffered = true;
-    ro.row_group_limit = o->row_group_limit;
-    ro.schema_id = o->schema_id;
-    ro.level = o->level;
-    ro.source = PM_FILE_SOURCE_COMPACT;
-    ro.start_seq = o->start_seq;
+    pm_rolling_file_writer_options ro;
+    pm_compact_writer_rolling_options(o, fio, &ro);
     ro.fault_open = "writer-open";
     ro.fault_close = "writer-close";
-    ro.what = "compaction output";
     pm_error *e = pm_strdup(&w->dir, o->dir);
     if (!e)
         e = pm_rolling_file_writer_new(&w->rw, &ro);

@@ -32,6 +32,7 @@
 #include "meta/options.h"
 #include "paimon/batch.h"
 #include "paimon/error.h"
+#include "table/rolling_file_writer.h"
 
 typedef struct pm_compact_writer pm_compact_writer;
 
@@ -50,6 +51,11 @@ typedef struct pm_compact_writer_options {
 } pm_compact_writer_options;
 
 pm_error *pm_compact_writer_new(pm_compact_writer **out, pm_fileio *fio, const pm_compact_writer_options *o);
+/* The rolling file writer's settings of a compaction task's outputs (no
+ * fault points; strings borrowed from o), shared with the row-group
+ * passthrough writer. */
+void pm_compact_writer_rolling_options(const pm_compact_writer_options *o, pm_fileio *fio,
+                                       pm_rolling_file_writer_options *ro);
 /* Append all rows of b (its columns follow row_type). */
 pm_error *pm_compact_writer_write(pm_compact_writer *w, const pm_batch *b);
 /* Close the open file and move every closed file's meta out (*files
