@@ -3,10 +3,10 @@
  * rolling data files → DataFileMeta → commit messages (table_write.h).
  *
  * Steps of pm_table_writer_write(batch):
- *  1. Align: one column per table field, matched by name (missing nullable
- *     fields become all-null columns, unknown names and mismatched types
- *     are PM_EINVALID, a null in a NOT NULL field is PM_EINVALID).  The
- *     aligned batch borrows the caller's columns.
+ *  1. Align (table/write_align.h): one column per table field, matched by
+ *     name (missing nullable fields become all-null columns, unknown names
+ *     and mismatched types are PM_EINVALID, a null in a NOT NULL field is
+ *     PM_EINVALID).  The aligned batch borrows the caller's columns.
  *  2. Route: each row's partition = BinaryRow of the partition-key values
  *     (serialized, 4-byte arity prefix); bucket = 0 for unaware tables,
  *     else the bucket function on the bucket-key BinaryRow (types/bucket.h).
@@ -45,6 +45,7 @@
 #include "table/bucket_index.h"
 #include "table/bucket_restore.h"
 #include "table/rolling_file_writer.h"
+#include "table/write_align.h"
 #include "table/partition.h"
 #include "table/pk_write.h"
 #include "table/write_stats.h"
@@ -98,42 +99,11 @@ struct pm_table_writer {
     int32_t *route;            /* writer index per row */
     int64_t *order;            /* rows grouped by writer */
     size_t route_cap;
-    pm_column **aligned_cols;
-    pm_column **null_cols;     /* cached all-null columns for missing fields */
+    pm_write_aligner align;    /* input columns → table fields */
 };
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
-
-/* Same value layout, ignoring nullability, field ids and string lengths. */
-static bool compatible(const pm_type *in, const pm_type *want)
-{
-    if (in->id != want->id)
-        return false;
-    switch (want->id) {
-    case PM_TYPE_DECIMAL:
-        return in->precision == want->precision && in->scale == want->scale;
-    case PM_TYPE_TIMESTAMP:
-    case PM_TYPE_TIMESTAMP_LTZ:
-        return pm_timestamp_units_per_second(in->precision) ==
-               pm_timestamp_units_per_second(want->precision);
-    case PM_TYPE_ARRAY:
-    case PM_TYPE_MULTISET:
-        return compatible(in->element, want->element);
-    case PM_TYPE_MAP:
-        return compatible(in->key, want->key) && compatible(in->value, want->value);
-    case PM_TYPE_ROW:
-        if (in->nfields != want->nfields)
-            return false;
-        for (size_t i = 0; i < want->nfields; i++)
-            if (strcmp(in->fields[i].name, want->fields[i].name) ||
-                !compatible(in->fields[i].type, want->fields[i].type))
-                return false;
-        return true;
-    default:
-        return true;
-    }
-}
 
 /* After an abort: remove the bucket directory and its partition
  * directories when they are empty (pm_fileio_rmdir keeps non-empty ones,
@@ -203,20 +173,6 @@ static pm_error *check_supported(const pm_table *t, const pm_options *o)
     return NULL;
 }
 
-static pm_error *field_indexes(const pm_type *rt, const pm_str_list *names, size_t **out, const char *what)
-{
-    PM_TRY(pm_calloc(out, names->count ? names->count : 1, sizeof **out));
-    for (size_t i = 0; i < names->count; i++) {
-        ptrdiff_t k = pm_type_field_index(rt, names->items[i]);
-        if (k < 0)
-            return pm_error_new(PM_EINVALID, "%s '%s' is not a field of the table", what, names->items[i]);
-        if (pm_type_is_nested(rt->fields[k].type))
-            return pm_error_new(PM_EUNSUPPORTED, "%s '%s' has a nested type", what, names->items[i]);
-        (*out)[i] = (size_t)k;
-    }
-    return NULL;
-}
-
 /* The settings of the bucket writers' rolling writers, checked once by
  * a writer that never opens a file. */
 static pm_error *roll_settings(pm_table_writer *w)
@@ -270,10 +226,9 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
         return pm_error_new(PM_EINVALID, "target-file-row-num must be positive, got %lld",
                             (long long)w->target_rows);
     PM_TRY(roll_settings(w));
-    size_t nf = w->row_type->nfields;
 
     /* partition keys */
-    PM_TRY(field_indexes(w->row_type, &w->schema->partition_keys, &w->part_idx, "partition key"));
+    PM_TRY(pm_write_field_indexes(w->row_type, &w->schema->partition_keys, &w->part_idx, "partition key"));
     w->npart = w->schema->partition_keys.count;
 
     /* buckets */
@@ -284,7 +239,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     if (w->nbuckets > 0) {
         pm_str_list keys = {0};
         PM_TRY(pm_schema_bucket_keys(w->schema, &keys));
-        pm_error *e = keys.count ? field_indexes(w->row_type, &keys, &w->bkey_idx, "bucket key")
+        pm_error *e = keys.count ? pm_write_field_indexes(w->row_type, &keys, &w->bkey_idx, "bucket key")
                                  : pm_error_new(PM_EINVALID, "a fixed-bucket append table (bucket=%d) needs "
                                                              "the bucket-key option", (int)w->nbuckets);
         w->nbkey = keys.count;
@@ -295,8 +250,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
         w->bfn = fn == PM_BUCKET_FN_MOD ? PM_BUCKET_FN_MOD : fn == PM_BUCKET_FN_HIVE ? PM_BUCKET_FN_HIVE
                                                                                      : PM_BUCKET_FN_DEFAULT;
     }
-    PM_TRY(pm_calloc(&w->aligned_cols, nf ? nf : 1, sizeof *w->aligned_cols));
-    PM_TRY(pm_calloc(&w->null_cols, nf ? nf : 1, sizeof *w->null_cols));
+    PM_TRY(pm_write_aligner_init(&w->align, w->row_type, NULL));
     w->threads = o && o->threads > 1 ? (o->threads < 64 ? o->threads : 64) : 1;
     if (w->threads > 1) /* the pool itself starts when work first runs in parallel */
         PM_TRY(pm_calloc(&w->lanes, w->threads, sizeof *w->lanes));
@@ -335,11 +289,7 @@ void pm_table_writer_free(pm_table_writer *w)
     pm_buf_free(&w->pbuf);
     free(w->route);
     free(w->order);
-    if (w->null_cols)
-        for (size_t i = 0; i < w->row_type->nfields; i++)
-            pm_column_release(w->null_cols[i]);
-    free(w->null_cols);
-    free(w->aligned_cols);
+    pm_write_aligner_free(&w->align);
     pm_pool_free(w->pool);
     free(w->lanes);
     free(w);
@@ -463,67 +413,6 @@ static pm_error *bucket_write(pm_table_writer *w, bucket_writer *bw, const pm_ba
 
 /* ------------------------------------------------------------------ */
 /* write                                                               */
-
-static pm_error *null_column(pm_table_writer *w, size_t i, int64_t n, pm_column **out)
-{
-    pm_column *c = w->null_cols[i];
-    if (!c) {
-        PM_TRY(pm_column_new(&c, w->row_type->fields[i].type));
-        w->null_cols[i] = c;
-    }
-    if (c->length != n) {
-        pm_column_reset(c);
-        PM_TRY(pm_column_reserve(c, n));
-        for (int64_t r = 0; r < n; r++)
-            PM_TRY(pm_column_append_null(c));
-    }
-    *out = c;
-    return NULL;
-}
-
-static pm_error *align(pm_table_writer *w, const pm_batch *in, pm_batch *ab)
-{
-    const pm_type *rt = w->row_type, *it = in->type;
-    int64_t n = in->num_rows;
-    for (size_t i = 0; i < it->nfields; i++)
-        if (pm_type_field_index(rt, it->fields[i].name) < 0)
-            return pm_error_new(PM_EINVALID, "unknown column '%s' (not a field of the table)",
-                                it->fields[i].name);
-    for (size_t i = 0; i < rt->nfields; i++) {
-        const pm_field *f = &rt->fields[i];
-        ptrdiff_t k = pm_type_field_index(it, f->name);
-        if (k < 0) {
-            if (!f->type->nullable && n > 0)
-                return pm_error_new(PM_EINVALID, "column '%s' is NOT NULL but missing from the input", f->name);
-            PM_TRY(null_column(w, i, n, &w->aligned_cols[i]));
-            continue;
-        }
-        pm_column *c = in->columns[k];
-        if (!compatible(c->type, f->type)) {
-            char *a = pm_type_to_string(c->type), *b = pm_type_to_string(f->type);
-            pm_error *e = pm_error_new(PM_EINVALID, "column '%s' has type %s, the table expects %s", f->name,
-                                       a ? a : "?", b ? b : "?");
-            free(a);
-            free(b);
-            return e;
-        }
-        if (c->length < n)
-            return pm_error_new(PM_EINVALID, "column '%s' has %lld rows, the batch %lld", f->name,
-                                (long long)c->length, (long long)n);
-        if (!f->type->nullable && c->null_count > 0) {
-            for (int64_t r = 0; r < n; r++)
-                if (pm_column_is_null(c, r))
-                    return pm_error_new(PM_EINVALID, "column '%s' is NOT NULL, but row %lld is null", f->name,
-                                        (long long)r);
-        }
-        w->aligned_cols[i] = c;
-    }
-    ab->type = (pm_type *)(uintptr_t)rt;
-    ab->num_rows = n;
-    ab->ncolumns = rt->nfields;
-    ab->columns = w->aligned_cols;
-    return NULL;
-}
 
 static pm_error *route_rows(pm_table_writer *w, const pm_batch *ab)
 {
@@ -717,7 +606,8 @@ pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
         return NULL;
     pm_batch ab;
     memset(&ab, 0, sizeof ab);
-    PM_TRY(align(w, b, &ab));
+    PM_TRY(pm_write_align(&w->align, b));
+    pm_write_aligned_batch(&w->align, b->num_rows, &ab);
     int64_t n = ab.num_rows;
     if (w->npart == 0 && w->nbuckets <= 0)
         return write_single(w, &ab);
