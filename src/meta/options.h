@@ -247,7 +247,7 @@ typedef struct pm_str_list {
 } pm_str_list;
 void pm_str_list_free(pm_str_list *l);
 
-/* ---- value parsers (Java-compatible, see top) ---- */
+/* ---- value parsers (Java-compatible, see top; meta/option_parse.c) ---- */
 pm_error *pm_parse_int32(const char *text, int32_t *out);
 pm_error *pm_parse_int64(const char *text, int64_t *out);
 pm_error *pm_parse_bool(const char *text, bool *out);
