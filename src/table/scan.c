@@ -99,17 +99,6 @@ static pm_error *check_manifest_format(pm_table *t)
     return NULL;
 }
 
-typedef struct entry_vec {
-    pm_manifest_entry *v;
-    size_t n, cap;
-} entry_vec;
-
-static void entry_vec_free(entry_vec *ev)
-{
-    pm_manifest_entries_free(ev->v, ev->n);
-    memset(ev, 0, sizeof *ev);
-}
-
 /* Every external path of the entries lies under the table's roots (the
  * reader checked the file names). */
 static pm_error *check_external_paths(pm_table *t, int64_t read_schema_id, const char *path,
@@ -127,7 +116,7 @@ static pm_error *check_external_paths(pm_table *t, int64_t read_schema_id, const
 
 /* Read one manifest, keep the entries that pass the filters (moved into ev). */
 static pm_error *collect_manifest(pm_table *t, int64_t read_schema_id, const char *name, pm_part_matcher *pm,
-                                  int32_t bucket, entry_vec *ev)
+                                  int32_t bucket, pm_manifest_entry_list *ev)
 {
     char *path = NULL;
     PM_TRY(pm_path_factory_manifest_path(t->paths, name, &path));
@@ -205,7 +194,7 @@ static int cmp_item(const void *a, const void *b)
 }
 
 /* Group merged ADD entries into buckets (entries are consumed). */
-static pm_error *group_entries(pm_table *t, entry_vec *ev, pm_bucket_files **out, size_t *nout)
+static pm_error *group_entries(pm_table *t, pm_manifest_entry_list *ev, pm_bucket_files **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
@@ -370,7 +359,7 @@ static pm_error *scan_snapshot(pm_table *t, const pm_snapshot *s, pm_part_matche
     pm_manifest_file_meta *metas = NULL;
     size_t nm = 0;
     PM_TRY(pm_snapshot_data_manifests(t->fio, t->paths, s, &metas, &nm));
-    entry_vec ev = {0};
+    pm_manifest_entry_list ev = {0};
     pm_error *e = NULL;
     for (size_t i = 0; i < nm && !e; i++) {
         if (!manifest_bucket_may_match(&metas[i], bucket))
@@ -386,7 +375,7 @@ static pm_error *scan_snapshot(pm_table *t, const pm_snapshot *s, pm_part_matche
     size_t nb = 0;
     if (!e)
         e = group_entries(t, &ev, &bs, &nb);
-    entry_vec_free(&ev);
+    pm_manifest_entry_list_free(&ev);
     if (!e)
         e = attach_index(t, s, bs, nb);
     if (e) {
