@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/util.h"
@@ -389,8 +390,8 @@ pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *co
     co.since_snapshot_id = r0->snapshot_id;
     co.validate = validate;
     co.validate_arg = &vc;
-    if (pm_compact_fault("commit-before-publish")) {
-        e = pm_error_new(PM_EIO, "injected fault: commit-before-publish");
+    if (pm_fault("compact-commit-before-publish")) {
+        e = pm_error_new(PM_EIO, "injected fault: compact-commit-before-publish");
         goto done;
     }
     e = pm_table_commit(t, &co, msgs, n, &m.snapshot_id);

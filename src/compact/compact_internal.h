@@ -234,8 +234,5 @@ const char *pm_compact_base_name(const char *path);
 pm_error *pm_compact_manifest_list_entries(pm_table *t, const char *name,
                                            pm_error *(*fn)(void *ctx, const pm_manifest_entry *e), void *ctx);
 
-/* Test failpoints: PAIMON_FAULT_INJECT names one (comma-separated list).
- * Only builds without NDEBUG check the variable. */
-bool pm_compact_fault(const char *name);
 
 #endif

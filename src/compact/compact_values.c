@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "compact/compact_internal.h"
@@ -533,25 +534,3 @@ void pm_resources_free(pm_resources *r)
 /* ------------------------------------------------------------------ */
 /* fault injection (tests)                                             */
 
-bool pm_compact_fault(const char *name)
-{
-#ifdef NDEBUG
-    (void)name;
-    return false;
-#else
-    const char *v = getenv("PAIMON_FAULT_INJECT");
-    if (!v || !*v)
-        return false;
-    size_t n = strlen(name);
-    for (const char *p = v; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n))
-            return true;
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    return false;
-#endif
-}

@@ -489,6 +489,20 @@ pm_error *pm_schema_num_buckets(const pm_schema *s, int32_t *out)
     return pm_options_int(s->options, PM_OPT_BUCKET, NULL, out);
 }
 
+/* Every name of the list option `id` must be a field of the schema. */
+static pm_error *check_field_list(const pm_schema *s, pm_option_id id, const char *what)
+{
+    pm_str_list l = {0};
+    PM_TRY(pm_options_list(s->options, id, &l));
+    pm_error *e = NULL;
+    for (size_t i = 0; i < l.count && !e; i++)
+        if (pm_type_field_index(s->row_type, l.items[i]) < 0)
+            e = pm_error_new(PM_EINVALID, "%s '%s' (option %s) is not a field of the table", what, l.items[i],
+                             pm_option_def_get(id)->key);
+    pm_str_list_free(&l);
+    return e;
+}
+
 pm_error *pm_schema_validate(const pm_schema *s)
 {
     if (!s->row_type || s->row_type->id != PM_TYPE_ROW)
@@ -500,6 +514,30 @@ pm_error *pm_schema_validate(const pm_schema *s)
     pm_str_list_free(&l);
     int32_t b;
     PM_TRY(pm_schema_num_buckets(s, &b));
+    return NULL;
+}
+
+pm_error *pm_schema_validate_table(const pm_schema *s, bool creating)
+{
+    PM_TRY(pm_schema_validate(s));
+    PM_TRY(pm_options_validate(s->options));
+    PM_TRY(check_field_list(s, PM_OPT_SEQUENCE_FIELD, "sequence field"));
+    const char *rkf = pm_options_get(s->options, "rowkind.field");
+    if (rkf && pm_type_field_index(s->row_type, rkf) < 0)
+        return pm_error_new(PM_EINVALID, "rowkind.field '%s' is not a field of the table", rkf);
+    if (!creating)
+        return NULL;
+    /* SchemaValidation rules Java applies to new tables only (old tables,
+     * e.g. version-1 schemas that got bucket=1, still open) */
+    pm_str_list l;
+    PM_TRY(original_bucket_keys(s, &l));
+    bool has_bucket_key = l.count > 0;
+    pm_str_list_free(&l);
+    int32_t b;
+    PM_TRY(pm_schema_num_buckets(s, &b));
+    if (b > 0 && !s->primary_keys.count && !has_bucket_key)
+        return pm_error_new(PM_EINVALID, "a fixed-bucket append table (bucket=%d) needs the bucket-key option",
+                            (int)b);
     return NULL;
 }
 
@@ -672,7 +710,7 @@ static pm_error *build_new_table(pm_schema *s, const pm_type *row_type,
     free(ids);
     PM_TRY(e);
     s->highest_field_id = highest;
-    return pm_schema_validate(s);
+    return pm_schema_validate_table(s, true);
 }
 
 pm_error *pm_schema_new_table(pm_schema **out, const pm_type *row_type,

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/append/append.h"
@@ -313,7 +314,7 @@ static pm_error *stream_inputs(append_run *c)
         PM_TRY(passthrough_input(c, f, &copied));
         if (!copied)
             PM_TRY(decode_input(c, f));
-        if (!copied && i == 0 && pm_compact_fault("execute-after-first-input"))
+        if (!copied && i == 0 && pm_fault("execute-after-first-input"))
             return pm_error_new(PM_EIO, "injected fault: execute-after-first-input");
     }
     return c->pt_active ? flush_pt(c->pt, c->r) : flush_writer(c->w, c->r);

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/pk/pk_exec.h"
@@ -265,7 +266,7 @@ static pm_error *run_steps(pm_pk_exec *x, pm_levels *lv)
             e = upgrade(x, st->file);
         else
             e = pm_pk_rewrite(x, st->sections, st->nsections, x->pk->drop_delete);
-        if (!e && pm_compact_fault("pk-execute-after-first-step"))
+        if (!e && pm_fault("pk-execute-after-first-step"))
             e = pm_error_new(PM_EIO, "injected fault: pk-execute-after-first-step");
     }
     pm_task_plan_clear(&plan);
