@@ -2,7 +2,7 @@
 #   make          build libpaimon (static + shared) and build/paimon
 #   make test     install deps, build with ASan+UBSan, run unit tests, fuzz smoke, interop tests,
 #                 the build checks (layers, exported symbols) and the examples against an installed prefix
-#   make check-frontends  the include rule of the front ends (cli/ ...; not yet in make test)
+#   make check-frontends  the include rule of the front ends (cli/, examples/ ...: only paimon/*.h)
 #   make demo     install deps, build, run the built-in example
 #   make fuzz     longer libFuzzer runs (FUZZ_SECONDS per target, default 60)
 #   make bench    build and run benchmarks against the named peers
@@ -63,8 +63,8 @@ stress: deps-test build
 valgrind: deps-test build
 	@scripts/valgrind.sh build
 
-# Build checks: includes follow docs/architecture.md's layers (src/ and
-# include/; the front ends separately until cli/ uses only paimon/*.h),
+# Build checks: includes follow docs/architecture.md's layers (src/,
+# include/, and the front ends, which include only paimon/*.h),
 # libpaimon exports exactly the PM_API declarations, the examples build and
 # run against an installed prefix, and the checks catch what they should.
 check-layers:
@@ -82,7 +82,7 @@ check-scripts: deps-test build
 test-examples: build
 	@scripts/test_examples.sh build
 
-check: check-layers check-symbols check-scripts test-examples
+check: check-layers check-frontends check-symbols check-scripts test-examples
 
 test: unit fuzz-smoke interop check
 

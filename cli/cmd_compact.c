@@ -1,5 +1,5 @@
 /*
- * cli/cmd_compact.c — compaction commands.
+ * cli/cmd_compact.c — compaction commands, on paimon/compact.h.
  *
  *   paimon compact TABLE [--partition k=v[,k2=v2]]... [--full] [--parallelism N]
  *                  [--memory BYTES] [--option k=v]... [--json] [--commit-user U]
@@ -18,92 +18,44 @@
  *       deletes the prepared files of results that will not be committed
  * --option k=v overrides a table option for this compaction (planning
  * thresholds, output size), like the options of Java's compact procedure.
- * Errors go to stderr with a non-zero exit code (1 failure, 2 usage).
+ * Plans, tasks and results are untrusted input: the library checks that
+ * every file they name stays inside their table.  Errors go to stderr with
+ * a non-zero exit code (1 failure, 2 usage).
  */
 #include <errno.h>
-#include <jansson.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "base/buf.h"
-#include "base/mem.h"
-#include "base/pool.h"
-#include "base/util.h"
 #include "cli.h"
-#include "compact/compact_internal.h"
-#include "compact/compact_run.h"
-#include "compact/pk_compact.h"
-#include "meta/options.h"
 #include "paimon/compact.h"
-#include "table/commit_message.h"
+#include "paimon/options.h"
+#include "paimon/read.h"
 
-/* ------------------------------------------------------------------ */
-/* helpers                                                             */
-
-static pm_error *read_text(const char *path, char **out, size_t *len)
-{
-    *out = NULL;
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f)
-        return pm_error_new(errno == ENOENT ? PM_ENOTFOUND : PM_EIO, "open %s: %s", path, strerror(errno));
-    pm_buf b = PM_BUF_INIT;
-    char chunk[65536];
-    size_t n;
-    pm_error *e = NULL;
-    while (!e && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        e = pm_buf_append(&b, chunk, n);
-    if (!e && ferror(f))
-        e = pm_error_new(PM_EIO, "read %s: %s", path, strerror(errno));
-    if (f != stdin)
-        fclose(f);
-    const char *s;
-    if (!e)
-        e = pm_buf_cstr(&b, &s);
-    if (e) {
-        pm_buf_free(&b);
-        return e;
-    }
-    *len = b.len;
-    *out = (char *)pm_buf_detach(&b, len);
-    return NULL;
-}
-
-static void human_bytes(int64_t v, char *out, size_t cap)
-{
-    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double d = (double)v;
-    int i = 0;
-    while (d >= 1024 && i < 4) {
-        d /= 1024;
-        i++;
-    }
-    if (i == 0)
-        snprintf(out, cap, "%lld B", (long long)v);
-    else
-        snprintf(out, cap, "%.1f %s", d, u[i]);
-}
+#define MAX_PARALLELISM 1024
 
 static void print_metrics_json(const pm_compact_metrics *m)
 {
-    printf("{\"snapshot_id\":%lld,\"tasks\":%lld,\"files_removed\":%lld,\"files_added\":%lld,"
-           "\"rows_read\":%lld,\"rows_written\":%lld,\"bytes_read\":%lld,\"bytes_written\":%lld,"
-           "\"duration_ms\":%lld}\n",
-           (long long)m->snapshot_id, (long long)m->tasks, (long long)m->files_removed, (long long)m->files_added,
-           (long long)m->rows_read, (long long)m->rows_written, (long long)m->bytes_read,
-           (long long)m->bytes_written, (long long)m->duration_ms);
+    printf("{\"snapshot_id\":%" PRId64 ",\"tasks\":%" PRId64 ",\"files_removed\":%" PRId64 ",\"files_added\":%" PRId64
+           ",\"rows_read\":%" PRId64 ",\"rows_written\":%" PRId64 ",\"bytes_read\":%" PRId64 ",\"bytes_written\":%" PRId64
+           ",\"duration_ms\":%" PRId64 "}\n",
+           m->snapshot_id, m->tasks, m->files_removed, m->files_added, m->rows_read, m->rows_written, m->bytes_read,
+           m->bytes_written, m->duration_ms);
 }
 
 static void print_metrics_text(const pm_compact_metrics *m, const char *what)
 {
     char a[32], b[32];
-    human_bytes(m->bytes_read, a, sizeof a);
-    human_bytes(m->bytes_written, b, sizeof b);
-    printf("%s %lld task%s: %lld files (%s, %lld rows) -> %lld files (%s, %lld rows)\n", what,
-           (long long)m->tasks, m->tasks == 1 ? "" : "s", (long long)m->files_removed, a, (long long)m->rows_read,
-           (long long)m->files_added, b, (long long)m->rows_written);
-    printf("snapshot %lld (COMPACT) in %.3f s\n", (long long)m->snapshot_id, (double)m->duration_ms / 1000.0);
+    pm_cli_human_bytes(m->bytes_read, a, sizeof a);
+    pm_cli_human_bytes(m->bytes_written, b, sizeof b);
+    printf("%s %" PRId64 " task%s: %" PRId64 " files (%s, %" PRId64 " rows) -> %" PRId64 " files (%s, %" PRId64
+           " rows)\n",
+           what, m->tasks, m->tasks == 1 ? "" : "s", m->files_removed, a, m->rows_read, m->files_added, b,
+           m->rows_written);
+    printf("snapshot %" PRId64 " (COMPACT) in %.3f s\n", m->snapshot_id, (double)m->duration_ms / 1000.0);
 }
 
 typedef struct common_args {
@@ -115,9 +67,9 @@ typedef struct common_args {
     bool full;
     bool json;
     const char *commit_user;
-    long parallelism;
+    int64_t parallelism;
     int64_t memory;
-    long task;
+    int64_t task;
     const char **files;
     size_t nfiles;
 } common_args;
@@ -136,12 +88,16 @@ static int parse_args(const char *cmd, int argc, char **argv, bool want_table, c
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         bool has_value = i + 1 < argc;
+        int rc = 0;
         if (!strcmp(s, "--partition")) {
             if (!has_value)
                 return pm_cli_usage_error(cmd, "--partition needs k=v");
-            a->partitions[a->npartitions++] = argv[++i];
+            pm_error *e = pm_partition_filter_check(argv[++i]);
+            if (e)
+                return pm_cli_bad_argument(cmd, e);
+            a->partitions[a->npartitions++] = argv[i];
         } else if (!strcmp(s, "--option")) {
-            if (!has_value || !strchr(argv[i + 1], '='))
+            if (!has_value || !strchr(argv[i + 1], '=') || argv[i + 1][0] == '=')
                 return pm_cli_usage_error(cmd, "--option needs k=v");
             a->options[a->noptions++] = argv[++i];
         } else if (!strcmp(s, "--full")) {
@@ -152,28 +108,20 @@ static int parse_args(const char *cmd, int argc, char **argv, bool want_table, c
             if (!has_value || !*argv[i + 1])
                 return pm_cli_usage_error(cmd, "--commit-user needs a value");
             a->commit_user = argv[++i];
-        } else if (!strcmp(s, "--parallelism") || !strcmp(s, "--task") || !strcmp(s, "--memory")) {
+        } else if (!strcmp(s, "--memory")) {
             if (!has_value)
-                return pm_cli_usage_error(cmd, "%s needs a value", s);
-            const char *v = argv[++i];
-            if (!strcmp(s, "--memory")) {
-                pm_error *e = pm_parse_memory_size(v, &a->memory);
-                if (e || a->memory <= 0) {
-                    pm_error_free(e);
-                    return pm_cli_usage_error(cmd, "--memory needs a positive size (e.g. 256mb), got '%s'", v);
-                }
-                continue;
+                return pm_cli_usage_error(cmd, "--memory needs a value");
+            pm_error *e = pm_option_parse_memory_size(&a->memory, argv[++i]);
+            if (e || a->memory <= 0) {
+                pm_error_free(e);
+                return pm_cli_usage_error(cmd, "--memory needs a positive size (e.g. 256mb), got '%s'", argv[i]);
             }
-            char *end;
-            errno = 0;
-            long x = strtol(v, &end, 10);
-            if (!*v || *end || errno || x < 0 || (!strcmp(s, "--parallelism") && x == 0))
-                return pm_cli_usage_error(cmd, "%s needs a %s integer, got '%s'", s,
-                                          !strcmp(s, "--task") ? "non-negative" : "positive", v);
-            if (!strcmp(s, "--task"))
-                a->task = x;
-            else
-                a->parallelism = x;
+        } else if (!strcmp(s, "--parallelism")) {
+            rc = has_value ? pm_cli_parse_int(cmd, s, argv[++i], 1, MAX_PARALLELISM, &a->parallelism)
+                           : pm_cli_usage_error(cmd, "%s needs a value", s);
+        } else if (!strcmp(s, "--task")) {
+            rc = has_value ? pm_cli_parse_int(cmd, s, argv[++i], 0, INT32_MAX, &a->task)
+                           : pm_cli_usage_error(cmd, "%s needs a value", s);
         } else if (s[0] == '-' && s[1]) {
             return pm_cli_usage_error(cmd, "unknown option '%s'", s);
         } else if (want_table && !a->table) {
@@ -181,6 +129,8 @@ static int parse_args(const char *cmd, int argc, char **argv, bool want_table, c
         } else {
             a->files[a->nfiles++] = s;
         }
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -192,13 +142,32 @@ static void free_args(common_args *a)
     free(a->options);
 }
 
+static void compact_options(const common_args *a, pm_resources *res, pm_compact_options *o)
+{
+    pm_compact_options_init(o);
+    o->commit_user = a->commit_user;
+    o->partitions = a->partitions;
+    o->npartitions = a->npartitions;
+    o->full = a->full;
+    o->resources = res;
+    o->dynamic_options = a->options;
+    o->ndynamic_options = a->noptions;
+}
+
 /* ------------------------------------------------------------------ */
 /* progress                                                            */
 
 typedef struct progress {
     bool tty;
-    uint64_t start;
+    struct timespec start;
 } progress;
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
 
 static void on_progress(void *ctx, size_t done, size_t total, const pm_compact_result *r)
 {
@@ -208,9 +177,8 @@ static void on_progress(void *ctx, size_t done, size_t total, const pm_compact_r
         return;
     int width = 30;
     int fill = total ? (int)((double)done / (double)total * width) : width;
-    double secs = (double)(pm_monotonic_ns() - p->start) / 1e9;
     fprintf(stderr, "\r[%.*s%*s] %zu/%zu tasks %.1fs", fill, "##############################", width - fill, "",
-            done, total, secs);
+            done, total, seconds_since(&p->start));
     if (done == total)
         fputc('\n', stderr);
     fflush(stderr);
@@ -223,19 +191,21 @@ static void usage_compact(FILE *f)
 {
     fprintf(f, "usage: paimon compact TABLE [--partition k=v[,k2=v2]]... [--full] [--parallelism N]\n"
                "                      [--memory SIZE] [--option k=v]... [--json] [--commit-user U]\n\n"
-               "Compact the small files of an append table: plan, execute and commit one COMPACT snapshot.\n"
+               "Compact a table: plan, execute and commit one COMPACT snapshot.\n"
                "  --partition k=v   only these partitions (repeatable: OR)\n"
-               "  --full            full compaction (rewrite every small file of a bucket)\n"
-               "  --parallelism N   buckets compacted at once (default: CPUs, at most 4)\n"
+               "  --full            full compaction\n"
+               "  --parallelism N   buckets compacted at once, 1..%d (default: CPUs, at most 4; never more\n"
+               "                    than the buckets to compact)\n"
                "  --memory SIZE     memory budget shared by the running tasks (default 256mb)\n"
                "  --option k=v      table option for this compaction only (e.g. compaction.min.file-num=2)\n"
                "  --json            print the metrics as JSON\n"
-               "  --commit-user U   commit user (default: random); retries with the same user are idempotent\n");
+               "  --commit-user U   commit user (default: random); retries with the same user are idempotent\n",
+            MAX_PARALLELISM);
 }
 
 static pm_error *make_resources(const common_args *a, pm_resources **out)
 {
-    size_t threads = a->parallelism > 0 ? (size_t)a->parallelism : pm_cpu_count();
+    size_t threads = a->parallelism > 0 ? (size_t)a->parallelism : pm_cli_cpu_count();
     if (a->parallelism <= 0 && threads > 4)
         threads = 4;
     return pm_resources_new(out, a->memory > 0 ? a->memory : 256LL << 20, threads);
@@ -250,44 +220,35 @@ int pm_cmd_compact(int argc, char **argv)
     }
     common_args a;
     int rc = parse_args(cmd, argc, argv, true, &a);
+    if (!rc && (!a.table || a.nfiles || a.task >= 0))
+        rc = pm_cli_usage_error(cmd, a.table ? "unexpected arguments" : "missing TABLE");
     if (rc) {
         free_args(&a);
         return rc;
-    }
-    if (!a.table || a.nfiles || a.task >= 0) {
-        free_args(&a);
-        return pm_cli_usage_error(cmd, a.table ? "unexpected arguments" : "missing TABLE");
     }
     pm_table *t = NULL;
     pm_resources *res = NULL;
     pm_compact_builder *b = NULL;
     pm_compact_plan *p = NULL;
     pm_error *e = NULL;
-    uint64_t t0 = pm_monotonic_ns();
+    progress pr = {isatty(STDERR_FILENO) && !a.json, {0, 0}};
+    clock_gettime(CLOCK_MONOTONIC, &pr.start);
     PM_TRY_GOTO(e, pm_table_open(&t, a.table, NULL), done);
     PM_TRY_GOTO(e, make_resources(&a, &res), done);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, res, a.options, a.noptions};
+    pm_compact_options o;
+    compact_options(&a, res, &o);
+    o.progress = on_progress;
+    o.progress_ctx = &pr;
+    o.parallelism = (size_t)a.parallelism;
     PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &o), done);
-    PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
-    pm_compact_metrics m;
-    memset(&m, 0, sizeof m);
-    if (!p->ntasks) {
-        m.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
-        if (a.json)
-            print_metrics_json(&m);
-        else if (p->snapshot_id)
-            printf("nothing to compact at snapshot %lld\n", (long long)p->snapshot_id);
-        else
-            printf("nothing to compact: the table has no snapshot\n");
-        goto done;
-    }
-    progress pr = {isatty(STDERR_FILENO) && !a.json, t0};
-    PM_TRY_GOTO(e, pm_compact_run_plan(&m, t, p, res, res->threads, on_progress, &pr), done);
-    m.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    PM_TRY_GOTO(e, pm_compact_run(&m, b), done);
     if (a.json)
         print_metrics_json(&m);
-    else
+    else if (m.snapshot_id)
         print_metrics_text(&m, "compacted");
+    else
+        printf("nothing to compact\n");
 done:
     pm_compact_plan_free(p);
     pm_compact_builder_free(b);
@@ -312,13 +273,11 @@ int pm_cmd_compact_plan(int argc, char **argv)
     }
     common_args a;
     int rc = parse_args(cmd, argc, argv, true, &a);
+    if (!rc && (!a.table || a.nfiles || a.task >= 0 || a.json || a.parallelism || a.memory))
+        rc = pm_cli_usage_error(cmd, a.table ? "unexpected arguments" : "missing TABLE");
     if (rc) {
         free_args(&a);
         return rc;
-    }
-    if (!a.table || a.nfiles || a.task >= 0 || a.json || a.parallelism) {
-        free_args(&a);
-        return pm_cli_usage_error(cmd, a.table ? "unexpected arguments" : "missing TABLE");
     }
     pm_table *t = NULL;
     pm_compact_builder *b = NULL;
@@ -326,10 +285,11 @@ int pm_cmd_compact_plan(int argc, char **argv)
     char *json = NULL;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_table_open(&t, a.table, NULL), done);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, a.commit_user, a.partitions, a.npartitions, a.full, NULL, a.options, a.noptions};
+    pm_compact_options o;
+    compact_options(&a, NULL, &o);
     PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &o), done);
     PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
-    PM_TRY_GOTO(e, pm_compact_plan_to_json(p, &json), done);
+    PM_TRY_GOTO(e, pm_compact_plan_to_json(&json, p), done);
     printf("%s\n", json);
     if (fflush(stdout))
         e = pm_error_new(PM_EIO, "write the plan: %s", strerror(errno));
@@ -345,17 +305,6 @@ done:
 /* ------------------------------------------------------------------ */
 /* paimon compact-exec                                                 */
 
-/* Whether the JSON document's top-level "kind" is `kind`. */
-static bool doc_kind_is(const char *text, size_t len, const char *kind)
-{
-    json_error_t err;
-    json_t *root = json_loadb(text, len, 0, &err);
-    const json_t *k = root ? json_object_get(root, "kind") : NULL;
-    bool is = json_is_string(k) && !strcmp(json_string_value(k), kind);
-    json_decref(root);
-    return is;
-}
-
 int pm_cmd_compact_exec(int argc, char **argv)
 {
     const char *cmd = "compact-exec";
@@ -368,13 +317,11 @@ int pm_cmd_compact_exec(int argc, char **argv)
     }
     common_args a;
     int rc = parse_args(cmd, argc, argv, false, &a);
+    if (!rc && a.nfiles != 1)
+        rc = pm_cli_usage_error(cmd, "expected one PLAN.json or TASK.json");
     if (rc) {
         free_args(&a);
         return rc;
-    }
-    if (a.nfiles != 1) {
-        free_args(&a);
-        return pm_cli_usage_error(cmd, "expected one PLAN.json or TASK.json");
     }
     char *text = NULL;
     size_t len = 0;
@@ -382,19 +329,22 @@ int pm_cmd_compact_exec(int argc, char **argv)
     pm_compact_task *own = NULL;
     const pm_compact_task *task = NULL;
     pm_table *t = NULL;
+    pm_resources *res = NULL;
     pm_compact_result *r = NULL;
     char *json = NULL;
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, read_text(a.files[0], &text, &len), done);
-    if (doc_kind_is(text, len, "task")) {
+    pm_compact_doc_kind kind;
+    PM_TRY_GOTO(e, pm_cli_read_file(a.files[0], &text, &len), done);
+    PM_TRY_GOTO(e, pm_error_wrap(pm_compact_doc_kind_of(&kind, text, len), 0, "%s", a.files[0]), done);
+    if (kind == PM_COMPACT_DOC_TASK) {
         PM_TRY_GOTO(e, pm_compact_task_from_json(&own, text, len), done);
         task = own;
-        if (a.task >= 0 && a.task != own->task_index) {
-            e = pm_error_new(PM_EINVALID, "%s holds task %lld, not %ld", a.files[0], (long long)own->task_index,
+        if (a.task >= 0 && (size_t)a.task != pm_compact_task_index(own)) {
+            e = pm_error_new(PM_EINVALID, "%s holds task %zu, not %" PRId64, a.files[0], pm_compact_task_index(own),
                              a.task);
             goto done;
         }
-    } else {
+    } else if (kind == PM_COMPACT_DOC_PLAN) {
         PM_TRY_GOTO(e, pm_compact_plan_from_json(&p, text, len), done);
         if (a.task < 0) {
             e = pm_error_new(PM_EINVALID, "--task I is required with a plan");
@@ -402,13 +352,18 @@ int pm_cmd_compact_exec(int argc, char **argv)
         }
         task = pm_compact_plan_task(p, (size_t)a.task);
         if (!task) {
-            e = pm_error_new(PM_EINVALID, "the plan has %zu task(s); there is no task %ld", p->ntasks, a.task);
+            e = pm_error_new(PM_EINVALID, "the plan has %zu task(s); there is no task %" PRId64,
+                             pm_compact_plan_task_count(p), a.task);
             goto done;
         }
+    } else {
+        e = pm_error_new(PM_EINVALID, "%s is a compaction result, not a plan or a task", a.files[0]);
+        goto done;
     }
-    PM_TRY_GOTO(e, pm_table_open(&t, task->table_path, NULL), done);
-    PM_TRY_GOTO(e, pm_compact_execute_with_budget(&r, t, task, a.memory > 0 ? a.memory : 256LL << 20), done);
-    PM_TRY_GOTO(e, pm_compact_result_to_json(r, &json), done);
+    PM_TRY_GOTO(e, pm_table_open(&t, pm_compact_task_table_path(task), NULL), done);
+    PM_TRY_GOTO(e, pm_resources_new(&res, a.memory > 0 ? a.memory : 256LL << 20, 0), done);
+    PM_TRY_GOTO(e, pm_compact_execute(&r, t, task, res), done);
+    PM_TRY_GOTO(e, pm_compact_result_to_json(&json, r), done);
     printf("%s\n", json);
     if (fflush(stdout)) {
         e = pm_error_new(PM_EIO, "write the result: %s", strerror(errno));
@@ -417,6 +372,7 @@ int pm_cmd_compact_exec(int argc, char **argv)
 done:
     free(json);
     pm_compact_result_free(r);
+    pm_resources_free(res);
     pm_table_free(t);
     pm_compact_task_free(own);
     pm_compact_plan_free(p);
@@ -428,22 +384,30 @@ done:
 /* ------------------------------------------------------------------ */
 /* paimon compact-commit / compact-abort                               */
 
+static void free_results(pm_compact_result **r, size_t n)
+{
+    for (size_t i = 0; r && i < n; i++)
+        pm_compact_result_free(r[i]);
+    free(r);
+}
+
 static pm_error *load_results(const common_args *a, pm_compact_result ***out)
 {
     *out = NULL;
-    pm_compact_result **r;
-    PM_TRY(pm_calloc(&r, a->nfiles ? a->nfiles : 1, sizeof *r));
+    pm_compact_result **r = calloc(a->nfiles ? a->nfiles : 1, sizeof *r);
+    if (!r)
+        return pm_error_new(PM_ENOMEM, "out of memory");
     pm_error *e = NULL;
     for (size_t i = 0; i < a->nfiles && !e; i++) {
         char *text = NULL;
         size_t len = 0;
-        e = read_text(a->files[i], &text, &len);
+        e = pm_cli_read_file(a->files[i], &text, &len);
         if (!e)
             e = pm_error_wrap(pm_compact_result_from_json(&r[i], text, len), 0, "%s", a->files[i]);
         free(text);
     }
     if (e) {
-        pm_compact_results_free(r, a->nfiles);
+        free_results(r, a->nfiles);
         return e;
     }
     *out = r;
@@ -462,27 +426,25 @@ int pm_cmd_compact_commit(int argc, char **argv)
     }
     common_args a;
     int rc = parse_args(cmd, argc, argv, true, &a);
+    if (!rc && (!a.table || !a.nfiles))
+        rc = pm_cli_usage_error(cmd, !a.table ? "missing TABLE" : "missing RESULT.json");
     if (rc) {
         free_args(&a);
         return rc;
-    }
-    if (!a.table || !a.nfiles) {
-        free_args(&a);
-        return pm_cli_usage_error(cmd, !a.table ? "missing TABLE" : "missing RESULT.json");
     }
     pm_compact_result **r = NULL;
     pm_table *t = NULL;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, load_results(&a, &r), done);
     PM_TRY_GOTO(e, pm_table_open(&t, a.table, NULL), done);
-    pm_compact_metrics m;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     PM_TRY_GOTO(e, pm_compact_commit(&m, t, a.commit_user, r, a.nfiles), done);
     if (a.json)
         print_metrics_json(&m);
     else
         print_metrics_text(&m, "committed");
 done:
-    pm_compact_results_free(r, a.nfiles);
+    free_results(r, a.nfiles);
     pm_table_free(t);
     free_args(&a);
     return e ? pm_cli_fail(cmd, e) : 0;
@@ -499,39 +461,39 @@ int pm_cmd_compact_abort(int argc, char **argv)
     const char *cmd = "compact-abort";
     if (pm_cli_wants_help(argc, argv)) {
         printf("usage: paimon compact-abort [TABLE] RESULT.json...\n\n"
-               "Delete the prepared files of compaction results that will never be committed.\n"
-               "Results already committed are refused.  TABLE defaults to the table the results name.\n");
+               "Delete the prepared files of compaction results that will never be committed: only files\n"
+               "the results could have produced in that table, never a live one.  Results already\n"
+               "committed are refused.  TABLE defaults to the table the results name.\n");
         return 0;
     }
     common_args a;
     int rc = parse_args(cmd, argc, argv, false, &a);
-    if (rc) {
-        free_args(&a);
-        return rc;
-    }
     const char *table = NULL;
-    if (a.nfiles && !ends_with(a.files[0], ".json") && strcmp(a.files[0], "-")) {
+    if (!rc && a.nfiles && !ends_with(a.files[0], ".json") && strcmp(a.files[0], "-")) {
         table = a.files[0];
         memmove(a.files, a.files + 1, (a.nfiles - 1) * sizeof *a.files);
         a.nfiles--;
     }
-    if (!a.nfiles) {
+    if (!rc && !a.nfiles)
+        rc = pm_cli_usage_error(cmd, "missing RESULT.json");
+    if (rc) {
         free_args(&a);
-        return pm_cli_usage_error(cmd, "missing RESULT.json");
+        return rc;
     }
     pm_compact_result **r = NULL;
     pm_table *t = NULL;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, load_results(&a, &r), done);
-    PM_TRY_GOTO(e, pm_table_open(&t, table ? table : r[0]->table_path, NULL), done);
+    PM_TRY_GOTO(e, pm_table_open(&t, table ? table : pm_compact_result_table_path(r[0]), NULL), done);
     PM_TRY_GOTO(e, pm_compact_abort(t, r, a.nfiles), done);
     size_t files = 0;
     for (size_t i = 0; i < a.nfiles; i++)
-        files += r[i]->nafter + r[i]->nindex_added;
+        files += pm_compact_result_files_after(r[i]) + pm_compact_result_index_files_added(r[i]) +
+                 pm_compact_result_changelog_files(r[i]);
     printf("aborted %zu result%s: %zu prepared file%s deleted\n", a.nfiles, a.nfiles == 1 ? "" : "s", files,
            files == 1 ? "" : "s");
 done:
-    pm_compact_results_free(r, a.nfiles);
+    free_results(r, a.nfiles);
     pm_table_free(t);
     free_args(&a);
     return e ? pm_cli_fail(cmd, e) : 0;

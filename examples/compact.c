@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     }
     printf("executed %zu task(s)\n", executed);
 
-    pm_compact_metrics m = {0};
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     if ((e = pm_compact_commit(&m, t, NULL, results, executed))) {
         /* PM_EUNCERTAIN: the snapshot may have been published; retrying the
          * same commit is safe, deleting the files is not. */

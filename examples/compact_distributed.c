@@ -43,7 +43,7 @@ static pm_error *worker(const char *table_path, const char *task_json, char **re
     if (!e)
         e = pm_compact_execute(&r, t, task, NULL);
     if (!e) {
-        e = pm_compact_result_to_json(r, result_json);
+        e = pm_compact_result_to_json(result_json, r);
         if (e) /* the result cannot be sent: its files would be orphans */
             pm_error_free(pm_compact_abort(t, &r, 1));
     }
@@ -68,7 +68,7 @@ static pm_error *plan_tasks(pm_table *t, char ***tasks, size_t *ntasks, int64_t 
     /* A plan survives a round trip through JSON (e.g. a coordinator that
      * restarts); the tasks are taken from the copy read back. */
     if (!e)
-        e = pm_compact_plan_to_json(p, &plan_json);
+        e = pm_compact_plan_to_json(&plan_json, p);
     if (!e)
         e = pm_compact_plan_from_json(&copy, plan_json, strlen(plan_json));
     if (!e) {
@@ -82,7 +82,7 @@ static pm_error *plan_tasks(pm_table *t, char ***tasks, size_t *ntasks, int64_t 
         else
             *ntasks = n;
         for (size_t i = 0; !e && i < n; i++)
-            e = pm_compact_task_to_json(pm_compact_plan_task(copy, i), &(*tasks)[i]);
+            e = pm_compact_task_to_json(&(*tasks)[i], pm_compact_plan_task(copy, i));
     }
     free(plan_json);
     pm_compact_plan_free(copy);
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
         nresults++;
     }
 
-    pm_compact_metrics m = {0};
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     if ((e = pm_compact_commit(&m, t, NULL, results, nresults))) {
         keep = pm_error_code(e) == PM_EUNCERTAIN; /* retry the commit instead */
         rc = report(e, "commit");

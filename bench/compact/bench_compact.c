@@ -139,7 +139,7 @@ static void run(const char *path, size_t threads, int64_t memory, const char **o
     TRY("open", pm_table_open(&t, path, NULL));
     pm_resources *res = NULL;
     TRY("resources", pm_resources_new(&res, memory, threads));
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, res, opts, nopts};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, res, opts, nopts, NULL, NULL, 0};
     pm_compact_builder *b = NULL;
     TRY("builder", pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;
@@ -147,7 +147,7 @@ static void run(const char *path, size_t threads, int64_t memory, const char **o
     size_t files_before = 0;
     for (size_t i = 0; i < p->ntasks; i++)
         files_before += p->tasks[i]->nfiles;
-    pm_compact_metrics m;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     TRY("run", pm_compact_run_plan(&m, t, p, res, threads, NULL, NULL));
     double wall = (double)(pm_monotonic_ns() - t0) / 1e9;
     double cpu = cpu_seconds() - c0;

@@ -8,6 +8,7 @@
  *                                                 private new files (publishes nothing)
  *   pm_compact_commit(table, results)             validates, then publishes ONE
  *                                                 COMPACT snapshot atomically
+ *   pm_compact_run(builder)                       all three in one call
  *
  * Planning and execution publish nothing.  An empty plan or an empty result
  * list publishes nothing.  Plans, tasks and results are plain values that
@@ -27,8 +28,15 @@
  * commit.  pm_compact_abort deletes the prepared files of results that will
  * never be committed and names any file it could not delete.
  *
+ * Plans, tasks and results may come from anywhere (other processes,
+ * machines, a network): they are checked when read from JSON and again
+ * before they are executed, committed or aborted, and a bad one changes
+ * nothing on disk.
+ *
  * Ownership: every *_new has a *_free; getters return values owned by the
- * object they are called on, valid while it lives.
+ * object they are called on, valid while it lives.  Options, metrics and
+ * counters are versioned structs: initialize them with their _INIT macro
+ * (or pm_compact_options_init).
  */
 #ifndef PAIMON_COMPACT_H
 #define PAIMON_COMPACT_H
@@ -37,15 +45,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "paimon/version.h"
 #include "paimon/error.h"
 #include "paimon/table.h"
+#include "paimon/version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define PM_COMPACT_OPTIONS_VERSION 1
+#define PM_COMPACT_METRICS_VERSION 1
+#define PM_COMPACT_COUNTERS_VERSION 1
 #define PM_COMPACT_FORMAT_VERSION 1
 
 typedef struct pm_compact_builder pm_compact_builder;
@@ -54,9 +64,17 @@ typedef struct pm_compact_task pm_compact_task;
 typedef struct pm_compact_result pm_compact_result;
 typedef struct pm_resources pm_resources;
 
-/* Memory budget and thread pool shared by reading and writing. */
+/* Memory budget and thread pool shared by reading and writing.
+ * memory_budget_bytes > 0; threads 0 = no pool (tasks run on the caller's
+ * thread).  Free with pm_resources_free (after every builder using it). */
 PM_API pm_error *pm_resources_new(pm_resources **out, int64_t memory_budget_bytes, size_t threads);
 PM_API void pm_resources_free(pm_resources *r);
+
+/* Called after each task of pm_compact_run: `done` of `total` tasks are
+ * finished; r is the task's result (NULL when the task failed), valid
+ * only during the call.  Calls are serialized (never two at once), from
+ * the pool's threads or the caller's. */
+typedef void (*pm_compact_progress_fn)(void *ctx, size_t done, size_t total, const pm_compact_result *r);
 
 typedef struct pm_compact_options {
     int version;                         /* PM_COMPACT_OPTIONS_VERSION */
@@ -64,15 +82,30 @@ typedef struct pm_compact_options {
     const char *const *partitions;       /* partition filters "k=v[,k2=v2]" (OR); NULL = all */
     size_t npartitions;
     bool full;                           /* explicit full compaction */
-    pm_resources *resources;             /* NULL = defaults */
+    pm_resources *resources;             /* NULL = 256 MiB and min(CPUs, 4) threads */
     /* Dynamic table options "k=v" for this compaction only (planning
      * thresholds and output settings), like Java's compact procedure
      * options; they override the table's options.  NULL = none. */
     const char *const *dynamic_options;
     size_t ndynamic_options;
+    pm_compact_progress_fn progress;     /* pm_compact_run: NULL = none */
+    void *progress_ctx;
+    /* pm_compact_run: buckets compacted at once; 0 = the resources'
+     * threads.  Capped by the pool's threads and by the number of buckets
+     * to compact (append-unaware tables: tasks, which are independent). */
+    size_t parallelism;
 } pm_compact_options;
 
+#define PM_COMPACT_OPTIONS_INIT {.version = PM_COMPACT_OPTIONS_VERSION}
+/* *o = PM_COMPACT_OPTIONS_INIT (every other field zero / NULL). */
+PM_API void pm_compact_options_init(pm_compact_options *o);
+
+/* What a run or a commit did.  The caller sets `version`
+ * (PM_COMPACT_METRICS_INIT); the library fills the fields that version
+ * knows and refuses (PM_EINVALID) a version it does not know, before doing
+ * anything. */
 typedef struct pm_compact_metrics {
+    int version;                         /* PM_COMPACT_METRICS_VERSION */
     int64_t snapshot_id;                 /* published (or found on retry); 0 = none */
     int64_t tasks;
     int64_t files_removed;
@@ -83,43 +116,103 @@ typedef struct pm_compact_metrics {
     int64_t bytes_written;
     int64_t duration_ms;
 } pm_compact_metrics;
-#define PM_COMPACT_METRICS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0}
 
+#define PM_COMPACT_METRICS_INIT {.version = PM_COMPACT_METRICS_VERSION}
+
+/* What one task did (versioned like the metrics). */
+typedef struct pm_compact_counters {
+    int version;                         /* PM_COMPACT_COUNTERS_VERSION */
+    int64_t rows_read;                   /* rows in the input files */
+    int64_t rows_deleted;                /* of those, dropped by deletion vectors */
+    int64_t rows_written;
+    int64_t bytes_read;                  /* input file sizes */
+    int64_t bytes_written;               /* output file sizes */
+    int64_t duration_ms;
+} pm_compact_counters;
+
+#define PM_COMPACT_COUNTERS_INIT {.version = PM_COMPACT_COUNTERS_VERSION}
+
+/* The builder borrows t (and o->resources) until it is freed; it copies
+ * everything else it needs from o (NULL = defaults). */
 PM_API pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm_compact_options *o);
 PM_API void pm_compact_builder_free(pm_compact_builder *b);
 
-/* Plan against the latest snapshot (nothing is written). */
+/* Plan against the latest snapshot (nothing is written).  The plan is
+ * independent of the builder and the table afterwards. */
 PM_API pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b);
 PM_API void pm_compact_plan_free(pm_compact_plan *p);
-PM_API int64_t pm_compact_plan_snapshot_id(const pm_compact_plan *p);
+/* Plan getters: strings owned by the plan, valid while it lives. */
+PM_API int64_t pm_compact_plan_snapshot_id(const pm_compact_plan *p);   /* 0 = the table had no snapshot */
 PM_API const char *pm_compact_plan_id(const pm_compact_plan *p);
 PM_API const char *pm_compact_plan_commit_user(const pm_compact_plan *p);
+PM_API const char *pm_compact_plan_table_path(const pm_compact_plan *p);
 PM_API size_t pm_compact_plan_task_count(const pm_compact_plan *p);
+/* Task i, owned by the plan (valid while it lives); NULL when i is out of range. */
 PM_API const pm_compact_task *pm_compact_plan_task(const pm_compact_plan *p, size_t i);
 
-/* Execute one task (private outputs only).  r may be NULL. */
-PM_API pm_error *pm_compact_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task,
-                                    pm_resources *r);
-/* Execute every task of a plan (tasks of different buckets in parallel on
- * the resources' pool, tasks of one bucket in order) and commit them. */
+/* Task getters: strings owned by the task, valid while it lives. */
+PM_API size_t pm_compact_task_index(const pm_compact_task *t);
+PM_API const char *pm_compact_task_table_path(const pm_compact_task *t);
+PM_API const char *pm_compact_task_plan_id(const pm_compact_task *t);
+PM_API int32_t pm_compact_task_bucket(const pm_compact_task *t);
+PM_API size_t pm_compact_task_file_count(const pm_compact_task *t);       /* input files */
+
+/* Execute one task (private outputs only) with the resources' memory
+ * budget (r NULL = 256 MiB).  The task is checked first (its table is t,
+ * t's mode, every file name plain, external paths under t's roots).
+ * *out owned by the caller (pm_compact_result_free). */
+PM_API pm_error *pm_compact_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, pm_resources *r);
+/* Plan, execute every task (tasks of different buckets in parallel on the
+ * resources' pool, tasks of one bucket in order; the options' progress
+ * and parallelism) and commit them in one COMPACT snapshot.  *out (may be
+ * NULL) gets the metrics (all zero and snapshot id 0 when nothing was to
+ * be compacted). */
 PM_API pm_error *pm_compact_run(pm_compact_metrics *out, pm_compact_builder *b);
 
 /* Publish results of ONE plan in one COMPACT snapshot.  commit_user NULL =
- * the plan's commit user recorded in the results. */
+ * the plan's commit user recorded in the results.  The results are
+ * checked first (their table is t, t's mode, file names, external paths):
+ * PM_EINVALID naming the field, nothing published. */
 PM_API pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *commit_user,
-                                   pm_compact_result *const *results, size_t n);
-/* Delete the prepared files of results never submitted. */
+                            pm_compact_result *const *results, size_t n);
+/* Delete the prepared files of results never submitted: only files of t
+ * that a result could have produced (plain names as the writers name data,
+ * changelog and index files, in t's bucket directories, index directory or
+ * external roots) and that no snapshot references (a live one is refused
+ * naming it, and nothing is deleted).  Names every file it could not
+ * delete. */
 PM_API pm_error *pm_compact_abort(pm_table *t, pm_compact_result *const *results, size_t n);
 PM_API void pm_compact_result_free(pm_compact_result *r);
 PM_API void pm_compact_task_free(pm_compact_task *t);
 
-/* Serde: JSON text with "format": PM_COMPACT_FORMAT_VERSION.  *out malloc'd. */
-PM_API pm_error *pm_compact_plan_to_json(const pm_compact_plan *p, char **out);
+/* Result getters: strings owned by the result, valid while it lives. */
+PM_API size_t pm_compact_result_task_index(const pm_compact_result *r);
+PM_API const char *pm_compact_result_table_path(const pm_compact_result *r);
+PM_API const char *pm_compact_result_plan_id(const pm_compact_result *r);
+PM_API size_t pm_compact_result_files_before(const pm_compact_result *r);     /* inputs removed or upgraded */
+PM_API size_t pm_compact_result_files_after(const pm_compact_result *r);      /* outputs (and upgraded inputs) */
+PM_API size_t pm_compact_result_changelog_files(const pm_compact_result *r);
+PM_API size_t pm_compact_result_index_files_added(const pm_compact_result *r);
+/* The task's counters into *out (out->version set by the caller with
+ * PM_COMPACT_COUNTERS_INIT; PM_EINVALID for an unknown version). */
+PM_API pm_error *pm_compact_result_counters(const pm_compact_result *r, pm_compact_counters *out);
+
+/* Serde: JSON text with "format": PM_COMPACT_FORMAT_VERSION.  *out is
+ * malloc'd (free()).  Reading is strict (unknown or missing keys, wrong
+ * types, ranges, file names that are not plain names: PM_EINVALID naming
+ * the field, e.g. "result.after[0].file_name"). */
+PM_API pm_error *pm_compact_plan_to_json(char **out, const pm_compact_plan *p);
 PM_API pm_error *pm_compact_plan_from_json(pm_compact_plan **out, const char *json, size_t len);
-PM_API pm_error *pm_compact_task_to_json(const pm_compact_task *t, char **out);
+PM_API pm_error *pm_compact_task_to_json(char **out, const pm_compact_task *t);
 PM_API pm_error *pm_compact_task_from_json(pm_compact_task **out, const char *json, size_t len);
-PM_API pm_error *pm_compact_result_to_json(const pm_compact_result *r, char **out);
+PM_API pm_error *pm_compact_result_to_json(char **out, const pm_compact_result *r);
 PM_API pm_error *pm_compact_result_from_json(pm_compact_result **out, const char *json, size_t len);
+
+typedef enum { PM_COMPACT_DOC_PLAN, PM_COMPACT_DOC_TASK, PM_COMPACT_DOC_RESULT } pm_compact_doc_kind;
+/* Which document a JSON text is (its "format" and "kind"), without
+ * reading the rest: PM_EINVALID for malformed JSON or an unknown kind,
+ * PM_EUNSUPPORTED for another format version. */
+PM_API pm_error *pm_compact_doc_kind_of(pm_compact_doc_kind *out, const char *json, size_t len);
 
 #ifdef __cplusplus
 }

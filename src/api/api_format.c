@@ -26,7 +26,7 @@
 #include "io/fileio.h"
 #include "meta/options.h"
 #include "paimon/format.h"
-#include "table/file_roll.h"
+#include "table/rolling_file_writer.h"
 
 void pm_format_options_init(pm_format_options *o)
 {

@@ -154,3 +154,14 @@ pm_error *pm_hex_encode(pm_buf *out, const uint8_t *d, size_t len)
     }
     return NULL;
 }
+
+bool pm_ascii_eq_nocase(const char *a, size_t an, const char *b)
+{
+    size_t bn = strlen(b);
+    if (an != bn)
+        return false;
+    for (size_t i = 0; i < an; i++)
+        if (pm_ascii_lower(a[i]) != pm_ascii_lower(b[i]))
+            return false;
+    return true;
+}

@@ -1,9 +1,11 @@
 /*
- * base/util.h — small shared helpers: clocks, random ids, base64, hex.
+ * base/util.h — small shared helpers: clocks, random ids, base64, hex,
+ * ASCII case folding.
  */
 #ifndef PM_BASE_UTIL_H
 #define PM_BASE_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +27,11 @@ pm_error *pm_uuid(char out[37]);
 pm_error *pm_base64_encode(pm_buf *out, const uint8_t *data, size_t len);
 /* Decode standard base64 (padding optional); PM_EINVALID on bad characters. */
 pm_error *pm_base64_decode(pm_buf *out, const char *text, size_t len);
+
+/* ASCII case folding (locale-independent). */
+static inline char pm_ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
+/* [a, a + an) equals the string b, ignoring ASCII case. */
+bool pm_ascii_eq_nocase(const char *a, size_t an, const char *b);
 
 /* Lowercase hex. */
 pm_error *pm_hex_encode(pm_buf *out, const uint8_t *data, size_t len);

@@ -1,15 +1,23 @@
 /*
- * compact/compact_auto.c — the automatic compaction round after a data
- * commit (contract in compact_run.h).
+ * compact/compact_auto.c — automatic compaction around a data commit
+ * (contract in compact_auto.h): the round after a write and the write
+ * stall before one.
  *
- * Steps: write-only / mode check → write.compaction.parallelism → touched
- * (partition, bucket) pairs (given, or read from the data snapshot's delta
- * manifests) → builder restricted to them, latest snapshot → plan → execute
- * with at most `parallelism` buckets at once → commit with the writer's
- * commit user.  A PM_ECONFLICT (another writer or job compacted the same
- * files) aborts that attempt's outputs and plans again against the new
- * latest snapshot, up to commit.max-retries times with the commit backoff.  Errors are wrapped so the message says the data commit
- * stays committed, keeping the cause.
+ * A round: builder restricted to the given (partition, bucket) pairs,
+ * latest snapshot → plan → execute with at most `threads` buckets at once
+ * → commit with the writer's commit user.  A PM_ECONFLICT (another writer
+ * or job compacted the same files) aborts that attempt's outputs and plans
+ * again against the new latest snapshot, up to commit.max-retries times
+ * with the commit backoff (commit.min-retry-wait .. commit.max-retry-wait,
+ * doubling, 20% jitter).
+ * After a write: write-only / mode check → write.compaction.parallelism →
+ * touched pairs (given, or read from the data snapshot's delta manifests)
+ * → an automatic round (the planners' automatic thresholds); a latest
+ * snapshot below the data snapshot is a conflict.  Errors are wrapped so
+ * the message says the data commit stays committed, keeping the cause.
+ * Write stall: write-only / mode check → the mode's write_stall over the
+ * latest snapshot → an explicit round over the stalled buckets, one at a
+ * time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +25,7 @@
 
 #include "base/mem.h"
 #include "base/util.h"
+#include "compact/compact_auto.h"
 #include "compact/compact_run.h"
 #include "meta/manifest.h"
 #include "table/table_internal.h"
@@ -80,94 +89,62 @@ static pm_error *touched_add(touched *t, const pm_bytes *p, int32_t bucket)
     return NULL;
 }
 
+static pm_error *touched_entry(void *ctx, const pm_manifest_entry *en)
+{
+    return en->kind == PM_FILE_ADD ? touched_add(ctx, &en->partition, en->bucket) : NULL;
+}
+
 /* The (partition, bucket) pairs a data snapshot added files to. */
 static pm_error *touched_from_snapshot(pm_table *t, int64_t id, touched *out)
 {
     pm_snapshot *s = NULL;
     PM_TRY(pm_snapshot_store_load(t->snapshots, id, &s));
     pm_error *e = NULL;
-    char *path = NULL;
-    pm_manifest_file_meta *metas = NULL;
-    size_t nmetas = 0;
-    if (s->delta_manifest_list) {
-        PM_TRY_GOTO(e, pm_path_factory_manifest_path(t->paths, s->delta_manifest_list, &path), done);
-        PM_TRY_GOTO(e, pm_manifest_list_read(t->fio, path, &metas, &nmetas), done);
-    }
-    for (size_t i = 0; i < nmetas && !e; i++) {
-        char *mp = NULL;
-        pm_manifest_entry *en = NULL;
-        size_t nen = 0;
-        e = pm_path_factory_manifest_path(t->paths, metas[i].file_name, &mp);
-        if (!e)
-            e = pm_manifest_read(t->fio, mp, &en, &nen);
-        for (size_t k = 0; k < nen && !e; k++)
-            if (en[k].kind == PM_FILE_ADD)
-                e = touched_add(out, &en[k].partition, en[k].bucket);
-        pm_manifest_entries_free(en, nen);
-        free(mp);
-    }
-done:
-    pm_manifest_file_metas_free(metas, nmetas);
-    free(path);
+    if (s->delta_manifest_list)
+        e = pm_compact_manifest_list_entries(t, s->delta_manifest_list, touched_entry, out);
     pm_snapshot_free(s);
     return e ? pm_error_wrap(e, 0, "files touched by snapshot %lld", (long long)id) : NULL;
 }
 
-pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t data_snapshot_id,
-                                 const char *commit_user, const pm_bytes *partitions, const int32_t *buckets,
-                                 size_t ntouched)
-{
-    if (out)
-        memset(out, 0, sizeof *out);
-    const pm_options *o = pm_table_options(t);
-    bool write_only = false;
-    PM_TRY(pm_options_bool(o, PM_OPT_WRITE_ONLY, &write_only));
-    if (write_only)
-        return NULL;
-    pm_compact_mode mode;
-    pm_error *e = pm_compact_check_table(t, &mode);
-    if (e && pm_error_code(e) == PM_EUNSUPPORTED) {
-        pm_error_free(e); /* such tables keep their plain write behavior */
-        return NULL;
-    }
-    PM_TRY(e);
-    int32_t par;
-    PM_TRY(parallelism_option(o, &par));
+typedef struct round {
+    const char *commit_user;
+    const pm_bytes *partitions;   /* the pairs to compact */
+    const int32_t *buckets;
+    size_t n;
+    bool automatic;               /* automatic thresholds (else the explicit pick) */
+    size_t threads;
+    int64_t min_snapshot;         /* the latest snapshot may not be below it (0 = any) */
+} round;
 
-    touched tc = {0};
+static pm_error *run_round(pm_compact_metrics *m, pm_table *t, const round *rd)
+{
+    const pm_options *o = pm_table_options(t);
     pm_resources *res = NULL;
     pm_compact_builder *b = NULL;
     pm_compact_plan *p = NULL;
-    if (!partitions || !ntouched) {
-        PM_TRY_GOTO(e, touched_from_snapshot(t, data_snapshot_id, &tc), done);
-        partitions = tc.parts;
-        buckets = tc.buckets;
-        ntouched = tc.n;
-    }
-    if (!ntouched)
-        goto done;
-    PM_TRY_GOTO(e, pm_resources_new(&res, 256LL << 20, (size_t)par), done);
-    pm_compact_options co = {PM_COMPACT_OPTIONS_VERSION, commit_user, NULL, 0, false, res, NULL, 0};
-    PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &co), done);
-    b->only_partitions = partitions;
-    b->only_buckets = buckets;
-    b->nonly = ntouched;
-    b->automatic = true;
+    pm_error *e = NULL;
     int32_t max_retries = 10;
     int64_t min_wait = 10, max_wait = 10000;
     PM_TRY_GOTO(e, pm_options_int(o, PM_OPT_COMMIT_MAX_RETRIES, NULL, &max_retries), done);
     PM_TRY_GOTO(e, pm_options_duration_ms(o, PM_OPT_COMMIT_MIN_RETRY_WAIT, NULL, &min_wait), done);
     PM_TRY_GOTO(e, pm_options_duration_ms(o, PM_OPT_COMMIT_MAX_RETRY_WAIT, NULL, &max_wait), done);
-    /* A conflict means another writer or job compacted the same files
-     * meanwhile: plan again against the new latest snapshot (bounded). */
+    PM_TRY_GOTO(e, pm_resources_new(&res, 256LL << 20, rd->threads), done);
+    pm_compact_options co = PM_COMPACT_OPTIONS_INIT;
+    co.commit_user = rd->commit_user;
+    co.resources = res;
+    PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &co), done);
+    b->only_partitions = rd->partitions;
+    b->only_buckets = rd->buckets;
+    b->nonly = rd->n;
+    b->automatic = rd->automatic;
     for (int attempt = 0;; attempt++) {
         PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
-        if (p->snapshot_id < data_snapshot_id) {
+        if (p->snapshot_id < rd->min_snapshot) {
             e = pm_error_new(PM_ECONFLICT, "latest snapshot %lld is below the data snapshot %lld",
-                             (long long)p->snapshot_id, (long long)data_snapshot_id);
+                             (long long)p->snapshot_id, (long long)rd->min_snapshot);
             goto done;
         }
-        e = pm_compact_run_plan(out, t, p, res, (size_t)par, NULL, NULL);
+        e = pm_compact_run_plan(m, t, p, res, rd->threads, NULL, NULL);
         if (!e || pm_error_code(e) != PM_ECONFLICT || attempt >= max_retries)
             break;
         pm_error_free(e);
@@ -180,9 +157,108 @@ done:
     pm_compact_plan_free(p);
     pm_compact_builder_free(b);
     pm_resources_free(res);
+    return e;
+}
+
+/* write-only tables and tables whose mode compaction does not support
+ * keep their plain write behavior: *skip. */
+static pm_error *automatic_mode(pm_table *t, const pm_compact_mode_ops **mode, bool *skip)
+{
+    *skip = true;
+    *mode = NULL;
+    bool write_only = false;
+    PM_TRY(pm_options_bool(pm_table_options(t), PM_OPT_WRITE_ONLY, &write_only));
+    if (write_only)
+        return NULL;
+    pm_error *e = pm_compact_table_mode(t, mode);
+    if (e && pm_error_code(e) == PM_EUNSUPPORTED) {
+        pm_error_free(e);
+        return NULL;
+    }
+    PM_TRY(e);
+    *skip = false;
+    return NULL;
+}
+
+pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t data_snapshot_id,
+                                 const char *commit_user, const pm_bytes *partitions, const int32_t *buckets,
+                                 size_t ntouched)
+{
+    PM_TRY(pm_compact_metrics_check(out));
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    pm_compact_metrics_put(out, &m);
+    const pm_compact_mode_ops *mode;
+    bool skip;
+    PM_TRY(automatic_mode(t, &mode, &skip));
+    if (skip)
+        return NULL;
+    int32_t par;
+    PM_TRY(parallelism_option(pm_table_options(t), &par));
+    touched tc = {0};
+    pm_error *e = NULL;
+    if (!partitions || !ntouched) {
+        PM_TRY_GOTO(e, touched_from_snapshot(t, data_snapshot_id, &tc), done);
+        partitions = tc.parts;
+        buckets = tc.buckets;
+        ntouched = tc.n;
+    }
+    if (ntouched) {
+        round rd = {commit_user, partitions, buckets, ntouched, true, (size_t)par, data_snapshot_id};
+        e = run_round(&m, t, &rd);
+    }
+done:
     touched_free(&tc);
     if (e)
         return pm_error_wrap(e, 0, "automatic compaction after snapshot %lld failed (the data commit stays "
                              "committed)", (long long)data_snapshot_id);
+    pm_compact_metrics_put(out, &m);
+    return NULL;
+}
+
+pm_error *pm_compact_write_stall(pm_compact_metrics *out, pm_table *t, const char *commit_user,
+                                 const pm_bytes *partitions, const int32_t *buckets, const size_t *new_files,
+                                 size_t n)
+{
+    PM_TRY(pm_compact_metrics_check(out));
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    pm_compact_metrics_put(out, &m);
+    if (!n)
+        return NULL;
+    const pm_compact_mode_ops *mode;
+    bool skip;
+    PM_TRY(automatic_mode(t, &mode, &skip));
+    if (skip || !mode->write_stall)
+        return NULL;
+    pm_scan_result *sr = NULL;
+    bool *stalled = NULL;
+    pm_bytes *sp = NULL;
+    int32_t *sb = NULL;
+    size_t ns = 0;
+    pm_error *e = NULL;
+    pm_scan_options so = pm_scan_options_default();
+    PM_TRY_GOTO(e, pm_table_scan(t, &so, &sr), done);
+    if (!sr->snapshot)
+        goto done;
+    PM_TRY_GOTO(e, pm_calloc(&stalled, n, sizeof *stalled), done);
+    PM_TRY_GOTO(e, pm_calloc(&sp, n, sizeof *sp), done);
+    PM_TRY_GOTO(e, pm_calloc(&sb, n, sizeof *sb), done);
+    PM_TRY_GOTO(e, mode->write_stall(t, sr, partitions, buckets, new_files, n, stalled), done);
+    for (size_t i = 0; i < n; i++)
+        if (stalled[i]) {
+            sp[ns] = partitions[i]; /* borrowed */
+            sb[ns++] = buckets[i];
+        }
+    if (ns) {
+        round rd = {commit_user, sp, sb, ns, false, 1, 0};
+        e = run_round(&m, t, &rd);
+    }
+done:
+    free(stalled);
+    free(sp);
+    free(sb);
+    pm_scan_result_free(sr);
+    if (e)
+        return pm_error_wrap(e, 0, "write stall: compaction of the buckets above num-sorted-run.stop-trigger");
+    pm_compact_metrics_put(out, &m);
     return NULL;
 }

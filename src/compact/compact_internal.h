@@ -1,22 +1,30 @@
 /*
- * compact/compact_internal.h — the three compaction values (plan, task,
- * result) and the builder as the compact module sees them, plus helpers
- * shared by its files (value copies and equality, the commit identifier).
+ * compact/compact_internal.h — the compaction values (plan, task, result,
+ * builder, resources) as the compact module sees them, and the helpers its
+ * files share: value ownership, copies and equality, the commit
+ * identifier, building a task from a bucket's files, the checks of
+ * untrusted values (file names, external paths), small lookups in scans.
+ * The per-mode interface is compact_mode.h.
  *
  * A task is self-contained: a worker that only has the task (and the table
  * path it names) can run it.  It fixes
  *   - identity: plan id, task index, commit user, captured snapshot and
  *     schema id;
- *   - where: table mode, partition (serialized BinaryRow), bucket, total
+ *   - where: mode, partition (serialized BinaryRow), bucket, total
  *     buckets;
  *   - what: the input files (full DataFileMeta, in the order the executor
  *     streams them), the deletion vectors of those inputs and the DV index
  *     files the task rewrites;
  *   - how: output settings (format, compression, target size and row
- *     count, level).
+ *     count, level) and the mode's part (compact_mode.h).
  * A result repeats the identity and location, lists files before/after,
- * the index changes (DV index files removed and added), the inputs' DV
- * references (for validation at commit) and counters.
+ * the changelog files, the index changes (DV index files removed and
+ * added), the inputs' DV references (for validation at commit), counters
+ * and the mode's part.
+ *
+ * Plans, tasks and results travel between processes: every file they name
+ * is checked (pm_compact_*_check_files) when a value is read from JSON and
+ * again before it is executed, committed or aborted.
  */
 #ifndef PM_COMPACT_INTERNAL_H
 #define PM_COMPACT_INTERNAL_H
@@ -29,16 +37,7 @@
 #include "paimon/compact.h"
 #include "table/scan.h"
 
-typedef enum pm_compact_mode {
-    PM_COMPACT_MODE_UNAWARE = 0,  /* append table, bucket = -1 */
-    PM_COMPACT_MODE_BUCKETED = 1, /* append table, bucket > 0 */
-    PM_COMPACT_MODE_PK = 2        /* primary-key table, bucket > 0 (pk_compact.h) */
-} pm_compact_mode;
-
-/* The primary-key part of a task / result (pk_compact.h); NULL otherwise. */
-typedef struct pm_compact_pk pm_compact_pk;
-
-const char *pm_compact_mode_name(pm_compact_mode m);
+#include "compact/compact_mode.h"
 
 typedef struct pm_compact_output {
     char *format;                 /* "parquet" or "avro" */
@@ -66,7 +65,7 @@ struct pm_compact_task {
     int64_t task_index;
     int64_t snapshot_id;
     int64_t schema_id;
-    pm_compact_mode mode;
+    const pm_compact_mode_ops *mode;
     bool full;
     pm_bytes partition;
     int32_t bucket;
@@ -78,17 +77,8 @@ struct pm_compact_task {
     size_t ndvs;
     pm_index_manifest_entry *dv_index; /* DV index files the task rewrites (kind ADD) */
     size_t ndv_index;
-    pm_compact_pk *pk;            /* primary keys: output level, policy */
+    pm_compact_part *part;        /* the mode's part (NULL for a mode without one) */
 };
-
-typedef struct pm_compact_counters {
-    int64_t rows_read;            /* rows in the input files */
-    int64_t rows_deleted;         /* of those, dropped by deletion vectors */
-    int64_t rows_written;
-    int64_t bytes_read;           /* input file sizes */
-    int64_t bytes_written;        /* output file sizes */
-    int64_t duration_ms;
-} pm_compact_counters;
 
 struct pm_compact_result {
     char *plan_id;
@@ -110,9 +100,9 @@ struct pm_compact_result {
     size_t nindex_added;
     pm_index_manifest_entry *index_removed; /* kind DELETE */
     size_t nindex_removed;
-    pm_compact_counters counters;
-    pm_compact_pk *pk;            /* primary keys: copied from the task */
-    pm_data_file_meta *changelog; /* primary keys, changelog-producer=lookup: changelog files */
+    pm_compact_counters counters;    /* version PM_COMPACT_COUNTERS_VERSION */
+    pm_compact_part *part;        /* the task's part, copied */
+    pm_data_file_meta *changelog; /* changelog files (primary keys with a changelog producer) */
     size_t nchangelog;
 };
 
@@ -140,14 +130,16 @@ struct pm_compact_builder {
     size_t nspecs;
     pm_options *opts;             /* table options + dynamic options (owned) */
     bool full;
-    pm_resources *resources;      /* borrowed, or owned_resources */
-    pm_resources *owned_resources;
+    pm_resources *resources;      /* borrowed; NULL = pm_compact_run makes its own */
     /* automatic compaction: restrict to these (partition, bucket) pairs */
     const pm_bytes *only_partitions;
     const int32_t *only_buckets;
     size_t nonly;
     int64_t only_snapshot_id;     /* 0 = latest */
     bool automatic;               /* an after-write round (primary keys pick differently) */
+    pm_compact_progress_fn progress; /* pm_compact_run */
+    void *progress_ctx;
+    size_t parallelism;           /* pm_compact_run: 0 = the resources' threads */
 };
 
 /* ---- values ---- */
@@ -165,26 +157,82 @@ pm_error *pm_compact_task_copy(pm_compact_task **out, const pm_compact_task *t);
 bool pm_data_file_meta_equal(const pm_data_file_meta *a, const pm_data_file_meta *b);
 bool pm_compact_bytes_equal(const pm_bytes *a, const pm_bytes *b);
 
+/* Versioned out-structs of the public API: NULL or a known version, else
+ * PM_EINVALID naming the struct; put copies the fields out->version knows
+ * (nothing for NULL). */
+pm_error *pm_compact_metrics_check(const pm_compact_metrics *out);
+void pm_compact_metrics_put(pm_compact_metrics *out, const pm_compact_metrics *m);
+
 /* Commit identifier of a subset of one plan: a positive 63-bit hash of the
  * plan id and the sorted task indexes (below PM_BATCH_COMMIT_IDENTIFIER),
  * so the same subset in any order gives the same identifier. */
 int64_t pm_compact_commit_identifier(const char *plan_id, const int64_t *task_indexes, size_t n);
 
 /* ---- planning (compact_plan.c) ---- */
-/* Check that the table is an append table whose mode compaction supports;
- * *mode gets it.  PM_EUNSUPPORTED naming the mode otherwise. */
-pm_error *pm_compact_check_table(pm_table *t, pm_compact_mode *mode);
+/* A task of plan p for bucket bf of mode `mode`: identity and location
+ * from p and bf, inputs bf->files[idx[0..n)] (copied, in that order) with
+ * their deletion vectors, and the bucket's DV index files the task
+ * rewrites: all of them (whole_bucket_index) or those holding an input's
+ * vector.  The caller sets the output settings and the part, then adds it
+ * with pm_compact_plan_add_task. */
+pm_error *pm_compact_task_new(pm_compact_task **out, const pm_compact_plan *p, const pm_compact_mode_ops *mode,
+                              const pm_bucket_files *bf, const size_t *idx, size_t n, bool whole_bucket_index);
+/* Append t (owned from now on, also on failure) as task p->ntasks. */
+pm_error *pm_compact_plan_add_task(pm_compact_plan *p, pm_compact_task *t);
+/* Output settings of `level` from the options: file format and compression
+ * of the level (file.format.per.level / file.compression.per.level, else
+ * the table's; parquet or avro), target-file-size (primary-key flavour
+ * when pk), target-file-row-num (unset = unlimited). */
+pm_error *pm_compact_output_for_level(const pm_options *o, int32_t level, bool pk, pm_compact_output *out);
 
-/* ---- execution (compact_execute.c) ---- */
-/* Executor with an explicit memory share (bytes) for this task. */
+/* ---- execution (compact_run.c) ---- */
+/* Check a task against the table (same table, the table's mode, its part,
+ * its file names and external paths), then run it with an explicit memory
+ * share (bytes). */
 pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, const pm_compact_task *task,
                                          int64_t memory_budget);
 
 /* ---- results ---- */
 pm_error *pm_compact_result_new_for_task(pm_compact_result **out, const pm_compact_task *task);
+/* The bucket's one DV index file after a task: when the maintainer m
+ * changed, its new file is written and becomes the result's ADD, every DV
+ * index file of the task its DELETE. */
+struct pm_dv_maintainer;
+pm_error *pm_compact_result_dv_rewrite(pm_compact_result *r, const pm_compact_task *task, struct pm_dv_maintainer *m);
 
-/* Test failpoints: PAIMON_FAULT_INJECT names one (comma-separated list).
- * Only builds without NDEBUG check the variable. */
-bool pm_compact_fault(const char *name);
+/* ---- untrusted values (compact_check.c) ----
+ * Every file a task or result names is a plain file name (data files
+ * before/after, changelog files, extra files, DV references, DV ranges,
+ * index files) and, when the table is at hand (roots_known), every
+ * external path lies under `roots` (the table's data-file.external-paths);
+ * values read from JSON get the name checks, their external paths are
+ * checked against the table at execute, commit and abort.
+ * `doc` names the value ("task", "result", "plan.tasks[2]"); errors are
+ * PM_EINVALID (PM_EUNSUPPORTED for a non-local scheme) naming the field,
+ * e.g. "result.after[0].file_name". */
+pm_error *pm_compact_task_check_files(const pm_compact_task *t, const char *doc, bool roots_known, const char *roots);
+pm_error *pm_compact_result_check_files(const pm_compact_result *r, const char *doc, bool roots_known,
+                                        const char *roots);
+/* The table checks every mode shares (over options o): no data evolution,
+ * no row tracking, no blob or VARIANT columns, no data-file indexes (the
+ * outputs would lack them), new files not to external paths.  `kind` names
+ * the tables in messages ("append tables").  PM_EUNSUPPORTED otherwise. */
+pm_error *pm_compact_check_common(pm_table *t, const pm_options *o, const char *kind);
+/* The table's data-file.external-paths (NULL = none). */
+const char *pm_compact_external_roots(pm_table *t);
+/* Do paths a and b name the same table (textually or after realpath)? */
+bool pm_compact_same_table(const char *a, const char *b);
+
+/* ---- lookups in scans (compact_values.c) ---- */
+const pm_bucket_files *pm_compact_find_bucket(const pm_scan_result *sr, const pm_bytes *partition, int32_t bucket);
+/* The deletion vector of data file `name` in the bucket (NULL = none). */
+const pm_deletion_file *pm_compact_find_dv(const pm_bucket_files *bf, const char *name);
+/* The last segment of a path. */
+const char *pm_compact_base_name(const char *path);
+/* fn(ctx, entry) for every entry of the manifests of manifest list `name`
+ * (a file of the table's manifest directory). */
+pm_error *pm_compact_manifest_list_entries(pm_table *t, const char *name,
+                                           pm_error *(*fn)(void *ctx, const pm_manifest_entry *e), void *ctx);
+
 
 #endif

@@ -10,7 +10,10 @@
  * copy every column chunk's byte range in 1 MiB pieces, record the chunk
  * metadata with shifted page offsets in the output footer's arena, merge
  * the chunks' statistics per top-level field; after the row group, close the
- * output once it reached the target size.
+ * output once it reached the target size.  Output files (names, rolling,
+ * DataFileMeta, finished list, abort) are the rolling file writer's
+ * (table/rolling_file_writer.h) with a raw body: "PAR1" when a file opens,
+ * the footer and the merged statistics when it closes.
  */
 #include "compact/compact_passthrough.h"
 
@@ -26,7 +29,7 @@
 #include "format/parquet/parquet_writer.h"
 #include "format/parquet/pq_schema_write.h"
 #include "meta/paths.h"
-#include "table/file_roll.h"
+#include "table/rolling_file_writer.h"
 #include "table/write_stats.h"
 
 #define COPY_CHUNK (1 << 20)
@@ -50,27 +53,19 @@ struct pm_pt_writer {
     pm_codec_id codec;
     pm_arena schema_arena;
     pq_write_schema ws;
-    pm_stats_mode *modes;
-    bool stats_disabled, dense;
-    pm_data_file_namer namer;
-    bool namer_ok;
-    int64_t seq;
-    /* open output */
-    bool open;
-    char *name, *path;
-    pm_output *out;
+    pm_rolling_file_writer *rw; /* output files; its raw body is below */
+    /* the open output's footer */
     pm_pq_file_meta *meta;   /* footer under construction */
     pq_row_group *rgs;
     size_t nrgs, caprgs;
-    int64_t rows, min_seq;
-    const char *created_by;
+    int64_t rows;            /* rows of the open output */
     stat_acc *acc;           /* one per top-level field */
-    /* closed outputs */
-    pm_data_file_meta *done;
-    size_t ndone, capdone;
-    int64_t bytes_done;
     uint8_t *buf;
 };
+
+static pm_error *raw_open(void *ctx, pm_output *out);
+static pm_error *raw_finish(void *ctx, pm_output *out, pm_pq_write_result *stats);
+static void raw_discard(void *ctx);
 
 static void acc_reset(pm_pt_writer *w)
 {
@@ -95,7 +90,6 @@ pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_
     w->fio = fio;
     w->o = *o;
     w->min_rg = min_row_group_size;
-    w->seq = o->start_seq;
     pm_arena_init(&w->schema_arena, 0);
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_strdup(&w->dir, o->dir), fail);
@@ -106,14 +100,14 @@ pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_
     w->o.compression = w->compression;
     PM_TRY_GOTO(e, pm_codec_from_name(w->compression, &w->codec), fail);
     PM_TRY_GOTO(e, pq_schema_build(&w->schema_arena, o->row_type, &w->ws), fail);
-    size_t nf = o->row_type->nfields;
-    PM_TRY_GOTO(e, pm_calloc(&w->modes, nf ? nf : 1, sizeof *w->modes), fail);
-    PM_TRY_GOTO(e, pm_write_stats_modes(o->table_options, o->row_type, w->modes, &w->stats_disabled), fail);
-    PM_TRY_GOTO(e, pm_options_bool(o->table_options, PM_OPT_METADATA_STATS_DENSE_STORE, &w->dense), fail);
-    PM_TRY_GOTO(e, pm_data_file_namer_init(&w->namer, o->table_options, w->format, w->compression), fail);
-    w->namer_ok = true;
     PM_TRY_GOTO(e, pm_calloc(&w->acc, w->ws.ntop ? w->ws.ntop : 1, sizeof *w->acc), fail);
     PM_TRY_GOTO(e, pm_calloc(&w->buf, COPY_CHUNK, 1), fail);
+    pm_rolling_raw_body raw = {w, raw_open, raw_finish, raw_discard};
+    pm_rolling_file_writer_options ro;
+    pm_compact_writer_rolling_options(&w->o, fio, &ro);
+    ro.raw = &raw;
+    ro.what = "passthrough output";
+    PM_TRY_GOTO(e, pm_rolling_file_writer_new(&w->rw, &ro), fail);
     *out = w;
     return NULL;
 fail:
@@ -344,79 +338,53 @@ static pm_error *merge_chunk(pm_pt_writer *w, uint32_t top, const pq_column_chun
     return NULL;
 }
 
-static pm_error *file_stats(pm_pt_writer *w, pm_data_file_meta *m)
+/* The merged statistics of the output's fields, in the Parquet writer's
+ * form (the rolling writer converts them per stats mode). */
+static pm_error *file_stats(pm_pt_writer *w, pm_pq_write_result *res)
 {
     size_t nf = w->o.row_type->nfields;
-    pm_col_stats *cs;
-    PM_TRY(pm_calloc(&cs, nf ? nf : 1, sizeof *cs));
-    pm_error *e = NULL;
-    for (size_t i = 0; i < nf && !e; i++) {
-        if (w->stats_disabled)
-            continue;
+    PM_TRY(pm_calloc(&res->stats, nf ? nf : 1, sizeof *res->stats));
+    res->ncolumns = nf;
+    for (size_t i = 0; i < nf; i++) {
         stat_acc *a = &w->acc[i];
-        pm_pq_column_stats s;
-        memset(&s, 0, sizeof s);
-        s.has_stats = a->flat && a->nc_known;
-        s.null_count = a->null_count;
-        s.has_min_max = a->mm_known && a->has_mm;
-        s.min = a->min;
-        s.max = a->max;
-        e = pm_col_stats_from_parquet(w->o.row_type->fields[i].type, w->modes[i], &s, &cs[i]);
+        pm_pq_column_stats *s = &res->stats[i];
+        s->has_stats = a->flat && a->nc_known;
+        s->null_count = a->null_count;
+        s->has_min_max = a->mm_known && a->has_mm;
+        s->min = a->min;
+        s->max = a->max;
     }
-    if (!e)
-        e = pm_col_stats_to_simple(w->o.row_type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
-                                   &m->value_stats_cols);
-    for (size_t i = 0; i < nf; i++)
-        pm_col_stats_clear(&cs[i]);
-    free(cs);
-    return e;
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ */
 /* output files                                                        */
 
-static void out_release(pm_pt_writer *w)
+static void raw_discard(void *ctx)
 {
-    pm_output_abort(w->out);
-    w->out = NULL;
+    pm_pt_writer *w = ctx;
     pm_pq_file_meta_free(w->meta);
     w->meta = NULL;
     free(w->rgs);
     w->rgs = NULL;
     w->nrgs = w->caprgs = 0;
-    free(w->name);
-    free(w->path);
-    w->name = w->path = NULL;
-    w->open = false;
     w->rows = 0;
 }
 
-static pm_error *out_open(pm_pt_writer *w)
+static pm_error *raw_open(void *ctx, pm_output *out)
 {
-    pm_error *e = NULL;
-    PM_TRY_GOTO(e, pm_data_file_namer_next_data(&w->namer, &w->name), fail);
-    w->path = pm_path_join(w->dir, w->name);
-    if (!w->path)
-        PM_TRY_GOTO(e, pm_oom(), fail);
-    PM_TRY_GOTO(e, pm_pq_file_meta_new(&w->meta), fail);
-    PM_TRY_GOTO(e, pm_output_create(w->fio, w->path, false, &w->out), fail);
-    PM_TRY_GOTO(e, pm_output_write(w->out, "PAR1", 4), fail);
-    w->open = true;
-    w->rows = 0;
-    w->min_seq = w->seq;
+    pm_pt_writer *w = ctx;
+    raw_discard(w);
+    PM_TRY(pm_pq_file_meta_new(&w->meta));
+    PM_TRY(pm_output_write(out, "PAR1", 4));
     acc_reset(w);
     return NULL;
-fail:
-    out_release(w);
-    return e;
 }
 
-static pm_error *out_close(pm_pt_writer *w)
+static pm_error *raw_finish(void *ctx, pm_output *out, pm_pq_write_result *stats)
 {
-    pm_error *e = NULL;
+    pm_pt_writer *w = ctx;
     pm_buf footer = PM_BUF_INIT;
-    pm_data_file_meta m;
-    memset(&m, 0, sizeof m);
     pm_pq_file_meta *fm = w->meta;
     fm->version = 1;
     fm->schema = w->ws.elems;
@@ -427,42 +395,21 @@ static pm_error *out_close(pm_pt_writer *w)
     fm->created_by = "paimon-c compaction (row-group passthrough)";
     fm->has_column_orders = true;
     fm->num_column_orders = w->ws.nleaves;
-    PM_TRY_GOTO(e, pm_pq_file_meta_serialize(fm, &footer), fail);
-    PM_TRY_GOTO(e, pm_buf_append_u32le(&footer, (uint32_t)footer.len), fail);
-    PM_TRY_GOTO(e, pm_buf_append(&footer, "PAR1", 4), fail);
-    PM_TRY_GOTO(e, pm_output_write(w->out, footer.data, footer.len), fail);
-    uint64_t size = pm_output_pos(w->out);
-    {
-        pm_output *o = w->out;
-        w->out = NULL;
-        PM_TRY_GOTO(e, pm_output_close(o, true), fail);
-    }
-    PM_TRY_GOTO(e, pm_strdup(&m.file_name, w->name), fail_file);
-    m.file_size = (int64_t)size;
-    m.row_count = w->rows;
-    PM_TRY_GOTO(e, pm_roll_empty_keys(&m), fail_file);
-    PM_TRY_GOTO(e, file_stats(w, &m), fail_file);
-    m.min_sequence_number = w->min_seq;
-    m.max_sequence_number = w->min_seq + w->rows - 1;
-    m.schema_id = w->o.schema_id;
-    m.level = w->o.level;
-    pm_roll_stamp(&m, 0, PM_FILE_SOURCE_COMPACT);
-    PM_TRY_GOTO(e, pm_roll_push_file(&w->done, &w->ndone, &w->capdone, &m), fail_file);
-    w->bytes_done += m.file_size;
+    pm_error *e = pm_pq_file_meta_serialize(fm, &footer);
+    if (!e)
+        e = pm_buf_append_u32le(&footer, (uint32_t)footer.len);
+    if (!e)
+        e = pm_buf_append(&footer, "PAR1", 4);
+    if (!e)
+        e = pm_output_write(out, footer.data, footer.len);
+    if (!e)
+        e = file_stats(w, stats);
     pm_buf_free(&footer);
-    out_release(w);
-    return NULL;
-fail_file:
-    pm_error_free(pm_fileio_delete(w->fio, w->path));
-fail:
-    pm_data_file_meta_clear(&m);
-    pm_buf_free(&footer);
-    out_release(w);
-    return pm_error_wrap(e, 0, "close passthrough output in %s", w->dir);
+    return e;
 }
 
 /* Copy one row group of `in` (described by rg) to the open output. */
-static pm_error *copy_row_group(pm_pt_writer *w, pm_input *in, const pq_row_group *rg)
+static pm_error *copy_row_group(pm_pt_writer *w, pm_output *out, pm_input *in, const pq_row_group *rg)
 {
     if (w->nrgs == w->caprgs) {
         size_t cap = w->caprgs ? w->caprgs * 2 : 16;
@@ -477,17 +424,17 @@ static pm_error *copy_row_group(pm_pt_writer *w, pm_input *in, const pq_row_grou
     dst->columns = pm_arena_calloc(ar, sizeof(pq_column_chunk) * rg->num_columns, _Alignof(pq_column_chunk));
     if (!dst->columns)
         return pm_oom();
-    int64_t rg_start = (int64_t)pm_output_pos(w->out);
+    int64_t rg_start = (int64_t)pm_output_pos(out);
     for (uint32_t c = 0; c < rg->num_columns; c++) {
         const pq_column_chunk *sc = &rg->columns[c];
         const pq_column_meta *sm = &sc->meta_data;
         int64_t start = chunk_start(sm);
         int64_t len = sm->total_compressed_size;
-        int64_t new_start = (int64_t)pm_output_pos(w->out);
+        int64_t new_start = (int64_t)pm_output_pos(out);
         for (int64_t off = 0; off < len;) {
             size_t n = (size_t)(len - off < COPY_CHUNK ? len - off : COPY_CHUNK);
             PM_TRY(pm_input_read_at(in, (uint64_t)(start + off), w->buf, n));
-            PM_TRY(pm_output_write(w->out, w->buf, n));
+            PM_TRY(pm_output_write(out, w->buf, n));
             off += (int64_t)n;
         }
         int64_t delta = new_start - start;
@@ -568,7 +515,7 @@ static pm_error *copy_row_group(pm_pt_writer *w, pm_input *in, const pq_row_grou
     dst->has_file_offset = true;
     dst->file_offset = rg_start;
     dst->has_total_compressed_size = true;
-    dst->total_compressed_size = (int64_t)pm_output_pos(w->out) - rg_start;
+    dst->total_compressed_size = (int64_t)pm_output_pos(out) - rg_start;
     dst->has_ordinal = true;
     dst->ordinal = (int16_t)w->nrgs;
     w->nrgs++;
@@ -576,7 +523,6 @@ static pm_error *copy_row_group(pm_pt_writer *w, pm_input *in, const pq_row_grou
         if (w->acc[t].flat)
             PM_TRY(merge_chunk(w, t, &rg->columns[w->ws.top_first_leaf[t]]));
     w->rows += rg->num_rows;
-    w->seq += rg->num_rows;
     return NULL;
 }
 
@@ -652,17 +598,14 @@ pm_error *pm_pt_copy(pm_pt_writer *w, pm_pt_input *pi)
     const pm_pq_file_meta *m = pi->meta;
     for (uint32_t g = 0; g < m->num_row_groups; g++) {
         const pq_row_group *rg = &m->row_groups[g];
-        if (w->open && w->rows + rg->num_rows > w->o.target_rows)
-            PM_TRY_GOTO(e, out_close(w), done);
-        if (!w->open)
-            PM_TRY_GOTO(e, out_open(w), done);
-        e = copy_row_group(w, pi->in, rg);
+        pm_output *out = NULL;
+        PM_TRY_GOTO(e, pm_rolling_file_writer_raw_begin(w->rw, rg->num_rows, &out), done);
+        e = copy_row_group(w, out, pi->in, rg);
         if (e) {
-            out_release(w); /* the partial output is removed */
+            pm_rolling_file_writer_discard_open(w->rw); /* the partial output is removed */
             goto done;
         }
-        if ((int64_t)pm_output_pos(w->out) >= w->o.target_size || w->rows >= w->o.target_rows)
-            PM_TRY_GOTO(e, out_close(w), done);
+        PM_TRY_GOTO(e, pm_rolling_file_writer_raw_end(w->rw, rg->num_rows), done);
     }
 done:
     return e ? pm_error_wrap(e, 0, "passthrough of %s", pi->name) : NULL;
@@ -670,33 +613,19 @@ done:
 
 pm_error *pm_pt_writer_finish(pm_pt_writer *w, pm_data_file_meta **files, size_t *n)
 {
-    *files = NULL;
-    *n = 0;
-    if (w->open)
-        PM_TRY(out_close(w));
-    *files = w->done;
-    *n = w->ndone;
-    w->done = NULL;
-    w->ndone = w->capdone = 0;
-    return NULL;
+    return pm_rolling_file_writer_finish(w->rw, files, n);
 }
 
-int64_t pm_pt_writer_bytes(const pm_pt_writer *w) { return w->bytes_done; }
-int64_t pm_pt_writer_next_seq(const pm_pt_writer *w) { return w->seq; }
-void pm_pt_writer_set_next_seq(pm_pt_writer *w, int64_t seq) { w->seq = seq; }
+int64_t pm_pt_writer_bytes(const pm_pt_writer *w) { return pm_rolling_file_writer_bytes(w->rw); }
+int64_t pm_pt_writer_next_seq(const pm_pt_writer *w) { return pm_rolling_file_writer_next_seq(w->rw); }
+void pm_pt_writer_set_next_seq(pm_pt_writer *w, int64_t seq) { pm_rolling_file_writer_set_next_seq(w->rw, seq); }
 
 void pm_pt_writer_abort(pm_pt_writer *w)
 {
     if (!w)
         return;
-    if (w->open)
-        out_release(w);
-    for (size_t i = 0; i < w->ndone; i++) {
-        char *p = pm_path_join(w->dir, w->done[i].file_name);
-        if (p)
-            pm_error_free(pm_fileio_delete(w->fio, p));
-        free(p);
-    }
+    pm_rolling_file_writer_abort(w->rw);
+    w->rw = NULL;
     pm_pt_writer_free(w);
 }
 
@@ -704,9 +633,8 @@ void pm_pt_writer_free(pm_pt_writer *w)
 {
     if (!w)
         return;
-    if (w->open)
-        out_release(w);
-    pm_data_file_metas_free(w->done, w->ndone);
+    pm_rolling_file_writer_free(w->rw); /* may discard the open output through raw_discard */
+    raw_discard(w);
     if (w->acc) {
         for (uint32_t i = 0; i < w->ws.ntop; i++) {
             pm_buf_free(&w->acc[i].minb);
@@ -714,10 +642,7 @@ void pm_pt_writer_free(pm_pt_writer *w)
         }
         free(w->acc);
     }
-    if (w->namer_ok)
-        pm_data_file_namer_destroy(&w->namer);
     pm_arena_free(&w->schema_arena);
-    free(w->modes);
     free(w->buf);
     free(w->dir);
     free(w->format);

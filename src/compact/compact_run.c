@@ -1,15 +1,22 @@
 /*
- * compact/compact_run.c — executing a whole plan and the one-call
- * pm_compact_run (plan → execute → commit).
+ * compact/compact_run.c — executing one task (the checks every task gets,
+ * then its mode's executor), a whole plan, and the one-call pm_compact_run
+ * (plan → execute → commit).
  *
- * Scheduling: tasks of bucketed tables are grouped into chains by
- * (partition, bucket), in plan order (their windows follow each other in
- * sequence order); tasks of unaware-bucket tables are independent of each
- * other (disjoint inputs and DV index files, no sequence order between
- * them) and each is its own chain.  min(parallelism, chains) workers run on the resources' pool (or
- * inline without one); each worker takes the next chain from a shared
- * counter and runs its tasks in order, so tasks of one bucket never run
- * concurrently and at most `parallelism` buckets run at once.  Each running
+ * Checks before a task runs: the task names this table, its mode is the
+ * table's, it carries its mode's part (which agrees with the task), it has
+ * inputs, every file it names is a plain file name and every external
+ * path lies under the table's data-file.external-paths.
+ *
+ * Scheduling: when the tasks' mode orders buckets (ordered_buckets:
+ * append-bucketed windows follow each other in sequence order, primary-key
+ * levels) they are grouped into chains by (partition, bucket), in plan
+ * order; otherwise (append-unaware: disjoint inputs and DV index files, no
+ * order between tasks) each task is its own chain.  min(parallelism, pool
+ * threads, chains) workers run on the resources' pool (or inline without
+ * one); each worker takes the next chain from a shared counter and runs
+ * its tasks in order, so tasks of one bucket never run concurrently and at
+ * most `parallelism` buckets run at once.  Each running
  * task gets memory_budget / workers bytes.  When a task fails, the failure
  * flag stops workers from taking further chains (queued buckets are
  * skipped); chains already started finish.  Afterwards every result of a
@@ -92,7 +99,7 @@ static pm_error *build_chains(run_ctx *c)
             continue;
         chain *ch = &c->chains[c->nchains++];
         ch->first = k;
-        if (p->tasks[i]->mode == PM_COMPACT_MODE_UNAWARE) {
+        if (!p->tasks[i]->mode->ordered_buckets) {
             used[i] = true;
             c->order[k++] = i;
             ch->n = 1;
@@ -132,11 +139,9 @@ pm_error *pm_compact_execute_all(pm_table *t, const pm_compact_plan *p, pm_resou
     PM_TRY_GOTO(e, pm_calloc(&c.errors, p->ntasks, sizeof *c.errors), done);
     PM_TRY_GOTO(e, build_chains(&c), done);
     pm_pool *pool = r ? r->pool : NULL;
-    size_t workers = parallelism ? parallelism : 1;
-    if (pool && workers > pm_pool_threads(pool))
-        workers = pm_pool_threads(pool);
-    if (!pool)
-        workers = 1;
+    size_t workers = pool ? pm_pool_threads(pool) : 1;
+    if (parallelism && workers > parallelism)
+        workers = parallelism;
     if (workers > c.nchains)
         workers = c.nchains;
     int64_t budget = r ? r->memory_budget : 256LL << 20;
@@ -205,8 +210,7 @@ pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, const pm_com
                               size_t parallelism, pm_compact_progress_fn progress, void *progress_ctx)
 {
     uint64_t t0 = pm_monotonic_ns();
-    pm_compact_metrics m;
-    memset(&m, 0, sizeof m);
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     if (out)
         *out = m;
     if (!p->ntasks)
@@ -228,17 +232,81 @@ pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, const pm_com
     return e;
 }
 
+/* Independent chains of a plan (what parallelism can use). */
+static size_t count_chains(const pm_compact_plan *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->ntasks; i++) {
+        const pm_compact_task *t = p->tasks[i];
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen && t->mode->ordered_buckets; k++)
+            seen = p->tasks[k]->bucket == t->bucket && pm_compact_bytes_equal(&p->tasks[k]->partition, &t->partition);
+        n += !seen;
+    }
+    return n;
+}
+
 pm_error *pm_compact_run(pm_compact_metrics *out, pm_compact_builder *b)
 {
+    PM_TRY(pm_compact_metrics_check(out));
     uint64_t t0 = pm_monotonic_ns();
-    if (out)
-        memset(out, 0, sizeof *out);
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    pm_compact_metrics_put(out, &m);
     pm_compact_plan *p = NULL;
     PM_TRY(pm_compact_plan_new(&p, b));
-    size_t par = b->resources && b->resources->threads ? b->resources->threads : 1;
-    pm_error *e = pm_compact_run_plan(out, b->table, p, b->resources, par, NULL, NULL);
+    pm_resources *res = b->resources, *owned = NULL;
+    pm_error *e = NULL;
+    if (!res && p->ntasks) {
+        /* our own pool: no more threads than the plan can use */
+        size_t threads = b->parallelism;
+        if (!threads) {
+            threads = pm_cpu_count();
+            if (threads > 4)
+                threads = 4;
+        }
+        size_t chains = count_chains(p);
+        if (threads > chains)
+            threads = chains;
+        e = pm_resources_new(&owned, 256LL << 20, threads > 1 ? threads : 0);
+        res = owned;
+    }
+    if (!e)
+        e = pm_compact_run_plan(&m, b->table, p, res, b->parallelism, b->progress, b->progress_ctx);
     pm_compact_plan_free(p);
-    if (out && !e)
-        out->duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
-    return e;
+    pm_resources_free(owned);
+    if (e)
+        return e;
+    m.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
+    pm_compact_metrics_put(out, &m);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* one task                                                            */
+
+pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, const pm_compact_task *task,
+                                         int64_t memory_budget)
+{
+    *out = NULL;
+    if (!pm_compact_same_table(task->table_path, pm_table_path(t)))
+        return pm_error_new(PM_EINVALID, "task.table: task %lld belongs to table %s, not %s",
+                            (long long)task->task_index, task->table_path, pm_table_path(t));
+    const pm_compact_mode_ops *mode = NULL;
+    PM_TRY(pm_compact_table_mode(t, &mode));
+    if (mode != task->mode)
+        return pm_error_new(PM_ECONFLICT, "compaction conflict, replan: the table's mode is %s, the task's %s",
+                            mode->name, task->mode->name);
+    if (!task->nfiles)
+        return pm_error_new(PM_EINVALID, "task.files: task %lld has no input files", (long long)task->task_index);
+    PM_TRY(pm_compact_part_expected(mode, task->part, "task"));
+    if (task->part)
+        PM_TRY(mode->part_check(task, "task"));
+    PM_TRY(pm_compact_task_check_files(task, "task", true, pm_compact_external_roots(t)));
+    return mode->execute(out, t, task, memory_budget);
+}
+
+pm_error *pm_compact_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, pm_resources *res)
+{
+    int64_t budget = res ? res->memory_budget : 256LL << 20;
+    return pm_compact_execute_with_budget(out, t, task, budget);
 }

@@ -2,22 +2,19 @@
  * compact/compact_values.c — ownership of the compaction values (plan,
  * task, result), deep copies, DataFileMeta equality (what the committer
  * uses to decide whether an input is still "the same file"), the commit
- * identifier of a subset of a plan, pm_resources and the fault-injection
- * switch used by tests.
+ * identifier of a subset of a plan, lookups in scans, pm_resources and
+ * the fault-injection switch used by tests.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "compact/compact_internal.h"
-#include "compact/pk_compact.h"
+#include "dv/dv_maintainer.h"
 #include "meta/manifest.h"
-
-const char *pm_compact_mode_name(pm_compact_mode m)
-{
-    return m == PM_COMPACT_MODE_PK ? "primary-key" : m == PM_COMPACT_MODE_BUCKETED ? "append-bucketed" : "append-unaware";
-}
+#include "table/table_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* small values                                                        */
@@ -140,7 +137,7 @@ void pm_compact_task_free(pm_compact_task *t)
     pm_data_file_metas_free(t->files, t->nfiles);
     pm_compact_dv_refs_free(t->dvs, t->ndvs);
     pm_index_manifest_entries_free(t->dv_index, t->ndv_index);
-    pm_compact_pk_free(t->pk);
+    pm_compact_part_free(t->part);
     free(t);
 }
 
@@ -169,7 +166,7 @@ pm_error *pm_compact_task_copy(pm_compact_task **out, const pm_compact_task *src
     t->ndvs = src->ndvs;
     PM_TRY_GOTO(e, pm_index_entries_copy(&t->dv_index, src->dv_index, src->ndv_index), fail);
     t->ndv_index = src->ndv_index;
-    PM_TRY_GOTO(e, pm_compact_pk_copy(&t->pk, src->pk), fail);
+    PM_TRY_GOTO(e, pm_compact_part_copy(&t->part, src->part), fail);
     *out = t;
     return NULL;
 fail:
@@ -191,7 +188,7 @@ void pm_compact_result_free(pm_compact_result *r)
     pm_compact_dv_refs_free(r->dvs, r->ndvs);
     pm_index_manifest_entries_free(r->index_added, r->nindex_added);
     pm_index_manifest_entries_free(r->index_removed, r->nindex_removed);
-    pm_compact_pk_free(r->pk);
+    pm_compact_part_free(r->part);
     free(r);
 }
 
@@ -200,6 +197,7 @@ pm_error *pm_compact_result_new_for_task(pm_compact_result **out, const pm_compa
     *out = NULL;
     pm_compact_result *r;
     PM_TRY(pm_calloc(&r, 1, sizeof *r));
+    r->counters.version = PM_COMPACT_COUNTERS_VERSION;
     r->task_index = task->task_index;
     r->snapshot_id = task->snapshot_id;
     r->schema_id = task->schema_id;
@@ -215,12 +213,37 @@ pm_error *pm_compact_result_new_for_task(pm_compact_result **out, const pm_compa
     r->nbefore = task->nfiles;
     PM_TRY_GOTO(e, dv_refs_copy(&r->dvs, task->dvs, task->ndvs), fail);
     r->ndvs = task->ndvs;
-    PM_TRY_GOTO(e, pm_compact_pk_copy(&r->pk, task->pk), fail);
+    PM_TRY_GOTO(e, pm_compact_part_copy(&r->part, task->part), fail);
     *out = r;
     return NULL;
 fail:
     pm_compact_result_free(r);
     return e;
+}
+
+pm_error *pm_compact_result_dv_rewrite(pm_compact_result *r, const pm_compact_task *task, pm_dv_maintainer *m)
+{
+    if (!pm_dv_maintainer_modified(m))
+        return NULL;
+    pm_index_manifest_entry added;
+    bool written = false;
+    PM_TRY(pm_dv_maintainer_write(m, &added, &written));
+    if (!written)
+        return NULL;
+    pm_error *e = pm_calloc(&r->index_added, 1, sizeof *r->index_added);
+    if (e) {
+        pm_index_manifest_entry_clear(&added);
+        return e;
+    }
+    r->index_added[0] = added;
+    r->nindex_added = 1;
+    if (!task->ndv_index)
+        return NULL;
+    PM_TRY(pm_index_entries_copy(&r->index_removed, task->dv_index, task->ndv_index));
+    r->nindex_removed = task->ndv_index;
+    for (size_t i = 0; i < r->nindex_removed; i++)
+        r->index_removed[i].kind = PM_FILE_DELETE;
+    return NULL;
 }
 
 void pm_compact_plan_free(pm_compact_plan *p)
@@ -244,6 +267,83 @@ size_t pm_compact_plan_task_count(const pm_compact_plan *p) { return p->ntasks; 
 const pm_compact_task *pm_compact_plan_task(const pm_compact_plan *p, size_t i)
 {
     return i < p->ntasks ? p->tasks[i] : NULL;
+}
+const char *pm_compact_plan_table_path(const pm_compact_plan *p) { return p->table_path; }
+
+size_t pm_compact_task_index(const pm_compact_task *t) { return (size_t)t->task_index; }
+const char *pm_compact_task_table_path(const pm_compact_task *t) { return t->table_path; }
+const char *pm_compact_task_plan_id(const pm_compact_task *t) { return t->plan_id; }
+int32_t pm_compact_task_bucket(const pm_compact_task *t) { return t->bucket; }
+size_t pm_compact_task_file_count(const pm_compact_task *t) { return t->nfiles; }
+
+size_t pm_compact_result_task_index(const pm_compact_result *r) { return (size_t)r->task_index; }
+const char *pm_compact_result_table_path(const pm_compact_result *r) { return r->table_path; }
+const char *pm_compact_result_plan_id(const pm_compact_result *r) { return r->plan_id; }
+size_t pm_compact_result_files_before(const pm_compact_result *r) { return r->nbefore; }
+size_t pm_compact_result_files_after(const pm_compact_result *r) { return r->nafter; }
+size_t pm_compact_result_changelog_files(const pm_compact_result *r) { return r->nchangelog; }
+size_t pm_compact_result_index_files_added(const pm_compact_result *r) { return r->nindex_added; }
+
+pm_error *pm_compact_result_counters(const pm_compact_result *r, pm_compact_counters *out)
+{
+    if (!out || out->version < 1 || out->version > PM_COMPACT_COUNTERS_VERSION)
+        return pm_error_new(PM_EINVALID, "pm_compact_counters.version %d is not supported (1..%d): initialize it "
+                            "with PM_COMPACT_COUNTERS_INIT", out ? out->version : 0, PM_COMPACT_COUNTERS_VERSION);
+    int v = out->version;
+    *out = r->counters; /* version 1 knows every field */
+    out->version = v;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* lookups in scans                                                    */
+
+const pm_bucket_files *pm_compact_find_bucket(const pm_scan_result *sr, const pm_bytes *partition, int32_t bucket)
+{
+    for (size_t i = 0; i < sr->nbuckets; i++)
+        if (sr->buckets[i].bucket == bucket && pm_compact_bytes_equal(&sr->buckets[i].partition, partition))
+            return &sr->buckets[i];
+    return NULL;
+}
+
+const pm_deletion_file *pm_compact_find_dv(const pm_bucket_files *bf, const char *name)
+{
+    for (size_t i = 0; i < bf->ndvs; i++)
+        if (bf->dvs[i].data_file && !strcmp(bf->dvs[i].data_file, name))
+            return &bf->dvs[i];
+    return NULL;
+}
+
+const char *pm_compact_base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+pm_error *pm_compact_manifest_list_entries(pm_table *t, const char *name,
+                                           pm_error *(*fn)(void *ctx, const pm_manifest_entry *e), void *ctx)
+{
+    char *path = NULL;
+    pm_manifest_file_meta *metas = NULL;
+    size_t nmetas = 0;
+    pm_error *e = pm_path_factory_manifest_path(t->paths, name, &path);
+    if (!e)
+        e = pm_manifest_list_read(t->fio, path, &metas, &nmetas);
+    for (size_t i = 0; i < nmetas && !e; i++) {
+        char *mp = NULL;
+        pm_manifest_entry *en = NULL;
+        size_t nen = 0;
+        e = pm_path_factory_manifest_path(t->paths, metas[i].file_name, &mp);
+        if (!e)
+            e = pm_manifest_read(t->fio, mp, &en, &nen);
+        for (size_t k = 0; k < nen && !e; k++)
+            e = fn(ctx, &en[k]);
+        pm_manifest_entries_free(en, nen);
+        free(mp);
+    }
+    pm_manifest_file_metas_free(metas, nmetas);
+    free(path);
+    return e;
 }
 
 /* ------------------------------------------------------------------ */
@@ -380,6 +480,26 @@ int64_t pm_compact_commit_identifier(const char *plan_id, const int64_t *task_in
 }
 
 /* ------------------------------------------------------------------ */
+/* versioned out-structs                                               */
+
+pm_error *pm_compact_metrics_check(const pm_compact_metrics *out)
+{
+    if (out && (out->version < 1 || out->version > PM_COMPACT_METRICS_VERSION))
+        return pm_error_new(PM_EINVALID, "pm_compact_metrics.version %d is not supported (1..%d): initialize it "
+                            "with PM_COMPACT_METRICS_INIT", out->version, PM_COMPACT_METRICS_VERSION);
+    return NULL;
+}
+
+void pm_compact_metrics_put(pm_compact_metrics *out, const pm_compact_metrics *m)
+{
+    if (!out)
+        return;
+    int v = out->version;
+    *out = *m; /* version 1 knows every field */
+    out->version = v;
+}
+
+/* ------------------------------------------------------------------ */
 /* resources                                                           */
 
 pm_error *pm_resources_new(pm_resources **out, int64_t memory_budget_bytes, size_t threads)
@@ -414,25 +534,3 @@ void pm_resources_free(pm_resources *r)
 /* ------------------------------------------------------------------ */
 /* fault injection (tests)                                             */
 
-bool pm_compact_fault(const char *name)
-{
-#ifdef NDEBUG
-    (void)name;
-    return false;
-#else
-    const char *v = getenv("PAIMON_FAULT_INJECT");
-    if (!v || !*v)
-        return false;
-    size_t n = strlen(name);
-    for (const char *p = v; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n))
-            return true;
-        if (!end)
-            break;
-        p = end + 1;
-    }
-    return false;
-#endif
-}

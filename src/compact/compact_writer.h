@@ -9,13 +9,14 @@
  * and dictionary settings, statistics modes), never from whatever the table
  * looks like when the worker runs.
  *
- * Rolling (Java's RollingFileWriter): a file is closed when it holds
- * target_rows rows (exact: a batch is split there), or when, after a
- * batch, its size (written + buffered) reached target_size.  Files are
- * named `<data-file.prefix><uuid>-<n>.<ext>` (one uuid per writer) in the
- * bucket directory.  Sequence numbers continue across files from
- * start_seq, one per row.  Statistics follow table/write_stats.h (Parquet:
- * footer statistics; Avro: collected per row).
+ * Rolling (Java's RollingFileWriter, table/rolling_file_writer.h): a file
+ * is closed when it holds target_rows rows (exact: a batch is split
+ * there), or when, after a batch, its size (written + buffered) reached
+ * target_size.  Files are named `<data-file.prefix><uuid>-<n>.<ext>` (one
+ * uuid per writer) in the bucket directory.  Sequence numbers continue
+ * across files from start_seq, one per row.  Statistics follow
+ * table/write_stats.h (Parquet: footer statistics; Avro: collected per
+ * row).  Fault points (base/fault.h): writer-open, writer-close.
  *
  * Memory: one open file; Parquet buffers at most one row group, capped at
  * `row_group_limit` bytes.
@@ -31,6 +32,7 @@
 #include "meta/options.h"
 #include "paimon/batch.h"
 #include "paimon/error.h"
+#include "table/rolling_file_writer.h"
 
 typedef struct pm_compact_writer pm_compact_writer;
 
@@ -49,6 +51,11 @@ typedef struct pm_compact_writer_options {
 } pm_compact_writer_options;
 
 pm_error *pm_compact_writer_new(pm_compact_writer **out, pm_fileio *fio, const pm_compact_writer_options *o);
+/* The rolling file writer's settings of a compaction task's outputs (no
+ * fault points; strings borrowed from o), shared with the row-group
+ * passthrough writer. */
+void pm_compact_writer_rolling_options(const pm_compact_writer_options *o, pm_fileio *fio,
+                                       pm_rolling_file_writer_options *ro);
 /* Append all rows of b (its columns follow row_type). */
 pm_error *pm_compact_writer_write(pm_compact_writer *w, const pm_batch *b);
 /* Close the open file and move every closed file's meta out (*files

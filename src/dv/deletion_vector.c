@@ -471,6 +471,12 @@ static pm_error *read_v2(pm_dv *dv, const uint8_t *p, size_t n)
         size_t used;
         PM_TRY(load_bitmap(c.p, pm_cursor_left(&c), &bm, &used));
         c.p += used;
+        if (key == (uint32_t)(PM_DV_MAX_POS64 >> 32) && !roaring_bitmap_is_empty(bm) &&
+            roaring_bitmap_maximum(bm) > (uint32_t)PM_DV_MAX_POS64) {
+            roaring_bitmap_free(bm);
+            return pm_error_new(PM_ECORRUPT, "64-bit deletion vector: a position above the largest (%lld)",
+                                (long long)PM_DV_MAX_POS64);
+        }
         if (roaring_bitmap_is_empty(bm))
             roaring_bitmap_free(bm);
         else

@@ -131,6 +131,24 @@ pm_error *pm_fileio_delete_tree(pm_fileio *fio, const char *path)
     return fio->ops->delete_tree(fio, path);
 }
 
+pm_error *pm_fileio_rmdir(pm_fileio *fio, const char *path, bool *removed)
+{
+    bool r = false;
+    pm_error *e = fio->ops->rmdir(fio, path, &r);
+    if (removed)
+        *removed = !e && r;
+    return e;
+}
+
+pm_error *pm_fileio_mkdtemp(pm_fileio *fio, const char *parent, const char *prefix, char **out)
+{
+    *out = NULL;
+    if (!prefix || strchr(prefix, '/'))
+        return pm_error_new(PM_EINVALID, "temporary directory prefix '%s' is not a plain name",
+                            prefix ? prefix : "(null)");
+    return fio->ops->mkdtemp(fio, parent, prefix, out);
+}
+
 pm_error *pm_fileio_rename(pm_fileio *fio, const char *from, const char *to)
 {
     return fio->ops->rename(fio, from, to);

@@ -66,6 +66,14 @@ pm_error *pm_fileio_delete(pm_fileio *fio, const char *path);
 /* Delete a directory tree; missing is not an error. */
 pm_error *pm_fileio_delete_tree(pm_fileio *fio, const char *path);
 pm_error *pm_fileio_rename(pm_fileio *fio, const char *from, const char *to);
+/* Remove the directory `path` when it is empty.  *removed = false (not an
+ * error) when it is missing or holds anything; other failures are
+ * errors.  removed may be NULL. */
+pm_error *pm_fileio_rmdir(pm_fileio *fio, const char *path, bool *removed);
+/* Create a new private (owner-only) directory `<parent>/<prefix>XXXXXX`
+ * with a random suffix that did not exist before; *out = its path
+ * (malloc'd, the caller frees).  The parent must exist (PM_ENOTFOUND). */
+pm_error *pm_fileio_mkdtemp(pm_fileio *fio, const char *parent, const char *prefix, char **out);
 
 /* Names (not paths) in a directory, sorted, excluding "." and "..".
  * Missing directory → empty list.  Free with pm_fileio_list_free. */

@@ -28,6 +28,9 @@ typedef struct pm_fileio_ops {
     pm_error *(*delete_file)(pm_fileio *fio, const char *path);
     pm_error *(*delete_tree)(pm_fileio *fio, const char *path);
     pm_error *(*rename)(pm_fileio *fio, const char *from, const char *to);
+    pm_error *(*rmdir)(pm_fileio *fio, const char *path, bool *removed);
+    /* *out is malloc'd by the backend */
+    pm_error *(*mkdtemp)(pm_fileio *fio, const char *parent, const char *prefix, char **out);
     /* Unsorted names; fileio.c sorts them. */
     pm_error *(*list)(pm_fileio *fio, const char *dir, pm_name_list *out);
 } pm_fileio_ops;

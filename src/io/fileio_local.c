@@ -537,6 +537,37 @@ static pm_error *local_rename(pm_fileio *fio, const char *ufrom, const char *uto
     return NULL;
 }
 
+static pm_error *local_rmdir(pm_fileio *fio, const char *upath, bool *removed)
+{
+    const char *path = strip_scheme(upath);
+    *removed = false;
+    if (rmdir(path) == 0) {
+        *removed = true;
+        return NULL;
+    }
+    if (errno == ENOENT || errno == ENOTEMPTY || errno == EEXIST)
+        return NULL;
+    return sys_err(errno, "remove directory", path);
+}
+
+static pm_error *local_mkdtemp(pm_fileio *fio, const char *uparent, const char *prefix, char **out)
+{
+    const char *parent = strip_scheme(uparent);
+    size_t n = strlen(parent) + strlen(prefix) + 8;
+    char *p = malloc(n);
+    if (!p)
+        return pm_oom();
+    snprintf(p, n, "%s/%sXXXXXX", parent, prefix);
+    if (!mkdtemp(p)) { /* mode 0700 */
+        pm_error *e = pm_error_wrap(sys_err(errno, "create a temporary directory under", parent), 0,
+                                    "prefix %s", prefix);
+        free(p);
+        return e;
+    }
+    *out = p;
+    return NULL;
+}
+
 static pm_error *local_list(pm_fileio *fio, const char *udir, pm_name_list *out)
 {
     const char *dir = strip_scheme(udir);
@@ -584,6 +615,8 @@ static const pm_fileio_ops local_ops = {
     .delete_file = local_delete,
     .delete_tree = local_delete_tree,
     .rename = local_rename,
+    .rmdir = local_rmdir,
+    .mkdtemp = local_mkdtemp,
     .list = local_list,
 };
 

@@ -683,10 +683,15 @@ static inline bool same_key(const head *h, const uint8_t *key, uint32_t klen, ui
     return h->p1 == k1 && memcmp(h->key + 16, key + 16, klen - 16) == 0;
 }
 
+/* The reader keeps the failure (later calls repeat it) and returns a copy
+ * with the whole chain, so the caller sees the cause too. */
 static pm_error *fail_sticky(pm_merge_reader *m, pm_error *e)
 {
     m->failed = e;
-    return pm_error_new(pm_error_code(e), "%s", pm_error_message(e));
+    char *s = pm_error_format(e);
+    pm_error *c = pm_error_new(pm_error_code(e), "%s", s ? s : pm_error_message(e));
+    free(s);
+    return c;
 }
 
 pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof)

@@ -9,6 +9,7 @@
 
 #include "base/mem.h"
 #include "io/fileio.h"
+#include "meta/safe_path.h"
 
 pm_error *pm_index_dir(const pm_path_factory *pf, const char *bucket_dir, char **out)
 {
@@ -22,27 +23,18 @@ pm_error *pm_index_dir(const pm_path_factory *pf, const char *bucket_dir, char *
     return *out ? NULL : pm_oom();
 }
 
-/* External path → a path the local file IO takes. */
-static pm_error *external(const char *p, char **out)
-{
-    const char *colon = strchr(p, ':'), *slash = strchr(p, '/');
-    if (!colon || (slash && slash < colon))
-        return pm_strdup(out, p); /* no scheme */
-    if ((size_t)(colon - p) == 4 && !strncasecmp(p, "file", 4)) {
-        PM_TRY(pm_strdup(out, p));
-        memcpy(*out, "file", 4);
-        return NULL;
-    }
-    return pm_error_new(PM_EUNSUPPORTED, "index file external path '%s': only local files are supported",
-                        p);
-}
-
 pm_error *pm_index_file_path(const pm_path_factory *pf, const char *bucket_dir,
                              const pm_index_file_meta *file, char **out)
 {
     *out = NULL;
-    if (file->external_path)
-        return external(file->external_path, out);
+    PM_TRY(pm_safe_file_name(PM_ECORRUPT, "index file _FILE_NAME", file->file_name));
+    if (file->external_path) {
+        const char *local = pm_safe_path_local(file->external_path);
+        if (!local)
+            return pm_error_new(PM_EUNSUPPORTED, "index file external path '%s': only local files are supported",
+                                file->external_path);
+        return pm_strdup(out, local);
+    }
     char *dir;
     PM_TRY(pm_index_dir(pf, bucket_dir, &dir));
     *out = pm_path_join(dir, file->file_name);

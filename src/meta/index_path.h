@@ -7,11 +7,13 @@
  * table option index-file-in-data-file-dir is true; names come from
  * pm_path_factory_new_index_file_name (`index-<uuid>-<n>`).
  * Existing files (IndexFileMeta): the `_EXTERNAL_PATH` when set, else the
- * same directory rule with the file name.  A "file:" scheme in an external
- * path is matched without regard to case (Java's URI schemes are
- * case-insensitive; Java writes "FILE:/..." for some configurations) and
- * handed to the local file IO in lower case; other schemes are
- * PM_EUNSUPPORTED.
+ * same directory rule with the file name, which must be a plain name
+ * (PM_ECORRUPT, meta/safe_path.h).  A "file:" scheme in an external path is
+ * matched without regard to case (Java's URI schemes are case-insensitive;
+ * Java writes "FILE:/..." for some configurations) and stripped; other
+ * schemes are PM_EUNSUPPORTED.  Whether an external path lies under the
+ * table's roots is checked where it is read from the index manifest
+ * (table/scan.c), since the roots are table options.
  */
 #ifndef PM_META_INDEX_PATH_H
 #define PM_META_INDEX_PATH_H

@@ -5,7 +5,9 @@
  *
  * Reading steps: open the file, check its magic (Avro "Obj\x01"; ORC and
  * Parquet named as unsupported), decode batches with our row type (fields
- * by name), convert each row into a struct appended to a growing array.
+ * by name), convert each row into a struct appended to a growing array,
+ * checking that every file name it holds is a plain name (safe_path.h:
+ * PM_ECORRUPT naming the manifest file and the field).
  * Writing steps: rows are appended to a pm_batch of the 2.0 row type and
  * handed to the Avro writer every 1000 rows (the rolling check cadence);
  * finishing a file closes (fsync) the output and records its size.
@@ -13,10 +15,12 @@
 #include "meta/manifest.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
+#include "meta/safe_path.h"
 #include "meta/stats.h"
 
 #define ROLL_CHECK_ROWS 1000
@@ -115,21 +119,52 @@ static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size
     return NULL;
 }
 
-static pm_error *entry_row(const pm_batch *b, int64_t row, const char *what, void *elem)
-{
-    return pm_manifest_entry_from_row(b, row, what, elem);
-}
-static pm_error *meta_row(const pm_batch *b, int64_t row, const char *what, void *elem)
-{
-    return pm_manifest_file_meta_from_row(b, row, what, elem);
-}
-static pm_error *index_row(const pm_batch *b, int64_t row, const char *what, void *elem)
-{
-    return pm_index_manifest_entry_from_row(b, row, what, elem);
-}
 static void entry_clear(void *p) { pm_manifest_entry_clear(p); }
 static void meta_clear(void *p) { pm_manifest_file_meta_clear(p); }
 static void index_clear(void *p) { pm_index_manifest_entry_clear(p); }
+
+/* A file name read from the metadata file `what` (field `field` of the
+ * entry of `file_name`) is a plain name (meta/safe_path.h). */
+static pm_error *check_name(const char *what, const char *field, const char *entry, const char *name)
+{
+    char f[768];
+    if (entry)
+        snprintf(f, sizeof f, "%s: %s of the entry of %s", what, field, entry);
+    else
+        snprintf(f, sizeof f, "%s: %s", what, field);
+    return pm_safe_file_name(PM_ECORRUPT, f, name);
+}
+
+/* The names are checked as rows are decoded, so no caller joins an
+ * untrusted name to a directory; external paths need the table's roots
+ * and are checked by the table layer (table/scan.c). */
+static pm_error *entry_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    PM_TRY(pm_manifest_entry_from_row(b, row, what, elem));
+    pm_manifest_entry *e = elem;
+    pm_error *err = check_name(what, "_FILE_NAME", NULL, e->file.file_name);
+    for (size_t i = 0; !err && i < e->file.extra_files.count; i++)
+        err = check_name(what, "_EXTRA_FILES", e->file.file_name, e->file.extra_files.items[i]);
+    if (err)
+        pm_manifest_entry_clear(e);
+    return err;
+}
+static pm_error *meta_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    PM_TRY(pm_manifest_file_meta_from_row(b, row, what, elem));
+    pm_error *err = check_name(what, "_FILE_NAME", NULL, ((pm_manifest_file_meta *)elem)->file_name);
+    if (err)
+        meta_clear(elem);
+    return err;
+}
+static pm_error *index_row(const pm_batch *b, int64_t row, const char *what, void *elem)
+{
+    PM_TRY(pm_index_manifest_entry_from_row(b, row, what, elem));
+    pm_error *err = check_name(what, "_FILE_NAME", NULL, ((pm_index_manifest_entry *)elem)->index_file.file_name);
+    if (err)
+        index_clear(elem);
+    return err;
+}
 
 pm_error *pm_manifest_read(pm_fileio *fio, const char *path, pm_manifest_entry **out, size_t *count)
 {
@@ -247,7 +282,7 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-static uint64_t ident_hash(const pm_manifest_entry *e)
+uint64_t pm_manifest_entry_ident_hash(const pm_manifest_entry *e)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     h = mix(h, e->partition.data, e->partition.len);
@@ -270,7 +305,7 @@ static bool bytes_eq(const pm_bytes *a, const pm_bytes *b)
     return !a->has || (a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0));
 }
 
-static bool ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
+bool pm_manifest_entry_ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
 {
     if (a->bucket != b->bucket || a->file.level != b->file.level)
         return false;
@@ -283,6 +318,89 @@ static bool ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
             return false;
     return bytes_eq(&a->file.embedded_index, &b->file.embedded_index) &&
            str_eq(a->file.external_path, b->file.external_path);
+}
+
+static pm_error *ident_set_grow(pm_manifest_ident_set *s)
+{
+    pm_manifest_ident_set n = {0};
+    n.cap = s->cap ? s->cap * 2 : 64;
+    PM_TRY(pm_calloc(&n.slots, n.cap, sizeof *n.slots));
+    for (size_t i = 0; i < s->cap; i++) {
+        if (!s->slots[i])
+            continue;
+        size_t k = (size_t)pm_manifest_entry_ident_hash(s->slots[i]) & (n.cap - 1);
+        while (n.slots[k])
+            k = (k + 1) & (n.cap - 1);
+        n.slots[k] = s->slots[i];
+        n.n++;
+    }
+    free(s->slots);
+    *s = n;
+    return NULL;
+}
+
+pm_error *pm_manifest_ident_set_add(pm_manifest_ident_set *s, const pm_manifest_entry *e)
+{
+    if ((s->n + 1) * 2 > s->cap)
+        PM_TRY(ident_set_grow(s));
+    size_t k = (size_t)pm_manifest_entry_ident_hash(e) & (s->cap - 1);
+    while (s->slots[k]) {
+        if (pm_manifest_entry_ident_eq(s->slots[k], e))
+            return NULL;
+        k = (k + 1) & (s->cap - 1);
+    }
+    s->slots[k] = e;
+    s->n++;
+    return NULL;
+}
+
+bool pm_manifest_ident_set_has(const pm_manifest_ident_set *s, const pm_manifest_entry *e)
+{
+    if (!s->cap)
+        return false;
+    size_t k = (size_t)pm_manifest_entry_ident_hash(e) & (s->cap - 1);
+    while (s->slots[k]) {
+        if (pm_manifest_entry_ident_eq(s->slots[k], e))
+            return true;
+        k = (k + 1) & (s->cap - 1);
+    }
+    return false;
+}
+
+void pm_manifest_ident_set_free(pm_manifest_ident_set *s)
+{
+    free(s->slots);
+    memset(s, 0, sizeof *s);
+}
+
+pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
+                                      int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        PM_TRY(pm_realloc_array(&l->v, cap, sizeof *l->v));
+        l->cap = cap;
+    }
+    pm_manifest_entry *e = &l->v[l->n];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->bucket = bucket;
+    e->total_buckets = total_buckets;
+    pm_error *err = pm_bytes_set(&e->partition, partition->data, partition->len);
+    if (!err)
+        err = pm_data_file_meta_copy(&e->file, f);
+    if (err) {
+        pm_manifest_entry_clear(e);
+        return err;
+    }
+    l->n++;
+    return NULL;
+}
+
+void pm_manifest_entry_list_free(pm_manifest_entry_list *l)
+{
+    pm_manifest_entries_free(l->v, l->n);
+    memset(l, 0, sizeof *l);
 }
 
 pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
@@ -306,14 +424,14 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
     size_t w = 0; /* outputs are entries[0..w) (compacted later) */
     for (size_t i = 0; i < count; i++) {
         pm_manifest_entry cur = entries[i];
-        size_t mask = cap - 1, s = (size_t)ident_hash(&cur) & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
+        size_t mask = cap - 1, s = (size_t)pm_manifest_entry_ident_hash(&cur) & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
         for (;; s = (s + 1) & mask) {
             if (!table[s]) {
                 free_slot = s;
                 break;
             }
             size_t pos = table[s] - 1;
-            if (live[pos] && ident_eq(&entries[pos], &cur)) {
+            if (live[pos] && pm_manifest_entry_ident_eq(&entries[pos], &cur)) {
                 found = s;
                 break;
             }

@@ -4,7 +4,12 @@
  * ADD/DELETE merge of manifest entries.
  *
  * Reading: the file's first bytes must be the Avro magic; ORC or Parquet
- * manifests (the old `manifest.format` option) are PM_EUNSUPPORTED.  Rows
+ * manifests (the old `manifest.format` option) are PM_EUNSUPPORTED.  Names
+ * read from disk (a manifest list's manifest `_FILE_NAME`s, a manifest's
+ * data or changelog `_FILE_NAME` and `_EXTRA_FILES`, an index manifest's
+ * index `_FILE_NAME`) must be plain file names (meta/safe_path.h), else
+ * PM_ECORRUPT naming the file and the field; `_EXTERNAL_PATH`s are left to
+ * the table layer, which knows the table's external roots.  Rows
  * are decoded by field name with the newest field set, so files written by
  * any Paimon version (0.5 … master, top-level row nullable or not) read.
  *
@@ -34,6 +39,7 @@
 #ifndef PM_META_MANIFEST_H
 #define PM_META_MANIFEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +73,29 @@ pm_error *pm_manifest_read_merged(pm_fileio *fio, const pm_path_factory *pf,
 /* ---- merging ---- */
 /* Merge in place: *n shrinks; removed entries are cleared. */
 pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n);
+
+/* The merge key above (FileEntry.Identifier): hash and equality. */
+uint64_t pm_manifest_entry_ident_hash(const pm_manifest_entry *e);
+bool pm_manifest_entry_ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b);
+
+/* A set of borrowed entries by identifier (they must outlive the set). */
+typedef struct pm_manifest_ident_set {
+    const pm_manifest_entry **slots;
+    size_t cap, n;
+} pm_manifest_ident_set;
+pm_error *pm_manifest_ident_set_add(pm_manifest_ident_set *s, const pm_manifest_entry *e);
+bool pm_manifest_ident_set_has(const pm_manifest_ident_set *s, const pm_manifest_entry *e);
+void pm_manifest_ident_set_free(pm_manifest_ident_set *s);
+
+/* A growable array of owned entries (zero-initialized = empty). */
+typedef struct pm_manifest_entry_list {
+    pm_manifest_entry *v;
+    size_t n, cap;
+} pm_manifest_entry_list;
+/* Append a copy of (kind, partition, bucket, total buckets, file). */
+pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
+                                      int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f);
+void pm_manifest_entry_list_free(pm_manifest_entry_list *l);
 
 /* ---- writing ---- */
 /* Avro codec and level for manifests from table options (see top). */

@@ -247,7 +247,7 @@ typedef struct pm_str_list {
 } pm_str_list;
 void pm_str_list_free(pm_str_list *l);
 
-/* ---- value parsers (Java-compatible, see top) ---- */
+/* ---- value parsers (Java-compatible, see top; meta/option_parse.c) ---- */
 pm_error *pm_parse_int32(const char *text, int32_t *out);
 pm_error *pm_parse_int64(const char *text, int64_t *out);
 pm_error *pm_parse_bool(const char *text, bool *out);
@@ -303,8 +303,14 @@ pm_error *pm_options_field_stats_mode(const pm_options *o, const char *field, bo
 pm_error *pm_options_per_level(const pm_options *o, pm_option_id map_id, int32_t level, char **out);
 
 /* Check every registered option that is set (directly or via a fallback
- * key) and every `fields.<f>.stats-mode`: PM_EINVALID naming the first bad
- * option and its value.  Unknown keys are ignored. */
+ * key) and every `fields.<f>.stats-mode`: its type (see top), the range of
+ * the numeric options paimon-c acts on (e.g. compaction.min.file-num >= 1,
+ * target-file-size >= 1 byte, compaction.delete-ratio-threshold in
+ * [0, 1], offpeak hours -1..23), the value set of enumerated options, and
+ * the rules between options (bucket > 0, -1 or -2; dynamic-bucket.max-
+ * buckets -1 or > 0; snapshot.num-retained.min <= .max).  PM_EINVALID
+ * naming the first bad option, its value and the rule.  Unknown keys are
+ * ignored.  Checks that need the schema: pm_schema_validate. */
 pm_error *pm_options_validate(const pm_options *o);
 
 #endif

@@ -83,29 +83,28 @@ pm_error *pm_schema_clone(const pm_schema *s, pm_schema **out)
 /* reading                                                              */
 /* ------------------------------------------------------------------ */
 
-static pm_error *parse_type_json(const json_t *j, const char *what, const char *field, int depth,
-                                 pm_type **out);
+static pm_error *parse_type_json(const pm_jnode *j, const char *field, int depth, pm_type **out);
 
-static pm_error *parse_field_json(const json_t *j, const char *what, int depth, pm_type *row)
+static pm_error *parse_field_json(const pm_jnode *j, int depth, pm_type *row)
 {
-    if (!json_is_object(j))
-        return pm_error_new(PM_ECORRUPT, "%s: a field is not a JSON object", what);
+    PM_TRY(pm_json_as_object(j, 0, NULL));
     int32_t id;
     char *name = NULL, *desc = NULL, *dflt = NULL;
     pm_type *t = NULL;
-    pm_error *e = pm_json_int(j, "id", what, &id);
+    pm_error *e = pm_json_i32(j, "id", INT32_MIN, INT32_MAX, &id);
     if (!e)
-        e = pm_json_string(j, "name", what, &name);
+        e = pm_json_str(j, "name", 0, &name);
     if (!e)
-        e = pm_json_string_opt(j, "description", what, &desc);
+        e = pm_json_str(j, "description", PM_JSON_NULLABLE, &desc);
     if (!e)
-        e = pm_json_string_opt(j, "defaultValue", what, &dflt);
+        e = pm_json_str(j, "defaultValue", PM_JSON_NULLABLE, &dflt);
     if (!e) {
-        json_t *tj = json_object_get(j, "type");
-        if (!tj)
-            e = pm_error_new(PM_ECORRUPT, "%s: field '%s' has no type", what, name);
+        pm_jnode tj;
+        pm_json_get(&tj, j, "type");
+        if (!tj.v)
+            e = pm_json_error(&tj, "column '%s' has no type", name);
         else
-            e = parse_type_json(tj, what, name, depth + 1, &t);
+            e = parse_type_json(&tj, name, depth + 1, &t);
     }
     if (!e) {
         e = pm_type_add_field(row, id, name, t); /* takes t, also on failure */
@@ -124,159 +123,135 @@ static pm_error *parse_field_json(const json_t *j, const char *what, int depth, 
     return e;
 }
 
-static pm_error *parse_type_json(const json_t *j, const char *what, const char *field, int depth,
-                                 pm_type **out)
+/* The fields of a ROW (the schema's or a nested one) into row. */
+static pm_error *parse_fields_json(const pm_jnode *fields, size_t n, int depth, pm_type *row)
+{
+    for (size_t i = 0; i < n; i++) {
+        pm_jnode fj;
+        pm_json_at(&fj, fields, i);
+        PM_TRY(parse_field_json(&fj, depth, row));
+    }
+    return NULL;
+}
+
+/* A nested type's child `key` (element, key, value). */
+static pm_error *child_type(const pm_jnode *j, const char *key, const char *field, const char *type, int depth,
+                            pm_type **out)
+{
+    pm_jnode c;
+    pm_json_get(&c, j, key);
+    if (!c.v)
+        return pm_json_error(j, "column '%s': %s type without \"%s\"", field, type, key);
+    return parse_type_json(&c, field, depth + 1, out);
+}
+
+static pm_error *parse_type_json(const pm_jnode *j, const char *field, int depth, pm_type **out)
 {
     *out = NULL;
     if (depth > 64)
-        return pm_error_new(PM_ECORRUPT, "%s: field '%s': types nested too deeply", what, field);
-    if (json_is_string(j)) {
-        pm_error *e = pm_type_parse(out, json_string_value(j));
+        return pm_json_error(j, "column '%s': types nested too deeply", field);
+    if (json_is_string(j->v)) {
+        char *text = NULL;
+        PM_TRY(pm_json_as_str(j, 0, &text));
+        pm_error *e = pm_type_parse(out, text);
         if (e)
-            return pm_error_wrap(e, pm_error_code(e) == PM_EUNSUPPORTED ? 0 : PM_ECORRUPT,
-                                 "%s: field '%s': type '%s'", what, field, json_string_value(j));
-        return NULL;
+            e = pm_error_wrap(e, pm_error_code(e) == PM_EUNSUPPORTED ? 0 : PM_ECORRUPT,
+                              "%s: column '%s': type '%s'", j->doc, field, text);
+        free(text);
+        return e;
     }
-    if (!json_is_object(j))
-        return pm_error_new(PM_ECORRUPT, "%s: field '%s': type is neither a string nor an object",
-                            what, field);
-    json_t *ts = json_object_get(j, "type");
-    if (!json_is_string(ts))
-        return pm_error_new(PM_ECORRUPT, "%s: field '%s': nested type without a \"type\" string",
-                            what, field);
-    const char *s = json_string_value(ts);
+    if (!json_is_object(j->v))
+        return pm_json_error(j, "column '%s': type is neither a string nor an object", field);
+    pm_jnode ts;
+    pm_json_get(&ts, j, "type");
+    if (!json_is_string(ts.v))
+        return pm_json_error(j, "column '%s': nested type without a \"type\" string", field);
+    const char *s = json_string_value(ts.v);
     bool nullable = strstr(s, "NOT NULL") == NULL;
     pm_type *a = NULL, *b = NULL;
-    pm_error *e = NULL;
-#define CHILD(key, dst)                                                                    \
-    do {                                                                                   \
-        json_t *c_ = json_object_get(j, key);                                              \
-        if (!c_)                                                                           \
-            return pm_error_new(PM_ECORRUPT, "%s: field '%s': %s type without \"%s\"", what, \
-                                field, s, key);                                            \
-        PM_TRY(parse_type_json(c_, what, field, depth + 1, &(dst)));                       \
-    } while (0)
     if (strncmp(s, "ARRAY", 5) == 0) {
-        CHILD("element", a);
+        PM_TRY(child_type(j, "element", field, "ARRAY", depth, &a));
         *out = pm_type_new_array(a, nullable);
     } else if (strncmp(s, "VECTOR", 6) == 0) {
-        return pm_error_new(PM_EUNSUPPORTED, "%s: field '%s': VECTOR type", what, field);
+        return pm_error_new(PM_EUNSUPPORTED, "%s: column '%s': VECTOR type", j->doc, field);
     } else if (strncmp(s, "MULTISET", 8) == 0) {
-        CHILD("element", a);
+        PM_TRY(child_type(j, "element", field, "MULTISET", depth, &a));
         *out = pm_type_new_multiset(a, nullable);
     } else if (strncmp(s, "MAP", 3) == 0) {
-        CHILD("key", a);
-        json_t *v = json_object_get(j, "value");
-        if (!v) {
-            pm_type_free(a);
-            return pm_error_new(PM_ECORRUPT, "%s: field '%s': MAP type without \"value\"", what, field);
-        }
-        e = parse_type_json(v, what, field, depth + 1, &b);
+        PM_TRY(child_type(j, "key", field, "MAP", depth, &a));
+        pm_error *e = child_type(j, "value", field, "MAP", depth, &b);
         if (e) {
             pm_type_free(a);
             return e;
         }
         *out = pm_type_new_map(a, b, nullable);
     } else if (strncmp(s, "ROW", 3) == 0) {
-        json_t *fields = json_object_get(j, "fields");
-        if (!json_is_array(fields))
-            return pm_error_new(PM_ECORRUPT, "%s: field '%s': ROW type without a \"fields\" array",
-                                what, field);
+        pm_jnode fields;
+        size_t n = 0;
+        pm_json_get(&fields, j, "fields");
+        if (!json_is_array(fields.v))
+            return pm_json_error(j, "column '%s': ROW type without a \"fields\" array", field);
+        PM_TRY(pm_json_as_array(&fields, 0, NULL, &n));
         pm_type *row = pm_type_new_row(nullable);
         if (!row)
             return pm_oom();
-        size_t i;
-        json_t *fj;
-        json_array_foreach(fields, i, fj) {
-            e = parse_field_json(fj, what, depth, row);
-            if (e) {
-                pm_type_free(row);
-                return e;
-            }
+        pm_error *e = parse_fields_json(&fields, n, depth, row);
+        if (e) {
+            pm_type_free(row);
+            return e;
         }
         *out = row;
         return NULL;
     } else {
-        return pm_error_new(PM_ECORRUPT, "%s: field '%s': cannot parse type object '%s'", what,
-                            field, s);
+        return pm_json_error(j, "column '%s': cannot parse type object '%s'", field, s);
     }
-#undef CHILD
     return *out ? NULL : pm_oom();
 }
 
-static pm_error *parse_string_array(const json_t *root, const char *key, const char *what,
-                                    pm_str_list *out)
+static pm_error *set_option(void *ctx, const char *key, const char *value)
 {
-    json_t *a = json_object_get(root, key);
-    if (!json_is_array(a))
-        return pm_error_new(PM_ECORRUPT, "%s: field '%s' is missing or not an array", what, key);
-    size_t n = json_array_size(a);
-    if (!n)
-        return NULL;
-    PM_TRY(pm_calloc(&out->items, n, sizeof(char *)));
-    for (size_t i = 0; i < n; i++) {
-        json_t *v = json_array_get(a, i);
-        if (!json_is_string(v))
-            return pm_error_new(PM_ECORRUPT, "%s: '%s' holds a non-string", what, key);
-        PM_TRY(pm_strdup(&out->items[i], json_string_value(v)));
-        out->count++;
-    }
-    return NULL;
+    return pm_options_set(ctx, key, value);
 }
 
-static pm_error *parse_schema_fields(const json_t *root, const char *what, pm_schema *s)
+static pm_error *parse_schema_fields(const pm_jnode *root, pm_schema *s)
 {
     bool has;
     int64_t v;
-    PM_TRY(pm_json_long_opt(root, "version", what, &has, &v));
-    if (has && (v < INT32_MIN || v > INT32_MAX))
-        return pm_error_new(PM_ECORRUPT, "%s: field 'version' out of range", what);
+    PM_TRY(pm_json_opt_i64(root, "version", INT32_MIN, INT32_MAX, &has, &v));
     s->version = has ? (int32_t)v : 1;
-    PM_TRY(pm_json_long(root, "id", what, &s->id));
-    json_t *fields = json_object_get(root, "fields");
-    if (!json_is_array(fields))
-        return pm_error_new(PM_ECORRUPT, "%s: field 'fields' is missing or not an array", what);
+    PM_TRY(pm_json_i64(root, "id", INT64_MIN, INT64_MAX, &s->id));
+    pm_jnode fields;
+    size_t n = 0;
+    PM_TRY(pm_json_array(root, "fields", 0, &fields, &n));
     s->row_type = pm_type_new_row(true);
     if (!s->row_type)
         return pm_oom();
-    size_t i;
-    json_t *fj;
-    json_array_foreach(fields, i, fj) {
-        PM_TRY(parse_field_json(fj, what, 0, s->row_type));
-    }
-    PM_TRY(pm_json_int(root, "highestFieldId", what, &s->highest_field_id));
-    PM_TRY(parse_string_array(root, "partitionKeys", what, &s->partition_keys));
-    PM_TRY(parse_string_array(root, "primaryKeys", what, &s->primary_keys));
+    PM_TRY(parse_fields_json(&fields, n, 0, s->row_type));
+    PM_TRY(pm_json_i32(root, "highestFieldId", INT32_MIN, INT32_MAX, &s->highest_field_id));
+    PM_TRY(pm_json_str_list(root, "partitionKeys", 0, NULL, &s->partition_keys));
+    PM_TRY(pm_json_str_list(root, "primaryKeys", 0, NULL, &s->primary_keys));
     PM_TRY(pm_options_new(&s->options));
-    json_t *opts = json_object_get(root, "options");
-    if (!json_is_object(opts))
-        return pm_error_new(PM_ECORRUPT, "%s: field 'options' is missing or not an object", what);
-    const char *k;
-    json_t *ov;
-    json_object_foreach(opts, k, ov) {
-        if (!json_is_string(ov))
-            return pm_error_new(PM_ECORRUPT, "%s: option '%s' is not a string", what, k);
-        PM_TRY(pm_options_set(s->options, k, json_string_value(ov)));
-    }
+    PM_TRY(pm_json_str_map(root, "options", 0, set_option, s->options));
     if (s->version <= 1 && !pm_options_get(s->options, "bucket"))
         PM_TRY(pm_options_set(s->options, "bucket", "1"));
     if (s->version <= 2 && !pm_options_get(s->options, "file.format"))
         PM_TRY(pm_options_set(s->options, "file.format", "orc"));
-    PM_TRY(pm_json_string_opt(root, "comment", what, &s->comment));
-    PM_TRY(pm_json_long_opt(root, "timeMillis", what, &has, &s->time_millis));
+    PM_TRY(pm_json_str(root, "comment", PM_JSON_NULLABLE, &s->comment));
+    PM_TRY(pm_json_opt_i64(root, "timeMillis", INT64_MIN, INT64_MAX, &has, &s->time_millis));
     return NULL;
 }
 
 pm_error *pm_schema_parse(const void *json, size_t len, const char *what, pm_schema **out)
 {
     *out = NULL;
-    json_t *root;
-    PM_TRY(pm_json_parse_object(json, len, what, &root));
+    json_t *tree;
+    pm_jnode root;
+    PM_TRY(pm_json_parse_doc(json, len, PM_ECORRUPT, what, PM_JSON_FILE, &tree, &root));
     pm_schema *s;
     pm_error *e = pm_calloc(&s, 1, sizeof *s);
     if (!e)
-        e = parse_schema_fields(root, what, s);
-    json_decref(root);
+        e = parse_schema_fields(&root, s);
+    json_decref(tree);
     if (!e) {
         e = pm_schema_validate(s);
         if (e)
@@ -514,6 +489,20 @@ pm_error *pm_schema_num_buckets(const pm_schema *s, int32_t *out)
     return pm_options_int(s->options, PM_OPT_BUCKET, NULL, out);
 }
 
+/* Every name of the list option `id` must be a field of the schema. */
+static pm_error *check_field_list(const pm_schema *s, pm_option_id id, const char *what)
+{
+    pm_str_list l = {0};
+    PM_TRY(pm_options_list(s->options, id, &l));
+    pm_error *e = NULL;
+    for (size_t i = 0; i < l.count && !e; i++)
+        if (pm_type_field_index(s->row_type, l.items[i]) < 0)
+            e = pm_error_new(PM_EINVALID, "%s '%s' (option %s) is not a field of the table", what, l.items[i],
+                             pm_option_def_get(id)->key);
+    pm_str_list_free(&l);
+    return e;
+}
+
 pm_error *pm_schema_validate(const pm_schema *s)
 {
     if (!s->row_type || s->row_type->id != PM_TYPE_ROW)
@@ -525,6 +514,30 @@ pm_error *pm_schema_validate(const pm_schema *s)
     pm_str_list_free(&l);
     int32_t b;
     PM_TRY(pm_schema_num_buckets(s, &b));
+    return NULL;
+}
+
+pm_error *pm_schema_validate_table(const pm_schema *s, bool creating)
+{
+    PM_TRY(pm_schema_validate(s));
+    PM_TRY(pm_options_validate(s->options));
+    PM_TRY(check_field_list(s, PM_OPT_SEQUENCE_FIELD, "sequence field"));
+    const char *rkf = pm_options_get(s->options, "rowkind.field");
+    if (rkf && pm_type_field_index(s->row_type, rkf) < 0)
+        return pm_error_new(PM_EINVALID, "rowkind.field '%s' is not a field of the table", rkf);
+    if (!creating)
+        return NULL;
+    /* SchemaValidation rules Java applies to new tables only (old tables,
+     * e.g. version-1 schemas that got bucket=1, still open) */
+    pm_str_list l;
+    PM_TRY(original_bucket_keys(s, &l));
+    bool has_bucket_key = l.count > 0;
+    pm_str_list_free(&l);
+    int32_t b;
+    PM_TRY(pm_schema_num_buckets(s, &b));
+    if (b > 0 && !s->primary_keys.count && !has_bucket_key)
+        return pm_error_new(PM_EINVALID, "a fixed-bucket append table (bucket=%d) needs the bucket-key option",
+                            (int)b);
     return NULL;
 }
 
@@ -697,7 +710,7 @@ static pm_error *build_new_table(pm_schema *s, const pm_type *row_type,
     free(ids);
     PM_TRY(e);
     s->highest_field_id = highest;
-    return pm_schema_validate(s);
+    return pm_schema_validate_table(s, true);
 }
 
 pm_error *pm_schema_new_table(pm_schema **out, const pm_type *row_type,

@@ -24,13 +24,19 @@
  * pypaimon's "comment": null, "description": null and the extra "nullable"
  * keys of nested types are tolerated (null = absent).
  *
- * Validation on load mirrors Java's TableSchema constructor: primary keys
- * must not all be partition keys; `bucket-key` fields must exist, must not
- * be partition keys and must be primary keys when there are any; `bucket`
- * must be an int.  Creating a table additionally checks (Schema): field
- * names unique, partition and primary keys unique and existing, field ids
- * unique; and moves the `primary-key` / `partition` options into the key
- * lists, making primary-key fields NOT NULL unless primary-key.nullable.
+ * Validation on load (pm_schema_validate) mirrors Java's TableSchema
+ * constructor: primary keys must not all be partition keys; `bucket-key`
+ * fields must exist, must not be partition keys and must be primary keys
+ * when there are any; `bucket` must be an int.  The one validation pass of
+ * a table (pm_schema_validate_table, run when a table is created, opened
+ * or reloaded) adds Java's SchemaValidation: every known option passes
+ * pm_options_validate (type, range, enumerated values, bucket -2, -1 or
+ * > 0), `sequence.field` and `rowkind.field` name fields, and for a new
+ * table a fixed-bucket append table needs a `bucket-key`.
+ * Creating a table additionally checks (Schema): field names unique,
+ * partition and primary keys unique and existing, field ids unique; and
+ * moves the `primary-key` / `partition` options into the key lists, making
+ * primary-key fields NOT NULL unless primary-key.nullable.
  */
 #ifndef PM_META_SCHEMA_H
 #define PM_META_SCHEMA_H
@@ -71,6 +77,10 @@ pm_error *pm_schema_type_to_json(const pm_type *t, pm_buf *out);
 
 /* Java's TableSchema checks (see top). */
 pm_error *pm_schema_validate(const pm_schema *s);
+/* The table's one validation pass (see top): TableSchema checks, options,
+ * SchemaValidation rules (`creating`: those for new tables too).
+ * PM_EINVALID naming the first problem. */
+pm_error *pm_schema_validate_table(const pm_schema *s, bool creating);
 
 /* Build schema 0 for a new table.  `row_type` is cloned; keys and options
  * are copied; the `primary-key`/`partition` options are applied (see top).

@@ -82,100 +82,75 @@ fail:
     return e;
 }
 
-static pm_error *opt_long(const json_t *root, const char *key, const char *what, pm_opt_long *out)
+static pm_error *opt_long(const pm_jnode *root, const char *key, pm_opt_long *out)
 {
-    return pm_json_long_opt(root, key, what, &out->has, &out->v);
+    return pm_json_opt_i64(root, key, INT64_MIN, INT64_MAX, &out->has, &out->v);
 }
 
-static pm_error *parse_enum(const json_t *root, const char *key, const char *what,
-                            const char *const *names, size_t n, bool required, int *out)
+static pm_error *set_property(void *ctx, const char *key, const char *value)
 {
-    json_t *v = json_object_get(root, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            return pm_error_new(PM_ECORRUPT, "%s: required field '%s' is missing", what, key);
-        *out = -1;
-        return NULL;
-    }
-    if (!json_is_string(v))
-        return pm_error_new(PM_ECORRUPT, "%s: field '%s' is not a string", what, key);
-    const char *s = json_string_value(v);
-    for (size_t i = 0; i < n; i++) {
-        if (names[i] && strcmp(names[i], s) == 0) {
-            *out = (int)i;
-            return NULL;
-        }
-    }
-    return pm_error_new(PM_ECORRUPT, "%s: field '%s' has unknown value '%s'", what, key, s);
+    return pm_options_set(ctx, key, value);
 }
 
-static pm_error *parse_fields(const json_t *root, const char *what, pm_snapshot *s)
+static pm_error *parse_fields(const pm_jnode *root, pm_snapshot *s)
 {
     bool has_version;
     int64_t version;
-    PM_TRY(pm_json_long_opt(root, "version", what, &has_version, &version));
-    if (has_version && (version < INT32_MIN || version > INT32_MAX))
-        return pm_error_new(PM_ECORRUPT, "%s: field 'version' out of range", what);
+    PM_TRY(pm_json_opt_i64(root, "version", INT32_MIN, INT32_MAX, &has_version, &version));
     s->version = has_version ? (int32_t)version : 1;
-    PM_TRY(pm_json_string_opt(root, "uuid", what, &s->uuid));
-    PM_TRY(pm_json_long(root, "id", what, &s->id));
-    PM_TRY(pm_json_long(root, "schemaId", what, &s->schema_id));
-    PM_TRY(pm_json_string_opt(root, "baseManifestList", what, &s->base_manifest_list));
-    PM_TRY(opt_long(root, "baseManifestListSize", what, &s->base_manifest_list_size));
-    PM_TRY(pm_json_string_opt(root, "deltaManifestList", what, &s->delta_manifest_list));
-    PM_TRY(opt_long(root, "deltaManifestListSize", what, &s->delta_manifest_list_size));
-    PM_TRY(pm_json_string_opt(root, "changelogManifestList", what, &s->changelog_manifest_list));
-    json_t *cl = json_object_get(root, "changelogManifestList");
+    PM_TRY(pm_json_str(root, "uuid", PM_JSON_NULLABLE, &s->uuid));
+    PM_TRY(pm_json_i64(root, "id", INT64_MIN, INT64_MAX, &s->id));
+    PM_TRY(pm_json_i64(root, "schemaId", INT64_MIN, INT64_MAX, &s->schema_id));
+    PM_TRY(pm_json_str(root, "baseManifestList", PM_JSON_NULLABLE, &s->base_manifest_list));
+    PM_TRY(opt_long(root, "baseManifestListSize", &s->base_manifest_list_size));
+    PM_TRY(pm_json_str(root, "deltaManifestList", PM_JSON_NULLABLE, &s->delta_manifest_list));
+    PM_TRY(opt_long(root, "deltaManifestListSize", &s->delta_manifest_list_size));
+    PM_TRY(pm_json_str(root, "changelogManifestList", PM_JSON_NULLABLE, &s->changelog_manifest_list));
+    json_t *cl = json_object_get(root->v, "changelogManifestList");
     s->legacy_changelog_list_null = cl && json_is_null(cl);
-    PM_TRY(opt_long(root, "changelogManifestListSize", what, &s->changelog_manifest_list_size));
-    PM_TRY(pm_json_string_opt(root, "indexManifest", what, &s->index_manifest));
-    PM_TRY(pm_json_string_opt(root, "commitUser", what, &s->commit_user));
-    PM_TRY(pm_json_string_opt(root, "writerVersion", what, &s->writer_version));
+    PM_TRY(opt_long(root, "changelogManifestListSize", &s->changelog_manifest_list_size));
+    PM_TRY(pm_json_str(root, "indexManifest", PM_JSON_NULLABLE, &s->index_manifest));
+    PM_TRY(pm_json_str(root, "commitUser", PM_JSON_NULLABLE, &s->commit_user));
+    PM_TRY(pm_json_str(root, "writerVersion", PM_JSON_NULLABLE, &s->writer_version));
     bool has;
-    PM_TRY(pm_json_long_opt(root, "commitIdentifier", what, &has, &s->commit_identifier));
+    PM_TRY(pm_json_opt_i64(root, "commitIdentifier", INT64_MIN, INT64_MAX, &has, &s->commit_identifier));
     int kind;
-    PM_TRY(parse_enum(root, "commitKind", what, COMMIT_KINDS, 4, true, &kind));
+    PM_TRY(pm_json_enum(root, "commitKind", COMMIT_KINDS, 4, 0, &kind));
     s->commit_kind = (pm_commit_kind)kind;
-    PM_TRY(pm_json_long_opt(root, "timeMillis", what, &has, &s->time_millis));
-    PM_TRY(pm_json_long_opt(root, "totalRecordCount", what, &has, &s->total_record_count));
-    PM_TRY(pm_json_long_opt(root, "deltaRecordCount", what, &has, &s->delta_record_count));
-    PM_TRY(opt_long(root, "changelogRecordCount", what, &s->changelog_record_count));
-    PM_TRY(opt_long(root, "watermark", what, &s->watermark));
-    PM_TRY(pm_json_string_opt(root, "statistics", what, &s->statistics));
-    json_t *props = json_object_get(root, "properties");
-    if (props && !json_is_null(props)) {
-        if (!json_is_object(props))
-            return pm_error_new(PM_ECORRUPT, "%s: field 'properties' is not an object", what);
+    PM_TRY(pm_json_opt_i64(root, "timeMillis", INT64_MIN, INT64_MAX, &has, &s->time_millis));
+    PM_TRY(pm_json_opt_i64(root, "totalRecordCount", INT64_MIN, INT64_MAX, &has, &s->total_record_count));
+    PM_TRY(pm_json_opt_i64(root, "deltaRecordCount", INT64_MIN, INT64_MAX, &has, &s->delta_record_count));
+    PM_TRY(opt_long(root, "changelogRecordCount", &s->changelog_record_count));
+    PM_TRY(opt_long(root, "watermark", &s->watermark));
+    PM_TRY(pm_json_str(root, "statistics", PM_JSON_NULLABLE, &s->statistics));
+    pm_jnode props;
+    PM_TRY(pm_json_object(root, "properties", PM_JSON_NULLABLE, &props));
+    if (props.v) {
         PM_TRY(pm_options_new(&s->properties));
-        const char *k;
-        json_t *v;
-        json_object_foreach(props, k, v) {
-            if (!json_is_string(v))
-                return pm_error_new(PM_ECORRUPT, "%s: property '%s' is not a string", what, k);
-            PM_TRY(pm_options_set(s->properties, k, json_string_value(v)));
-        }
+        PM_TRY(pm_json_as_str_map(&props, 0, set_property, s->properties));
     }
-    PM_TRY(opt_long(root, "nextRowId", what, &s->next_row_id));
+    PM_TRY(opt_long(root, "nextRowId", &s->next_row_id));
     int op;
-    PM_TRY(parse_enum(root, "operation", what, OPERATIONS, sizeof OPERATIONS / sizeof *OPERATIONS,
-                      false, &op));
+    PM_TRY(pm_json_enum(root, "operation", OPERATIONS, sizeof OPERATIONS / sizeof *OPERATIONS, PM_JSON_NULLABLE,
+                        &op));
     s->operation = op < 0 ? PM_SNAPSHOT_OP_NONE : (pm_snapshot_operation)op;
 
-    json_t *lo = json_object_get(root, "logOffsets");
-    if (lo && json_is_object(lo)) {
+    pm_jnode lo;
+    pm_json_get(&lo, root, "logOffsets");
+    if (json_is_object(lo.v)) {
         s->legacy_has_log_offsets = true;
-        size_t n = json_object_size(lo);
+        size_t n = json_object_size(lo.v);
         if (n) {
             PM_TRY(pm_calloc(&s->legacy_log_offsets, n, sizeof(pm_log_offset)));
             const char *k;
             json_t *v;
-            json_object_foreach(lo, k, v) {
+            json_object_foreach((json_t *)lo.v, k, v) {
                 int64_t bucket = 0;
                 pm_error *ke = pm_parse_int64(k, &bucket);
                 bool bad = ke != NULL;
                 pm_error_free(ke);
                 if (bad || !json_is_integer(v) || bucket < INT32_MIN || bucket > INT32_MAX)
-                    return pm_error_new(PM_ECORRUPT, "%s: malformed logOffsets entry '%s'", what, k);
+                    return pm_json_error(&lo, "malformed entry '%s'", k);
                 s->legacy_log_offsets[s->legacy_log_offset_count].bucket = (int32_t)bucket;
                 s->legacy_log_offsets[s->legacy_log_offset_count].offset = json_integer_value(v);
                 s->legacy_log_offset_count++;
@@ -188,13 +163,14 @@ static pm_error *parse_fields(const json_t *root, const char *what, pm_snapshot 
 pm_error *pm_snapshot_parse(const void *json, size_t len, const char *what, pm_snapshot **out)
 {
     *out = NULL;
-    json_t *root;
-    PM_TRY(pm_json_parse_object(json, len, what, &root));
+    json_t *tree;
+    pm_jnode root;
+    PM_TRY(pm_json_parse_doc(json, len, PM_ECORRUPT, what, PM_JSON_FILE, &tree, &root));
     pm_snapshot *s;
     pm_error *e = pm_calloc(&s, 1, sizeof *s);
     if (!e)
-        e = parse_fields(root, what, s);
-    json_decref(root);
+        e = parse_fields(&root, s);
+    json_decref(tree);
     if (e) {
         pm_snapshot_free(s);
         return e;

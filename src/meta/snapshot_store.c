@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "meta/paths.h"
+#include "meta/safe_path.h"
 
 #define SNAPSHOT_PREFIX "snapshot-"
 
@@ -214,6 +215,28 @@ pm_error *pm_snapshot_store_earliest_id(pm_snapshot_store *st, bool *found, int6
     return NULL;
 }
 
+/* The files a snapshot names are plain names the readers join to
+ * manifest/ or statistics/ (meta/safe_path.h). */
+static pm_error *check_file_names(const pm_snapshot *s, const char *path)
+{
+    const struct {
+        const char *field;
+        const char *name;
+    } f[] = {{"baseManifestList", s->base_manifest_list},
+             {"deltaManifestList", s->delta_manifest_list},
+             {"changelogManifestList", s->changelog_manifest_list},
+             {"indexManifest", s->index_manifest},
+             {"statistics", s->statistics}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        if (!f[i].name)
+            continue;
+        char field[512];
+        snprintf(field, sizeof field, "snapshot file %s, field %s", path, f[i].field);
+        PM_TRY(pm_safe_file_name(PM_ECORRUPT, field, f[i].name));
+    }
+    return NULL;
+}
+
 pm_error *pm_snapshot_store_load(pm_snapshot_store *st, int64_t id, pm_snapshot **out)
 {
     *out = NULL;
@@ -225,8 +248,11 @@ pm_error *pm_snapshot_store_load(pm_snapshot_store *st, int64_t id, pm_snapshot 
         e = pm_error_wrap(e, 0, "load snapshot %" PRId64, id);
     } else {
         e = pm_snapshot_parse(b.data, b.len, p, out);
-        if (!e && (*out)->id != id) {
+        if (!e && (*out)->id != id)
             e = pm_error_new(PM_ECORRUPT, "%s: holds snapshot id %" PRId64, p, (*out)->id);
+        if (!e)
+            e = check_file_names(*out, p);
+        if (e && *out) {
             pm_snapshot_free(*out);
             *out = NULL;
         }

@@ -769,96 +769,238 @@ static pm_error *append_float(pm_column *c, double d)
     return pm_column_append_f64(c, d);
 }
 
+/* ---- convert_one, per target kind (f = the source value's kind) ---- */
+
+static pm_error *to_bool(const pm_type *tt, kind f, scalar *s, pm_column *c)
+{
+    if (f == K_BOOL)
+        return pm_column_append_bool(c, s->b);
+    if (f == K_INT)
+        return pm_column_append_bool(c, s->i != 0);
+    bool b;
+    if (!parse_java_bool(s->p, s->n, &b))
+        return bad_value(s, tt, NULL);
+    return pm_column_append_bool(c, b);
+}
+
+static pm_error *to_int(const pm_type *tt, kind f, scalar *s, pm_column *c)
+{
+    switch (f) {
+    case K_BOOL: return append_int(c, s->b);
+    case K_INT: return append_int(c, s->i);
+    case K_FLOAT:
+        if (tt->id == PM_TYPE_BIGINT)
+            return append_int(c, double_to_long(s->d));
+        return append_int(c, double_to_int(s->d));
+    case K_DEC: {
+        __int128 q = s->dec / pow10_128(s->scale); /* toward zero */
+        return append_int(c, (int64_t)(uint64_t)(unsigned __int128)q);
+    }
+    case K_TS:
+    case K_LTZ: return append_int(c, s->millis / 1000);
+    default: {
+        int64_t lo = INT64_MIN, hi = INT64_MAX, v;
+        if (tt->id == PM_TYPE_TINYINT)
+            lo = INT8_MIN, hi = INT8_MAX;
+        else if (tt->id == PM_TYPE_SMALLINT)
+            lo = INT16_MIN, hi = INT16_MAX;
+        else if (tt->id == PM_TYPE_INT)
+            lo = INT32_MIN, hi = INT32_MAX;
+        if (!parse_java_int(s->p, s->n, lo, hi, &v))
+            return bad_value(s, tt, NULL);
+        return append_int(c, v);
+    }
+    }
+}
+
+static pm_error *to_float(const pm_type *tt, kind f, scalar *s, pm_column *c, pm_buf *scratch)
+{
+    const char *z = NULL;
+    switch (f) {
+    case K_BOOL: return append_float(c, s->b ? 1.0 : 0.0);
+    case K_INT:
+        if (tt->id == PM_TYPE_FLOAT)
+            return pm_column_append_f32(c, (float)s->i);
+        return pm_column_append_f64(c, (double)s->i);
+    case K_FLOAT:
+        if (tt->id == PM_TYPE_FLOAT)
+            return pm_column_append_f32(c, s->is_float ? s->f : (float)s->d);
+        return pm_column_append_f64(c, s->d);
+    case K_DEC: return append_float(c, decimal_to_double(s->dec, s->scale, scratch));
+    default: {
+        double d;
+        PM_TRY(cstr(scratch, s->p, s->n, &z));
+        pm_error *pe = pm_parse_double(z, &d);
+        if (pe) {
+            pm_error_free(pe);
+            return bad_value(s, tt, NULL);
+        }
+        return append_float(c, d);
+    }
+    }
+}
+
+static pm_error *to_decimal(const pm_type *tt, kind f, scalar *s, pm_column *c, pm_buf *scratch)
+{
+    bool ok = true, fits = true;
+    __int128 v = 0;
+    switch (f) {
+    case K_BOOL: fits = rescale(s->b ? 1 : 0, 0, tt->scale, &v); break;
+    case K_INT: fits = rescale(s->i, 0, tt->scale, &v); break;
+    case K_DEC: fits = rescale(s->dec, s->scale, tt->scale, &v); break;
+    case K_FLOAT:
+        if (!isfinite(s->d))
+            return bad_value(s, tt, "not a finite number");
+        pm_buf_clear(scratch);
+        /* BigDecimal.valueOf(double) = new BigDecimal(Double.toString(d)) */
+        PM_TRY(pm_java_double_to_string(s->d, scratch));
+        parse_decimal_text((const char *)scratch->data, scratch->len, tt->scale, &ok, &fits, &v);
+        break;
+    default:
+        parse_decimal_text((const char *)s->p, s->n, tt->scale, &ok, &fits, &v);
+        if (!ok)
+            return bad_value(s, tt, NULL);
+        break;
+    }
+    return append_decimal_checked(c, v, fits);
+}
+
+static pm_error *to_date(const pm_type *tt, kind f, scalar *s, pm_column *c)
+{
+    switch (f) {
+    case K_DATE: return pm_column_append_i32(c, (int32_t)s->i);
+    case K_TS: return pm_column_append_i32(c, (int32_t)pm_floor_div(s->millis, MILLIS_PER_DAY));
+    case K_LTZ:
+        return pm_column_append_i32(c, (int32_t)pm_floor_div(to_local(s->millis), MILLIS_PER_DAY));
+    default: {
+        int64_t v;
+        int32_t days;
+        if (is_numeric(s->p, s->n)) {
+            if (!parse_java_int(s->p, s->n, INT32_MIN, INT32_MAX, &v))
+                return bad_value(s, tt, NULL);
+            return pm_column_append_i32(c, (int32_t)v);
+        }
+        pm_error *pe = pm_parse_date((const char *)s->p, s->n, &days);
+        if (pe) {
+            pm_error_free(pe);
+            return bad_value(s, tt, NULL);
+        }
+        return pm_column_append_i32(c, days);
+    }
+    }
+}
+
+static pm_error *to_time(const pm_type *tt, kind f, scalar *s, pm_column *c)
+{
+    switch (f) {
+    case K_TIME: return pm_column_append_i32(c, (int32_t)s->i);
+    case K_TS: return pm_column_append_i32(c, (int32_t)pm_floor_mod(s->millis, MILLIS_PER_DAY));
+    case K_LTZ:
+        return pm_column_append_i32(c, (int32_t)pm_floor_mod(to_local(s->millis), MILLIS_PER_DAY));
+    default: {
+        int64_t v;
+        int32_t ms;
+        if (is_numeric(s->p, s->n)) {
+            if (!parse_java_int(s->p, s->n, INT32_MIN, INT32_MAX, &v))
+                return bad_value(s, tt, NULL);
+            return pm_column_append_i32(c, (int32_t)v);
+        }
+        pm_error *pe = pm_parse_time((const char *)s->p, s->n, 3, &ms);
+        if (pe) {
+            pm_error_free(pe);
+            return bad_value(s, tt, NULL);
+        }
+        return pm_column_append_i32(c, ms);
+    }
+    }
+}
+
+static pm_error *to_timestamp(const pm_type *tt, kind f, scalar *s, pm_column *c)
+{
+    bool to_ltz = tt->id == PM_TYPE_TIMESTAMP_LTZ;
+    int64_t millis = 0;
+    int32_t nanos = 0;
+    switch (f) {
+    case K_TS:
+        millis = s->millis;
+        nanos = s->nanos;
+        if (to_ltz)
+            millis = to_utc(millis);
+        break;
+    case K_LTZ:
+        millis = s->millis;
+        nanos = s->nanos;
+        if (!to_ltz)
+            millis = to_local(millis);
+        break;
+    case K_DATE:
+        millis = s->i * MILLIS_PER_DAY;
+        if (to_ltz)
+            millis = to_utc(millis);
+        break;
+    case K_TIME:
+        millis = s->i;
+        if (to_ltz)
+            millis = to_utc(millis);
+        break;
+    case K_INT:
+        /* Timestamp.fromLocalDateTime(toLocalDateTime(v * 1000, zone)):
+         * the wall-clock time of that instant in UTC or the local zone */
+        if (__builtin_mul_overflow(s->i, 1000, &millis))
+            return out_of_range(s->i, tt);
+        if (to_ltz)
+            millis = to_local(millis);
+        break;
+    default: {
+        if (!to_ltz && is_numeric(s->p, s->n)) {
+            int64_t v;
+            if (!parse_java_int(s->p, s->n, INT64_MIN, INT64_MAX, &v))
+                return bad_value(s, tt, NULL);
+            switch (tt->precision) {
+            case 0:
+                if (__builtin_mul_overflow(v, 1000, &millis))
+                    return out_of_range(v, tt);
+                break;
+            case 3: millis = v; break;
+            case 6: millis = v / 1000; nanos = (int32_t)(v % 1000 * 1000); break;
+            case 9: millis = v / 1000000; nanos = (int32_t)(v % 1000000); break;
+            default: return bad_value(s, tt, "epoch numbers need precision 0, 3, 6 or 9");
+            }
+            if (nanos < 0) {
+                nanos += 1000000;
+                millis -= 1;
+            }
+            break;
+        }
+        int64_t v;
+        pm_error *pe = pm_parse_timestamp((const char *)s->p, s->n, 9, false, &v);
+        if (pe) {
+            pm_error_free(pe);
+            return bad_value(s, tt, NULL);
+        }
+        pm_timestamp_to_millis_nanos(v, 9, &millis, &nanos);
+        if (to_ltz)
+            millis = to_utc(millis);
+        break;
+    }
+    }
+    return append_ts(c, millis, nanos);
+}
+
+/* One value s of type ft appended to c in c's type (the rules at the top). */
 static pm_error *convert_one(const pm_type *ft, scalar *s, pm_column *c, pm_buf *scratch)
 {
     const pm_type *tt = c->type;
     kind f = kind_of(ft);
-    const char *z = NULL;
     switch (kind_of(tt)) {
     case K_BOOL:
-        if (f == K_BOOL)
-            return pm_column_append_bool(c, s->b);
-        if (f == K_INT)
-            return pm_column_append_bool(c, s->i != 0);
-        {
-            bool b;
-            if (!parse_java_bool(s->p, s->n, &b))
-                return bad_value(s, tt, NULL);
-            return pm_column_append_bool(c, b);
-        }
+        return to_bool(tt, f, s, c);
     case K_INT:
-        switch (f) {
-        case K_BOOL: return append_int(c, s->b);
-        case K_INT: return append_int(c, s->i);
-        case K_FLOAT:
-            if (tt->id == PM_TYPE_BIGINT)
-                return append_int(c, double_to_long(s->d));
-            return append_int(c, double_to_int(s->d));
-        case K_DEC: {
-            __int128 q = s->dec / pow10_128(s->scale); /* toward zero */
-            return append_int(c, (int64_t)(uint64_t)(unsigned __int128)q);
-        }
-        case K_TS:
-        case K_LTZ: return append_int(c, s->millis / 1000);
-        default: {
-            int64_t lo = INT64_MIN, hi = INT64_MAX, v;
-            if (tt->id == PM_TYPE_TINYINT)
-                lo = INT8_MIN, hi = INT8_MAX;
-            else if (tt->id == PM_TYPE_SMALLINT)
-                lo = INT16_MIN, hi = INT16_MAX;
-            else if (tt->id == PM_TYPE_INT)
-                lo = INT32_MIN, hi = INT32_MAX;
-            if (!parse_java_int(s->p, s->n, lo, hi, &v))
-                return bad_value(s, tt, NULL);
-            return append_int(c, v);
-        }
-        }
+        return to_int(tt, f, s, c);
     case K_FLOAT:
-        switch (f) {
-        case K_BOOL: return append_float(c, s->b ? 1.0 : 0.0);
-        case K_INT:
-            if (tt->id == PM_TYPE_FLOAT)
-                return pm_column_append_f32(c, (float)s->i);
-            return pm_column_append_f64(c, (double)s->i);
-        case K_FLOAT:
-            if (tt->id == PM_TYPE_FLOAT)
-                return pm_column_append_f32(c, s->is_float ? s->f : (float)s->d);
-            return pm_column_append_f64(c, s->d);
-        case K_DEC: return append_float(c, decimal_to_double(s->dec, s->scale, scratch));
-        default: {
-            double d;
-            PM_TRY(cstr(scratch, s->p, s->n, &z));
-            pm_error *pe = pm_parse_double(z, &d);
-            if (pe) {
-                pm_error_free(pe);
-                return bad_value(s, tt, NULL);
-            }
-            return append_float(c, d);
-        }
-        }
-    case K_DEC: {
-        bool ok = true, fits = true;
-        __int128 v = 0;
-        switch (f) {
-        case K_BOOL: fits = rescale(s->b ? 1 : 0, 0, tt->scale, &v); break;
-        case K_INT: fits = rescale(s->i, 0, tt->scale, &v); break;
-        case K_DEC: fits = rescale(s->dec, s->scale, tt->scale, &v); break;
-        case K_FLOAT:
-            if (!isfinite(s->d))
-                return bad_value(s, tt, "not a finite number");
-            pm_buf_clear(scratch);
-            /* BigDecimal.valueOf(double) = new BigDecimal(Double.toString(d)) */
-            PM_TRY(pm_java_double_to_string(s->d, scratch));
-            parse_decimal_text((const char *)scratch->data, scratch->len, tt->scale, &ok, &fits, &v);
-            break;
-        default:
-            parse_decimal_text((const char *)s->p, s->n, tt->scale, &ok, &fits, &v);
-            if (!ok)
-                return bad_value(s, tt, NULL);
-            break;
-        }
-        return append_decimal_checked(c, v, fits);
-    }
+        return to_float(tt, f, s, c, scratch);
+    case K_DEC:
+        return to_decimal(tt, f, s, c, scratch);
     case K_STR:
         if (f == K_STR)
             return append_char_string(c, s->p, s->n, scratch);
@@ -868,120 +1010,12 @@ static pm_error *convert_one(const pm_type *ft, scalar *s, pm_column *c, pm_buf 
     case K_BIN:
         return append_binary(c, s->p, s->n, scratch);
     case K_DATE:
-        switch (f) {
-        case K_DATE: return pm_column_append_i32(c, (int32_t)s->i);
-        case K_TS: return pm_column_append_i32(c, (int32_t)pm_floor_div(s->millis, MILLIS_PER_DAY));
-        case K_LTZ:
-            return pm_column_append_i32(c, (int32_t)pm_floor_div(to_local(s->millis), MILLIS_PER_DAY));
-        default: {
-            int64_t v;
-            int32_t days;
-            if (is_numeric(s->p, s->n)) {
-                if (!parse_java_int(s->p, s->n, INT32_MIN, INT32_MAX, &v))
-                    return bad_value(s, tt, NULL);
-                return pm_column_append_i32(c, (int32_t)v);
-            }
-            pm_error *pe = pm_parse_date((const char *)s->p, s->n, &days);
-            if (pe) {
-                pm_error_free(pe);
-                return bad_value(s, tt, NULL);
-            }
-            return pm_column_append_i32(c, days);
-        }
-        }
+        return to_date(tt, f, s, c);
     case K_TIME:
-        switch (f) {
-        case K_TIME: return pm_column_append_i32(c, (int32_t)s->i);
-        case K_TS: return pm_column_append_i32(c, (int32_t)pm_floor_mod(s->millis, MILLIS_PER_DAY));
-        case K_LTZ:
-            return pm_column_append_i32(c, (int32_t)pm_floor_mod(to_local(s->millis), MILLIS_PER_DAY));
-        default: {
-            int64_t v;
-            int32_t ms;
-            if (is_numeric(s->p, s->n)) {
-                if (!parse_java_int(s->p, s->n, INT32_MIN, INT32_MAX, &v))
-                    return bad_value(s, tt, NULL);
-                return pm_column_append_i32(c, (int32_t)v);
-            }
-            pm_error *pe = pm_parse_time((const char *)s->p, s->n, 3, &ms);
-            if (pe) {
-                pm_error_free(pe);
-                return bad_value(s, tt, NULL);
-            }
-            return pm_column_append_i32(c, ms);
-        }
-        }
+        return to_time(tt, f, s, c);
     case K_TS:
-    case K_LTZ: {
-        bool to_ltz = tt->id == PM_TYPE_TIMESTAMP_LTZ;
-        int64_t millis = 0;
-        int32_t nanos = 0;
-        switch (f) {
-        case K_TS:
-            millis = s->millis;
-            nanos = s->nanos;
-            if (to_ltz)
-                millis = to_utc(millis);
-            break;
-        case K_LTZ:
-            millis = s->millis;
-            nanos = s->nanos;
-            if (!to_ltz)
-                millis = to_local(millis);
-            break;
-        case K_DATE:
-            millis = s->i * MILLIS_PER_DAY;
-            if (to_ltz)
-                millis = to_utc(millis);
-            break;
-        case K_TIME:
-            millis = s->i;
-            if (to_ltz)
-                millis = to_utc(millis);
-            break;
-        case K_INT:
-            /* Timestamp.fromLocalDateTime(toLocalDateTime(v * 1000, zone)):
-             * the wall-clock time of that instant in UTC or the local zone */
-            if (__builtin_mul_overflow(s->i, 1000, &millis))
-                return out_of_range(s->i, tt);
-            if (to_ltz)
-                millis = to_local(millis);
-            break;
-        default: {
-            if (!to_ltz && is_numeric(s->p, s->n)) {
-                int64_t v;
-                if (!parse_java_int(s->p, s->n, INT64_MIN, INT64_MAX, &v))
-                    return bad_value(s, tt, NULL);
-                switch (tt->precision) {
-                case 0:
-                    if (__builtin_mul_overflow(v, 1000, &millis))
-                        return out_of_range(v, tt);
-                    break;
-                case 3: millis = v; break;
-                case 6: millis = v / 1000; nanos = (int32_t)(v % 1000 * 1000); break;
-                case 9: millis = v / 1000000; nanos = (int32_t)(v % 1000000); break;
-                default: return bad_value(s, tt, "epoch numbers need precision 0, 3, 6 or 9");
-                }
-                if (nanos < 0) {
-                    nanos += 1000000;
-                    millis -= 1;
-                }
-                break;
-            }
-            int64_t v;
-            pm_error *pe = pm_parse_timestamp((const char *)s->p, s->n, 9, false, &v);
-            if (pe) {
-                pm_error_free(pe);
-                return bad_value(s, tt, NULL);
-            }
-            pm_timestamp_to_millis_nanos(v, 9, &millis, &nanos);
-            if (to_ltz)
-                millis = to_utc(millis);
-            break;
-        }
-        }
-        return append_ts(c, millis, nanos);
-    }
+    case K_LTZ:
+        return to_timestamp(tt, f, s, c);
     default:
         return unsupported(ft, tt);
     }

@@ -3,8 +3,9 @@
  * (see file_read.h).
  *
  * Open:
- *  1. Path: `_EXTERNAL_PATH` (a "file:" scheme is stripped) or
- *     <bucket dir>/<file name>; format from the extension (.parquet,
+ *  1. Path: `_EXTERNAL_PATH` (under the table's external roots; a "file:"
+ *     scheme is stripped) or <bucket dir>/<file name> (a plain name), else
+ *     PM_ECORRUPT (meta/safe_path.h); format from the extension (.parquet,
  *     .avro; .orc, .blob and others are PM_EUNSUPPORTED naming them).
  *  2. The file's schema (its `_SCHEMA_ID`) gives, for each requested field
  *     id, the name the column has in the file and its type then; a field
@@ -25,6 +26,7 @@
 #include "table/file_read.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -32,6 +34,7 @@
 #include "base/mem.h"
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_reader.h"
+#include "meta/safe_path.h"
 #include "table/cast.h"
 #include "types/column.h"
 
@@ -93,17 +96,16 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-static pm_error *file_path(const char *bucket_dir, const pm_data_file_meta *f, char **out)
+/* The file's path: its external path (under the table's roots, those of
+ * its own schema included) or its plain name in the bucket directory. */
+static pm_error *file_path(pm_table *t, const char *bucket_dir, const pm_data_file_meta *f, char **out)
 {
+    PM_TRY(pm_safe_file_name(PM_ECORRUPT, "data file _FILE_NAME", f->file_name));
     if (f->external_path) {
-        const char *p = f->external_path;
-        if (!strncasecmp(p, "file://", 7))
-            p += 7;
-        else if (!strncasecmp(p, "file:", 5))
-            p += 5;
-        else if (strstr(p, "://"))
-            return pm_error_new(PM_EUNSUPPORTED, "external data file %s (only local paths are supported)", p);
-        return pm_strdup(out, p);
+        char field[512];
+        snprintf(field, sizeof field, "_EXTERNAL_PATH of data file %s", f->file_name);
+        PM_TRY(pm_table_check_external_path(t, f->schema_id, field, f->external_path));
+        return pm_strdup(out, pm_safe_path_local(f->external_path));
     }
     *out = pm_path_join(bucket_dir, f->file_name);
     return *out ? NULL : pm_oom();
@@ -240,7 +242,7 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
     phys_list pl = {0};
     pm_error *e = NULL;
     const pm_schema *ds = NULL;
-    PM_TRY_GOTO(e, file_path(bucket_dir, file, &r->path), fail);
+    PM_TRY_GOTO(e, file_path(t, bucket_dir, file, &r->path), fail);
     PM_TRY_GOTO(e, detect_format(file->file_name, &r->format), fail);
     PM_TRY_GOTO(e, pm_error_wrap(pm_table_schema_by_id(t, file->schema_id, &ds), 0, "schema %" PRId64 " of the file",
                                  file->schema_id),

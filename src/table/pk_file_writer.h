@@ -26,16 +26,17 @@
  *   _DELETE_ROW_COUNT     rows of kind -U or -D
  *   _LEVEL, _FILE_SOURCE  from the options; _SCHEMA_ID the schema's id;
  *   _CREATION_TIME        local wall clock millis
- * Rolling (Java's RollingFileWriter): a file closes after
- * target-file-row-num rows, or at every 1000th record of the writer when
- * its size reached target-file-size (PK default 128 MiB).
+ * Rolling (Java's RollingFileWriter, table/rolling_file_writer.h): a file
+ * closes after target-file-row-num rows, or at every 1000th record of the
+ * writer when its size reached target-file-size (PK default 128 MiB).
  * Format, compression and stats mode: file.format / file.compression /
  * metadata.stats-mode, overridden for the level by file.format.per.level,
  * file.compression.per.level and metadata.stats-mode.per.level; changelog
  * files use changelog-file.format / .compression / .stats-mode when set and
  * the changelog- name prefix.  Parquet and Avro are written.
- * Unsupported (PM_EUNSUPPORTED): data-file.thin-mode=true, external data
- * paths, data-file indexes.
+ * data-file.thin-mode=true writes the files without the _KEY_ columns
+ * (pk_file_writer.c).
+ * Unsupported (PM_EUNSUPPORTED): external data paths, data-file indexes.
  */
 #ifndef PM_TABLE_PK_FILE_WRITER_H
 #define PM_TABLE_PK_FILE_WRITER_H

@@ -1,19 +1,19 @@
 /*
  * table/pk_spill.c — a lazily created private temporary directory around
- * lsm/kv_spill.h (pk_spill.h).  The callbacks handed out wrap the
+ * lsm/kv_spill.h (pk_spill.h), made and removed through the local
+ * pm_fileio (pm_fileio_mkdtemp / pm_fileio_rmdir).  The callbacks handed out wrap the
  * kv_spill ones only to count finished runs.
  */
 #include "table/pk_spill.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "base/mem.h"
+#include "io/fileio.h"
 #include "lsm/kv_spill.h"
 
 struct pm_pk_spill {
+    pm_fileio *fio;           /* local file system */
     char *base;               /* parent directory */
     char *dir;                /* our directory, NULL until the first run */
     pm_kv_spill_dir *runs_dir;
@@ -58,8 +58,10 @@ pm_error *pm_pk_spill_new(pm_pk_spill **out, const char *dir)
     if (!dir || !*dir)
         dir = "/tmp";
     pm_error *e = pm_strdup(&s->base, dir);
+    if (!e)
+        e = pm_fileio_local_new(&s->fio);
     if (e) {
-        free(s);
+        pm_pk_spill_free(s);
         return e;
     }
     s->cb.ctx = s;
@@ -75,20 +77,11 @@ pm_error *pm_pk_spill_callbacks(pm_pk_spill *s, const pm_kv_spill **out)
 {
     *out = NULL;
     if (!s->dir) {
-        size_t n = strlen(s->base) + 32;
-        char *p = malloc(n);
-        if (!p)
-            return pm_oom();
-        snprintf(p, n, "%s/paimon-spill-XXXXXX", s->base);
-        if (!mkdtemp(p)) {
-            pm_error *e = pm_error_new(PM_EIO, "create a spill directory under %s", s->base);
-            free(p);
-            return e;
-        }
-        s->dir = p;
+        PM_TRY(pm_error_wrap(pm_fileio_mkdtemp(s->fio, s->base, "paimon-spill-", &s->dir), 0,
+                             "create a spill directory"));
         pm_error *e = pm_kv_spill_dir_new(&s->runs_dir, s->dir, PM_CODEC_SNAPPY);
         if (e) {
-            rmdir(s->dir);
+            pm_error_free(pm_fileio_rmdir(s->fio, s->dir, NULL));
             free(s->dir);
             s->dir = NULL;
             return e;
@@ -105,8 +98,9 @@ void pm_pk_spill_free(pm_pk_spill *s)
         return;
     pm_kv_spill_dir_free(s->runs_dir); /* deletes files still there */
     if (s->dir)
-        rmdir(s->dir);
+        pm_error_free(pm_fileio_rmdir(s->fio, s->dir, NULL));
     free(s->dir);
+    pm_fileio_free(s->fio);
     free(s->base);
     free(s);
 }

@@ -2,9 +2,10 @@
  * table/pk_write.c — primary-key writer (pk_write.h).
  *
  * write(batch):
- *  1. Align: one column per table field by name (missing nullable fields →
- *     cached all-null columns), the optional `_ROW_KIND` column turned into
- *     one kind byte per row; the row-kind filter drops rows.
+ *  1. Align: one column per table field by name (table/write_align.h:
+ *     missing nullable fields → cached all-null columns), the optional
+ *     `_ROW_KIND` column (or rowkind.field) turned into one kind byte per
+ *     row; the row-kind filter drops rows.
  *  2. Route: partition BinaryRow (serialized) and bucket per row; a hash
  *     map finds the bucket state; rows are grouped per bucket by a stable
  *     counting sort, so each bucket sees its rows in input order.
@@ -42,6 +43,7 @@
 #include "table/pk_file_writer.h"
 #include "table/pk_spill.h"
 #include "table/scan.h"
+#include "table/write_align.h"
 #include "types/binary_row.h"
 #include "types/bucket.h"
 #include "types/column.h"
@@ -102,8 +104,7 @@ struct pm_pk_writer {
     /* per-batch scratch */
     pm_binrow_writer prow, brow;
     pm_buf pbuf;
-    pm_column **aligned;
-    pm_column **null_cols;
+    pm_write_aligner align;    /* input columns → table fields (_ROW_KIND read apart) */
     uint8_t *kinds;
     int32_t *route;
     int64_t *order;
@@ -135,35 +136,6 @@ pm_error *pm_row_kind_parse(const char *s, size_t n, uint8_t *out)
         }
     }
     return pm_error_new(PM_EINVALID, "row kind '%.*s' is not one of +I, -U, +U, -D", (int)(n > 64 ? 64 : n), s);
-}
-
-/* Same value layout, ignoring nullability, field ids and string lengths. */
-static bool compatible(const pm_type *in, const pm_type *want)
-{
-    if (in->id != want->id)
-        return false;
-    switch (want->id) {
-    case PM_TYPE_DECIMAL:
-        return in->precision == want->precision && in->scale == want->scale;
-    case PM_TYPE_TIMESTAMP:
-    case PM_TYPE_TIMESTAMP_LTZ:
-        return pm_timestamp_units_per_second(in->precision) == pm_timestamp_units_per_second(want->precision);
-    case PM_TYPE_ARRAY:
-    case PM_TYPE_MULTISET:
-        return compatible(in->element, want->element);
-    case PM_TYPE_MAP:
-        return compatible(in->key, want->key) && compatible(in->value, want->value);
-    case PM_TYPE_ROW:
-        if (in->nfields != want->nfields)
-            return false;
-        for (size_t i = 0; i < want->nfields; i++)
-            if (strcmp(in->fields[i].name, want->fields[i].name) ||
-                !compatible(in->fields[i].type, want->fields[i].type))
-                return false;
-        return true;
-    default:
-        return true;
-    }
 }
 
 static int64_t column_bytes(const pm_column *c)
@@ -539,23 +511,6 @@ static pm_error *relieve_memory(pm_pk_writer *w)
 /* ------------------------------------------------------------------ */
 /* write                                                               */
 
-static pm_error *null_column(pm_pk_writer *w, size_t i, int64_t n, pm_column **out)
-{
-    pm_column *c = w->null_cols[i];
-    if (!c) {
-        PM_TRY(pm_column_new(&c, w->row_type->fields[i].type));
-        w->null_cols[i] = c;
-    }
-    if (c->length != n) {
-        pm_column_reset(c);
-        PM_TRY(pm_column_reserve(c, n));
-        for (int64_t r = 0; r < n; r++)
-            PM_TRY(pm_column_append_null(c));
-    }
-    *out = c;
-    return NULL;
-}
-
 static pm_error *ensure_rows(pm_pk_writer *w, int64_t n)
 {
     if ((size_t)n <= w->cap_rows)
@@ -602,59 +557,30 @@ static pm_error *read_kinds(pm_pk_writer *w, const pm_column *c, int64_t n, bool
     return NULL;
 }
 
+/* The input's columns per table field, and each row's kind (_ROW_KIND,
+ * or rowkind.field; +I by default). */
 static pm_error *align(pm_pk_writer *w, const pm_batch *in)
 {
     const pm_type *rt = w->row_type, *it = in->type;
     int64_t n = in->num_rows;
     PM_TRY(ensure_rows(w, n));
     memset(w->kinds, PM_KIND_INSERT, (size_t)n);
-    for (size_t i = 0; i < it->nfields; i++) {
-        if (!strcmp(it->fields[i].name, PM_ROW_KIND_COLUMN)) {
-            if (in->columns[i]->length < n)
-                return pm_error_new(PM_EINVALID, "column %s is shorter than the batch", PM_ROW_KIND_COLUMN);
-            if (w->rowkind_field >= 0 && in->columns[i]->null_count >= n)
-                continue; /* an all-null _ROW_KIND column (e.g. the CLI's) says nothing */
-            if (w->rowkind_field >= 0)
-                return pm_error_new(PM_EINVALID, "the table takes row kinds from rowkind.field '%s'; the input must "
-                                                 "not also have a %s column",
-                                    rt->fields[w->rowkind_field].name, PM_ROW_KIND_COLUMN);
-            PM_TRY(read_kinds(w, in->columns[i], n, true));
-            continue;
-        }
-        if (pm_type_field_index(rt, it->fields[i].name) < 0)
-            return pm_error_new(PM_EINVALID, "unknown column '%s' (not a field of the table)", it->fields[i].name);
-    }
-    for (size_t i = 0; i < rt->nfields; i++) {
-        const pm_field *f = &rt->fields[i];
-        ptrdiff_t k = pm_type_field_index(it, f->name);
-        if (k < 0) {
-            if (!f->type->nullable && n > 0)
-                return pm_error_new(PM_EINVALID, "column '%s' is NOT NULL but missing from the input", f->name);
-            PM_TRY(null_column(w, i, n, &w->aligned[i]));
-            continue;
-        }
-        pm_column *c = in->columns[k];
-        if (!compatible(c->type, f->type)) {
-            char *a = pm_type_to_string(c->type), *b = pm_type_to_string(f->type);
-            pm_error *e = pm_error_new(PM_EINVALID, "column '%s' has type %s, the table expects %s", f->name,
-                                       a ? a : "?", b ? b : "?");
-            free(a);
-            free(b);
-            return e;
-        }
+    ptrdiff_t k = pm_type_field_index(it, PM_ROW_KIND_COLUMN);
+    if (k >= 0) {
+        const pm_column *c = in->columns[k];
         if (c->length < n)
-            return pm_error_new(PM_EINVALID, "column '%s' has %lld rows, the batch %lld", f->name,
-                                (long long)c->length, (long long)n);
-        if (!f->type->nullable && c->null_count > 0) {
-            for (int64_t r = 0; r < n; r++)
-                if (pm_column_is_null(c, r))
-                    return pm_error_new(PM_EINVALID, "column '%s' is NOT NULL, but row %lld is null", f->name,
-                                        (long long)r);
-        }
-        w->aligned[i] = c;
+            return pm_error_new(PM_EINVALID, "column %s is shorter than the batch", PM_ROW_KIND_COLUMN);
+        if (w->rowkind_field >= 0 && c->null_count < n)
+            return pm_error_new(PM_EINVALID, "the table takes row kinds from rowkind.field '%s'; the input must "
+                                             "not also have a %s column",
+                                rt->fields[w->rowkind_field].name, PM_ROW_KIND_COLUMN);
+        /* with rowkind.field, an all-null _ROW_KIND column (e.g. the CLI's) says nothing */
+        if (w->rowkind_field < 0)
+            PM_TRY(read_kinds(w, c, n, true));
     }
+    PM_TRY(pm_write_align(&w->align, in));
     if (w->rowkind_field >= 0)
-        PM_TRY(pm_error_wrap(read_kinds(w, w->aligned[w->rowkind_field], n, false), 0, "rowkind.field '%s'",
+        PM_TRY(pm_error_wrap(read_kinds(w, w->align.aligned[w->rowkind_field], n, false), 0, "rowkind.field '%s'",
                              rt->fields[w->rowkind_field].name));
     return NULL;
 }
@@ -684,7 +610,7 @@ static pm_error *buffer_rows(pm_pk_writer *w, pk_bucket *b, const int64_t *rows,
                 PM_TRY(pm_column_append_i8(d, (int8_t)w->kinds[rows[i]]));
         } else {
             size_t f = c < w->nkey ? w->key_field[c] : c - w->nkey - 2;
-            const pm_column *s = w->aligned[f];
+            const pm_column *s = w->align.aligned[f];
             /* runs of consecutive input rows are copied in bulk */
             for (int64_t i = 0; i < count;) {
                 int64_t j = i + 1;
@@ -720,14 +646,14 @@ pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
         const uint8_t *part = empty_part;
         size_t plen = sizeof empty_part;
         if (w->npart) {
-            PM_TRY(pm_binrow_from_columns(&w->prow, w->aligned, w->part_idx, w->npart, r));
+            PM_TRY(pm_binrow_from_columns(&w->prow, w->align.aligned, w->part_idx, w->npart, r));
             pm_buf_clear(&w->pbuf);
             PM_TRY(pm_binrow_serialize(&w->prow, &w->pbuf));
             part = w->pbuf.data;
             plen = w->pbuf.len;
         }
         int32_t bucket = 0;
-        PM_TRY(pm_bucket_of_row(w->bfn, w->nbuckets, &w->brow, w->aligned, w->bkey_idx, w->nbkey, r, &bucket));
+        PM_TRY(pm_bucket_of_row(w->bfn, w->nbuckets, &w->brow, w->align.aligned, w->bkey_idx, w->nbkey, r, &bucket));
         int32_t idx = -1;
         if (last_idx >= 0 && bucket == last_bucket && w->buckets[last_idx]->plen == plen &&
             !memcmp(w->buckets[last_idx]->partition, part, plen)) {
@@ -813,20 +739,6 @@ pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs,
 
 /* ------------------------------------------------------------------ */
 /* construction                                                        */
-
-static pm_error *field_indexes(const pm_type *rt, const pm_str_list *names, size_t **out, const char *what)
-{
-    PM_TRY(pm_calloc(out, names->count ? names->count : 1, sizeof **out));
-    for (size_t i = 0; i < names->count; i++) {
-        ptrdiff_t k = pm_type_field_index(rt, names->items[i]);
-        if (k < 0)
-            return pm_error_new(PM_EINVALID, "%s '%s' is not a field of the table", what, names->items[i]);
-        if (pm_type_is_nested(rt->fields[k].type))
-            return pm_error_new(PM_EUNSUPPORTED, "%s '%s' has a nested type", what, names->items[i]);
-        (*out)[i] = (size_t)k;
-    }
-    return NULL;
-}
 
 static pm_error *check_supported(pm_pk_writer *w)
 {
@@ -922,7 +834,7 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     w->ncols = w->kv_type->nfields;
     pm_str_list keys = {0};
     PM_TRY(pm_schema_trimmed_primary_keys(w->schema, &keys));
-    pm_error *e = field_indexes(w->row_type, &keys, &w->key_field, "primary key");
+    pm_error *e = pm_write_field_indexes(w->row_type, &keys, &w->key_field, "primary key");
     pm_str_list_free(&keys);
     PM_TRY(e);
     PM_TRY(pm_kv_layout_physical(&w->layout, w->nkey, w->nvalue));
@@ -942,11 +854,11 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     PM_TRY(pm_kv_keyenc_new(&w->enc, &w->layout, w->kv_type));
 
     /* routing */
-    PM_TRY(field_indexes(w->row_type, &w->schema->partition_keys, &w->part_idx, "partition key"));
+    PM_TRY(pm_write_field_indexes(w->row_type, &w->schema->partition_keys, &w->part_idx, "partition key"));
     w->npart = w->schema->partition_keys.count;
     pm_str_list bkeys = {0};
     PM_TRY(pm_schema_bucket_keys(w->schema, &bkeys));
-    e = field_indexes(w->row_type, &bkeys, &w->bkey_idx, "bucket key");
+    e = pm_write_field_indexes(w->row_type, &bkeys, &w->bkey_idx, "bucket key");
     w->nbkey = bkeys.count;
     pm_str_list_free(&bkeys);
     PM_TRY(e);
@@ -954,9 +866,7 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     PM_TRY(pm_options_enum(w->opts, PM_OPT_BUCKET_FUNCTION_TYPE, &fn));
     w->bfn = fn == PM_BUCKET_FN_MOD ? PM_BUCKET_FN_MOD : fn == PM_BUCKET_FN_HIVE ? PM_BUCKET_FN_HIVE
                                                                                  : PM_BUCKET_FN_DEFAULT;
-    size_t nf = w->row_type->nfields;
-    PM_TRY(pm_calloc(&w->aligned, nf ? nf : 1, sizeof *w->aligned));
-    PM_TRY(pm_calloc(&w->null_cols, nf ? nf : 1, sizeof *w->null_cols));
+    PM_TRY(pm_write_aligner_init(&w->align, w->row_type, PM_ROW_KIND_COLUMN));
     PM_TRY(pm_bucket_index_init(&w->index));
     return NULL;
 }
@@ -993,11 +903,7 @@ static void writer_release(pm_pk_writer *w, bool delete_files)
     pm_binrow_writer_free(&w->prow);
     pm_binrow_writer_free(&w->brow);
     pm_buf_free(&w->pbuf);
-    if (w->null_cols)
-        for (size_t i = 0; i < w->row_type->nfields; i++)
-            pm_column_release(w->null_cols[i]);
-    free(w->null_cols);
-    free(w->aligned);
+    pm_write_aligner_free(&w->align);
     free(w->kinds);
     free(w->route);
     free(w->order);

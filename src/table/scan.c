@@ -21,6 +21,13 @@
  *     pm_deletion_file records keyed by data file name.  The DV index file
  *     is at its `_EXTERNAL_PATH` when set, else next to the data files
  *     (`index-file-in-data-file-dir`), else in `<table>/index/`.
+ *  Untrusted paths: the readers of meta/ refuse file names that are not
+ *  plain names; every `_EXTERNAL_PATH` of a manifest entry or index file
+ *  must lie under the table's data-file.external-paths roots (current
+ *  options, or those of the snapshot's schema, the read schema of time
+ *  travel), else PM_ECORRUPT naming the file
+ *  and the field (pm_table_check_external_path), so nothing outside the
+ *  table is read.
  *  6. Fallback branch (opt-in, reads): partitions found by step 3 in the
  *     scanned branch are complete; the fallback branch is scanned the same
  *     way and contributes only partitions the scanned branch lacks.  Its
@@ -30,6 +37,7 @@
 #include "table/scan.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -91,29 +99,37 @@ static pm_error *check_manifest_format(pm_table *t)
     return NULL;
 }
 
-typedef struct entry_vec {
-    pm_manifest_entry *v;
-    size_t n, cap;
-} entry_vec;
-
-static void entry_vec_free(entry_vec *ev)
+/* Every external path of the entries lies under the table's roots (the
+ * reader checked the file names). */
+static pm_error *check_external_paths(pm_table *t, int64_t read_schema_id, const char *path,
+                                      const pm_manifest_entry *es, size_t n)
 {
-    pm_manifest_entries_free(ev->v, ev->n);
-    memset(ev, 0, sizeof *ev);
+    for (size_t i = 0; i < n; i++) {
+        if (!es[i].file.external_path)
+            continue;
+        char field[768];
+        snprintf(field, sizeof field, "manifest %s: _EXTERNAL_PATH of the entry of %s", path, es[i].file.file_name);
+        PM_TRY(pm_table_check_external_path(t, read_schema_id, field, es[i].file.external_path));
+    }
+    return NULL;
 }
 
 /* Read one manifest, keep the entries that pass the filters (moved into ev). */
-static pm_error *collect_manifest(pm_table *t, const char *name, pm_part_matcher *pm, int32_t bucket,
-                                  entry_vec *ev)
+static pm_error *collect_manifest(pm_table *t, int64_t read_schema_id, const char *name, pm_part_matcher *pm,
+                                  int32_t bucket, pm_manifest_entry_list *ev)
 {
     char *path = NULL;
     PM_TRY(pm_path_factory_manifest_path(t->paths, name, &path));
     pm_manifest_entry *es = NULL;
     size_t n = 0;
     pm_error *e = pm_manifest_read(t->fio, path, &es, &n);
+    if (!e)
+        e = check_external_paths(t, read_schema_id, path, es, n);
     free(path);
-    if (e)
+    if (e) {
+        pm_manifest_entries_free(es, n);
         return e;
+    }
     /* consecutive entries usually share a partition: remember the last answer */
     const uint8_t *last_p = NULL;
     size_t last_n = 0;
@@ -178,7 +194,7 @@ static int cmp_item(const void *a, const void *b)
 }
 
 /* Group merged ADD entries into buckets (entries are consumed). */
-static pm_error *group_entries(pm_table *t, entry_vec *ev, pm_bucket_files **out, size_t *nout)
+static pm_error *group_entries(pm_table *t, pm_manifest_entry_list *ev, pm_bucket_files **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
@@ -277,10 +293,17 @@ static pm_error *attach_index(pm_table *t, const pm_snapshot *s, pm_bucket_files
         pm_index_manifest_entry *ie = &es[i];
         if (ie->kind != PM_FILE_ADD)
             continue;
+        const pm_index_file_meta *f = &ie->index_file;
+        if (f->external_path) {
+            char field[768];
+            snprintf(field, sizeof field, "index manifest %s: _EXTERNAL_PATH of index file %s", path, f->file_name);
+            e = pm_table_check_external_path(t, s->schema_id, field, f->external_path);
+            if (e)
+                break;
+        }
         pm_bucket_files *b = find_bucket(bs, nb, &ie->partition, ie->bucket);
         if (!b)
             continue;
-        const pm_index_file_meta *f = &ie->index_file;
         if (!strcmp(f->index_type, "DELETION_VECTORS") && f->has_dv_ranges) {
             for (size_t r = 0; r < f->dv_range_len && !e; r++) {
                 const pm_dv_meta *dm = &f->dv_ranges[r];
@@ -336,14 +359,14 @@ static pm_error *scan_snapshot(pm_table *t, const pm_snapshot *s, pm_part_matche
     pm_manifest_file_meta *metas = NULL;
     size_t nm = 0;
     PM_TRY(pm_snapshot_data_manifests(t->fio, t->paths, s, &metas, &nm));
-    entry_vec ev = {0};
+    pm_manifest_entry_list ev = {0};
     pm_error *e = NULL;
     for (size_t i = 0; i < nm && !e; i++) {
         if (!manifest_bucket_may_match(&metas[i], bucket))
             continue;
         if (!pm_part_matcher_may_match_stats(pm, &metas[i].partition_stats))
             continue;
-        e = collect_manifest(t, metas[i].file_name, pm, bucket, &ev);
+        e = collect_manifest(t, s->schema_id, metas[i].file_name, pm, bucket, &ev);
     }
     pm_manifest_file_metas_free(metas, nm);
     if (!e)
@@ -352,7 +375,7 @@ static pm_error *scan_snapshot(pm_table *t, const pm_snapshot *s, pm_part_matche
     size_t nb = 0;
     if (!e)
         e = group_entries(t, &ev, &bs, &nb);
-    entry_vec_free(&ev);
+    pm_manifest_entry_list_free(&ev);
     if (!e)
         e = attach_index(t, s, bs, nb);
     if (e) {

@@ -3,9 +3,11 @@
  *
  * Open: schema directory of the branch → latest schema-N (PM_ENOTFOUND when
  * there is none), then derived state (partition type, snapshot store, path
- * factory).  Create: build schema 0 from the spec (meta/schema.c applies
- * Paimon's rules), validate options, publish schema/schema-0 with
- * publish-if-absent so two creators cannot both win.
+ * factory), after pm_schema_validate_table (options and table rules; the
+ * same pass runs on reload).  Create: build schema 0 from the spec
+ * (meta/schema.c applies Paimon's rules and validates it), then publish
+ * schema/schema-0 with publish-if-absent so two creators cannot both win;
+ * a refused spec writes nothing.
  */
 #include "table/table_internal.h"
 
@@ -14,6 +16,7 @@
 
 #include "base/mem.h"
 #include "base/util.h"
+#include "meta/safe_path.h"
 
 static void table_destroy(pm_table *t)
 {
@@ -53,6 +56,30 @@ int32_t pm_table_num_buckets(const pm_table *t)
     return n;
 }
 
+pm_error *pm_table_check_external_path(pm_table *t, int64_t read_schema_id, const char *field, const char *path)
+{
+    const char *roots = pm_options_raw(pm_table_options(t), PM_OPT_DATA_FILE_EXTERNAL_PATHS);
+    pm_error *e = pm_safe_external_path(PM_ECORRUPT, field, path, roots);
+    if (!e || pm_error_code(e) != PM_ECORRUPT || read_schema_id < 0 || read_schema_id == t->schema->id)
+        return e;
+    const pm_schema *rs = NULL;
+    pm_error *le = pm_table_schema_by_id(t, read_schema_id, &rs);
+    if (le) {
+        pm_error_free(e);
+        return pm_error_wrap(le, 0, "%s: the external roots of schema %lld", field, (long long)read_schema_id);
+    }
+    const char *other = pm_options_raw(rs->options, PM_OPT_DATA_FILE_EXTERNAL_PATHS);
+    if (!other || (roots && !strcmp(other, roots)))
+        return e;
+    pm_error *e2 = pm_safe_external_path(PM_ECORRUPT, field, path, other);
+    if (!e2) {
+        pm_error_free(e);
+        return NULL;
+    }
+    pm_error_free(e2);
+    return e;
+}
+
 static pm_error *strip_path(const char *path, char **out)
 {
     size_t n = strlen(path);
@@ -67,8 +94,8 @@ static pm_error *strip_path(const char *path, char **out)
 
 static pm_error *derive_state(pm_table *t)
 {
+    PM_TRY(pm_schema_validate_table(t->schema, false));
     PM_TRY(pm_schema_partition_type(t->schema, &t->partition_type));
-    PM_TRY(pm_options_validate(t->schema->options));
     pm_path_factory_free(t->paths);
     t->paths = NULL;
     PM_TRY(pm_path_factory_new(&t->paths, t->path, t->partition_type, t->schema->options));
@@ -199,11 +226,12 @@ pm_error *pm_table_create(const char *path, const pm_table_spec *spec, bool igno
     PM_TRY_GOTO(e, pm_options_new(&opts), done);
     for (size_t i = 0; i < spec->noptions; i++)
         PM_TRY_GOTO(e, pm_options_set(opts, spec->option_keys[i], spec->option_values[i]), done);
-    PM_TRY_GOTO(e, pm_options_validate(opts), done);
+    /* builds schema 0 and runs the one validation pass
+     * (pm_schema_validate_table: options, keys, table rules) before
+     * anything is written */
     PM_TRY_GOTO(e, pm_schema_new_table(&s, spec->row_type, spec->partition_keys, spec->npartition_keys,
                                        spec->primary_keys, spec->nprimary_keys, opts, spec->comment,
                                        pm_now_millis()), done);
-    PM_TRY_GOTO(e, pm_schema_validate(s), done);
     bool committed = false;
     PM_TRY_GOTO(e, pm_schema_commit(fio, root, s, &committed), done);
     if (!committed && !ignore_if_exists)

@@ -2,7 +2,9 @@
  * table/table_commit.c — publish commit messages as one snapshot, the way
  * Paimon Java's FileStoreCommitImpl does (protocol in table_commit.h).
  *
- * One attempt (tryCommitOnce):
+ * One attempt (tryCommitOnce; try_once runs the steps below as
+ * collect_changes, check_conflicts, write_files, build_snapshot, publish
+ * over one `attempt` value):
  *   1. L = latest snapshot; its data manifests (base list + delta list).
  *   2. Delta entries in message order: new_files ADD, compact_before
  *      DELETE, compact_after ADD; OVERWRITE first adds a DELETE for every
@@ -13,15 +15,11 @@
  *   3. Conflicts: a DELETE whose file is not live in L → PM_ECONFLICT; the
  *      caller's validate hook sees L and its live files (pm_table_scan).
  *   4. Files: base manifests = L's data manifests after ManifestFileMerger
- *      (full compaction when the "must change" manifests — any delete or
- *      smaller than manifest.target-file-size — total at least
- *      manifest.full-compaction-threshold-size; otherwise minor: runs of
- *      manifests reaching the target size are merged, a tail of at least
- *      manifest.merge-min-count is merged); base list; delta manifests and
- *      delta list (written even when empty); changelog manifests + list
- *      when there are changelog files; an index manifest when index files
- *      change (combined per index type as IndexManifestFileHandler does),
- *      else L's is inherited.
+ *      (meta/manifest_file_merger.h: full or minor compaction); base list;
+ *      delta manifests and delta list (written even when empty); changelog
+ *      manifests + list when there are changelog files; an index manifest
+ *      when index files change (combined per index type as
+ *      IndexManifestFileHandler does), else L's is inherited.
  *   5. Snapshot L+1: schema id = latest schema on disk; record counts
  *      (total = L's + delta, delta = added − deleted rows); watermark and
  *      statistics (when its schema id is the latest) inherited;
@@ -32,9 +30,9 @@
  *      success, absent → definite failure (files removed), unknown →
  *      PM_EUNCERTAIN (files kept).
  *
- * Test failpoints: environment variable PAIMON_C_FAILPOINT =
+ * Test fault points (base/fault.h, PAIMON_FAULT_INJECT):
  * "commit-before-publish" (fail after the manifests are written, before
- * the snapshot) or "commit-after-publish" (report PM_EUNCERTAIN after a
+ * the snapshot) and "commit-after-publish" (report PM_EUNCERTAIN after a
  * successful publication).
  */
 #include "table/table_commit.h"
@@ -44,50 +42,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/fault.h"
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/util.h"
 #include "meta/manifest.h"
+#include "meta/manifest_file_merger.h"
 #include "table/partition.h"
 #include "types/binary_row.h"
 
 /* ------------------------------------------------------------------ */
 /* growable arrays of entries                                          */
-
-typedef struct entry_list {
-    pm_manifest_entry *v;
-    size_t n, cap;
-} entry_list;
-
-static void entry_list_free(entry_list *l)
-{
-    pm_manifest_entries_free(l->v, l->n);
-    memset(l, 0, sizeof *l);
-}
-
-static pm_error *entry_list_push(entry_list *l, pm_file_kind kind, const pm_bytes *partition, int32_t bucket,
-                                 int32_t total_buckets, const pm_data_file_meta *f)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        PM_TRY(pm_realloc_array(&l->v, cap, sizeof *l->v));
-        l->cap = cap;
-    }
-    pm_manifest_entry *e = &l->v[l->n];
-    memset(e, 0, sizeof *e);
-    e->kind = kind;
-    e->bucket = bucket;
-    e->total_buckets = total_buckets;
-    pm_error *err = pm_bytes_set(&e->partition, partition->data, partition->len);
-    if (!err)
-        err = pm_data_file_meta_copy(&e->file, f);
-    if (err) {
-        pm_manifest_entry_clear(e);
-        return err;
-    }
-    l->n++;
-    return NULL;
-}
 
 typedef struct index_list {
     pm_index_manifest_entry *v;
@@ -114,111 +79,6 @@ static pm_error *index_list_push(index_list *l, const pm_index_manifest_entry *s
 }
 
 /* ------------------------------------------------------------------ */
-/* entry identifiers (FileEntry.Identifier)                            */
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
-    return h;
-}
-
-static uint64_t ident_hash(const pm_manifest_entry *e)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    h = fnv(h, e->partition.data, e->partition.len);
-    h = fnv(h, &e->bucket, sizeof e->bucket);
-    h = fnv(h, &e->file.level, sizeof e->file.level);
-    if (e->file.file_name)
-        h = fnv(h, e->file.file_name, strlen(e->file.file_name));
-    return h;
-}
-
-static bool str_eq(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
-
-static bool bytes_eq(const pm_bytes *a, const pm_bytes *b)
-{
-    if (a->has != b->has)
-        return false;
-    return !a->has || (a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len)));
-}
-
-static bool part_eq(const pm_bytes *a, const pm_bytes *b)
-{
-    return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
-}
-
-static bool ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
-{
-    if (a->bucket != b->bucket || a->file.level != b->file.level || !part_eq(&a->partition, &b->partition) ||
-        !str_eq(a->file.file_name, b->file.file_name))
-        return false;
-    if (a->file.extra_files.count != b->file.extra_files.count)
-        return false;
-    for (size_t i = 0; i < a->file.extra_files.count; i++)
-        if (!str_eq(a->file.extra_files.items[i], b->file.extra_files.items[i]))
-            return false;
-    return bytes_eq(&a->file.embedded_index, &b->file.embedded_index) &&
-           str_eq(a->file.external_path, b->file.external_path);
-}
-
-/* A set of borrowed entries by identifier (open addressing). */
-typedef struct ident_set {
-    const pm_manifest_entry **slots;
-    size_t cap, n;
-} ident_set;
-
-static void ident_set_free(ident_set *s)
-{
-    free(s->slots);
-    memset(s, 0, sizeof *s);
-}
-
-static pm_error *ident_set_add(ident_set *s, const pm_manifest_entry *e);
-
-static pm_error *ident_set_grow(ident_set *s)
-{
-    ident_set n = {0};
-    n.cap = s->cap ? s->cap * 2 : 64;
-    PM_TRY(pm_calloc(&n.slots, n.cap, sizeof *n.slots));
-    for (size_t i = 0; i < s->cap; i++)
-        if (s->slots[i])
-            PM_TRY(ident_set_add(&n, s->slots[i]));
-    free(s->slots);
-    *s = n;
-    return NULL;
-}
-
-static pm_error *ident_set_add(ident_set *s, const pm_manifest_entry *e)
-{
-    if ((s->n + 1) * 2 > s->cap)
-        PM_TRY(ident_set_grow(s));
-    size_t k = (size_t)ident_hash(e) & (s->cap - 1);
-    while (s->slots[k]) {
-        if (ident_eq(s->slots[k], e))
-            return NULL;
-        k = (k + 1) & (s->cap - 1);
-    }
-    s->slots[k] = e;
-    s->n++;
-    return NULL;
-}
-
-static bool ident_set_has(const ident_set *s, const pm_manifest_entry *e)
-{
-    if (!s->cap)
-        return false;
-    size_t k = (size_t)ident_hash(e) & (s->cap - 1);
-    while (s->slots[k]) {
-        if (ident_eq(s->slots[k], e))
-            return true;
-        k = (k + 1) & (s->cap - 1);
-    }
-    return false;
-}
-
-/* ------------------------------------------------------------------ */
 /* partition specs                                                     */
 
 /* Does the serialized partition row match the overwrite specs (OR)?  The
@@ -226,172 +86,6 @@ static bool ident_set_has(const ident_set *s, const pm_manifest_entry *e)
 static pm_error *spec_match(pm_part_matcher *pm, const pm_bytes *part, bool *match)
 {
     return pm_part_matcher_match(pm, part->data, part->len, match);
-}
-
-/* ------------------------------------------------------------------ */
-/* typed comparison of BinaryRow fields (partition predicate)          */
-
-static int cmp_field(const pm_type *t, const pm_binrow *a, int32_t i, const pm_binrow *b, int32_t j, pm_error **e)
-{
-    switch (t->id) {
-    case PM_TYPE_BOOLEAN: return (int)pm_binrow_bool(a, i) - (int)pm_binrow_bool(b, j);
-    case PM_TYPE_TINYINT: return (pm_binrow_i8(a, i) > pm_binrow_i8(b, j)) - (pm_binrow_i8(a, i) < pm_binrow_i8(b, j));
-    case PM_TYPE_SMALLINT:
-        return (pm_binrow_i16(a, i) > pm_binrow_i16(b, j)) - (pm_binrow_i16(a, i) < pm_binrow_i16(b, j));
-    case PM_TYPE_INT:
-    case PM_TYPE_DATE:
-    case PM_TYPE_TIME:
-        return (pm_binrow_i32(a, i) > pm_binrow_i32(b, j)) - (pm_binrow_i32(a, i) < pm_binrow_i32(b, j));
-    case PM_TYPE_BIGINT:
-        return (pm_binrow_i64(a, i) > pm_binrow_i64(b, j)) - (pm_binrow_i64(a, i) < pm_binrow_i64(b, j));
-    case PM_TYPE_FLOAT:
-    case PM_TYPE_DOUBLE: {
-        double x = t->id == PM_TYPE_FLOAT ? pm_binrow_f32(a, i) : pm_binrow_f64(a, i);
-        double y = t->id == PM_TYPE_FLOAT ? pm_binrow_f32(b, j) : pm_binrow_f64(b, j);
-        return (x > y) - (x < y);
-    }
-    case PM_TYPE_DECIMAL: {
-        __int128 x = 0, y = 0;
-        if (!*e)
-            *e = pm_binrow_decimal(a, i, t->precision, &x);
-        if (!*e)
-            *e = pm_binrow_decimal(b, j, t->precision, &y);
-        return (x > y) - (x < y);
-    }
-    case PM_TYPE_TIMESTAMP:
-    case PM_TYPE_TIMESTAMP_LTZ: {
-        int64_t xm = 0, ym = 0;
-        int32_t xn = 0, yn = 0;
-        if (!*e)
-            *e = pm_binrow_timestamp(a, i, t->precision, &xm, &xn);
-        if (!*e)
-            *e = pm_binrow_timestamp(b, j, t->precision, &ym, &yn);
-        if (xm != ym)
-            return xm < ym ? -1 : 1;
-        return (xn > yn) - (xn < yn);
-    }
-    default: {
-        const uint8_t *x = NULL, *y = NULL;
-        size_t xn = 0, yn = 0;
-        if (!*e)
-            *e = pm_binrow_bytes(a, i, &x, &xn);
-        if (!*e)
-            *e = pm_binrow_bytes(b, j, &y, &yn);
-        if (*e)
-            return 0;
-        size_t n = xn < yn ? xn : yn;
-        int c = n ? memcmp(x, y, n) : 0;
-        if (c)
-            return c < 0 ? -1 : 1;
-        return (xn > yn) - (xn < yn);
-    }
-    }
-}
-
-/* PartitionPredicate.fromMultiple(partitions).test(stats of a manifest). */
-typedef struct part_pred {
-    const pm_type *type;
-    size_t nparts;
-    pm_binrow *parts;       /* borrowed rows */
-    int64_t *nulls;         /* per field: partitions with null */
-    size_t *min_of, *max_of; /* per field: index of the partition holding min / max */
-} part_pred;
-
-static void part_pred_free(part_pred *p)
-{
-    free(p->parts);
-    free(p->nulls);
-    free(p->min_of);
-    free(p->max_of);
-    memset(p, 0, sizeof *p);
-}
-
-static pm_error *part_pred_init(part_pred *p, const pm_type *type, const pm_bytes *const *parts, size_t n)
-{
-    memset(p, 0, sizeof *p);
-    p->type = type;
-    p->nparts = n;
-    size_t nf = type->nfields ? type->nfields : 1;
-    PM_TRY(pm_calloc(&p->parts, n ? n : 1, sizeof *p->parts));
-    PM_TRY(pm_calloc(&p->nulls, nf, sizeof *p->nulls));
-    PM_TRY(pm_calloc(&p->min_of, nf, sizeof *p->min_of));
-    PM_TRY(pm_calloc(&p->max_of, nf, sizeof *p->max_of));
-    for (size_t k = 0; k < n; k++)
-        PM_TRY(pm_binrow_deserialize(&p->parts[k], parts[k]->data, parts[k]->len, (int32_t)type->nfields));
-    pm_error *e = NULL;
-    for (size_t f = 0; f < type->nfields; f++) {
-        bool have = false;
-        for (size_t k = 0; k < n && !e; k++) {
-            int32_t i = (int32_t)f;
-            if (pm_binrow_is_null(&p->parts[k], i)) {
-                p->nulls[f]++;
-                continue;
-            }
-            const pm_type *ft = type->fields[f].type;
-            if (!have) {
-                p->min_of[f] = p->max_of[f] = k;
-                have = true;
-                continue;
-            }
-            if (cmp_field(ft, &p->parts[k], i, &p->parts[p->min_of[f]], i, &e) < 0)
-                p->min_of[f] = k;
-            if (cmp_field(ft, &p->parts[k], i, &p->parts[p->max_of[f]], i, &e) > 0)
-                p->max_of[f] = k;
-        }
-    }
-    return e;
-}
-
-/* LeafPredicate.test on stats: kind 0 = isNull, 1 = field >= lit (max), 2 = field <= lit (min). */
-static bool leaf_test(int kind, const pm_type *ft, int32_t i, int64_t row_count, const pm_binrow *mn,
-                      const pm_binrow *mx, const pm_simple_stats *st, const pm_binrow *lit, pm_error **e)
-{
-    bool has_nc = (size_t)i < st->null_count_len && st->null_counts[i].has;
-    int64_t nc = has_nc ? st->null_counts[i].v : 0;
-    bool min_null = pm_binrow_is_null(mn, i), max_null = pm_binrow_is_null(mx, i);
-    if (!has_nc || row_count != nc) {
-        if (min_null || max_null)
-            return true;
-    }
-    if (kind == 0)
-        return !has_nc || nc > 0;
-    if (has_nc && row_count == nc)
-        return false;
-    if (kind == 1)
-        return cmp_field(ft, lit, i, mx, i, e) <= 0;
-    return cmp_field(ft, lit, i, mn, i, e) >= 0;
-}
-
-static bool part_pred_test(const part_pred *p, const pm_manifest_file_meta *m, pm_error **e)
-{
-    size_t nf = p->type->nfields;
-    if (nf == 0)
-        return true;
-    pm_binrow mn, mx;
-    const pm_simple_stats *st = &m->partition_stats;
-    if (pm_binrow_deserialize(&mn, st->min_values.data, st->min_values.len, (int32_t)nf) ||
-        pm_binrow_deserialize(&mx, st->max_values.data, st->max_values.len, (int32_t)nf))
-        return true; /* unknown stats: may match (errors are not fatal here) */
-    int64_t rows = m->num_added_files + m->num_deleted_files;
-    for (size_t f = 0; f < nf; f++) {
-        const pm_type *ft = p->type->fields[f].type;
-        int32_t i = (int32_t)f;
-        bool tmin, tmax;
-        if ((size_t)p->nulls[f] == p->nparts) {
-            tmin = tmax = leaf_test(0, ft, i, rows, &mn, &mx, st, NULL, e);
-        } else {
-            tmin = leaf_test(1, ft, i, rows, &mn, &mx, st, &p->parts[p->min_of[f]], e);
-            tmax = leaf_test(2, ft, i, rows, &mn, &mx, st, &p->parts[p->max_of[f]], e);
-            if (p->nulls[f] > 0) {
-                bool isnull = leaf_test(0, ft, i, rows, &mn, &mx, st, NULL, e);
-                tmin = tmin || isnull;
-                tmax = tmax || isnull;
-            }
-        }
-        if (!tmin || !tmax)
-            return false;
-    }
-    return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -462,223 +156,14 @@ static pm_error *write_list(commit_ctx *c, const pm_manifest_file_meta *m, size_
     return remember(c, *name);
 }
 
-/* ---- manifest merge (ManifestFileMerger) ---- */
-
-typedef struct meta_list {
-    pm_manifest_file_meta *v;
-    size_t n, cap;
-} meta_list;
-
-static void meta_list_free(meta_list *l)
-{
-    pm_manifest_file_metas_free(l->v, l->n);
-    memset(l, 0, sizeof *l);
-}
-
-static pm_error *meta_list_push(meta_list *l, const pm_manifest_file_meta *m)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        PM_TRY(pm_realloc_array(&l->v, cap, sizeof *l->v));
-        l->cap = cap;
-    }
-    PM_TRY(pm_manifest_file_meta_copy(&l->v[l->n], m));
-    l->n++;
-    return NULL;
-}
-
-static pm_error *meta_list_take(meta_list *l, pm_manifest_file_meta *m, size_t n)
-{
-    pm_error *e = NULL;
-    for (size_t i = 0; i < n && !e; i++)
-        e = meta_list_push(l, &m[i]);
-    pm_manifest_file_metas_free(m, n);
-    return e;
-}
-
-static pm_error *merge_candidates(commit_ctx *c, const pm_manifest_file_meta *cand, size_t n, meta_list *out)
-{
-    if (n == 1)
-        return meta_list_push(out, &cand[0]);
-    pm_manifest_entry *entries = NULL;
-    size_t count = 0;
-    PM_TRY(pm_manifest_read_merged(c->t->fio, c->t->paths, cand, n, &entries, &count));
-    pm_manifest_file_meta *metas = NULL;
-    size_t nmetas = 0;
-    pm_error *e = count ? write_manifests(c, entries, count, &metas, &nmetas) : NULL;
-    pm_manifest_entries_free(entries, count);
-    if (!e)
-        e = meta_list_take(out, metas, nmetas);
-    else
-        pm_manifest_file_metas_free(metas, nmetas);
-    return e;
-}
-
-static pm_error *minor_merge(commit_ctx *c, const pm_manifest_file_meta *in, size_t n, int64_t target,
-                             int32_t min_count, meta_list *out)
-{
-    size_t start = 0;
-    int64_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        total += in[i].file_size;
-        if (total >= target) {
-            PM_TRY(merge_candidates(c, in + start, i + 1 - start, out));
-            start = i + 1;
-            total = 0;
-        }
-    }
-    if (n - start >= (size_t)min_count && n > start)
-        return merge_candidates(c, in + start, n - start, out);
-    for (size_t i = start; i < n; i++)
-        PM_TRY(meta_list_push(out, &in[i]));
-    return NULL;
-}
-
-/* *done=false when full compaction does not apply (then minor merge runs). */
-static pm_error *full_merge(commit_ctx *c, const pm_manifest_file_meta *in, size_t n, int64_t target,
-                            int64_t threshold, meta_list *out, bool *done)
-{
-    *done = false;
-    int64_t delta_size = 0;
-    for (size_t i = 0; i < n; i++)
-        if (in[i].num_deleted_files > 0 || in[i].file_size < target)
-            delta_size += in[i].file_size;
-    if (delta_size < threshold)
-        return NULL;
-
-    pm_error *e = NULL;
-    entry_list deletes = {0};   /* DELETE entries of every input (owned copies) */
-    ident_set del = {0};
-    part_pred pred = {0};
-    const pm_bytes **parts = NULL;
-    size_t nparts = 0;
-    bool *merge_it = NULL;      /* file goes through the merge loop */
-    entry_list kept = {0};
-    meta_list result = {0};
-    PM_TRY_GOTO(e, pm_calloc(&merge_it, n ? n : 1, sizeof *merge_it), done_);
-    for (size_t i = 0; i < n && !e; i++) {
-        if (!in[i].num_deleted_files)
-            continue;
-        char *p = NULL;
-        pm_manifest_entry *en = NULL;
-        size_t cnt = 0;
-        e = pm_path_factory_manifest_path(c->t->paths, in[i].file_name, &p);
-        if (!e)
-            e = pm_manifest_read(c->t->fio, p, &en, &cnt);
-        free(p);
-        for (size_t k = 0; k < cnt && !e; k++)
-            if (en[k].kind == PM_FILE_DELETE)
-                e = entry_list_push(&deletes, PM_FILE_DELETE, &en[k].partition, en[k].bucket,
-                                    en[k].total_buckets, &en[k].file);
-        pm_manifest_entries_free(en, cnt);
-    }
-    for (size_t k = 0; k < deletes.n && !e; k++)
-        e = ident_set_add(&del, &deletes.v[k]);
-    if (e)
-        goto done_;
-    /* partitions of the deletes, for the predicate */
-    bool always_false = deletes.n == 0;
-    bool always_true = !always_false && c->t->partition_type->nfields == 0;
-    if (!always_false && !always_true) {
-        PM_TRY_GOTO(e, pm_calloc(&parts, deletes.n, sizeof *parts), done_);
-        for (size_t k = 0; k < deletes.n; k++) {
-            bool seen = false;
-            for (size_t q = 0; q < nparts && !seen; q++)
-                seen = part_eq(parts[q], &deletes.v[k].partition);
-            if (!seen)
-                parts[nparts++] = &deletes.v[k].partition;
-        }
-        PM_TRY_GOTO(e, part_pred_init(&pred, c->t->partition_type, parts, nparts), done_);
-    }
-    size_t nmerge = 0;
-    for (size_t i = 0; i < n; i++) {
-        bool must = in[i].num_deleted_files > 0 || in[i].file_size < target;
-        bool may = must || always_true;
-        if (!must && !always_false && !always_true) {
-            may = part_pred_test(&pred, &in[i], &e);
-            if (e)
-                goto done_;
-        }
-        merge_it[i] = may;
-        if (!may)
-            PM_TRY_GOTO(e, meta_list_push(&result, &in[i]), done_);
-        else
-            nmerge++;
-    }
-    if (nmerge <= 1)
-        goto done_; /* not done: minor merge decides */
-    for (size_t i = 0; i < n && !e; i++) {
-        if (!merge_it[i])
-            continue;
-        bool require = in[i].num_deleted_files > 0 || in[i].file_size < target;
-        char *p = NULL;
-        pm_manifest_entry *en = NULL;
-        size_t cnt = 0;
-        e = pm_path_factory_manifest_path(c->t->paths, in[i].file_name, &p);
-        if (!e)
-            e = pm_manifest_read(c->t->fio, p, &en, &cnt);
-        free(p);
-        size_t mark = kept.n;
-        for (size_t k = 0; k < cnt && !e; k++) {
-            if (en[k].kind != PM_FILE_ADD)
-                continue;
-            if (ident_set_has(&del, &en[k]))
-                require = true;
-            else
-                e = entry_list_push(&kept, PM_FILE_ADD, &en[k].partition, en[k].bucket, en[k].total_buckets,
-                                    &en[k].file);
-        }
-        pm_manifest_entries_free(en, cnt);
-        if (!e && !require) {
-            /* unchanged: keep the file, drop its entries again */
-            while (kept.n > mark)
-                pm_manifest_entry_clear(&kept.v[--kept.n]);
-            e = meta_list_push(&result, &in[i]);
-        }
-    }
-    if (!e && kept.n) {
-        pm_manifest_file_meta *metas = NULL;
-        size_t nmetas = 0;
-        e = write_manifests(c, kept.v, kept.n, &metas, &nmetas);
-        if (!e)
-            e = meta_list_take(&result, metas, nmetas);
-        else
-            pm_manifest_file_metas_free(metas, nmetas);
-    }
-    if (!e) {
-        *out = result;
-        memset(&result, 0, sizeof result);
-        *done = true;
-    }
-done_:
-    meta_list_free(&result);
-    entry_list_free(&kept);
-    free(merge_it);
-    free(parts);
-    part_pred_free(&pred);
-    ident_set_free(&del);
-    entry_list_free(&deletes);
-    return e;
-}
-
-static pm_error *merge_manifests(commit_ctx *c, const pm_manifest_file_meta *in, size_t n, meta_list *out)
-{
-    const pm_options *o = pm_table_options(c->t);
-    int64_t target, threshold;
-    int32_t min_count;
-    PM_TRY(pm_options_memory(o, PM_OPT_MANIFEST_TARGET_FILE_SIZE, NULL, &target));
-    PM_TRY(pm_options_memory(o, PM_OPT_MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE, NULL, &threshold));
-    PM_TRY(pm_options_int(o, PM_OPT_MANIFEST_MERGE_MIN_COUNT, NULL, &min_count));
-    if (threshold <= 0)
-        return pm_error_new(PM_EINVALID, "manifest.full-compaction-threshold-size must be positive");
-    bool done;
-    PM_TRY(full_merge(c, in, n, target, threshold, out, &done));
-    if (done)
-        return NULL;
-    return minor_merge(c, in, n, target, min_count, out);
-}
-
 /* ---- index manifest (IndexManifestFileHandler) ---- */
+
+static bool str_eq(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+static bool part_eq(const pm_bytes *a, const pm_bytes *b)
+{
+    return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
+}
 
 static bool index_same_bucket(const pm_index_manifest_entry *a, const pm_index_manifest_entry *b)
 {
@@ -775,12 +260,6 @@ static pm_error *latest_schema_id(pm_table *t, int64_t *out)
     return NULL;
 }
 
-static const char *failpoint(void)
-{
-    const char *f = getenv("PAIMON_C_FAILPOINT");
-    return f ? f : "";
-}
-
 static bool needs_live(const commit_ctx *c)
 {
     if (c->o->kind == PM_COMMIT_OVERWRITE || c->o->validate)
@@ -791,192 +270,227 @@ static bool needs_live(const commit_ctx *c)
     return false;
 }
 
-static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_id)
+/* One attempt's state: what it read (L and its manifests), the changes it
+ * derived and the files it wrote. */
+typedef struct attempt {
+    pm_snapshot *latest;
+    pm_manifest_file_meta *base;    /* L's data manifests */
+    size_t nbase;
+    pm_manifest_entry *live;        /* L's merged entries (when needed) */
+    size_t nlive;
+    pm_part_matcher *matcher;       /* OVERWRITE partition specs */
+    pm_manifest_entry_list delta, changelog;
+    index_list idx_changes;
+    /* written files */
+    char *base_list, *delta_list, *cl_list, *index_manifest;
+    int64_t base_size, delta_size, cl_size;
+} attempt;
+
+static void attempt_free(attempt *a)
+{
+    pm_part_matcher_free(a->matcher);
+    free(a->base_list);
+    free(a->delta_list);
+    free(a->cl_list);
+    free(a->index_manifest);
+    index_list_free(&a->idx_changes);
+    pm_manifest_entry_list_free(&a->delta);
+    pm_manifest_entry_list_free(&a->changelog);
+    pm_manifest_entries_free(a->live, a->nlive);
+    pm_manifest_file_metas_free(a->base, a->nbase);
+    pm_snapshot_free(a->latest);
+}
+
+static pm_error *read_index_manifest(pm_table *t, const char *name, index_list *out)
+{
+    char *p = NULL;
+    PM_TRY(pm_path_factory_manifest_path(t->paths, name, &p));
+    pm_error *e = pm_index_manifest_read(t->fio, p, &out->v, &out->n);
+    out->cap = out->n;
+    free(p);
+    return e;
+}
+
+/* OVERWRITE: DELETE entries for the live files of the overwritten
+ * partitions, and removals of their index files. */
+static pm_error *overwrite_deletes(commit_ctx *c, attempt *a)
 {
     pm_table *t = c->t;
-    const pm_commit_options *o = c->o;
-    pm_error *e = NULL;
-    pm_snapshot *latest = NULL, *snap = NULL;
-    pm_manifest_file_meta *base = NULL;
-    size_t nbase = 0;
-    pm_manifest_entry *live = NULL;
-    size_t nlive = 0;
-    entry_list delta = {0}, changelog = {0};
-    index_list idx_changes = {0}, idx_prev = {0}, idx_new = {0};
-    ident_set live_set = {0};
-    meta_list merged = {0};
-    pm_manifest_file_meta *dmetas = NULL, *cmetas = NULL;
-    size_t ndmetas = 0, ncmetas = 0;
-    char *base_list = NULL, *delta_list = NULL, *cl_list = NULL, *index_manifest = NULL;
-    int64_t base_size = 0, delta_size = 0, cl_size = 0;
-    bool published = false;
-    pm_part_matcher *matcher = NULL;
-    *res = ATTEMPT_EMPTY;
-
-    if (o->kind == PM_COMMIT_OVERWRITE && o->overwrite && o->noverwrite)
-        PM_TRY_GOTO(e, pm_part_matcher_new(t, o->overwrite, o->noverwrite, &matcher), out);
-
-    PM_TRY_GOTO(e, latest_schema_id(t, &c->schema_id), out);
-    PM_TRY_GOTO(e, pm_snapshot_store_load_latest(t->snapshots, &latest), out);
-    if (latest)
-        PM_TRY_GOTO(e, pm_snapshot_data_manifests(t->fio, t->paths, latest, &base, &nbase), out);
-    if (latest && needs_live(c))
-        PM_TRY_GOTO(e, pm_manifest_read_merged(t->fio, t->paths, base, nbase, &live, &nlive), out);
-
-    /* 2. delta entries */
-    if (o->kind == PM_COMMIT_OVERWRITE) {
-        int32_t nb = pm_table_num_buckets(t);
-        for (size_t i = 0; i < nlive; i++) {
-            const pm_manifest_entry *l = &live[i];
-            if (l->kind != PM_FILE_ADD || (nb != PM_BUCKET_POSTPONE && l->bucket < 0))
-                continue;
-            bool m = true;
-            if (matcher)
-                PM_TRY_GOTO(e, spec_match(matcher, &l->partition, &m), out);
-            if (m)
-                PM_TRY_GOTO(e, entry_list_push(&delta, PM_FILE_DELETE, &l->partition, l->bucket,
-                                               l->total_buckets, &l->file), out);
-        }
-        if (latest && latest->index_manifest) {
-            char *p = NULL;
-            pm_index_manifest_entry *ie = NULL;
-            size_t nie = 0;
-            e = pm_path_factory_manifest_path(t->paths, latest->index_manifest, &p);
-            if (!e)
-                e = pm_index_manifest_read(t->fio, p, &ie, &nie);
-            free(p);
-            for (size_t i = 0; i < nie && !e; i++) {
-                bool m = true;
-                if (matcher)
-                    e = spec_match(matcher, &ie[i].partition, &m);
-                if (!e && m)
-                    e = index_list_push(&idx_changes, &ie[i], PM_FILE_DELETE);
-            }
-            pm_index_manifest_entries_free(ie, nie);
-            if (e)
-                goto out;
-        }
+    int32_t nb = pm_table_num_buckets(t);
+    for (size_t i = 0; i < a->nlive; i++) {
+        const pm_manifest_entry *l = &a->live[i];
+        if (l->kind != PM_FILE_ADD || (nb != PM_BUCKET_POSTPONE && l->bucket < 0))
+            continue;
+        bool m = true;
+        if (a->matcher)
+            PM_TRY(spec_match(a->matcher, &l->partition, &m));
+        if (m)
+            PM_TRY(pm_manifest_entry_list_push(&a->delta, PM_FILE_DELETE, &l->partition, l->bucket,
+                                               l->total_buckets, &l->file));
     }
+    if (!a->latest || !a->latest->index_manifest)
+        return NULL;
+    index_list prev = {0};
+    pm_error *e = read_index_manifest(t, a->latest->index_manifest, &prev);
+    for (size_t i = 0; i < prev.n && !e; i++) {
+        bool m = true;
+        if (a->matcher)
+            e = spec_match(a->matcher, &prev.v[i].partition, &m);
+        if (!e && m)
+            e = index_list_push(&a->idx_changes, &prev.v[i], PM_FILE_DELETE);
+    }
+    index_list_free(&prev);
+    return e;
+}
+
+/* Step 2: the delta, changelog and index changes of the messages. */
+static pm_error *collect_changes(commit_ctx *c, attempt *a)
+{
+    const pm_commit_options *o = c->o;
+    if (o->kind == PM_COMMIT_OVERWRITE)
+        PM_TRY(overwrite_deletes(c, a));
     for (size_t i = 0; i < c->n; i++) {
         const pm_commit_message *m = &c->msgs[i];
+        const pm_bytes *part = &m->partition;
         for (size_t k = 0; k < m->n_new_files; k++) {
-            if (o->kind == PM_COMMIT_OVERWRITE && matcher) {
+            if (o->kind == PM_COMMIT_OVERWRITE && a->matcher) {
                 bool in;
-                PM_TRY_GOTO(e, spec_match(matcher, &m->partition, &in), out);
-                if (!in) {
-                    e = pm_error_new(PM_EINVALID, "file %s does not belong to the overwritten partitions",
-                                     m->new_files[k].file_name);
-                    goto out;
-                }
+                PM_TRY(spec_match(a->matcher, part, &in));
+                if (!in)
+                    return pm_error_new(PM_EINVALID, "file %s does not belong to the overwritten partitions",
+                                        m->new_files[k].file_name);
             }
-            PM_TRY_GOTO(e, entry_list_push(&delta, PM_FILE_ADD, &m->partition, m->bucket, m->total_buckets,
-                                           &m->new_files[k]), out);
+            PM_TRY(pm_manifest_entry_list_push(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets,
+                                               &m->new_files[k]));
         }
         for (size_t k = 0; k < m->n_compact_before; k++)
-            PM_TRY_GOTO(e, entry_list_push(&delta, PM_FILE_DELETE, &m->partition, m->bucket, m->total_buckets,
-                                           &m->compact_before[k]), out);
+            PM_TRY(pm_manifest_entry_list_push(&a->delta, PM_FILE_DELETE, part, m->bucket, m->total_buckets,
+                                               &m->compact_before[k]));
         for (size_t k = 0; k < m->n_compact_after; k++)
-            PM_TRY_GOTO(e, entry_list_push(&delta, PM_FILE_ADD, &m->partition, m->bucket, m->total_buckets,
-                                           &m->compact_after[k]), out);
+            PM_TRY(pm_manifest_entry_list_push(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets,
+                                               &m->compact_after[k]));
         for (size_t k = 0; k < m->n_changelog; k++)
-            PM_TRY_GOTO(e, entry_list_push(&changelog, PM_FILE_ADD, &m->partition, m->bucket,
-                                           m->total_buckets, &m->changelog[k]), out);
+            PM_TRY(pm_manifest_entry_list_push(&a->changelog, PM_FILE_ADD, part, m->bucket, m->total_buckets,
+                                               &m->changelog[k]));
         for (size_t k = 0; k < m->n_index_removed; k++)
-            PM_TRY_GOTO(e, index_list_push(&idx_changes, &m->index_removed[k], PM_FILE_DELETE), out);
+            PM_TRY(index_list_push(&a->idx_changes, &m->index_removed[k], PM_FILE_DELETE));
         for (size_t k = 0; k < m->n_index_added; k++)
-            PM_TRY_GOTO(e, index_list_push(&idx_changes, &m->index_added[k], PM_FILE_ADD), out);
+            PM_TRY(index_list_push(&a->idx_changes, &m->index_added[k], PM_FILE_ADD));
     }
+    return NULL;
+}
 
-    /* 3. conflicts */
-    for (size_t i = 0; i < nlive; i++)
-        if (live[i].kind == PM_FILE_ADD)
-            PM_TRY_GOTO(e, ident_set_add(&live_set, &live[i]), out);
-    for (size_t i = 0; i < delta.n; i++) {
-        if (delta.v[i].kind == PM_FILE_DELETE && !ident_set_has(&live_set, &delta.v[i])) {
+/* Step 3: every DELETE must hit a live file of L; then the caller's hook. */
+static pm_error *check_conflicts(commit_ctx *c, attempt *a)
+{
+    pm_manifest_ident_set live_set = {0};
+    pm_error *e = NULL;
+    for (size_t i = 0; i < a->nlive && !e; i++)
+        if (a->live[i].kind == PM_FILE_ADD)
+            e = pm_manifest_ident_set_add(&live_set, &a->live[i]);
+    for (size_t i = 0; i < a->delta.n && !e; i++) {
+        const pm_manifest_entry *d = &a->delta.v[i];
+        if (d->kind == PM_FILE_DELETE && !pm_manifest_ident_set_has(&live_set, d))
             e = pm_error_new(PM_ECONFLICT, "file %s (bucket %d) is not live in %s%lld; it was removed by a "
-                             "concurrent commit", delta.v[i].file.file_name, (int)delta.v[i].bucket,
-                             latest ? "snapshot " : "an empty table", latest ? (long long)latest->id : 0LL);
-            goto out;
-        }
+                             "concurrent commit", d->file.file_name, (int)d->bucket,
+                             a->latest ? "snapshot " : "an empty table",
+                             a->latest ? (long long)a->latest->id : 0LL);
     }
-    if (o->validate) {
-        pm_scan_result *sr = NULL;
-        pm_scan_result empty = {0};
-        if (latest) {
-            pm_scan_options so = pm_scan_options_default();
-            so.snapshot_id = latest->id;
-            PM_TRY_GOTO(e, pm_table_scan(t, &so, &sr), out);
-        }
-        e = o->validate(o->validate_arg, latest, sr ? sr : &empty);
-        pm_scan_result_free(sr);
-        if (e)
-            goto out;
+    pm_manifest_ident_set_free(&live_set);
+    if (e || !c->o->validate)
+        return e;
+    pm_scan_result *sr = NULL;
+    pm_scan_result empty = {0};
+    if (a->latest) {
+        pm_scan_options so = pm_scan_options_default();
+        so.snapshot_id = a->latest->id;
+        PM_TRY(pm_table_scan(c->t, &so, &sr));
     }
-    if (!delta.n && !changelog.n && !idx_changes.n && !o->allow_empty)
-        goto out; /* ATTEMPT_EMPTY */
+    e = c->o->validate(c->o->validate_arg, a->latest, sr ? sr : &empty);
+    pm_scan_result_free(sr);
+    return e;
+}
 
-    /* 4. files */
-    PM_TRY_GOTO(e, merge_manifests(c, base, nbase, &merged), out);
-    PM_TRY_GOTO(e, write_list(c, merged.v, merged.n, &base_list, &base_size), out);
-    PM_TRY_GOTO(e, write_manifests(c, delta.v, delta.n, &dmetas, &ndmetas), out);
-    PM_TRY_GOTO(e, write_list(c, dmetas, ndmetas, &delta_list, &delta_size), out);
-    if (changelog.n) {
-        PM_TRY_GOTO(e, write_manifests(c, changelog.v, changelog.n, &cmetas, &ncmetas), out);
-        PM_TRY_GOTO(e, write_list(c, cmetas, ncmetas, &cl_list, &cl_size), out);
+static pm_error *remember_cb(void *arg, const char *name) { return remember(arg, name); }
+
+/* Step 4: base manifests (merged) and list, delta manifests and list,
+ * changelog manifests and list, index manifest. */
+static pm_error *write_files(commit_ctx *c, attempt *a)
+{
+    pm_table *t = c->t;
+    pm_manifest_file_meta *merged = NULL, *dmetas = NULL, *cmetas = NULL;
+    size_t nmerged = 0, ndmetas = 0, ncmetas = 0;
+    index_list idx_prev = {0}, idx_new = {0};
+    pm_manifest_merge_ctx mc = {t->fio, t->paths, pm_table_options(t), t->partition_type, c->schema_id,
+                                remember_cb, c};
+    pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_manifest_file_merger_merge(&mc, a->base, a->nbase, &merged, &nmerged), out);
+    PM_TRY_GOTO(e, write_list(c, merged, nmerged, &a->base_list, &a->base_size), out);
+    PM_TRY_GOTO(e, write_manifests(c, a->delta.v, a->delta.n, &dmetas, &ndmetas), out);
+    PM_TRY_GOTO(e, write_list(c, dmetas, ndmetas, &a->delta_list, &a->delta_size), out);
+    if (a->changelog.n) {
+        PM_TRY_GOTO(e, write_manifests(c, a->changelog.v, a->changelog.n, &cmetas, &ncmetas), out);
+        PM_TRY_GOTO(e, write_list(c, cmetas, ncmetas, &a->cl_list, &a->cl_size), out);
     }
-    if (idx_changes.n) {
-        if (latest && latest->index_manifest) {
-            char *p = NULL;
-            e = pm_path_factory_manifest_path(t->paths, latest->index_manifest, &p);
-            if (!e)
-                e = pm_index_manifest_read(t->fio, p, &idx_prev.v, &idx_prev.n);
-            idx_prev.cap = idx_prev.n;
-            free(p);
-            if (e)
-                goto out;
-        }
-        PM_TRY_GOTO(e, combine_index(t, &idx_prev, &idx_changes, &idx_new), out);
+    const char *prev_index = a->latest ? a->latest->index_manifest : NULL;
+    if (a->idx_changes.n) {
+        if (prev_index)
+            PM_TRY_GOTO(e, read_index_manifest(t, prev_index, &idx_prev), out);
+        PM_TRY_GOTO(e, combine_index(t, &idx_prev, &a->idx_changes, &idx_new), out);
         int64_t isz;
         PM_TRY_GOTO(e, pm_index_manifest_write(t->fio, t->paths, pm_table_options(t), idx_new.v, idx_new.n,
-                                               &index_manifest, &isz), out);
-        PM_TRY_GOTO(e, remember(c, index_manifest), out);
-    } else if (latest && latest->index_manifest) {
-        PM_TRY_GOTO(e, pm_strdup(&index_manifest, latest->index_manifest), out);
+                                               &a->index_manifest, &isz), out);
+        PM_TRY_GOTO(e, remember(c, a->index_manifest), out);
+    } else if (prev_index) {
+        PM_TRY_GOTO(e, pm_strdup(&a->index_manifest, prev_index), out);
     }
+out:
+    index_list_free(&idx_prev);
+    index_list_free(&idx_new);
+    pm_manifest_file_metas_free(merged, nmerged);
+    pm_manifest_file_metas_free(dmetas, ndmetas);
+    pm_manifest_file_metas_free(cmetas, ncmetas);
+    return e;
+}
 
-    /* 5. snapshot */
+/* Step 5: snapshot L+1 over the written files (moved into it). */
+static pm_error *build_snapshot(commit_ctx *c, attempt *a, pm_snapshot **out)
+{
+    const pm_snapshot *latest = a->latest;
     int64_t added = 0, deleted = 0, cl_rows = 0;
-    for (size_t i = 0; i < delta.n; i++) {
-        if (delta.v[i].kind == PM_FILE_ADD)
-            added += delta.v[i].file.row_count;
+    for (size_t i = 0; i < a->delta.n; i++) {
+        if (a->delta.v[i].kind == PM_FILE_ADD)
+            added += a->delta.v[i].file.row_count;
         else
-            deleted += delta.v[i].file.row_count;
+            deleted += a->delta.v[i].file.row_count;
     }
-    for (size_t i = 0; i < changelog.n; i++)
-        cl_rows += changelog.v[i].file.row_count;
-    PM_TRY_GOTO(e, pm_snapshot_new(&snap), out);
+    for (size_t i = 0; i < a->changelog.n; i++)
+        cl_rows += a->changelog.v[i].file.row_count;
+    pm_snapshot *snap = NULL;
+    PM_TRY(pm_snapshot_new(&snap));
+    pm_error *e = NULL;
     char uuid[37];
-    PM_TRY_GOTO(e, pm_uuid(uuid), out);
-    PM_TRY_GOTO(e, pm_strdup(&snap->uuid, uuid), out);
+    PM_TRY_GOTO(e, pm_uuid(uuid), fail);
+    PM_TRY_GOTO(e, pm_strdup(&snap->uuid, uuid), fail);
     snap->id = latest ? latest->id + 1 : 1;
     snap->schema_id = c->schema_id;
-    snap->base_manifest_list = base_list;
-    base_list = NULL;
-    snap->base_manifest_list_size = (pm_opt_long){true, base_size};
-    snap->delta_manifest_list = delta_list;
-    delta_list = NULL;
-    snap->delta_manifest_list_size = (pm_opt_long){true, delta_size};
-    if (cl_list) {
-        snap->changelog_manifest_list = cl_list;
-        cl_list = NULL;
-        snap->changelog_manifest_list_size = (pm_opt_long){true, cl_size};
+    snap->base_manifest_list = a->base_list;
+    a->base_list = NULL;
+    snap->base_manifest_list_size = (pm_opt_long){true, a->base_size};
+    snap->delta_manifest_list = a->delta_list;
+    a->delta_list = NULL;
+    snap->delta_manifest_list_size = (pm_opt_long){true, a->delta_size};
+    if (a->cl_list) {
+        snap->changelog_manifest_list = a->cl_list;
+        a->cl_list = NULL;
+        snap->changelog_manifest_list_size = (pm_opt_long){true, a->cl_size};
         snap->changelog_record_count = (pm_opt_long){true, cl_rows};
     }
-    snap->index_manifest = index_manifest;
-    index_manifest = NULL;
-    PM_TRY_GOTO(e, pm_strdup(&snap->commit_user, c->user), out);
-    snap->commit_identifier = o->commit_identifier;
-    snap->commit_kind = o->kind;
+    snap->index_manifest = a->index_manifest;
+    a->index_manifest = NULL;
+    PM_TRY_GOTO(e, pm_strdup(&snap->commit_user, c->user), fail);
+    snap->commit_identifier = c->o->commit_identifier;
+    snap->commit_kind = c->o->kind;
     snap->time_millis = pm_now_millis();
     snap->delta_record_count = added - deleted;
     snap->total_record_count = (latest ? latest->total_record_count : 0) + snap->delta_record_count;
@@ -985,52 +499,92 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
     if (latest && latest->statistics) {
         int64_t sid = 0;
         bool found = false;
-        PM_TRY_GOTO(e, stats_schema_id(t, latest->statistics, &sid, &found), out);
+        PM_TRY_GOTO(e, stats_schema_id(c->t, latest->statistics, &sid, &found), fail);
         if (found && sid == c->schema_id)
-            PM_TRY_GOTO(e, pm_strdup(&snap->statistics, latest->statistics), out);
+            PM_TRY_GOTO(e, pm_strdup(&snap->statistics, latest->statistics), fail);
     }
     snap->next_row_id = (pm_opt_long){true, latest && latest->next_row_id.has ? latest->next_row_id.v : 0};
     snap->operation = PM_SNAPSHOT_OP_NONE;
+    *out = snap;
+    return NULL;
+fail:
+    pm_snapshot_free(snap);
+    return e;
+}
 
-    if (!strcmp(failpoint(), "commit-before-publish")) {
-        e = pm_error_new(PM_EIO, "injected failure before publishing snapshot %lld (PAIMON_C_FAILPOINT)",
+/* Publish-if-absent of snap.  A failing publication is resolved by looking
+ * at snapshot-N: our bytes → committed; other bytes → a lost race; absent
+ * → that error; unreadable → PM_EUNCERTAIN (every file kept). */
+static pm_error *publish(commit_ctx *c, const pm_snapshot *snap, bool *committed)
+{
+    pm_table *t = c->t;
+    *committed = false;
+    pm_error *pe = pm_snapshot_store_commit(t->snapshots, snap, committed);
+    if (!pe)
+        return NULL;
+    char *p = NULL;
+    pm_buf have = PM_BUF_INIT, want = PM_BUF_INIT;
+    bool exists = false;
+    pm_error *e = NULL;
+    pm_error *ce = pm_snapshot_store_path(t->snapshots, snap->id, &p);
+    if (!ce)
+        ce = pm_fileio_exists(t->fio, p, &exists);
+    if (!ce && exists) {
+        ce = pm_fileio_read_file(t->fio, p, &have);
+        if (!ce)
+            ce = pm_snapshot_to_json(snap, &want);
+    }
+    free(p);
+    if (ce) {
+        pm_error_free(ce);
+        forget_written(c); /* outcome unknown: keep every file */
+        e = pm_error_wrap(pe, PM_EUNCERTAIN, "snapshot %lld may or may not be published", (long long)snap->id);
+    } else if (exists) {
+        pm_error_free(pe);
+        /* ours when the file holds our bytes, else somebody else's: a lost race */
+        *committed = have.len == want.len && !memcmp(have.data, want.data, want.len);
+    } else {
+        e = pm_error_wrap(pe, 0, "publish snapshot %lld", (long long)snap->id);
+    }
+    pm_buf_free(&have);
+    pm_buf_free(&want);
+    return e;
+}
+
+static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_id)
+{
+    pm_table *t = c->t;
+    const pm_commit_options *o = c->o;
+    attempt a;
+    memset(&a, 0, sizeof a);
+    pm_snapshot *snap = NULL;
+    bool published = false;
+    pm_error *e = NULL;
+    *res = ATTEMPT_EMPTY;
+
+    /* 1. L, its manifests and (when needed) its live files */
+    if (o->kind == PM_COMMIT_OVERWRITE && o->overwrite && o->noverwrite)
+        PM_TRY_GOTO(e, pm_part_matcher_new(t, o->overwrite, o->noverwrite, &a.matcher), out);
+    PM_TRY_GOTO(e, latest_schema_id(t, &c->schema_id), out);
+    PM_TRY_GOTO(e, pm_snapshot_store_load_latest(t->snapshots, &a.latest), out);
+    if (a.latest)
+        PM_TRY_GOTO(e, pm_snapshot_data_manifests(t->fio, t->paths, a.latest, &a.base, &a.nbase), out);
+    if (a.latest && needs_live(c))
+        PM_TRY_GOTO(e, pm_manifest_read_merged(t->fio, t->paths, a.base, a.nbase, &a.live, &a.nlive), out);
+    PM_TRY_GOTO(e, collect_changes(c, &a), out);
+    PM_TRY_GOTO(e, check_conflicts(c, &a), out);
+    if (!a.delta.n && !a.changelog.n && !a.idx_changes.n && !o->allow_empty)
+        goto out; /* ATTEMPT_EMPTY */
+    PM_TRY_GOTO(e, write_files(c, &a), out);
+    PM_TRY_GOTO(e, build_snapshot(c, &a, &snap), out);
+
+    if (pm_fault("commit-before-publish")) {
+        e = pm_error_new(PM_EIO, "injected failure before publishing snapshot %lld (commit-before-publish)",
                          (long long)snap->id);
         goto out;
     }
     bool committed = false;
-    pm_error *pe = pm_snapshot_store_commit(t->snapshots, snap, &committed);
-    if (pe) {
-        /* Did the snapshot land?  Ours when the file holds our bytes. */
-        char *p = NULL;
-        pm_buf have = PM_BUF_INIT, want = PM_BUF_INIT;
-        bool exists = false;
-        pm_error *ce = pm_snapshot_store_path(t->snapshots, snap->id, &p);
-        if (!ce)
-            ce = pm_fileio_exists(t->fio, p, &exists);
-        if (!ce && exists) {
-            ce = pm_fileio_read_file(t->fio, p, &have);
-            if (!ce)
-                ce = pm_snapshot_to_json(snap, &want);
-        }
-        free(p);
-        if (ce) {
-            pm_error_free(ce);
-            forget_written(c); /* outcome unknown: keep every file */
-            e = pm_error_wrap(pe, PM_EUNCERTAIN, "snapshot %lld may or may not be published", (long long)snap->id);
-        } else if (exists && have.len == want.len && !memcmp(have.data, want.data, want.len)) {
-            pm_error_free(pe);
-            committed = true;
-        } else if (exists) {
-            pm_error_free(pe);
-            committed = false; /* somebody else's snapshot: a lost race */
-        } else {
-            e = pm_error_wrap(pe, 0, "publish snapshot %lld", (long long)snap->id);
-        }
-        pm_buf_free(&have);
-        pm_buf_free(&want);
-        if (e)
-            goto out;
-    }
+    PM_TRY_GOTO(e, publish(c, snap, &committed), out);
     if (!committed) {
         *res = ATTEMPT_LOST;
         delete_written(c);
@@ -1040,32 +594,16 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
     *res = ATTEMPT_PUBLISHED;
     *snapshot_id = snap->id;
     forget_written(c);
-    if (!strcmp(failpoint(), "commit-after-publish"))
+    if (pm_fault("commit-after-publish"))
         e = pm_error_new(PM_EUNCERTAIN, "injected uncertain outcome after publishing snapshot %lld "
-                                        "(PAIMON_C_FAILPOINT)", (long long)snap->id);
+                                        "(commit-after-publish)", (long long)snap->id);
 out:
     if (e && !published && pm_error_code(e) != PM_EUNCERTAIN)
         delete_written(c);
     else if (e)
         forget_written(c);
-    pm_part_matcher_free(matcher);
-    free(base_list);
-    free(delta_list);
-    free(cl_list);
-    free(index_manifest);
     pm_snapshot_free(snap);
-    pm_manifest_file_metas_free(dmetas, ndmetas);
-    pm_manifest_file_metas_free(cmetas, ncmetas);
-    meta_list_free(&merged);
-    ident_set_free(&live_set);
-    index_list_free(&idx_changes);
-    index_list_free(&idx_prev);
-    index_list_free(&idx_new);
-    entry_list_free(&delta);
-    entry_list_free(&changelog);
-    pm_manifest_entries_free(live, nlive);
-    pm_manifest_file_metas_free(base, nbase);
-    pm_snapshot_free(latest);
+    attempt_free(&a);
     return e;
 }
 

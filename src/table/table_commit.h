@@ -13,9 +13,9 @@
  *     removed inputs, schema changes, rollbacks → PM_ECONFLICT).  A DELETE
  *     of a file that is not live in L is a conflict.
  *  4. Write the delta manifest(s), the base manifest list (L's base + delta
- *     manifests, merged per Paimon's manifest merge rules), the delta
- *     manifest list, the index manifest if index files changed, then the
- *     snapshot L+1 with publish-if-absent.  Lost the race → delete what this
+ *     manifests, merged by ManifestFileMerger, meta/manifest_file_merger.h),
+ *     the delta manifest list, the index manifest if index files changed,
+ *     then the snapshot L+1 with publish-if-absent.  Lost the race → delete what this
  *     attempt wrote, back off (commit.min/max-retry-wait) and go to 2, up to
  *     commit.max-retries; then PM_ECONFLICT.
  *  5. LATEST hint (failure is logged only).

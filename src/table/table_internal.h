@@ -48,4 +48,12 @@ pm_error *pm_table_reload(pm_table *t, bool *changed);
 /* Number of buckets from the `bucket` option (-1 unaware / dynamic, -2 postpone). */
 int32_t pm_table_num_buckets(const pm_table *t);
 
+/* An external path (`_EXTERNAL_PATH` of a data, changelog or index file)
+ * taken from the table's metadata lies under a root of the table's
+ * current `data-file.external-paths`, or of those of schema
+ * `read_schema_id` when it differs (the schema a data file is read with;
+ * -1: none); else PM_ECORRUPT naming `field` (meta/safe_path.h).  Other
+ * schemes than file are PM_EUNSUPPORTED. */
+pm_error *pm_table_check_external_path(pm_table *t, int64_t read_schema_id, const char *field, const char *path);
+
 #endif

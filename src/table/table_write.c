@@ -3,35 +3,31 @@
  * rolling data files → DataFileMeta → commit messages (table_write.h).
  *
  * Steps of pm_table_writer_write(batch):
- *  1. Align: one column per table field, matched by name (missing nullable
- *     fields become all-null columns, unknown names and mismatched types
- *     are PM_EINVALID, a null in a NOT NULL field is PM_EINVALID).  The
- *     aligned batch borrows the caller's columns.
+ *  1. Align (table/write_align.h): one column per table field, matched by
+ *     name (missing nullable fields become all-null columns, unknown names
+ *     and mismatched types are PM_EINVALID, a null in a NOT NULL field is
+ *     PM_EINVALID).  The aligned batch borrows the caller's columns.
  *  2. Route: each row's partition = BinaryRow of the partition-key values
  *     (serialized, 4-byte arity prefix); bucket = 0 for unaware tables,
  *     else the bucket function on the bucket-key BinaryRow (types/bucket.h).
  *     A hash map finds the (partition, bucket) writer; rows are grouped per
  *     writer by a counting sort and copied into one scratch batch per
  *     writer (no copy when every row goes to one writer).
- *  3. Roll: a bucket writer feeds its current file (Parquet, or Avro for
- *     file.format=avro) like Java's RollingFileWriterImpl: after a row the
- *     file is closed when it holds target-file-row-num rows, or when the
- *     writer's total record count is a multiple of 1000 and the file's
- *     size reached target-file-size (Parquet: written + buffered bytes;
- *     Avro: bytes flushed to the output).  Rows are handed over in slices
- *     that end exactly at those check points while a roll is possible;
- *     far from the target size whole batches go in at once.
- *  4. Close: the file's DataFileMeta (name, size, rows, empty keys and key
- *     stats, value stats per write_stats.h, sequence numbers min = first
- *     row's, max = last row's, schema id, level 0, creation time = local
- *     wall clock, delete rows 0, file source APPEND).
+ *  3. Roll: each bucket writer owns a rolling file writer
+ *     (table/rolling_file_writer.h: Parquet, or Avro for file.format=avro,
+ *     size checked every 1000th record like Java's RollingFileWriterImpl,
+ *     Avro size = bytes flushed to the output), and the open files of all
+ *     bucket writers share write-buffer-size for their row groups.
+ *  4. Close: the rolling writer's DataFileMeta (append layout: empty keys,
+ *     sequence numbers from the bucket's counter, level 0, file source
+ *     APPEND).
  * Sequence numbers: a counter per bucket writer that lives as long as the
  * pm_table_writer; unaware writers start at 0, bucketed writers at the
  * largest max sequence number of the bucket's live files + 1 (read once
  * from the latest snapshot), unless ignore_previous_files.
  * File names: data-<uuid>-<n>.<format> with one uuid per bucket writer.
  * Memory: one open file per bucket writer; with many writers new files get
- * smaller Parquet row groups (write-buffer-size / open writers, >= 4 MiB).
+ * smaller Parquet row groups (write-buffer-size / open files, >= 4 MiB).
  */
 #include "table/table_write.h"
 
@@ -39,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "base/mem.h"
 #include "base/pool.h"
@@ -49,29 +44,13 @@
 #include "meta/manifest.h"
 #include "table/bucket_index.h"
 #include "table/bucket_restore.h"
-#include "table/file_roll.h"
+#include "table/rolling_file_writer.h"
+#include "table/write_align.h"
 #include "table/partition.h"
 #include "table/pk_write.h"
 #include "table/write_stats.h"
 #include "types/binary_row.h"
 #include "types/bucket.h"
-
-#define ROLL_CHECK_ROWS 1000
-#define MIN_ROW_GROUP (4 << 20)
-
-typedef enum { FMT_PARQUET, FMT_AVRO } file_format;
-
-/* One open data file. */
-typedef struct open_file {
-    char *name;
-    char *path;
-    pm_output *out;
-    pm_pq_writer *pq;
-    pm_avro_writer *avro;
-    pm_stats_accum *accs;      /* Avro: one per field */
-    int64_t rows;
-    int64_t min_seq;
-} open_file;
 
 typedef struct bucket_writer {
     uint8_t *partition;        /* serialized BinaryRow */
@@ -79,18 +58,10 @@ typedef struct bucket_writer {
     int32_t bucket;
     int32_t total_buckets;
     char *dir;                 /* bucket directory */
-    pm_data_file_namer namer;
-    bool namer_ok;
-    int64_t seq;               /* next sequence number */
-    int64_t records;           /* rows written by this rolling writer */
-    bool open;
-    open_file cur;
-    pm_data_file_meta *done;   /* closed files not handed out yet */
-    size_t ndone, capdone;
+    pm_rolling_file_writer *rw; /* its files; the sequence counter lives here */
     /* routing scratch for one input batch */
     int64_t count, offset;
     pm_batch *gather;          /* this writer's rows of an input batch */
-    pm_batch *slice;           /* a row range handed to a file */
 } bucket_writer;
 
 struct pm_table_writer {
@@ -99,17 +70,10 @@ struct pm_table_writer {
     const pm_schema *schema;
     const pm_type *row_type;
     const pm_options *opts;
-    file_format format;
+    pm_rolling_file_writer_options roll; /* settings of every bucket's rolling writer */
     char format_name[32];
     const char *compression;
-    int64_t target_size;
     int64_t target_rows;
-    int64_t write_buffer;
-    pm_stats_mode *modes;
-    bool stats_disabled;
-    bool dense;
-    pm_pq_writer_options pq_opts;
-    pm_avro_write_options avro_opts;
     size_t *part_idx;
     size_t npart;
     int32_t nbuckets;
@@ -122,7 +86,7 @@ struct pm_table_writer {
     bucket_writer **writers;
     size_t nwriters, capwriters;
     pm_bucket_index index;     /* (partition, bucket) → index into writers */
-    atomic_size_t nopen;       /* files currently open */
+    atomic_size_t nopen;       /* files currently open (they share the write buffer) */
     pm_pool *pool;             /* NULL: single-threaded */
     size_t threads;
     bool solo;                 /* one writer runs on the caller's thread: its Parquet
@@ -135,65 +99,15 @@ struct pm_table_writer {
     int32_t *route;            /* writer index per row */
     int64_t *order;            /* rows grouped by writer */
     size_t route_cap;
-    pm_column **aligned_cols;
-    pm_column **null_cols;     /* cached all-null columns for missing fields */
+    pm_write_aligner align;    /* input columns → table fields */
 };
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                       */
 
-static const char *opt_lookup(void *ctx, const char *key) { return pm_options_get(ctx, key); }
-
-/* Same value layout, ignoring nullability, field ids and string lengths. */
-static bool compatible(const pm_type *in, const pm_type *want)
-{
-    if (in->id != want->id)
-        return false;
-    switch (want->id) {
-    case PM_TYPE_DECIMAL:
-        return in->precision == want->precision && in->scale == want->scale;
-    case PM_TYPE_TIMESTAMP:
-    case PM_TYPE_TIMESTAMP_LTZ:
-        return pm_timestamp_units_per_second(in->precision) ==
-               pm_timestamp_units_per_second(want->precision);
-    case PM_TYPE_ARRAY:
-    case PM_TYPE_MULTISET:
-        return compatible(in->element, want->element);
-    case PM_TYPE_MAP:
-        return compatible(in->key, want->key) && compatible(in->value, want->value);
-    case PM_TYPE_ROW:
-        if (in->nfields != want->nfields)
-            return false;
-        for (size_t i = 0; i < want->nfields; i++)
-            if (strcmp(in->fields[i].name, want->fields[i].name) ||
-                !compatible(in->fields[i].type, want->fields[i].type))
-                return false;
-        return true;
-    default:
-        return true;
-    }
-}
-
-static void open_file_abort(pm_table_writer *w, open_file *f)
-{
-    pm_pq_writer_abort(f->pq);
-    if (f->avro)
-        pm_avro_writer_free(f->avro);
-    pm_output_abort(f->out);
-    if (f->accs) {
-        for (size_t i = 0; i < w->row_type->nfields; i++)
-            pm_stats_accum_clear(&f->accs[i]);
-        free(f->accs);
-    }
-    free(f->name);
-    free(f->path);
-    memset(f, 0, sizeof *f);
-}
-
 /* After an abort: remove the bucket directory and its partition
- * directories when they are empty (rmdir fails on non-empty ones, so
- * directories other writers use are left alone).  Local file system only;
- * object stores have no directories. */
+ * directories when they are empty (pm_fileio_rmdir keeps non-empty ones,
+ * so directories other writers use are left alone). */
 static void remove_empty_dirs(pm_table_writer *w, const char *dir)
 {
     const char *root = pm_table_path(w->t);
@@ -201,7 +115,9 @@ static void remove_empty_dirs(pm_table_writer *w, const char *dir)
     char *p = strdup(dir);
     if (!p)
         return;
-    while (strlen(p) > rn && !strncmp(p, root, rn) && rmdir(p) == 0) {
+    bool removed = true;
+    while (removed && strlen(p) > rn && !strncmp(p, root, rn)) {
+        pm_error_free(pm_fileio_rmdir(w->t->fio, p, &removed));
         char *slash = strrchr(p, '/');
         if (!slash)
             break;
@@ -214,28 +130,14 @@ static void bucket_writer_free(pm_table_writer *w, bucket_writer *bw, bool delet
 {
     if (!bw)
         return;
-    if (bw->open) {
-        open_file_abort(w, &bw->cur);
-        bw->open = false;
-        w->nopen--;
+    if (delete_files) {
+        pm_rolling_file_writer_abort(bw->rw);
+        if (bw->dir)
+            remove_empty_dirs(w, bw->dir);
+    } else {
+        pm_rolling_file_writer_free(bw->rw);
     }
-    for (size_t i = 0; i < bw->ndone; i++) {
-        if (delete_files && bw->dir) {
-            char *p = pm_path_join(bw->dir, bw->done[i].file_name);
-            if (p) {
-                pm_error_free(pm_fileio_delete(w->t->fio, p));
-                free(p);
-            }
-        }
-        pm_data_file_meta_clear(&bw->done[i]);
-    }
-    free(bw->done);
-    if (delete_files && bw->dir)
-        remove_empty_dirs(w, bw->dir);
-    if (bw->namer_ok)
-        pm_data_file_namer_destroy(&bw->namer);
     pm_batch_free(bw->gather);
-    pm_batch_free(bw->slice);
     free(bw->partition);
     free(bw->dir);
     free(bw);
@@ -271,17 +173,30 @@ static pm_error *check_supported(const pm_table *t, const pm_options *o)
     return NULL;
 }
 
-static pm_error *field_indexes(const pm_type *rt, const pm_str_list *names, size_t **out, const char *what)
+/* The settings of the bucket writers' rolling writers, checked once by
+ * a writer that never opens a file. */
+static pm_error *roll_settings(pm_table_writer *w)
 {
-    PM_TRY(pm_calloc(out, names->count ? names->count : 1, sizeof **out));
-    for (size_t i = 0; i < names->count; i++) {
-        ptrdiff_t k = pm_type_field_index(rt, names->items[i]);
-        if (k < 0)
-            return pm_error_new(PM_EINVALID, "%s '%s' is not a field of the table", what, names->items[i]);
-        if (pm_type_is_nested(rt->fields[k].type))
-            return pm_error_new(PM_EUNSUPPORTED, "%s '%s' has a nested type", what, names->items[i]);
-        (*out)[i] = (size_t)k;
-    }
+    pm_rolling_file_writer_options *r = &w->roll;
+    memset(r, 0, sizeof *r);
+    r->fio = w->t->fio;
+    r->dir = pm_table_path(w->t);
+    r->file_type = w->row_type;
+    r->options = w->opts;
+    r->format = w->format_name;
+    r->compression = w->compression;
+    PM_TRY(pm_options_target_file_size(w->opts, false, &r->target_size));
+    r->target_rows = w->target_rows;
+    r->check = PM_ROLL_CHECK_RECORDS;
+    PM_TRY(pm_options_memory(w->opts, PM_OPT_WRITE_BUFFER_SIZE, NULL, &r->shared_buffer));
+    r->open_files = &w->nopen;
+    r->schema_id = w->schema->id;
+    r->level = 0;
+    r->source = PM_FILE_SOURCE_APPEND;
+    r->what = "data file";
+    pm_rolling_file_writer *probe = NULL;
+    PM_TRY(pm_rolling_file_writer_new(&probe, r));
+    pm_rolling_file_writer_free(probe);
     return NULL;
 }
 
@@ -299,15 +214,10 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     PM_TRY(check_supported(t, w->opts));
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
-    if (!strcmp(w->format_name, "parquet"))
-        w->format = FMT_PARQUET;
-    else if (!strcmp(w->format_name, "avro"))
-        w->format = FMT_AVRO;
-    else
+    if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro"))
         return pm_error_new(PM_EUNSUPPORTED, "file.format=%s is not supported for writing (parquet, avro)",
                             w->format_name);
     PM_TRY(pm_options_string(w->opts, PM_OPT_FILE_COMPRESSION, &w->compression));
-    PM_TRY(pm_options_target_file_size(w->opts, false, &w->target_size));
     bool present;
     PM_TRY(pm_options_long(w->opts, PM_OPT_TARGET_FILE_ROW_NUM, &present, &w->target_rows));
     if (!present)
@@ -315,20 +225,10 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     if (w->target_rows <= 0)
         return pm_error_new(PM_EINVALID, "target-file-row-num must be positive, got %lld",
                             (long long)w->target_rows);
-    PM_TRY(pm_options_memory(w->opts, PM_OPT_WRITE_BUFFER_SIZE, NULL, &w->write_buffer));
-    size_t nf = w->row_type->nfields;
-    PM_TRY(pm_calloc(&w->modes, nf ? nf : 1, sizeof *w->modes));
-    PM_TRY(pm_write_stats_modes(w->opts, w->row_type, w->modes, &w->stats_disabled));
-    PM_TRY(pm_options_bool(w->opts, PM_OPT_METADATA_STATS_DENSE_STORE, &w->dense));
-    if (w->format == FMT_PARQUET) {
-        pm_pq_writer_options_default(&w->pq_opts);
-        PM_TRY(pm_pq_writer_options_from_table(&w->pq_opts, opt_lookup, (void *)w->opts));
-    } else {
-        PM_TRY(pm_roll_avro_codec(w->opts, NULL, &w->avro_opts));
-    }
+    PM_TRY(roll_settings(w));
 
     /* partition keys */
-    PM_TRY(field_indexes(w->row_type, &w->schema->partition_keys, &w->part_idx, "partition key"));
+    PM_TRY(pm_write_field_indexes(w->row_type, &w->schema->partition_keys, &w->part_idx, "partition key"));
     w->npart = w->schema->partition_keys.count;
 
     /* buckets */
@@ -339,7 +239,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     if (w->nbuckets > 0) {
         pm_str_list keys = {0};
         PM_TRY(pm_schema_bucket_keys(w->schema, &keys));
-        pm_error *e = keys.count ? field_indexes(w->row_type, &keys, &w->bkey_idx, "bucket key")
+        pm_error *e = keys.count ? pm_write_field_indexes(w->row_type, &keys, &w->bkey_idx, "bucket key")
                                  : pm_error_new(PM_EINVALID, "a fixed-bucket append table (bucket=%d) needs "
                                                              "the bucket-key option", (int)w->nbuckets);
         w->nbkey = keys.count;
@@ -350,8 +250,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
         w->bfn = fn == PM_BUCKET_FN_MOD ? PM_BUCKET_FN_MOD : fn == PM_BUCKET_FN_HIVE ? PM_BUCKET_FN_HIVE
                                                                                      : PM_BUCKET_FN_DEFAULT;
     }
-    PM_TRY(pm_calloc(&w->aligned_cols, nf ? nf : 1, sizeof *w->aligned_cols));
-    PM_TRY(pm_calloc(&w->null_cols, nf ? nf : 1, sizeof *w->null_cols));
+    PM_TRY(pm_write_aligner_init(&w->align, w->row_type, NULL));
     w->threads = o && o->threads > 1 ? (o->threads < 64 ? o->threads : 64) : 1;
     if (w->threads > 1) /* the pool itself starts when work first runs in parallel */
         PM_TRY(pm_calloc(&w->lanes, w->threads, sizeof *w->lanes));
@@ -383,7 +282,6 @@ void pm_table_writer_free(pm_table_writer *w)
     free(w->writers);
     pm_bucket_index_free(&w->index);
     pm_bucket_restore_free(&w->restore);
-    free(w->modes);
     free(w->part_idx);
     free(w->bkey_idx);
     pm_binrow_writer_free(&w->prow);
@@ -391,11 +289,7 @@ void pm_table_writer_free(pm_table_writer *w)
     pm_buf_free(&w->pbuf);
     free(w->route);
     free(w->order);
-    if (w->null_cols)
-        for (size_t i = 0; i < w->row_type->nfields; i++)
-            pm_column_release(w->null_cols[i]);
-    free(w->null_cols);
-    free(w->aligned_cols);
+    pm_write_aligner_free(&w->align);
     pm_pool_free(w->pool);
     free(w->lanes);
     free(w);
@@ -461,15 +355,18 @@ static pm_error *new_bucket_writer(pm_table_writer *w, const uint8_t *part, size
     bw->bucket = bucket;
     bw->total_buckets = w->nbuckets;
     PM_TRY_GOTO(e, pm_table_bucket_dir(w->t, part, plen, bucket, &bw->dir), fail);
-    PM_TRY_GOTO(e, pm_data_file_namer_init(&bw->namer, w->opts, w->format_name, w->compression), fail);
-    bw->namer_ok = true;
+    int64_t seq = 0;
     if (w->nbuckets > 0 && !w->ignore_previous) {
         if (!w->restore.loaded)
             PM_TRY_GOTO(e, load_restore(w), fail);
         PM_TRY_GOTO(e, pm_bucket_restore_next_seq(&w->restore, w->t, w->npart > 0, part, plen, bucket,
-                                                  w->nbuckets, &bw->seq),
+                                                  w->nbuckets, &seq),
                     fail);
     }
+    pm_rolling_file_writer_options ro = w->roll;
+    ro.dir = bw->dir;
+    ro.start_seq = seq;
+    PM_TRY_GOTO(e, pm_rolling_file_writer_new(&bw->rw, &ro), fail);
     *out = bw;
     return NULL;
 fail:
@@ -506,295 +403,16 @@ static pm_error *find_writer(pm_table_writer *w, const uint8_t *part, size_t ple
 /* ------------------------------------------------------------------ */
 /* files                                                               */
 
-static pm_error *open_data_file(pm_table_writer *w, bucket_writer *bw)
-{
-    open_file *f = &bw->cur;
-    memset(f, 0, sizeof *f);
-    pm_error *e = NULL;
-    PM_TRY_GOTO(e, pm_data_file_namer_next_data(&bw->namer, &f->name), fail);
-    f->path = pm_path_join(bw->dir, f->name);
-    if (!f->path)
-        PM_TRY_GOTO(e, pm_oom(), fail);
-    PM_TRY_GOTO(e, pm_output_create(w->t->fio, f->path, false, &f->out), fail);
-    if (w->format == FMT_PARQUET) {
-        pm_pq_writer_options po = w->pq_opts;
-        /* many open files share the write buffer */
-        int64_t share = w->write_buffer / (int64_t)(w->nopen + 1);
-        if (share < MIN_ROW_GROUP)
-            share = MIN_ROW_GROUP;
-        if (share < po.row_group_size)
-            po.row_group_size = share;
-        PM_TRY_GOTO(e, pm_pq_writer_new(&f->pq, f->out, w->row_type, &po), fail);
-    } else {
-        PM_TRY_GOTO(e, pm_avro_writer_open(f->out, w->row_type, &w->avro_opts, &f->avro), fail);
-        size_t nf = w->row_type->nfields;
-        PM_TRY_GOTO(e, pm_calloc(&f->accs, nf ? nf : 1, sizeof *f->accs), fail);
-        for (size_t i = 0; i < nf; i++)
-            pm_stats_accum_init(&f->accs[i], w->row_type->fields[i].type,
-                                w->stats_disabled ? (pm_stats_mode){PM_STATS_NONE, 0} : w->modes[i]);
-    }
-    f->min_seq = bw->seq;
-    bw->open = true;
-    w->nopen++;
-    return NULL;
-fail:
-    open_file_abort(w, f);
-    return pm_error_wrap(e, 0, "open data file in %s", bw->dir);
-}
-
-static pm_error *file_stats(pm_table_writer *w, open_file *f, const pm_pq_write_result *res,
-                            pm_data_file_meta *m)
-{
-    pm_col_stats *cs = NULL;
-    PM_TRY(pm_roll_col_stats(w->row_type, w->modes, w->stats_disabled, f->accs, res, &cs));
-    pm_error *e = pm_col_stats_to_simple(w->row_type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
-                                         &m->value_stats_cols);
-    for (size_t i = 0; i < w->row_type->nfields; i++)
-        pm_col_stats_clear(&cs[i]);
-    free(cs);
-    return e;
-}
-
-static pm_error *close_data_file(pm_table_writer *w, bucket_writer *bw)
-{
-    open_file *f = &bw->cur;
-    pm_error *e = NULL;
-    pm_pq_write_result res = {0};
-    uint64_t size = 0;
-    pm_data_file_meta m;
-    memset(&m, 0, sizeof m);
-    PM_TRY_GOTO(e, pm_roll_close_format(&f->pq, f->avro, &f->out, &res, &size), fail);
-    PM_TRY_GOTO(e, pm_strdup(&m.file_name, f->name), fail_file);
-    m.file_size = (int64_t)size;
-    m.row_count = f->rows;
-    PM_TRY_GOTO(e, pm_roll_empty_keys(&m), fail_file);
-    PM_TRY_GOTO(e, file_stats(w, f, &res, &m), fail_file);
-    m.min_sequence_number = f->min_seq;
-    m.max_sequence_number = f->min_seq + f->rows - 1;
-    m.schema_id = w->schema->id;
-    m.level = 0;
-    pm_roll_stamp(&m, 0, PM_FILE_SOURCE_APPEND);
-    PM_TRY_GOTO(e, pm_roll_push_file(&bw->done, &bw->ndone, &bw->capdone, &m), fail_file);
-    pm_pq_write_result_free(&res);
-    open_file_abort(w, f); /* frees the rest; output and writers are gone */
-    bw->open = false;
-    w->nopen--;
-    return NULL;
-fail_file:
-    pm_error_free(pm_fileio_delete(w->t->fio, f->path));
-fail:
-    pm_data_file_meta_clear(&m);
-    pm_pq_write_result_free(&res);
-    open_file_abort(w, f);
-    bw->open = false;
-    w->nopen--;
-    return pm_error_wrap(e, 0, "close data file %s", bw->dir);
-}
-
-static uint64_t file_size_now(const open_file *f)
-{
-    return f->pq ? pm_pq_writer_estimated_size(f->pq) : pm_output_pos(f->out);
-}
-
-/* ---- zero-copy row ranges ----
- * A view of rows [from, from + n) of a flat column shares the column's
- * buffers: fixed-width values and offsets by pointer arithmetic (offsets
- * stay absolute into the same data buffer), bitmaps only when `from` is a
- * multiple of 8.  Views are never freed through the column API. */
-
-static bool viewable(const pm_batch *b)
-{
-    for (size_t c = 0; c < b->ncolumns; c++)
-        if (b->columns[c]->nchildren || pm_type_is_nested(b->columns[c]->type))
-            return false;
-    return true;
-}
-
-static int64_t count_nulls(const uint8_t *bm, int64_t from, int64_t n)
-{
-    int64_t valid = 0;
-    for (int64_t i = from; i < from + n; i++)
-        valid += (bm[i >> 3] >> (i & 7)) & 1;
-    return n - valid;
-}
-
-static void column_view(pm_column *v, const pm_column *c, int64_t from, int64_t n)
-{
-    memset(v, 0, sizeof *v);
-    v->type = c->type;
-    v->length = n;
-    atomic_init(&v->refs, 1);
-    if (c->null_count && c->validity.len) {
-        v->validity.data = c->validity.data + from / 8;
-        v->validity.len = (size_t)(n + 7) / 8;
-        v->null_count = count_nulls(c->validity.data, from, n);
-    }
-    int width = pm_type_value_width(c->type);
-    if (width) {
-        v->values.data = c->values.data + (size_t)from * (size_t)width;
-        v->values.len = (size_t)n * (size_t)width;
-    } else if (c->type->id == PM_TYPE_BOOLEAN) {
-        v->values.data = c->values.data + from / 8;
-        v->values.len = (size_t)(n + 7) / 8;
-    } else {
-        v->offsets.data = c->offsets.data + (size_t)from * 4;
-        v->offsets.len = (size_t)(n + 1) * 4;
-        v->data = c->data;
-        v->data.cap = 0;
-    }
-}
-
-/* A batch view: cols must hold b->ncolumns views. */
-static void batch_view(pm_batch *v, pm_column *cols, pm_column **ptrs, const pm_batch *b, int64_t from, int64_t n)
-{
-    for (size_t c = 0; c < b->ncolumns; c++) {
-        column_view(&cols[c], b->columns[c], from, n);
-        ptrs[c] = &cols[c];
-    }
-    v->type = b->type;
-    v->num_rows = n;
-    v->ncolumns = b->ncolumns;
-    v->columns = ptrs;
-}
-
-/* Hand rows [from, to) of b to the current file. */
-static pm_error *file_write(pm_table_writer *w, bucket_writer *bw, const pm_batch *b, int64_t from, int64_t to)
-{
-    open_file *f = &bw->cur;
-    const pm_batch *part = b;
-    pm_batch view;
-    pm_column *vcols = NULL, **vptrs = NULL;
-    pm_error *e = NULL;
-    if (from != 0 || to != b->num_rows) {
-        if (from % 8 == 0 && viewable(b)) {
-            size_t nc = b->ncolumns ? b->ncolumns : 1;
-            vcols = calloc(nc, sizeof *vcols);
-            vptrs = calloc(nc, sizeof *vptrs);
-            if (!vcols || !vptrs) {
-                e = pm_oom();
-                goto done;
-            }
-            batch_view(&view, vcols, vptrs, b, from, to - from);
-            part = &view;
-        } else {
-            if (!bw->slice)
-                PM_TRY_GOTO(e, pm_batch_new(&bw->slice, w->row_type), done);
-            PM_TRY_GOTO(e, pm_roll_copy_range(bw->slice, b, from, to), done);
-            part = bw->slice;
-        }
-    }
-    if (f->pq) {
-        pm_pq_writer_set_pool(f->pq, w->solo ? w->pool : NULL, w->threads);
-        PM_TRY_GOTO(e, pm_pq_writer_write(f->pq, part), done);
-    } else {
-        PM_TRY_GOTO(e, pm_avro_writer_write(f->avro, part), done);
-        for (size_t i = 0; i < w->row_type->nfields; i++)
-            PM_TRY_GOTO(e, pm_stats_accum_add(&f->accs[i], part->columns[i], 0, part->num_rows), done);
-    }
-    int64_t n = to - from;
-    f->rows += n;
-    bw->records += n;
-    bw->seq += n;
-done:
-    free(vcols);
-    free(vptrs);
-    return e;
-}
-
-/* The rolling writer (RollingFileWriterImpl). */
+/* Rows of one bucket writer into its rolling writer; with `solo` its
+ * Parquet files encode columns on the pool. */
 static pm_error *bucket_write(pm_table_writer *w, bucket_writer *bw, const pm_batch *b)
 {
-    int64_t n = b->num_rows, r = 0;
-    uint64_t raw = pm_roll_raw_bytes(b);
-    double per_row = n ? (double)raw / (double)n : 0;
-    while (r < n) {
-        if (!bw->open)
-            PM_TRY(open_data_file(w, bw));
-        open_file *f = &bw->cur;
-        int64_t len = n - r;
-        if (len > w->target_rows - f->rows)
-            len = w->target_rows - f->rows;
-        /* Could the size check fire inside this range?  Then stop at the
-         * next check point (every 1000th record of the rolling writer).
-         * Raw bytes over-estimate encoded ones, doubled for safety. */
-        int64_t to_check = ROLL_CHECK_ROWS - bw->records % ROLL_CHECK_ROWS;
-        double grow = per_row * (double)len * 2.0;
-        if (len > to_check && (double)file_size_now(f) + grow >= (double)w->target_size)
-            len = to_check;
-        PM_TRY(pm_error_wrap(file_write(w, bw, b, r, r + len), 0, "write %s", f->path));
-        r += len;
-        bool roll = f->rows >= w->target_rows;
-        if (!roll && bw->records % ROLL_CHECK_ROWS == 0)
-            roll = (int64_t)file_size_now(f) >= w->target_size;
-        if (roll)
-            PM_TRY(close_data_file(w, bw));
-    }
-    return NULL;
+    pm_rolling_file_writer_set_pool(bw->rw, w->solo ? w->pool : NULL, w->threads);
+    return pm_rolling_file_writer_write(bw->rw, b);
 }
 
 /* ------------------------------------------------------------------ */
 /* write                                                               */
-
-static pm_error *null_column(pm_table_writer *w, size_t i, int64_t n, pm_column **out)
-{
-    pm_column *c = w->null_cols[i];
-    if (!c) {
-        PM_TRY(pm_column_new(&c, w->row_type->fields[i].type));
-        w->null_cols[i] = c;
-    }
-    if (c->length != n) {
-        pm_column_reset(c);
-        PM_TRY(pm_column_reserve(c, n));
-        for (int64_t r = 0; r < n; r++)
-            PM_TRY(pm_column_append_null(c));
-    }
-    *out = c;
-    return NULL;
-}
-
-static pm_error *align(pm_table_writer *w, const pm_batch *in, pm_batch *ab)
-{
-    const pm_type *rt = w->row_type, *it = in->type;
-    int64_t n = in->num_rows;
-    for (size_t i = 0; i < it->nfields; i++)
-        if (pm_type_field_index(rt, it->fields[i].name) < 0)
-            return pm_error_new(PM_EINVALID, "unknown column '%s' (not a field of the table)",
-                                it->fields[i].name);
-    for (size_t i = 0; i < rt->nfields; i++) {
-        const pm_field *f = &rt->fields[i];
-        ptrdiff_t k = pm_type_field_index(it, f->name);
-        if (k < 0) {
-            if (!f->type->nullable && n > 0)
-                return pm_error_new(PM_EINVALID, "column '%s' is NOT NULL but missing from the input", f->name);
-            PM_TRY(null_column(w, i, n, &w->aligned_cols[i]));
-            continue;
-        }
-        pm_column *c = in->columns[k];
-        if (!compatible(c->type, f->type)) {
-            char *a = pm_type_to_string(c->type), *b = pm_type_to_string(f->type);
-            pm_error *e = pm_error_new(PM_EINVALID, "column '%s' has type %s, the table expects %s", f->name,
-                                       a ? a : "?", b ? b : "?");
-            free(a);
-            free(b);
-            return e;
-        }
-        if (c->length < n)
-            return pm_error_new(PM_EINVALID, "column '%s' has %lld rows, the batch %lld", f->name,
-                                (long long)c->length, (long long)n);
-        if (!f->type->nullable && c->null_count > 0) {
-            for (int64_t r = 0; r < n; r++)
-                if (pm_column_is_null(c, r))
-                    return pm_error_new(PM_EINVALID, "column '%s' is NOT NULL, but row %lld is null", f->name,
-                                        (long long)r);
-        }
-        w->aligned_cols[i] = c;
-    }
-    ab->type = (pm_type *)(uintptr_t)rt;
-    ab->num_rows = n;
-    ab->ncolumns = rt->nfields;
-    ab->columns = w->aligned_cols;
-    return NULL;
-}
 
 static pm_error *route_rows(pm_table_writer *w, const pm_batch *ab)
 {
@@ -879,7 +497,7 @@ static void run_job(void *arg)
         j->err = pm_oom();
     } else {
         pm_batch v;
-        batch_view(&v, cols, ptrs, j->src, j->from, j->n);
+        pm_roll_batch_view(&v, cols, ptrs, j->src, j->from, j->n);
         j->err = bucket_write(j->w, j->bw, &v);
     }
     free(cols);
@@ -949,7 +567,7 @@ static pm_error *write_single(pm_table_writer *w, const pm_batch *ab)
     int32_t idx;
     PM_TRY(find_writer(w, empty_part, sizeof empty_part, 0, &idx));
     int64_t n = ab->num_rows;
-    if (w->threads < 2 || n < 2 * LANE_MIN_ROWS || !viewable(ab))
+    if (w->threads < 2 || n < 2 * LANE_MIN_ROWS || !pm_roll_viewable(ab))
         return solo_write(w, w->writers[idx], ab);
     if (!w->nlanes) {
         w->lanes[0] = idx;
@@ -988,7 +606,8 @@ pm_error *pm_table_writer_write(pm_table_writer *w, const pm_batch *b)
         return NULL;
     pm_batch ab;
     memset(&ab, 0, sizeof ab);
-    PM_TRY(align(w, b, &ab));
+    PM_TRY(pm_write_align(&w->align, b));
+    pm_write_aligned_batch(&w->align, b->num_rows, &ab);
     int64_t n = ab.num_rows;
     if (w->npart == 0 && w->nbuckets <= 0)
         return write_single(w, &ab);
@@ -1034,7 +653,7 @@ typedef struct close_job {
 static void run_close(void *arg)
 {
     close_job *j = arg;
-    j->err = close_data_file(j->w, j->bw);
+    j->err = pm_rolling_file_writer_close_file(j->bw->rw);
 }
 
 /* Close every open file (flush, footer, fsync), in parallel with a pool. */
@@ -1042,14 +661,14 @@ static pm_error *close_all(pm_table_writer *w)
 {
     size_t nopen = 0;
     for (size_t i = 0; i < w->nwriters; i++)
-        nopen += w->writers[i]->open;
+        nopen += pm_rolling_file_writer_is_open(w->writers[i]->rw);
     if (!nopen)
         return NULL;
     close_job *jobs;
     PM_TRY(pm_calloc(&jobs, nopen, sizeof *jobs));
     size_t nj = 0;
     for (size_t i = 0; i < w->nwriters; i++)
-        if (w->writers[i]->open)
+        if (pm_rolling_file_writer_is_open(w->writers[i]->rw))
             jobs[nj++] = (close_job){w, w->writers[i], NULL};
     pm_error *e = NULL;
     pm_task_group *g = NULL;
@@ -1086,7 +705,7 @@ pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message *
     PM_TRY(close_all(w));
     size_t count = 0;
     for (size_t i = 0; i < w->nwriters; i++)
-        count += w->writers[i]->ndone > 0;
+        count += pm_rolling_file_writer_pending(w->writers[i]->rw) > 0;
     if (!count)
         return NULL;
     pm_commit_message *m;
@@ -1095,7 +714,7 @@ pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message *
     pm_error *e = NULL;
     for (size_t i = 0; i < w->nwriters && !e; i++) {
         bucket_writer *bw = w->writers[i];
-        if (!bw->ndone)
+        if (!pm_rolling_file_writer_pending(bw->rw))
             continue;
         pm_commit_message *msg = &m[k++];
         e = pm_bytes_set(&msg->partition, bw->partition, bw->partition_len);
@@ -1106,17 +725,19 @@ pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message *
         pm_commit_message_array_free(m, count);
         return e;
     }
-    /* hand the files over (no copies, cannot fail) */
+    /* hand the files over (no copies; every file is closed, so this
+     * cannot fail) */
     k = 0;
-    for (size_t i = 0; i < w->nwriters; i++) {
+    for (size_t i = 0; i < w->nwriters && !e; i++) {
         bucket_writer *bw = w->writers[i];
-        if (!bw->ndone)
+        if (!pm_rolling_file_writer_pending(bw->rw))
             continue;
         pm_commit_message *msg = &m[k++];
-        msg->new_files = bw->done;
-        msg->n_new_files = bw->ndone;
-        bw->done = NULL;
-        bw->ndone = bw->capdone = 0;
+        e = pm_rolling_file_writer_finish(bw->rw, &msg->new_files, &msg->n_new_files);
+    }
+    if (e) {
+        pm_commit_message_array_free(m, count);
+        return e;
     }
     *msgs = m;
     *n = count;

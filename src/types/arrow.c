@@ -625,6 +625,144 @@ static void set_conv(imp_node *n, int64_t from, int64_t to)
     n->div = from > to ? from / to : 1;
 }
 
+static pm_error *compile(const struct ArrowSchema *s, const pm_type *t, imp_node *n);
+
+static pm_error *compile_decimal(const struct ArrowSchema *s, const char *f, const pm_type *t, imp_node *n)
+{
+    int p, sc, bits = 128;
+    if (strncmp(f, "d:", 2) || sscanf(f + 2, "%d,%d,%d", &p, &sc, &bits) < 2)
+        return mismatch(s, t);
+    if (bits != 128)
+        return pm_error_new(PM_EUNSUPPORTED, "Arrow decimal%d field '%s' (only decimal128)", bits,
+                            s->name ? s->name : "");
+    if (sc != t->scale || p > t->precision)
+        return pm_error_new(PM_EINVALID, "Arrow decimal(%d, %d) of field '%s' does not fit DECIMAL(%d, %d)",
+                            p, sc, s->name ? s->name : "", (int)t->precision, (int)t->scale);
+    n->kind = IK_FIXED;
+    n->width = 16;
+    return NULL;
+}
+
+static pm_error *compile_binary(const struct ArrowSchema *s, const char *f, const pm_type *t, imp_node *n)
+{
+    if (!strcmp(f, "z"))
+        n->kind = IK_VAR32;
+    else if (!strcmp(f, "Z"))
+        n->kind = IK_VAR64;
+    else if (!strncmp(f, "w:", 2)) {
+        long w = strtol(f + 2, NULL, 10);
+        if (w < 1 || w > INT32_MAX)
+            return unsupported_format(s);
+        n->kind = IK_FIXEDBIN;
+        n->width = (int)w;
+    } else
+        return mismatch(s, t);
+    return NULL;
+}
+
+/* DATE, TIME, TIMESTAMP(_LTZ): the Arrow unit scaled to Paimon's. */
+static pm_error *compile_temporal(const struct ArrowSchema *s, const char *f, const pm_type *t, imp_node *n)
+{
+    if (t->id == PM_TYPE_DATE) {
+        if (!strcmp(f, "tdD")) {
+            n->kind = IK_FIXED;
+            n->width = 4;
+        } else if (!strcmp(f, "tdm")) {
+            n->kind = IK_SCALE_DOWN32;
+            n->div = 86400000;
+        } else
+            return mismatch(s, t);
+        return NULL;
+    }
+    if (t->id == PM_TYPE_TIME) {
+        if (!strcmp(f, "ttm")) {
+            n->kind = IK_FIXED;
+            n->width = 4;
+        } else if (!strcmp(f, "tts")) {
+            n->kind = IK_SCALE_UP32;
+            n->mul = 1000;
+        } else if (!strcmp(f, "ttu") || !strcmp(f, "ttn")) {
+            n->kind = IK_SCALE_DOWN32;
+            n->div = f[2] == 'u' ? 1000 : 1000000;
+        } else
+            return mismatch(s, t);
+        return NULL;
+    }
+    if (strncmp(f, "ts", 2) || !f[2] || f[3] != ':' || !unit_of(f[2]))
+        return mismatch(s, t);
+    n->kind = IK_TS;
+    set_conv(n, unit_of(f[2]), pm_timestamp_units_per_second(t->precision));
+    return NULL;
+}
+
+static pm_error *compile_list(const struct ArrowSchema *s, const char *f, const pm_type *t, imp_node *n)
+{
+    if (strcmp(f, "+l") && strcmp(f, "+L"))
+        return mismatch(s, t);
+    if (s->n_children != 1)
+        return pm_error_new(PM_EINVALID, "Arrow list '%s' needs one child", s->name ? s->name : "");
+    n->kind = f[1] == 'l' ? IK_LIST32 : IK_LIST64;
+    if (!(n->children = calloc(1, sizeof *n->children)))
+        return pm_oom();
+    n->nchildren = 1;
+    return compile(s->children[0], t->element, &n->children[0]);
+}
+
+/* MAP, and MULTISET as a map of element → INT count. */
+static pm_error *compile_map(const struct ArrowSchema *s, const char *f, const pm_type *t, imp_node *n)
+{
+    if (strcmp(f, "+m"))
+        return mismatch(s, t);
+    const struct ArrowSchema *es = s->n_children == 1 ? s->children[0] : NULL;
+    if (!es || es->n_children != 2 || strcmp(es->format, "+s"))
+        return pm_error_new(PM_EINVALID, "Arrow map '%s' needs an entries struct of key and value",
+                            s->name ? s->name : "");
+    n->kind = IK_MAP;
+    if (!(n->children = calloc(2, sizeof *n->children)))
+        return pm_oom();
+    n->nchildren = 2;
+    pm_type *count = NULL;
+    if (t->id == PM_TYPE_MULTISET && !(count = pm_type_new(PM_TYPE_INT, false)))
+        return pm_oom();
+    pm_error *e = compile(es->children[0], t->id == PM_TYPE_MAP ? t->key : t->element, &n->children[0]);
+    if (!e)
+        e = compile(es->children[1], t->id == PM_TYPE_MAP ? t->value : count, &n->children[1]);
+    pm_type_free(count);
+    return e;
+}
+
+/* ROW: struct children matched by name; missing nullable fields read null. */
+static pm_error *compile_struct(const struct ArrowSchema *s, const char *f, const pm_type *t, imp_node *n)
+{
+    if (strcmp(f, "+s"))
+        return mismatch(s, t);
+    n->kind = IK_STRUCT;
+    if (t->nfields) {
+        n->children = calloc(t->nfields, sizeof *n->children);
+        n->child_index = calloc(t->nfields, sizeof *n->child_index);
+        if (!n->children || !n->child_index)
+            return pm_oom();
+    }
+    n->nchildren = t->nfields;
+    for (size_t i = 0; i < t->nfields; i++) {
+        const pm_field *fd = &t->fields[i];
+        n->child_index[i] = -1;
+        for (int64_t j = 0; j < s->n_children; j++)
+            if (s->children[j]->name && !strcmp(s->children[j]->name, fd->name))
+                n->child_index[i] = j;
+        if (n->child_index[i] < 0) {
+            if (!fd->type->nullable)
+                return pm_error_new(PM_EINVALID, "Arrow struct '%s' lacks NOT NULL field '%s'",
+                                    s->name ? s->name : "", fd->name);
+            n->children[i].schema = NULL;
+            continue;
+        }
+        PM_TRY(pm_error_wrap(compile(s->children[n->child_index[i]], fd->type, &n->children[i]), 0,
+                             "field '%s'", fd->name));
+    }
+    return NULL;
+}
+
 /* Compile the import of Arrow schema `s` into a column of type `t`. */
 static pm_error *compile(const struct ArrowSchema *s, const pm_type *t, imp_node *n)
 {
@@ -657,20 +795,8 @@ static pm_error *compile(const struct ArrowSchema *s, const pm_type *t, imp_node
         n->width = pm_type_value_width(t);
         return NULL;
     }
-    case PM_TYPE_DECIMAL: {
-        int p, sc, bits = 128;
-        if (strncmp(f, "d:", 2) || sscanf(f + 2, "%d,%d,%d", &p, &sc, &bits) < 2)
-            return mismatch(s, t);
-        if (bits != 128)
-            return pm_error_new(PM_EUNSUPPORTED, "Arrow decimal%d field '%s' (only decimal128)", bits,
-                                s->name ? s->name : "");
-        if (sc != t->scale || p > t->precision)
-            return pm_error_new(PM_EINVALID, "Arrow decimal(%d, %d) of field '%s' does not fit DECIMAL(%d, %d)",
-                                p, sc, s->name ? s->name : "", (int)t->precision, (int)t->scale);
-        n->kind = IK_FIXED;
-        n->width = 16;
-        return NULL;
-    }
+    case PM_TYPE_DECIMAL:
+        return compile_decimal(s, f, t, n);
     case PM_TYPE_CHAR:
     case PM_TYPE_VARCHAR:
         if (!strcmp(f, "u"))
@@ -683,110 +809,19 @@ static pm_error *compile(const struct ArrowSchema *s, const pm_type *t, imp_node
     case PM_TYPE_BINARY:
     case PM_TYPE_VARBINARY:
     case PM_TYPE_BLOB:
-        if (!strcmp(f, "z"))
-            n->kind = IK_VAR32;
-        else if (!strcmp(f, "Z"))
-            n->kind = IK_VAR64;
-        else if (!strncmp(f, "w:", 2)) {
-            long w = strtol(f + 2, NULL, 10);
-            if (w < 1 || w > INT32_MAX)
-                return unsupported_format(s);
-            n->kind = IK_FIXEDBIN;
-            n->width = (int)w;
-        } else
-            return mismatch(s, t);
-        return NULL;
+        return compile_binary(s, f, t, n);
     case PM_TYPE_DATE:
-        if (!strcmp(f, "tdD")) {
-            n->kind = IK_FIXED;
-            n->width = 4;
-        } else if (!strcmp(f, "tdm")) {
-            n->kind = IK_SCALE_DOWN32;
-            n->div = 86400000;
-        } else
-            return mismatch(s, t);
-        return NULL;
     case PM_TYPE_TIME:
-        if (!strcmp(f, "ttm")) {
-            n->kind = IK_FIXED;
-            n->width = 4;
-        } else if (!strcmp(f, "tts")) {
-            n->kind = IK_SCALE_UP32;
-            n->mul = 1000;
-        } else if (!strcmp(f, "ttu") || !strcmp(f, "ttn")) {
-            n->kind = IK_SCALE_DOWN32;
-            n->div = f[2] == 'u' ? 1000 : 1000000;
-        } else
-            return mismatch(s, t);
-        return NULL;
     case PM_TYPE_TIMESTAMP:
     case PM_TYPE_TIMESTAMP_LTZ:
-        if (strncmp(f, "ts", 2) || !f[2] || f[3] != ':' || !unit_of(f[2]))
-            return mismatch(s, t);
-        n->kind = IK_TS;
-        set_conv(n, unit_of(f[2]), pm_timestamp_units_per_second(t->precision));
-        return NULL;
-    case PM_TYPE_ARRAY: {
-        if (strcmp(f, "+l") && strcmp(f, "+L"))
-            return mismatch(s, t);
-        if (s->n_children != 1)
-            return pm_error_new(PM_EINVALID, "Arrow list '%s' needs one child", s->name ? s->name : "");
-        n->kind = f[1] == 'l' ? IK_LIST32 : IK_LIST64;
-        if (!(n->children = calloc(1, sizeof *n->children)))
-            return pm_oom();
-        n->nchildren = 1;
-        return compile(s->children[0], t->element, &n->children[0]);
-    }
+        return compile_temporal(s, f, t, n);
+    case PM_TYPE_ARRAY:
+        return compile_list(s, f, t, n);
     case PM_TYPE_MAP:
-    case PM_TYPE_MULTISET: {
-        if (strcmp(f, "+m"))
-            return mismatch(s, t);
-        const struct ArrowSchema *es = s->n_children == 1 ? s->children[0] : NULL;
-        if (!es || es->n_children != 2 || strcmp(es->format, "+s"))
-            return pm_error_new(PM_EINVALID, "Arrow map '%s' needs an entries struct of key and value",
-                                s->name ? s->name : "");
-        n->kind = IK_MAP;
-        if (!(n->children = calloc(2, sizeof *n->children)))
-            return pm_oom();
-        n->nchildren = 2;
-        pm_type *count = NULL;
-        if (t->id == PM_TYPE_MULTISET && !(count = pm_type_new(PM_TYPE_INT, false)))
-            return pm_oom();
-        pm_error *e = compile(es->children[0], t->id == PM_TYPE_MAP ? t->key : t->element, &n->children[0]);
-        if (!e)
-            e = compile(es->children[1], t->id == PM_TYPE_MAP ? t->value : count, &n->children[1]);
-        pm_type_free(count);
-        return e;
-    }
-    case PM_TYPE_ROW: {
-        if (strcmp(f, "+s"))
-            return mismatch(s, t);
-        n->kind = IK_STRUCT;
-        if (t->nfields) {
-            n->children = calloc(t->nfields, sizeof *n->children);
-            n->child_index = calloc(t->nfields, sizeof *n->child_index);
-            if (!n->children || !n->child_index)
-                return pm_oom();
-        }
-        n->nchildren = t->nfields;
-        for (size_t i = 0; i < t->nfields; i++) {
-            const pm_field *fd = &t->fields[i];
-            n->child_index[i] = -1;
-            for (int64_t j = 0; j < s->n_children; j++)
-                if (s->children[j]->name && !strcmp(s->children[j]->name, fd->name))
-                    n->child_index[i] = j;
-            if (n->child_index[i] < 0) {
-                if (!fd->type->nullable)
-                    return pm_error_new(PM_EINVALID, "Arrow struct '%s' lacks NOT NULL field '%s'",
-                                        s->name ? s->name : "", fd->name);
-                n->children[i].schema = NULL;
-                continue;
-            }
-            PM_TRY(pm_error_wrap(compile(s->children[n->child_index[i]], fd->type, &n->children[i]), 0,
-                                 "field '%s'", fd->name));
-        }
-        return NULL;
-    }
+    case PM_TYPE_MULTISET:
+        return compile_map(s, f, t, n);
+    case PM_TYPE_ROW:
+        return compile_struct(s, f, t, n);
     default:
         return pm_error_new(PM_EUNSUPPORTED, "importing %s columns from Arrow", pm_type_id_name(t->id));
     }

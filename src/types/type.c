@@ -604,6 +604,122 @@ static pm_error *check_range(parser *ps, const char *tok, const char *fmt, long 
     return NULL;
 }
 
+/* DECIMAL | NUMERIC | DEC [(p [, s])] at the keyword. */
+static pm_error *parse_decimal(parser *ps, pm_type **out)
+{
+    int32_t p = 10, s = 0;
+    PM_TRY(next(ps));
+    const char *ptok = ps->tok, *stok = ps->tok;
+    if (is_punct(ps, '(')) {
+        PM_TRY(next(ps));
+        ptok = ps->tok;
+        PM_TRY(take_int(ps, "DECIMAL precision", &p));
+        if (is_punct(ps, ',')) {
+            PM_TRY(next(ps));
+            stok = ps->tok;
+            PM_TRY(take_int(ps, "DECIMAL scale", &s));
+        }
+        PM_TRY(expect_punct(ps, ')'));
+    }
+    PM_TRY(check_range(ps, ptok, "DECIMAL precision %ld is out of range %ld..%ld", p, 1, 38));
+    PM_TRY(check_range(ps, stok, "DECIMAL scale %ld is out of range %ld..%ld (the precision)", s, 0, p));
+    *out = pm_type_new_decimal(p, s, true);
+    return *out ? NULL : pm_oom();
+}
+
+/* TIME [(p)] [WITHOUT TIME ZONE], TIMESTAMP [(p)] [WITH[OUT] [LOCAL] TIME
+ * ZONE], TIMESTAMP_LTZ [(p)] at the keyword. */
+static pm_error *parse_temporal(parser *ps, pm_type **out)
+{
+    pm_type_id id = is_kw(ps, "TIME") ? PM_TYPE_TIME
+                    : is_kw(ps, "TIMESTAMP") ? PM_TYPE_TIMESTAMP
+                                             : PM_TYPE_TIMESTAMP_LTZ;
+    int32_t p = id == PM_TYPE_TIME ? 0 : 6;
+    PM_TRY(next(ps));
+    const char *ptok = ps->tok;
+    PM_TRY(opt_param(ps, id == PM_TYPE_TIME ? "TIME precision" : "TIMESTAMP precision", &p));
+    ptok = ptok[0] == '(' ? ptok + 1 : ptok;
+    PM_TRY(check_range(ps, ptok,
+                       id == PM_TYPE_TIME ? "TIME precision %ld is out of range %ld..%ld"
+                                          : "TIMESTAMP precision %ld is out of range %ld..%ld",
+                       p, 0, 9));
+    if (id != PM_TYPE_TIMESTAMP_LTZ && is_kw(ps, "WITHOUT")) {
+        PM_TRY(next(ps));
+        PM_TRY(expect_kw(ps, "TIME"));
+        PM_TRY(expect_kw(ps, "ZONE"));
+    } else if (id == PM_TYPE_TIMESTAMP && is_kw(ps, "WITH")) {
+        PM_TRY(next(ps));
+        PM_TRY(expect_kw(ps, "LOCAL"));
+        PM_TRY(expect_kw(ps, "TIME"));
+        PM_TRY(expect_kw(ps, "ZONE"));
+        id = PM_TYPE_TIMESTAMP_LTZ;
+    }
+    *out = pm_type_new_temporal(id, p, true);
+    return *out ? NULL : pm_oom();
+}
+
+/* ARRAY<t> | MULTISET<t> at the keyword. */
+static pm_error *parse_collection(parser *ps, pm_type **out)
+{
+    bool multiset = is_kw(ps, "MULTISET");
+    PM_TRY(next(ps));
+    PM_TRY(expect_punct(ps, '<'));
+    pm_type *el = NULL;
+    PM_TRY(parse_type(ps, &el));
+    pm_error *e = expect_punct(ps, '>');
+    if (e) {
+        pm_type_free(el);
+        return e;
+    }
+    *out = multiset ? pm_type_new_multiset(el, true) : pm_type_new_array(el, true);
+    return *out ? NULL : pm_oom();
+}
+
+/* MAP<k, v> at the keyword. */
+static pm_error *parse_map(parser *ps, pm_type **out)
+{
+    PM_TRY(next(ps));
+    PM_TRY(expect_punct(ps, '<'));
+    pm_type *k = NULL, *v = NULL;
+    PM_TRY(parse_type(ps, &k));
+    pm_error *e = expect_punct(ps, ',');
+    if (!e)
+        e = parse_type(ps, &v);
+    if (!e)
+        e = expect_punct(ps, '>');
+    if (e) {
+        pm_type_free(k);
+        pm_type_free(v);
+        return e;
+    }
+    *out = pm_type_new_map(k, v, true);
+    return *out ? NULL : pm_oom();
+}
+
+/* ROW<...> | ROW(...) at the keyword. */
+static pm_error *parse_row(parser *ps, pm_type **out)
+{
+    PM_TRY(next(ps));
+    char close;
+    if (is_punct(ps, '<'))
+        close = '>';
+    else if (is_punct(ps, '('))
+        close = ')';
+    else
+        return perr(ps, "expected '<' after ROW%s", "");
+    PM_TRY(next(ps));
+    pm_type *row = pm_type_new_row(true);
+    if (!row)
+        return pm_oom();
+    pm_error *e = parse_row_fields(ps, row, close);
+    if (e) {
+        pm_type_free(row);
+        return e;
+    }
+    *out = row;
+    return NULL;
+}
+
 static pm_error *parse_base(parser *ps, pm_type **out)
 {
     const char *start = ps->tok;
@@ -638,26 +754,8 @@ static pm_error *parse_base(parser *ps, pm_type **out)
         *out = pm_type_new_string(id, PM_MAX_LENGTH, true);
         return *out ? NULL : pm_oom();
     }
-    if (is_kw(ps, "DECIMAL") || is_kw(ps, "NUMERIC") || is_kw(ps, "DEC")) {
-        int32_t p = 10, s = 0;
-        PM_TRY(next(ps));
-        const char *ptok = ps->tok, *stok = ps->tok;
-        if (is_punct(ps, '(')) {
-            PM_TRY(next(ps));
-            ptok = ps->tok;
-            PM_TRY(take_int(ps, "DECIMAL precision", &p));
-            if (is_punct(ps, ',')) {
-                PM_TRY(next(ps));
-                stok = ps->tok;
-                PM_TRY(take_int(ps, "DECIMAL scale", &s));
-            }
-            PM_TRY(expect_punct(ps, ')'));
-        }
-        PM_TRY(check_range(ps, ptok, "DECIMAL precision %ld is out of range %ld..%ld", p, 1, 38));
-        PM_TRY(check_range(ps, stok, "DECIMAL scale %ld is out of range %ld..%ld (the precision)", s, 0, p));
-        *out = pm_type_new_decimal(p, s, true);
-        return *out ? NULL : pm_oom();
-    }
+    if (is_kw(ps, "DECIMAL") || is_kw(ps, "NUMERIC") || is_kw(ps, "DEC"))
+        return parse_decimal(ps, out);
     static const struct {
         const char *kw;
         pm_type_id id;
@@ -683,86 +781,14 @@ static pm_error *parse_base(parser *ps, pm_type **out)
             return *out ? NULL : pm_oom();
         }
     }
-    if (is_kw(ps, "TIME") || is_kw(ps, "TIMESTAMP") || is_kw(ps, "TIMESTAMP_LTZ")) {
-        pm_type_id id = is_kw(ps, "TIME") ? PM_TYPE_TIME
-                        : is_kw(ps, "TIMESTAMP") ? PM_TYPE_TIMESTAMP
-                                                 : PM_TYPE_TIMESTAMP_LTZ;
-        int32_t p = id == PM_TYPE_TIME ? 0 : 6;
-        PM_TRY(next(ps));
-        const char *ptok = ps->tok;
-        PM_TRY(opt_param(ps, id == PM_TYPE_TIME ? "TIME precision" : "TIMESTAMP precision", &p));
-        ptok = ptok[0] == '(' ? ptok + 1 : ptok;
-        PM_TRY(check_range(ps, ptok,
-                           id == PM_TYPE_TIME ? "TIME precision %ld is out of range %ld..%ld"
-                                              : "TIMESTAMP precision %ld is out of range %ld..%ld",
-                           p, 0, 9));
-        if (id != PM_TYPE_TIMESTAMP_LTZ && is_kw(ps, "WITHOUT")) {
-            PM_TRY(next(ps));
-            PM_TRY(expect_kw(ps, "TIME"));
-            PM_TRY(expect_kw(ps, "ZONE"));
-        } else if (id == PM_TYPE_TIMESTAMP && is_kw(ps, "WITH")) {
-            PM_TRY(next(ps));
-            PM_TRY(expect_kw(ps, "LOCAL"));
-            PM_TRY(expect_kw(ps, "TIME"));
-            PM_TRY(expect_kw(ps, "ZONE"));
-            id = PM_TYPE_TIMESTAMP_LTZ;
-        }
-        *out = pm_type_new_temporal(id, p, true);
-        return *out ? NULL : pm_oom();
-    }
-    if (is_kw(ps, "ARRAY") || is_kw(ps, "MULTISET")) {
-        bool multiset = is_kw(ps, "MULTISET");
-        PM_TRY(next(ps));
-        PM_TRY(expect_punct(ps, '<'));
-        pm_type *el = NULL;
-        PM_TRY(parse_type(ps, &el));
-        pm_error *e = expect_punct(ps, '>');
-        if (e) {
-            pm_type_free(el);
-            return e;
-        }
-        *out = multiset ? pm_type_new_multiset(el, true) : pm_type_new_array(el, true);
-        return *out ? NULL : pm_oom();
-    }
-    if (is_kw(ps, "MAP")) {
-        PM_TRY(next(ps));
-        PM_TRY(expect_punct(ps, '<'));
-        pm_type *k = NULL, *v = NULL;
-        PM_TRY(parse_type(ps, &k));
-        pm_error *e = expect_punct(ps, ',');
-        if (!e)
-            e = parse_type(ps, &v);
-        if (!e)
-            e = expect_punct(ps, '>');
-        if (e) {
-            pm_type_free(k);
-            pm_type_free(v);
-            return e;
-        }
-        *out = pm_type_new_map(k, v, true);
-        return *out ? NULL : pm_oom();
-    }
-    if (is_kw(ps, "ROW")) {
-        PM_TRY(next(ps));
-        char close;
-        if (is_punct(ps, '<'))
-            close = '>';
-        else if (is_punct(ps, '('))
-            close = ')';
-        else
-            return perr(ps, "expected '<' after ROW%s", "");
-        PM_TRY(next(ps));
-        pm_type *row = pm_type_new_row(true);
-        if (!row)
-            return pm_oom();
-        pm_error *e = parse_row_fields(ps, row, close);
-        if (e) {
-            pm_type_free(row);
-            return e;
-        }
-        *out = row;
-        return NULL;
-    }
+    if (is_kw(ps, "TIME") || is_kw(ps, "TIMESTAMP") || is_kw(ps, "TIMESTAMP_LTZ"))
+        return parse_temporal(ps, out);
+    if (is_kw(ps, "ARRAY") || is_kw(ps, "MULTISET"))
+        return parse_collection(ps, out);
+    if (is_kw(ps, "MAP"))
+        return parse_map(ps, out);
+    if (is_kw(ps, "ROW"))
+        return parse_row(ps, out);
     ps->tok = start;
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)(ps->len < 60 ? ps->len : 60), ps->tok);

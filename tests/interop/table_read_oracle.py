@@ -132,10 +132,35 @@ def pypaimon_read(warehouse, db, table, snapshot=None, branch=None):
     return rb.new_read().to_arrow(rb.new_scan().plan().splits())
 
 
+def _local(p):
+    """The local path of a file: URI or plain path (scheme any case)."""
+    for pre in ("file://", "file:"):
+        if p.lower().startswith(pre):
+            return p[len(pre):]
+    return p
+
+
 def relocate_external(table_dir, old, new):
     """Rewrite `_EXTERNAL_PATH` values starting with `old` so they start with
     `new`, in the manifests and index manifests of a (copied) table; the
-    files are rewritten by fastavro with their own schema and codec."""
+    files are rewritten by fastavro with their own schema and codec.  The
+    schemas' `data-file.external-paths` roots under `old` move to `new` as
+    well (readers only accept external files under the configured roots)."""
+    old_local = _local(old).rstrip("/")
+    for p in sorted(pathlib.Path(table_dir, "schema").glob("schema-*")):
+        schema = json.loads(p.read_text())
+        opts = schema.get("options", {})
+        roots = opts.get("data-file.external-paths")
+        if not roots:
+            continue
+        moved = []
+        for r in roots.split(","):
+            rl = _local(r.strip()).rstrip("/")
+            if rl == old_local or rl.startswith(old_local + "/"):
+                r = "file://" + _local(new).rstrip("/") + rl[len(old_local):]
+            moved.append(r)
+        opts["data-file.external-paths"] = ",".join(moved)
+        p.write_text(json.dumps(schema, indent=2))
     for p in sorted(pathlib.Path(table_dir, "manifest").iterdir()):
         if p.name.startswith("manifest-list-"):
             continue

@@ -112,7 +112,7 @@ def test_failure_before_publication_changes_nothing(tmp_path):
     _, table = create(tmp_path, ["pt"])
     run_paimon("write", table, input='{"id":1,"proc":0,"pt":"a"}\n')
     before = tree_hash(table)
-    env = dict(os.environ, PAIMON_C_FAILPOINT="commit-before-publish")
+    env = dict(os.environ, PAIMON_FAULT_INJECT="commit-before-publish")
     p = subprocess.run([paimon_bin(), "write", str(table)], input='{"id":2,"proc":0,"pt":"b"}\n',
                        capture_output=True, text=True, env=env)
     assert p.returncode == 1
@@ -122,7 +122,7 @@ def test_failure_before_publication_changes_nothing(tmp_path):
 
 def test_uncertain_outcome_then_retry(tmp_path):
     cat, table = create(tmp_path)
-    env = dict(os.environ, PAIMON_C_FAILPOINT="commit-after-publish")
+    env = dict(os.environ, PAIMON_FAULT_INJECT="commit-after-publish")
     args = [paimon_bin(), "write", str(table), "--commit-user", "u", "--commit-identifier", "1"]
     p = subprocess.run(args, input='{"id":1,"proc":0,"pt":"a"}\n', capture_output=True, text=True, env=env)
     assert p.returncode == 1 and "EUNCERTAIN" in p.stderr

@@ -17,7 +17,9 @@ yet"), ORC manifests ("unsupported manifest format orc").
 Fixtures are copied to a temporary warehouse first.  The two external-path
 tables point at FILE:/tmp/external, and their files ship beside the table
 (`<db>/external`): in the copies the manifests' `_EXTERNAL_PATH` values are
-rewritten (fastavro) to that folder, so the test needs no global path.
+rewritten (fastavro) to that folder, and so is the schemas'
+`data-file.external-paths` root (external files must lie under it), so the
+test needs no global path.
 """
 import json
 import os

@@ -9,6 +9,8 @@
  * skipped.  A bitmask of the fields seen checks that the required fields the
  * readers rely on are present.  Lists are allocated from the footer's arena
  * only after their element count was checked against the bytes left.
+ * Schema element names must be UTF-8 without NUL bytes (they reach error
+ * messages); a footer with another name is PM_ECORRUPT.
  *
  * Serializing: fields in increasing id order, optional ones only when their
  * `has_` flag (or non-NULL pointer / non-zero count) says so, which is what
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "format/parquet/pq_write_index.h" /* pq_utf8_valid */
 #include "format/parquet/thrift.h"
 
 /* ------------------------------------------------------------------ */
@@ -73,6 +76,19 @@ static pm_error *read_string_field(pq_thrift_reader *r, pm_arena *a, uint8_t t, 
 {
     const uint8_t *p = NULL;
     PM_TRY(read_bytes_field(r, a, t, &p, NULL, what));
+    *out = (const char *)p;
+    return NULL;
+}
+
+/* A name (schema element): thrift strings are UTF-8, and names appear in
+ * messages, so anything else is a corrupt footer. */
+static pm_error *read_name_field(pq_thrift_reader *r, pm_arena *a, uint8_t t, const char **out, const char *what)
+{
+    const uint8_t *p = NULL;
+    uint32_t n = 0;
+    PM_TRY(read_bytes_field(r, a, t, &p, &n, what));
+    if (!pq_utf8_valid(p, n) || memchr(p, 0, n))
+        return pm_error_new(PM_ECORRUPT, "thrift field %s is not a UTF-8 name", what);
     *out = (const char *)p;
     return NULL;
 }
@@ -262,7 +278,7 @@ static pm_error *parse_schema_element(pq_thrift_reader *r, pm_arena *a, pq_schem
         case 1: PM_TRY(read_i32_field(r, t, &e->type, "SchemaElement.type")); e->has_type = true; break;
         case 2: PM_TRY(read_i32_field(r, t, &e->type_length, "SchemaElement.type_length")); e->has_type_length = true; break;
         case 3: PM_TRY(read_i32_field(r, t, &e->repetition, "SchemaElement.repetition_type")); e->has_repetition = true; break;
-        case 4: PM_TRY(read_string_field(r, a, t, &e->name, "SchemaElement.name")); break;
+        case 4: PM_TRY(read_name_field(r, a, t, &e->name, "SchemaElement.name")); break;
         case 5: PM_TRY(read_i32_field(r, t, &e->num_children, "SchemaElement.num_children")); e->has_num_children = true; break;
         case 6: PM_TRY(read_i32_field(r, t, &e->converted_type, "SchemaElement.converted_type")); e->has_converted_type = true; break;
         case 7: PM_TRY(read_i32_field(r, t, &e->scale, "SchemaElement.scale")); e->has_scale = true; break;

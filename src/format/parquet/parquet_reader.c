@@ -23,6 +23,7 @@
 #include "base/cursor.h"
 #include "base/mem.h"
 #include "format/parquet/pqr_assemble.h"
+#include "format/parquet/page_reader.h"
 #include "format/parquet/pqr_chunk.h"
 #include "format/parquet/pqr_schema.h"
 #include "types/column.h"

@@ -28,6 +28,8 @@
  */
 #include "format/parquet/pqr_assemble.h"
 
+#include "format/parquet/page_reader.h"
+
 #include <string.h>
 
 #include "base/mem.h"

@@ -1,13 +1,14 @@
 /*
- * format/parquet/pqr_chunk.h — reading one column chunk: its pages, their
- * decompression, definition/repetition levels and values, converted to the
- * leaf's Paimon layout (see pqr_schema.h, pqr_conv).
+ * format/parquet/pqr_chunk.h — reading one column chunk: its state, and
+ * its values converted to the leaf's Paimon layout (see pqr_schema.h).
+ * The pages (headers, decompression, levels, value decoder setup) are the
+ * page reader's (page_reader.h).
  *
  * The caller (parquet_reader.c) reads the chunk's bytes into `raw` and calls
- * pqr_chunk_start.  pqr_chunk_next_page loads the next data page (consuming a
- * dictionary page first when there is one): afterwards def[] / rep[] hold
- * the page's levels (n entries, entry `pos` is the next unconsumed one) and
- * pqr_chunk_values hands out the page's non-null values in order.
+ * pqr_chunk_start.  pqr_chunk_next_page (page_reader.h) loads the next data
+ * page: afterwards def[] / rep[] hold the page's levels (n entries, entry
+ * `pos` is the next unconsumed one) and pqr_chunk_values hands out the
+ * page's non-null values in order.
  */
 #ifndef PM_PARQUET_PQ_CHUNK_H
 #define PM_PARQUET_PQ_CHUNK_H
@@ -75,11 +76,15 @@ void pqr_chunk_init(pqr_chunk *c, const pqr_leaf *leaf, pm_codec_ctx *codec, siz
 void pqr_chunk_free(pqr_chunk *c);
 /* Begin reading the chunk whose bytes are at c->data / c->len. */
 void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm);
-/* Load the next data page; *eof when the chunk has no more (after checking
- * the chunk's value count). */
-pm_error *pqr_chunk_next_page(pqr_chunk *c, bool *eof);
 /* Next n non-null values of the current page into dest. */
 pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *dest);
+
+/* PM_EUNSUPPORTED: the encoding `enc` for the leaf's physical type. */
+pm_error *pqr_chunk_bad_encoding(const pqr_chunk *c, int32_t enc);
+
+/* The dictionary page's `count` values (PLAIN, `len` bytes at p),
+ * decoded once into the target layout (the page reader calls it). */
+pm_error *pqr_chunk_load_dictionary(pqr_chunk *c, const uint8_t *p, size_t len, int32_t count, int32_t enc);
 
 /* Convert one physical value (len bytes: the fixed width, or a BYTE_ARRAY
  * value) to the leaf's fixed target layout at out (width bytes). */

@@ -159,7 +159,7 @@ static void test_unaware_dv(void **state)
 
     /* DV mode: the two files with vectors form one task (their index file);
      * the 4 others are fewer than min.file-num */
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;
@@ -205,7 +205,7 @@ static void test_unaware_dv(void **state)
     assert_int_equal(p->ntasks, 1);
     PM_OK_OR_FAIL(pm_compact_execute(&r, t, p->tasks[0], NULL));
     assert_int_equal(r->counters.rows_deleted, 4);
-    pm_compact_metrics m;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, &r, 1));
     assert_int_equal(m.snapshot_id, 9);
     int64_t sum_after;
@@ -263,7 +263,7 @@ static void test_bucketed_dv(void **state)
 
     int64_t sum_before;
     assert_int_equal(read_rows(t, &sum_before), 57);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;
@@ -287,7 +287,7 @@ static void test_bucketed_dv(void **state)
     pm_compact_result *copy = NULL;
     {
         char *js = NULL;
-        PM_OK_OR_FAIL(pm_compact_result_to_json(r, &js));
+        PM_OK_OR_FAIL(pm_compact_result_to_json(&js, r));
         PM_OK_OR_FAIL(pm_compact_result_from_json(&copy, js, strlen(js)));
         free(js);
     }
@@ -303,7 +303,7 @@ static void test_bucketed_dv(void **state)
     assert_int_equal(dv_index_entries(bf), 1);
     pm_scan_result_free(s);
     /* the same result again is idempotent */
-    pm_compact_metrics m;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, &copy, 1));
     assert_int_equal(m.snapshot_id, 8);
     pm_compact_result_free(copy);

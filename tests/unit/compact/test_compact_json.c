@@ -80,7 +80,7 @@ static pm_compact_task *make_task(void)
     t->task_index = 3;
     t->snapshot_id = 17;
     t->schema_id = 2;
-    t->mode = PM_COMPACT_MODE_BUCKETED;
+    t->mode = pm_compact_mode_named("append-bucketed");
     t->full = true;
     set_bytes(&t->partition, "\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00",
               20);
@@ -165,7 +165,7 @@ static void test_task_round_trip(void **state)
     (void)state;
     pm_compact_task *t = make_task();
     char *j1 = NULL, *j2 = NULL;
-    PM_OK_OR_FAIL(pm_compact_task_to_json(t, &j1));
+    PM_OK_OR_FAIL(pm_compact_task_to_json(&j1, t));
     pm_compact_task *u = NULL;
     PM_OK_OR_FAIL(pm_compact_task_from_json(&u, j1, strlen(j1)));
     assert_tasks_equal(t, u);
@@ -185,7 +185,7 @@ static void test_task_round_trip(void **state)
     assert_int_equal(ie->index_file.global_index.extra_field_ids[0], 7);
     assert_false(ie->index_file.global_index.index_meta.has);
     assert_int_equal(ie->index_file.global_index.source_meta.len, 2);
-    PM_OK_OR_FAIL(pm_compact_task_to_json(u, &j2));
+    PM_OK_OR_FAIL(pm_compact_task_to_json(&j2, u));
     assert_string_equal(j1, j2);
     /* copies are equal too */
     pm_compact_task *c = NULL;
@@ -211,7 +211,7 @@ static pm_compact_result *make_result(void)
     PM_OK_OR_FAIL(pm_index_entries_copy(&r->index_removed, t->dv_index, 1));
     r->index_removed[0].kind = PM_FILE_DELETE;
     r->nindex_removed = 1;
-    r->counters = (pm_compact_counters){10, 2, 8, 1000, 900, 12};
+    r->counters = (pm_compact_counters){PM_COMPACT_COUNTERS_VERSION, 10, 2, 8, 1000, 900, 12};
     pm_compact_task_free(t);
     return r;
 }
@@ -221,7 +221,7 @@ static void test_result_round_trip(void **state)
     (void)state;
     pm_compact_result *r = make_result();
     char *j1 = NULL, *j2 = NULL;
-    PM_OK_OR_FAIL(pm_compact_result_to_json(r, &j1));
+    PM_OK_OR_FAIL(pm_compact_result_to_json(&j1, r));
     pm_compact_result *u = NULL;
     PM_OK_OR_FAIL(pm_compact_result_from_json(&u, j1, strlen(j1)));
     assert_int_equal(u->nbefore, 3);
@@ -232,7 +232,7 @@ static void test_result_round_trip(void **state)
     assert_int_equal(u->index_removed[0].kind, PM_FILE_DELETE);
     assert_int_equal(u->counters.rows_deleted, 2);
     assert_int_equal(u->counters.bytes_written, 900);
-    PM_OK_OR_FAIL(pm_compact_result_to_json(u, &j2));
+    PM_OK_OR_FAIL(pm_compact_result_to_json(&j2, u));
     assert_string_equal(j1, j2);
     /* a result is not a task */
     pm_compact_task *t = NULL;
@@ -260,7 +260,7 @@ static void test_plan_round_trip(void **state)
         p->tasks[i]->task_index = i;
     }
     char *j1 = NULL, *j2 = NULL;
-    PM_OK_OR_FAIL(pm_compact_plan_to_json(p, &j1));
+    PM_OK_OR_FAIL(pm_compact_plan_to_json(&j1, p));
     pm_compact_plan *u = NULL;
     PM_OK_OR_FAIL(pm_compact_plan_from_json(&u, j1, strlen(j1)));
     assert_int_equal(pm_compact_plan_task_count(u), 2);
@@ -269,7 +269,7 @@ static void test_plan_round_trip(void **state)
     assert_string_equal(pm_compact_plan_commit_user(u), "user-1");
     assert_tasks_equal(pm_compact_plan_task(u, 1), p->tasks[1]);
     assert_null(pm_compact_plan_task(u, 2));
-    PM_OK_OR_FAIL(pm_compact_plan_to_json(u, &j2));
+    PM_OK_OR_FAIL(pm_compact_plan_to_json(&j2, u));
     assert_string_equal(j1, j2);
     pm_compact_plan_free(u);
     free(j2);
@@ -277,7 +277,7 @@ static void test_plan_round_trip(void **state)
     free(p->tasks[1]->plan_id);
     p->tasks[1]->plan_id = strdup("plan-2");
     free(j1);
-    PM_OK_OR_FAIL(pm_compact_plan_to_json(p, &j1));
+    PM_OK_OR_FAIL(pm_compact_plan_to_json(&j1, p));
     PM_EXPECT_ERR(pm_compact_plan_from_json(&u, j1, strlen(j1)), PM_EINVALID);
     free(j1);
     pm_compact_plan_free(p);
@@ -318,7 +318,7 @@ static void test_task_strict(void **state)
     (void)state;
     pm_compact_task *t = make_task();
     char *j = NULL;
-    PM_OK_OR_FAIL(pm_compact_task_to_json(t, &j));
+    PM_OK_OR_FAIL(pm_compact_task_to_json(&j, t));
     pm_compact_task_free(t);
 
     expect_task_error(j, "\"format\":1", "\"format\":2", PM_EUNSUPPORTED, "task.format");

@@ -1,6 +1,6 @@
 /*
  * tests/unit/compact/test_compact_rules.c — every file-selection rule of
- * compact/compact_rules.h with its boundaries: unaware-bucket packing
+ * compact/append/append_rules.h with its boundaries: unaware-bucket packing
  * (small-file filter at exactly 70 %, weight exactly 2 × target, tail at
  * exactly min.file-num, min.file-num below 2, no per-task cap, deleted-row
  * candidates, DV index grouping), fixed-bucket windows (exactly
@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "compact/compact_rules.h"
+#include "compact/append/append_rules.h"
 #include "pm_test.h"
 
 #define MAXF 256

@@ -152,10 +152,10 @@ static void check_fixture(const char *table, const char *external_root, const ex
             char *ipath;
             PM_OK_OR_FAIL(pm_index_file_path(pf, bucket_dir, &e[k].index_file, &ipath));
             if (e[k].index_file.external_path) {
-                /* Java wrote "FILE:/tmp/external/...": local scheme, lower-cased */
-                assert_memory_equal(ipath, "file:/tmp/external/", 19);
+                /* Java wrote "FILE:/tmp/external/...": the local scheme is stripped */
+                assert_memory_equal(ipath, "/tmp/external/", 14);
                 char moved[800];
-                snprintf(moved, sizeof moved, "%s/%s", external_root, ipath + 19);
+                snprintf(moved, sizeof moved, "%s/%s", external_root, ipath + 14);
                 free(ipath);
                 ipath = strdup(moved);
             }
@@ -438,14 +438,22 @@ static void test_index_paths(void **state)
     free(p);
     f.external_path = "FILE:/tmp/ext/index-x-0";
     PM_OK_OR_FAIL(pm_index_file_path(v.pf, bucket, &f, &p));
-    assert_string_equal(p, "file:/tmp/ext/index-x-0");
+    assert_string_equal(p, "/tmp/ext/index-x-0"); /* the local scheme stripped */
     free(p);
+    f.external_path = "file://host/index-x-0"; /* not a local file */
+    PM_EXPECT_ERR(pm_index_file_path(v.pf, bucket, &f, &p), PM_EUNSUPPORTED);
     f.external_path = "/abs/index-x-0";
     PM_OK_OR_FAIL(pm_index_file_path(v.pf, bucket, &f, &p));
     assert_string_equal(p, "/abs/index-x-0");
     free(p);
     f.external_path = "oss://bucket/index-x-0";
     PM_EXPECT_ERR(pm_index_file_path(v.pf, bucket, &f, &p), PM_EUNSUPPORTED);
+    /* a name from an index manifest is a plain name */
+    f.external_path = NULL;
+    f.file_name = "../index-x-0";
+    PM_EXPECT_ERR(pm_index_file_path(v.pf, bucket, &f, &p), PM_ECORRUPT);
+    f.file_name = "a/index-x-0";
+    PM_EXPECT_ERR(pm_index_file_path(v.pf, bucket, &f, &p), PM_ECORRUPT);
 
     /* Written into the bucket directory. */
     pm_dv_map *m = make_map(2, true, 3);

@@ -230,6 +230,69 @@ static void test_dirs_list_delete(void **state)
     free(dir);
 }
 
+/* rmdir removes only empty directories; mkdtemp makes fresh private ones. */
+static void test_rmdir_and_mkdtemp(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    char *full = join(dir, "full"), *leaf = join(dir, "full/x"), *empty = join(dir, "empty");
+    PM_OK_OR_FAIL(pm_fileio_mkdirs(fio, empty));
+    write_bytes(fio, leaf, "x", 1);
+    bool removed = true, ex = false;
+    PM_OK_OR_FAIL(pm_fileio_rmdir(fio, full, &removed)); /* not empty: kept, no error */
+    assert_false(removed);
+    PM_OK_OR_FAIL(pm_fileio_exists(fio, leaf, &ex));
+    assert_true(ex);
+    PM_OK_OR_FAIL(pm_fileio_rmdir(fio, empty, &removed));
+    assert_true(removed);
+    PM_OK_OR_FAIL(pm_fileio_exists(fio, empty, &ex));
+    assert_false(ex);
+    PM_OK_OR_FAIL(pm_fileio_rmdir(fio, empty, &removed)); /* missing: no error */
+    assert_false(removed);
+    PM_OK_OR_FAIL(pm_fileio_rmdir(fio, empty, NULL));
+    /* a file is not a directory: an error, and the file stays */
+    pm_error *e = pm_fileio_rmdir(fio, leaf, &removed);
+    assert_non_null(e);
+    pm_error_free(e);
+    assert_false(removed);
+    PM_OK_OR_FAIL(pm_fileio_exists(fio, leaf, &ex));
+    assert_true(ex);
+
+    char *a = NULL, *b = NULL;
+    PM_OK_OR_FAIL(pm_fileio_mkdtemp(fio, dir, "spill-", &a));
+    PM_OK_OR_FAIL(pm_fileio_mkdtemp(fio, dir, "spill-", &b));
+    assert_string_not_equal(a, b);
+    size_t dn = strlen(dir);
+    assert_int_equal(strncmp(a, dir, dn), 0);
+    assert_int_equal(strncmp(a + dn, "/spill-", 7), 0);
+    assert_int_equal(strlen(a), dn + 7 + 6);
+    struct stat st;
+    assert_int_equal(stat(a, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0700);
+    PM_OK_OR_FAIL(pm_fileio_rmdir(fio, a, &removed));
+    assert_true(removed);
+    PM_OK_OR_FAIL(pm_fileio_rmdir(fio, b, &removed));
+    assert_true(removed);
+    char *missing = join(dir, "no/such");
+    char *c = NULL;
+    PM_EXPECT_ERR(pm_fileio_mkdtemp(fio, missing, "spill-", &c), PM_ENOTFOUND);
+    assert_null(c);
+    PM_EXPECT_ERR(pm_fileio_mkdtemp(fio, dir, "a/b", &c), PM_EINVALID);
+    assert_null(c);
+    free(a);
+    free(b);
+    free(missing);
+    free(full);
+    free(leaf);
+    free(empty);
+    pm_fileio_free(fio);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_publish_and_overwrite(void **state)
 {
     (void)state;
@@ -367,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_output_and_input),
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_dirs_list_delete),
+        cmocka_unit_test(test_rmdir_and_mkdtemp),
         cmocka_unit_test(test_publish_and_overwrite),
         cmocka_unit_test(test_publish_race_processes),
     };

@@ -392,6 +392,65 @@ static void test_validate(void **state)
     expect_invalid_naming("metadata.stats-mode.per.level", "0:bogus");
 }
 
+/* Ranges and rules between options; values at the edges pass. */
+static void test_validate_ranges(void **state)
+{
+    (void)state;
+    expect_invalid_naming("compaction.min.file-num", "-3");
+    expect_invalid_naming("compaction.min.file-num", "0");
+    expect_invalid_naming("bucket", "0");
+    expect_invalid_naming("bucket", "-3");
+    expect_invalid_naming("target-file-size", "0 b");
+    expect_invalid_naming("target-file-row-num", "0");
+    expect_invalid_naming("write-buffer-size", "0");
+    expect_invalid_naming("num-sorted-run.compaction-trigger", "0");
+    expect_invalid_naming("num-levels", "1");
+    expect_invalid_naming("compaction.delete-ratio-threshold", "1.5");
+    expect_invalid_naming("compaction.small-file-ratio", "-0.1");
+    expect_invalid_naming("compaction.offpeak.start.hour", "24");
+    expect_invalid_naming("manifest.full-compaction-threshold-size", "0 b");
+    expect_invalid_naming("commit.max-retries", "-1");
+    expect_invalid_naming("dynamic-bucket.max-buckets", "0");
+    expect_invalid_naming("snapshot.num-retained.min", "0");
+    expect_invalid_naming("changelog-producer", "bar");
+    expect_invalid_naming("merge-engine", "foo");
+    expect_invalid_naming("sort-engine", "quick");
+    /* the rule names the bound */
+    pm_options *o = opts_of((const char *const[]){"compaction.min.file-num", "-3", NULL});
+    pm_error *e = pm_options_validate(o);
+    char *msg = pm_error_format(e);
+    assert_non_null(strstr(msg, "must be at least 1"));
+    free(msg);
+    pm_error_free(e);
+    pm_options_free(o);
+    /* retained min above max */
+    o = opts_of((const char *const[]){"snapshot.num-retained.min", "20", "snapshot.num-retained.max", "5", NULL});
+    PM_EXPECT_ERR(pm_options_validate(o), PM_EINVALID);
+    pm_options_free(o);
+    /* edges and special values pass */
+    o = opts_of((const char *const[]){"bucket", "-2", "compaction.min.file-num", "1", "num-levels", "2",
+                                      "compaction.delete-ratio-threshold", "1", "compaction.offpeak.end.hour", "-1",
+                                      "dynamic-bucket.max-buckets", "-1", "commit.max-retries", "0",
+                                      "snapshot.num-retained.min", "5", "snapshot.num-retained.max", "5", NULL});
+    PM_OK_OR_FAIL(pm_options_validate(o));
+    pm_options_free(o);
+    o = opts_of((const char *const[]){"bucket", "-1", "target-file-row-num", "1", "target-file-size", "1 b", NULL});
+    PM_OK_OR_FAIL(pm_options_validate(o));
+    pm_options_free(o);
+    /* data-file.path-directory stays inside the table */
+    expect_invalid_naming("data-file.path-directory", "../elsewhere");
+    expect_invalid_naming("data-file.path-directory", "/abs/data");
+    expect_invalid_naming("data-file.path-directory", "data/../../x");
+    expect_invalid_naming("data-file.path-directory", "data//x");
+    o = opts_of((const char *const[]){"data-file.path-directory", "data/files", NULL});
+    PM_OK_OR_FAIL(pm_options_validate(o));
+    pm_options_free(o);
+    /* options paimon-c only carries along are checked for their type alone */
+    o = opts_of((const char *const[]){"snapshot.expire.limit", "0", "page-size", "0", NULL});
+    PM_OK_OR_FAIL(pm_options_validate(o));
+    pm_options_free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_derived),
         cmocka_unit_test(test_per_level_and_fields),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_validate_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,9 @@
  * sensitive aggregation compacts the whole bucket; the write stall;
  * JSON round trip; unsupported modes; deletion vectors (replaced rows
  * marked in retained files, full compaction applies the vectors);
- * changelog-producer=lookup events for deduplicate and first-row.
+ * changelog-producer=lookup events for deduplicate and first-row;
+ * changelog-producer=full-compaction events of an upgraded file; errors
+ * name the input file.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -21,15 +23,16 @@
 
 #include "../pk/pk_test_util.h"
 #include "compact/compact_internal.h"
+#include "compact/compact_auto.h"
 #include "compact/compact_run.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/snapshot_store.h"
 #include "table/file_read.h"
 #include "table/partition.h"
 
 static pm_compact_plan *plan_of(pm_table *t, bool full, const char *user)
 {
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, user, NULL, 0, full, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, user, NULL, 0, full, NULL, NULL, 0, NULL, NULL, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;
@@ -48,7 +51,7 @@ static pm_compact_result **exec_all(pm_table *t, const pm_compact_plan *p)
 
 static int64_t commit_all(pm_table *t, pm_compact_result **r, size_t n)
 {
-    pm_compact_metrics m;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, r, n));
     return m.snapshot_id;
 }
@@ -118,22 +121,22 @@ static void test_rewrite_to_max_level(void **state)
     pm_compact_plan *p = plan_of(t, false, "u1");
     assert_int_equal(p->ntasks, 1);
     pm_compact_task *task = p->tasks[0];
-    assert_int_equal(task->mode, PM_COMPACT_MODE_PK);
+    assert_ptr_equal(task->mode, &pm_compact_pk_mode);
     assert_int_equal(task->nfiles, 3);
-    assert_non_null(task->pk);
-    assert_int_equal(task->pk->output_level, 5);
+    assert_non_null(pm_pk_part(task->part));
+    assert_int_equal(pm_pk_part(task->part)->output_level, 5);
     assert_int_equal(task->output.level, 5);
-    assert_true(task->pk->drop_delete);
-    assert_int_equal(task->pk->policy.pick, PM_PICK_EXPLICIT);
+    assert_true(pm_pk_part(task->part)->drop_delete);
+    assert_int_equal(pm_pk_part(task->part)->policy.pick, PM_PICK_EXPLICIT);
     /* level-0 runs newest first */
     assert_true(task->files[0].max_sequence_number > task->files[2].max_sequence_number);
 
     /* JSON round trip of task and result */
     char *j1 = NULL, *j2 = NULL;
-    PM_OK_OR_FAIL(pm_compact_task_to_json(task, &j1));
+    PM_OK_OR_FAIL(pm_compact_task_to_json(&j1, task));
     pm_compact_task *back = NULL;
     PM_OK_OR_FAIL(pm_compact_task_from_json(&back, j1, strlen(j1)));
-    PM_OK_OR_FAIL(pm_compact_task_to_json(back, &j2));
+    PM_OK_OR_FAIL(pm_compact_task_to_json(&j2, back));
     assert_string_equal(j1, j2);
     assert_non_null(strstr(j1, "\"mode\": \"primary-key\"") ? strstr(j1, "\"mode\": \"primary-key\"")
                                                            : strstr(j1, "\"mode\":\"primary-key\""));
@@ -154,10 +157,10 @@ static void test_rewrite_to_max_level(void **state)
     assert_int_equal(o->max_sequence_number, 6);
     assert_int_equal(r->counters.rows_read, 7);
     assert_int_equal(r->counters.rows_written, 3);
-    PM_OK_OR_FAIL(pm_compact_result_to_json(r, &j1));
+    PM_OK_OR_FAIL(pm_compact_result_to_json(&j1, r));
     pm_compact_result *rb = NULL;
     PM_OK_OR_FAIL(pm_compact_result_from_json(&rb, j1, strlen(j1)));
-    PM_OK_OR_FAIL(pm_compact_result_to_json(rb, &j2));
+    PM_OK_OR_FAIL(pm_compact_result_to_json(&j2, rb));
     assert_string_equal(j1, j2);
     free(j1);
     free(j2);
@@ -195,7 +198,7 @@ static void test_upgrade_vs_rewrite(void **state)
     pk_commit_rows(t, "{\"id\":10,\"v\":\"b\"}\n{\"id\":11,\"v\":\"b\",\"_ROW_KIND\":\"-D\"}\n{\"id\":12,\"v\":\"b\"}\n");
     pm_compact_plan *p = plan_of(t, false, "u");
     assert_int_equal(p->ntasks, 1);
-    assert_int_equal(p->tasks[0]->pk->output_level, 5);
+    assert_int_equal(pm_pk_part(p->tasks[0]->part)->output_level, 5);
     char plain[256] = "", deleting[256] = "";
     for (size_t i = 0; i < 2; i++) {
         const pm_data_file_meta *f = &p->tasks[0]->files[i];
@@ -279,8 +282,8 @@ static void test_overlap_conflict_and_kept_deletes(void **state)
     pk_commit_rows(t, "{\"id\":7,\"v\":\"n\"}\n{\"id\":8,\"v\":\"n\"}\n");
     pm_compact_plan *p = plan_of(t, false, "u");
     assert_int_equal(p->ntasks, 1);
-    assert_int_equal(p->tasks[0]->pk->output_level, 4);
-    assert_false(p->tasks[0]->pk->drop_delete);
+    assert_int_equal(pm_pk_part(p->tasks[0]->part)->output_level, 4);
+    assert_false(pm_pk_part(p->tasks[0]->part)->drop_delete);
     pm_compact_result **r = exec_all(t, p);
     assert_int_equal(r[0]->nafter, 1);
     assert_int_equal(r[0]->after[0].row_count, 4);
@@ -361,15 +364,15 @@ static void test_recomputed_selection(void **state)
     pk_commit_rows(t, "{\"id\":2,\"v\":\"n\"}\n");
     pm_compact_plan *p = plan_of(t, false, "u");
     pm_compact_result **r = exec_all(t, p);
-    assert_int_equal(r[0]->pk->output_level, 4);
+    assert_int_equal(pm_pk_part(r[0]->part)->output_level, 4);
     /* output at another level */
     r[0]->after[0].level = 3;
     PM_EXPECT_ERR(pm_compact_commit(NULL, t, NULL, r, 1), PM_EINVALID);
     r[0]->after[0].level = 4;
     /* a different recorded output level */
-    r[0]->pk->output_level = 3;
+    pm_pk_part(r[0]->part)->output_level = 3;
     PM_EXPECT_ERR(pm_compact_commit(NULL, t, NULL, r, 1), PM_EINVALID);
-    r[0]->pk->output_level = 4;
+    pm_pk_part(r[0]->part)->output_level = 4;
     /* a selected level-0 file left out of the result */
     pm_data_file_meta keep = r[0]->before[1];
     r[0]->nbefore = 1;
@@ -377,9 +380,9 @@ static void test_recomputed_selection(void **state)
     r[0]->nbefore = 2;
     assert_string_equal(r[0]->before[1].file_name, keep.file_name);
     /* a policy that selects nothing */
-    r[0]->pk->policy.pick = PM_PICK_AUTO;
+    pm_pk_part(r[0]->part)->policy.pick = PM_PICK_AUTO;
     PM_EXPECT_ERR(pm_compact_commit(NULL, t, NULL, r, 1), PM_EINVALID);
-    r[0]->pk->policy.pick = PM_PICK_EXPLICIT;
+    pm_pk_part(r[0]->part)->policy.pick = PM_PICK_EXPLICIT;
     int64_t snap = commit_all(t, r, 1);
     assert_true(snap > 0);
     expect_levels(t, "L4:002 L5:300");
@@ -407,8 +410,8 @@ static void test_first_row_lookup(void **state)
     pm_buf_free(&in);
     pm_compact_plan *p = plan_of(t, false, "u");
     assert_int_equal(p->ntasks, 1);
-    assert_true(p->tasks[0]->pk->policy.first_row);
-    assert_int_equal(p->tasks[0]->pk->output_level, 4);
+    assert_true(pm_pk_part(p->tasks[0]->part)->policy.first_row);
+    assert_int_equal(pm_pk_part(p->tasks[0]->part)->output_level, 4);
     pm_compact_result **r = exec_all(t, p);
     assert_int_equal(r[0]->nafter, 1);
     assert_int_equal(r[0]->after[0].row_count, 10); /* 300..309: 295..299 already exist */
@@ -508,8 +511,8 @@ static void test_whole_bucket_aggregation(void **state)
     pk_commit_rows(t, "{\"id\":1,\"n\":4}\n{\"id\":2,\"n\":5,\"_ROW_KIND\":\"-U\"}\n");
     pm_compact_plan *p = plan_of(t, false, "u");
     assert_int_equal(p->ntasks, 1);
-    assert_true(p->tasks[0]->pk->policy.whole_bucket);
-    assert_int_equal(p->tasks[0]->pk->output_level, 1);
+    assert_true(pm_pk_part(p->tasks[0]->part)->policy.whole_bucket);
+    assert_int_equal(pm_pk_part(p->tasks[0]->part)->output_level, 1);
     assert_int_equal(p->tasks[0]->nfiles, 3);
     pm_compact_result **r = exec_all(t, p);
     commit_all(t, r, 1);
@@ -543,11 +546,11 @@ static void test_write_stall(void **state)
     pm_scan_result_free(scan);
     int32_t bucket = 0;
     size_t nnew = 0;
-    pm_compact_metrics m;
-    PM_OK_OR_FAIL(pm_compact_pk_stall(&m, t, "w", &part, &bucket, &nnew, 1));
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    PM_OK_OR_FAIL(pm_compact_write_stall(&m, t, "w", &part, &bucket, &nnew, 1));
     assert_int_equal(m.snapshot_id, 0); /* 5 runs: not above 5 */
     nnew = 1;
-    PM_OK_OR_FAIL(pm_compact_pk_stall(&m, t, "w", &part, &bucket, &nnew, 1));
+    PM_OK_OR_FAIL(pm_compact_write_stall(&m, t, "w", &part, &bucket, &nnew, 1));
     assert_int_equal(m.snapshot_id, 6);
     PK_EXPECT_ROWS(t, 0,
                    "{\"id\":0,\"v\":0}\n{\"id\":1,\"v\":1}\n{\"id\":2,\"v\":2}\n{\"id\":3,\"v\":3}\n"
@@ -564,7 +567,7 @@ static void test_write_stall(void **state)
 
 static void expect_builder_error(pm_table *t, pm_code code, const char *needle)
 {
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
     pm_compact_builder *b = NULL;
     pm_error *e = pm_compact_builder_new(&b, t, &o);
     assert_non_null(e);
@@ -618,9 +621,9 @@ static void test_deletion_vectors(void **state)
     free(got);
     pm_compact_plan *p = plan_of(t, false, "u");
     assert_int_equal(p->ntasks, 1);
-    assert_true(p->tasks[0]->pk->policy.dv);
-    assert_int_equal(p->tasks[0]->pk->output_level, 4);
-    assert_true(p->tasks[0]->pk->drop_delete);
+    assert_true(pm_pk_part(p->tasks[0]->part)->policy.dv);
+    assert_int_equal(pm_pk_part(p->tasks[0]->part)->output_level, 4);
+    assert_true(pm_pk_part(p->tasks[0]->part)->drop_delete);
     pm_compact_result **r = exec_all(t, p);
     assert_int_equal(r[0]->nafter, 1);
     assert_int_equal(r[0]->after[0].row_count, 1); /* the delete is dropped */
@@ -665,7 +668,7 @@ static char *changelog_of(pm_table *t, const pm_compact_result *r)
     PM_OK_OR_FAIL(pm_table_bucket_dir(t, r->partition.data, r->partition.len, r->bucket, &dir));
     pm_buf out = PM_BUF_INIT;
     for (size_t i = 0; i < r->nchangelog; i++) {
-        assert_int_equal(r->changelog[i].level, r->pk->output_level);
+        assert_int_equal(r->changelog[i].level, pm_pk_part(r->part)->output_level);
         assert_non_null(strstr(r->changelog[i].file_name, "changelog-"));
         pm_file_read_options fo = {pm_table_schema(t)->row_type, 0, true};
         pm_file_reader *fr = NULL;
@@ -704,7 +707,7 @@ static pm_compact_result *compact_one(pm_table *t, const char *user)
     pm_compact_plan_free(p);
     /* through JSON, as a worker would return it */
     char *j = NULL;
-    PM_OK_OR_FAIL(pm_compact_result_to_json(r, &j));
+    PM_OK_OR_FAIL(pm_compact_result_to_json(&j, r));
     pm_compact_result_free(r);
     PM_OK_OR_FAIL(pm_compact_result_from_json(&r, j, strlen(j)));
     free(j);
@@ -736,7 +739,7 @@ static void test_lookup_changelog(void **state)
     pk_commit_rows(t, "{\"id\":2,\"a\":2}\n{\"id\":3,\"a\":null,\"_ROW_KIND\":\"-D\"}\n{\"id\":4,\"a\":4}\n"
                       "{\"id\":1,\"a\":1}\n{\"id\":6,\"a\":null,\"_ROW_KIND\":\"-D\"}\n");
     r = compact_one(t, "c2");
-    assert_int_equal(r->pk->output_level, 4);
+    assert_int_equal(pm_pk_part(r->part)->output_level, 4);
     cl = changelog_of(t, r);
     /* 1 unchanged (row-deduplicate), 2 updated, 3 deleted, 4 new, 6 never existed */
     assert_string_equal(cl, "-U:2:1\n+U:2:2\n-D:3:1\n+I:4:4\n");
@@ -776,6 +779,84 @@ static void test_first_row_changelog(void **state)
     free(cl);
     pm_compact_result_free(r);
     PK_EXPECT_ROWS(t, 0, "{\"id\":1,\"a\":1}\n{\"id\":2,\"a\":1}\n{\"id\":3,\"a\":3}\n");
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+/* changelog-producer=full-compaction: a level-0 file that only moves up to
+ * the max level (no overlap, no deletes, large enough to be upgraded) stays
+ * where it is and its rows become +I events (Java's upgrade with
+ * changelog). */
+static void test_full_changelog_upgrade(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "changelog-producer=full-compaction", "target-file-size=1 b"};
+    pm_table *t = pk_create(dir, "fcu", "ROW<id INT NOT NULL, a INT>", NULL, "id", opts, 3);
+    pk_commit_rows(t, "{\"id\":1,\"a\":1}\n{\"id\":2,\"a\":2}\n");
+    pm_compact_plan *p = plan_of(t, true, "u");
+    assert_int_equal(p->ntasks, 1);
+    pm_compact_result *r = NULL;
+    PM_OK_OR_FAIL(pm_compact_execute(&r, t, p->tasks[0], NULL));
+    pm_compact_plan_free(p);
+    /* upgraded: the same file at level 5 */
+    assert_int_equal(r->nbefore, 1);
+    assert_int_equal(r->nafter, 1);
+    assert_string_equal(r->after[0].file_name, r->before[0].file_name);
+    assert_int_equal(r->after[0].level, 5);
+    char *cl = changelog_of(t, r);
+    assert_string_equal(cl, "+I:1:1\n+I:2:2\n");
+    free(cl);
+    commit_all(t, &r, 1);
+    pm_compact_result_free(r);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+/* A corrupt input: the error names the file and says why. */
+static void test_error_names_input(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "file.compression=none"};
+    pm_table *t = pk_create(dir, "bad", "ROW<id INT NOT NULL, v STRING>", NULL, "id", opts, 2);
+    pk_commit_rows(t, "{\"id\":1,\"v\":\"aaaaaaaaaaaaaaaa\"}\n{\"id\":2,\"v\":\"bbbbbbbbbbbbbbbb\"}\n");
+    pk_commit_rows(t, "{\"id\":1,\"v\":\"cccccccccccccccc\"}\n{\"id\":3,\"v\":\"dddddddddddddddd\"}\n");
+    pm_compact_plan *p = plan_of(t, false, "u");
+    assert_int_equal(p->ntasks, 1);
+    const pm_compact_task *task = p->tasks[0];
+    assert_int_equal(task->nfiles, 2);
+    /* the pages of the second input become garbage, its footer stays */
+    const char *victim = task->files[1].file_name;
+    char *bdir = bucket_dir(t);
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", bdir, victim);
+    free(bdir);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    unsigned char junk[48];
+    memset(junk, 0xEE, sizeof junk);
+    assert_int_equal(fseek(f, 4, SEEK_SET), 0);
+    assert_int_equal(fwrite(junk, 1, sizeof junk, f), sizeof junk);
+    fclose(f);
+    pm_compact_result *r = NULL;
+    pm_error *e = pm_compact_execute(&r, t, task, NULL);
+    assert_non_null(e);
+    assert_null(r);
+    /* "... input <file>: <the reader's cause>" */
+    char *msg = pm_error_format(e);
+    char want[512];
+    snprintf(want, sizeof want, "input %s: ", victim);
+    const char *at = strstr(msg, want);
+    if (!at || strlen(at + strlen(want)) < 10) {
+        print_error("message lacks the input file %s and its cause: %s\n", victim, msg);
+        fail();
+    }
+    free(msg);
+    pm_error_free(e);
+    pm_compact_plan_free(p);
     pm_table_free(t);
     pm_test_rmtree(dir);
     free(dir);
@@ -843,6 +924,8 @@ int main(void)
         cmocka_unit_test(test_deletion_vectors),
         cmocka_unit_test(test_lookup_changelog),
         cmocka_unit_test(test_first_row_changelog),
+        cmocka_unit_test(test_full_changelog_upgrade),
+        cmocka_unit_test(test_error_names_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,7 @@ typedef struct cstats {
 static pm_compact_task *via_json_task(const pm_compact_task *t)
 {
     char *j = NULL;
-    PM_OK_OR_FAIL(pm_compact_task_to_json(t, &j));
+    PM_OK_OR_FAIL(pm_compact_task_to_json(&j, t));
     pm_compact_task *b = NULL;
     PM_OK_OR_FAIL(pm_compact_task_from_json(&b, j, strlen(j)));
     free(j);
@@ -34,7 +34,7 @@ static pm_compact_task *via_json_task(const pm_compact_task *t)
 static pm_compact_result *via_json_result(pm_compact_result *r)
 {
     char *j = NULL;
-    PM_OK_OR_FAIL(pm_compact_result_to_json(r, &j));
+    PM_OK_OR_FAIL(pm_compact_result_to_json(&j, r));
     pm_compact_result *b = NULL;
     PM_OK_OR_FAIL(pm_compact_result_from_json(&b, j, strlen(j)));
     free(j);
@@ -56,7 +56,7 @@ static void compact_hook(pm_table *t, uint64_t *rng, void *ctx)
     snprintf(tfs, sizeof tfs, "target-file-size=%s", sizes[rnd(rng) % 3]);
     snprintf(rows, sizeof rows, "target-file-row-num=%d", rnd(rng) % 2 ? 13 : 100000);
     const char *dyn[] = {trig, tfs, rows};
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "model-compactor", NULL, 0, r == 0, NULL, dyn, 3};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "model-compactor", NULL, 0, r == 0, NULL, dyn, 3, NULL, NULL, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     b->automatic = r == 3;
@@ -79,7 +79,7 @@ static void compact_hook(pm_table *t, uint64_t *rng, void *ctx)
             PM_OK_OR_FAIL(pm_compact_abort(t, &res, 1));
             st->aborted++;
         } else {
-            pm_compact_metrics m1, m2;
+            pm_compact_metrics m1 = PM_COMPACT_METRICS_INIT, m2 = PM_COMPACT_METRICS_INIT;
             PM_OK_OR_FAIL(pm_compact_commit(&m1, t, NULL, &res, 1));
             if (rnd(rng) % 3 == 0) { /* retry: idempotent */
                 PM_OK_OR_FAIL(pm_compact_commit(&m2, t, NULL, &res, 1));

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "meta/schema.h"
 #include "pm_test.h"
 #include "types/binary_row.h"

@@ -8,6 +8,24 @@
 #include <string.h>
 #include <unistd.h>
 
+void pm_test_expect_error(pm_error *e, pm_code code, const char *needle)
+{
+    if (!e) {
+        print_error("accepted, expected an error with '%s'\n", needle);
+        fail();
+    }
+    char *msg = pm_error_format(e);
+    if (!msg || !strstr(msg, needle)) {
+        print_error("message '%s' lacks '%s'\n", msg ? msg : "?", needle);
+        fail();
+    }
+    if (pm_error_code(e) != code)
+        print_error("message '%s'\n", msg);
+    assert_int_equal(pm_error_code(e), code);
+    free(msg);
+    pm_error_free(e);
+}
+
 char *pm_test_tmpdir(void)
 {
     const char *base = getenv("TMPDIR");

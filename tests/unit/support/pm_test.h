@@ -3,7 +3,8 @@
  *
  * Include this instead of <cmocka.h>.  PM_OK_OR_FAIL(expr) fails the test
  * with the full error chain when a paimon call returns an error;
- * PM_EXPECT_ERR(expr, code) asserts a specific error code and frees it.
+ * PM_EXPECT_ERR(expr, code) asserts a specific error code and frees it;
+ * pm_test_expect_error also checks the message.
  * pm_test_tmpdir() makes a fresh temporary directory per test process.
  */
 #ifndef PM_TEST_H
@@ -43,6 +44,10 @@
         assert_int_equal(pm_error_code(pm_t_e_), (code));                \
         pm_error_free(pm_t_e_);                                          \
     } while (0)
+
+/* Fails the test unless e is an error of `code` whose whole message
+ * (pm_error_format) contains `needle`; frees e. */
+void pm_test_expect_error(pm_error *e, pm_code code, const char *needle);
 
 /* A fresh directory under $TMPDIR, removed by pm_test_rmtree. Caller frees. */
 char *pm_test_tmpdir(void);

@@ -124,10 +124,10 @@ static void test_idempotent_and_failures(void **state)
 
     /* a failure before publication: no snapshot, no manifests left */
     size_t before = manifest_files(t);
-    setenv("PAIMON_C_FAILPOINT", "commit-before-publish", 1);
+    setenv("PAIMON_FAULT_INJECT", "commit-before-publish", 1);
     int64_t id = -1;
     PM_EXPECT_ERR(pm_table_commit(t, &o, msgs, n, &id), PM_EIO);
-    unsetenv("PAIMON_C_FAILPOINT");
+    unsetenv("PAIMON_FAULT_INJECT");
     assert_int_equal(id, 0);
     bool found;
     int64_t latest;
@@ -136,9 +136,9 @@ static void test_idempotent_and_failures(void **state)
     assert_int_equal(manifest_files(t), before);
 
     /* uncertain outcome: published, reported uncertain; the retry is a no-op */
-    setenv("PAIMON_C_FAILPOINT", "commit-after-publish", 1);
+    setenv("PAIMON_FAULT_INJECT", "commit-after-publish", 1);
     PM_EXPECT_ERR(pm_table_commit(t, &o, msgs, n, &id), PM_EUNCERTAIN);
-    unsetenv("PAIMON_C_FAILPOINT");
+    unsetenv("PAIMON_FAULT_INJECT");
     PM_OK_OR_FAIL(pm_table_commit(t, &o, msgs, n, &id));
     assert_int_equal(id, 1);
     size_t after = manifest_files(t);

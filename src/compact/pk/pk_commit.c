@@ -1,8 +1,8 @@
 /*
- * compact/pk_commit.c — the primary-key checks of a compaction commit, run
- * by the shared committer's validate hook (compact_commit.c) after its own
- * checks (inputs live with identical metadata, schema unchanged, no
- * rollback).
+ * compact/pk/pk_commit.c — the primary-key checks of a compaction commit
+ * (the mode's validate, compact_mode.h), run by the shared committer
+ * (compact_commit.c) after its own checks (inputs live with identical
+ * metadata, schema unchanged, no rollback).
  *
  * Once per commit (cached across retry attempts), against the CAPTURED
  * snapshot of the plan:
@@ -29,22 +29,14 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "lsm/levels.h"
 
-struct pm_pk_commit_state {
+typedef struct commit_state {
     bool checked;                 /* selections verified against the captured snapshot */
-};
+} commit_state;
 
-void pm_pk_commit_state_free(pm_pk_commit_state *s) { free(s); }
-
-static const pm_bucket_files *find_bucket(const pm_scan_result *sr, const pm_bytes *p, int32_t bucket)
-{
-    for (size_t i = 0; i < sr->nbuckets; i++)
-        if (sr->buckets[i].bucket == bucket && pm_compact_bytes_equal(&sr->buckets[i].partition, p))
-            return &sr->buckets[i];
-    return NULL;
-}
+void pm_pk_validate_free(void *s) { free(s); }
 
 static bool in_list(const pm_data_file_meta *f, size_t n, const char *name, size_t *at)
 {
@@ -67,6 +59,7 @@ static pm_error *invalid(const pm_compact_result *r, const char *what, const cha
 /* One result against the captured bucket. */
 static pm_error *check_selection(pm_table *t, const pm_compact_result *r, const pm_bucket_files *bf)
 {
+    const pm_compact_pk *pk = pm_pk_part(r->part);
     const pm_schema *s = NULL;
     PM_TRY(pm_table_schema_by_id(t, r->schema_id, &s));
     pm_type *kt = NULL;
@@ -81,15 +74,15 @@ static pm_error *check_selection(pm_table *t, const pm_compact_result *r, const 
     }
     pm_pk_selection sel;
     if (!e)
-        e = pm_pk_select(&r->pk->policy, kt, bf->files, bf->nfiles, has_dv, &sel);
+        e = pm_pk_select(&pk->policy, kt, bf->files, bf->nfiles, has_dv, &sel);
     free(has_dv);
     pm_type_free(kt);
     PM_TRY(e);
     if (!sel.has)
         e = invalid(r, "the snapshot selects no files", NULL);
-    else if (sel.output_level != r->pk->output_level || sel.num_levels - 1 != r->pk->max_level)
+    else if (sel.output_level != pk->output_level || sel.num_levels - 1 != pk->max_level)
         e = invalid(r, "the output level differs", NULL);
-    else if (sel.drop_delete != r->pk->drop_delete)
+    else if (sel.drop_delete != pk->drop_delete)
         e = invalid(r, "the delete-record handling differs", NULL);
     for (size_t i = 0; !e && i < r->nbefore; i++) {
         const pm_data_file_meta *b = &r->before[i];
@@ -103,7 +96,7 @@ static pm_error *check_selection(pm_table *t, const pm_compact_result *r, const 
     for (size_t i = 0; !e && i < r->nafter; i++) {
         const pm_data_file_meta *a = &r->after[i];
         size_t at = 0;
-        if (a->level != r->pk->output_level) {
+        if (a->level != pk->output_level) {
             e = invalid(r, "it adds a file at another level than the output level:", a->file_name);
         } else if (in_list(r->before, r->nbefore, a->file_name, &at)) {
             pm_data_file_meta up = r->before[at];
@@ -114,7 +107,7 @@ static pm_error *check_selection(pm_table *t, const pm_compact_result *r, const 
     }
     for (size_t k = 0; !e && k < sel.nfiles; k++) {
         const pm_data_file_meta *f = &bf->files[sel.files[k]];
-        if (!in_list(r->before, r->nbefore, f->file_name, NULL) && f->level != r->pk->output_level)
+        if (!in_list(r->before, r->nbefore, f->file_name, NULL) && f->level != pk->output_level)
             e = invalid(r, "a selected file below the output level is neither rewritten nor upgraded:", f->file_name);
     }
     pm_pk_selection_clear(&sel);
@@ -132,11 +125,11 @@ static pm_error *check_captured(pm_table *t, pm_compact_result *const *r, size_t
                              "compaction conflict, replan: the plan's snapshot %lld is not readable",
                              (long long)r[0]->snapshot_id);
     for (size_t i = 0; i < n && !e; i++) {
-        if (!r[i]->pk) {
+        if (!pm_pk_part(r[i]->part)) {
             e = pm_error_new(PM_EINVALID, "result of task %lld has no primary-key part", (long long)r[i]->task_index);
             break;
         }
-        const pm_bucket_files *bf = find_bucket(sr, &r[i]->partition, r[i]->bucket);
+        const pm_bucket_files *bf = pm_compact_find_bucket(sr, &r[i]->partition, r[i]->bucket);
         if (!bf)
             e = invalid(r[i], "the bucket is empty in that snapshot", NULL);
         else
@@ -173,7 +166,8 @@ static pm_error *check_overlap(pm_table *t, pm_compact_result *const *r, size_t 
                                const pm_scan_result *live)
 {
     const pm_compact_result *r0 = r[first];
-    const pm_bucket_files *bf = find_bucket(live, &r0->partition, r0->bucket);
+    const pm_compact_pk *pk0 = pm_pk_part(r0->part);
+    const pm_bucket_files *bf = pm_compact_find_bucket(live, &r0->partition, r0->bucket);
     if (!bf)
         return NULL; /* the shared check reports the missing inputs */
     const pm_schema *s = NULL;
@@ -181,7 +175,7 @@ static pm_error *check_overlap(pm_table *t, pm_compact_result *const *r, size_t 
     pm_type *kt = NULL;
     PM_TRY(pm_schema_trimmed_primary_key_type(s, &kt));
     pm_levels *lv = NULL;
-    pm_error *e = pm_levels_new(&lv, kt, r0->pk->policy.num_levels, bf->files, bf->nfiles);
+    pm_error *e = pm_levels_new(&lv, kt, pk0->policy.num_levels, bf->files, bf->nfiles);
     pm_type_free(kt);
     if (e)
         return pm_error_wrap(e, PM_ECONFLICT, "compaction conflict, replan: levels of bucket %d",
@@ -202,14 +196,15 @@ static pm_error *check_overlap(pm_table *t, pm_compact_result *const *r, size_t 
     return e;
 }
 
-pm_error *pm_pk_validate(pm_pk_commit_state **state, pm_table *t, pm_compact_result *const *r, size_t n,
+pm_error *pm_pk_validate(void **state, pm_table *t, pm_compact_result *const *r, size_t n,
                          const pm_scan_result *live)
 {
     if (!*state)
-        PM_TRY(pm_calloc(state, 1, sizeof **state));
-    if (!(*state)->checked) {
+        PM_TRY(pm_calloc((commit_state **)state, 1, sizeof(commit_state)));
+    commit_state *cs = *state;
+    if (!cs->checked) {
         PM_TRY(check_captured(t, r, n));
-        (*state)->checked = true;
+        cs->checked = true;
     }
     for (size_t i = 0; i < n; i++) {
         bool seen = false;

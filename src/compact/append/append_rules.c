@@ -1,10 +1,10 @@
 /*
- * compact/compact_rules.c — the file-selection rules of compact_rules.h.
+ * compact/append/append_rules.c — the file-selection rules of append_rules.h.
  * Sorting is by index arrays over the caller's file infos, with total
  * orders (size or min sequence, then the other, then name) so a plan is
  * deterministic.
  */
-#include "compact/compact_rules.h"
+#include "compact/append/append_rules.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,23 @@
 /*
- * compact/pk_compact.h — compaction of primary-key tables through the
- * shared plan → execute → commit API (compact_internal.h).  The shared
- * code calls in here when a table (or task, or result) is in mode
- * PM_COMPACT_MODE_PK; values, JSON framing, scheduling, idempotent commit
- * and abort stay in the shared files.
+ * compact/pk/pk_compact.h — compaction of primary-key tables: the
+ * primary-key mode (pm_compact_pk_mode) behind the per-mode interface
+ * (compact_mode.h); values, JSON framing, scheduling, idempotent commit
+ * and abort stay in the shared core.  Files:
+ *   pk_mode.c        the table check, the part (value, copy, checks), the ops
+ *   pk_plan.c        policy from options, selection, the planner
+ *   pk_json.c        JSON of the part
+ *   pk_execute.c     one task: levels → steps (upgrade, rewrite) → result
+ *                    (MergeTreeCompactTask); its phases share pk_exec.h:
+ *   pk_rewrite.c       merging sections of sorted runs into the writer
+ *                      (MergeTreeCompactRewriter, LookupMergeTreeCompactRewriter)
+ *   pk_source.c        a sorted run as a merge source
+ *   lookup_levels.c    lookup of the retained levels above the output (LookupLevels)
+ *   changelog_producer.c  changelog files of the lookup and full-compaction
+ *                      producers (LookupChangelogMergeFunctionWrapper,
+ *                      FullChangelogMergeFunctionWrapper)
+ *   pk_dv.c            the bucket's deletion vectors during a task
+ *   pk_commit.c      the commit checks (validate)
+ *   pk_stall.c       the write stall (num-sorted-run.stop-trigger)
  *
  * Selection (pm_pk_select, pure: no I/O), per (partition, bucket):
  *   1. the bucket's live files become Levels (lsm/levels.h: level-0 files
@@ -36,8 +50,8 @@
  * the whole policy (strategy numbers, pick mode, clock), so the committer
  * can recompute the selection from the captured snapshot.
  *
- * Execution (pk_execute.c) and commit checks (pk_commit.c) are described
- * in those files.
+ * Execution (pk_execute.c and the phases in pk_exec.h) and commit checks
+ * (pk_commit.c) are described in those files.
  */
 #ifndef PM_COMPACT_PK_COMPACT_H
 #define PM_COMPACT_PK_COMPACT_H
@@ -70,20 +84,30 @@ typedef struct pm_pk_policy {
 } pm_pk_policy;
 
 /* The PK part of a task and of its result. */
-struct pm_compact_pk {
+typedef struct pm_compact_pk {
+    pm_compact_part base;         /* base.mode = &pm_compact_pk_mode */
     pm_pk_policy policy;
     int32_t output_level;
     int32_t max_level;            /* the bucket's max level (levels may exceed num-levels) */
     bool drop_delete;
-};
+} pm_compact_pk;
 
-void pm_compact_pk_free(pm_compact_pk *p);
-pm_error *pm_compact_pk_copy(pm_compact_pk **out, const pm_compact_pk *src);
+extern const pm_compact_mode_ops pm_compact_pk_mode;
 
-/* Is the table's PK mode compactible?  PM_EUNSUPPORTED naming the mode
- * (dynamic or postpone bucket, deletion vectors, changelog-producer
- * full-compaction / lookup, record-level expiration, ...). */
-pm_error *pm_pk_check_table(pm_table *t, const pm_options *o);
+/* The PK part of a task or result: NULL when p is NULL or another mode's. */
+pm_compact_pk *pm_pk_part(const pm_compact_part *p);
+/* A new part (base set), zeroed. */
+pm_error *pm_compact_pk_new(pm_compact_pk **out);
+
+/* Family recognizer (compact_mode.c): tables with primary keys; *out =
+ * pm_compact_pk_mode, or PM_EUNSUPPORTED / PM_EINVALID naming what is not
+ * supported (postpone bucket, first-row with deletion vectors,
+ * changelog-producer combinations, data evolution, row tracking,
+ * record-level expiration, blob or VARIANT columns, data-file indexes,
+ * external data paths). */
+pm_error *pm_pk_mode_select(pm_table *t, const pm_compact_mode_ops **out);
+/* The same checks over options o (the table's with dynamic options). */
+pm_error *pm_pk_check_options(pm_table *t, const pm_options *o);
 
 /* Policy from options (table + dynamic).  automatic: after-write rounds
  * (lookup-compact=gentle is PM_EUNSUPPORTED there). */
@@ -109,42 +133,35 @@ void pm_pk_selection_clear(pm_pk_selection *s);
 pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_data_file_meta *files, size_t n,
                        const bool *has_dv, pm_pk_selection *out);
 
-/* Planner hook: append the task of one bucket (if any) to plan p. */
-typedef struct pm_pk_planner {
-    pm_table *t;
-    const pm_schema *schema;
-    const pm_options *opts;       /* table + dynamic options (the builder's) */
-    pm_type *key_type;            /* owned */
-    pm_pk_policy policy;
-} pm_pk_planner;
+/* ---- the mode's functions (the ops of pk_mode.c) ---- */
 
-pm_error *pm_pk_planner_init(pm_pk_planner *pl, pm_compact_builder *b);
-void pm_pk_planner_clear(pm_pk_planner *pl);
-pm_error *pm_pk_plan_bucket(pm_pk_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf);
+/* planner (pk_plan.c) */
+pm_error *pm_pk_planner_new(pm_compact_planner **out, pm_compact_builder *b);
+pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf);
+void pm_pk_planner_free(pm_compact_planner *pl);
 
-/* Executor hook (pk_execute.c). */
+/* executor (pk_execute.c) */
 pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, int64_t memory_budget);
 
-/* Committer hook (pk_commit.c), run on every commit attempt after the
- * shared checks: *state caches the recomputation from the captured
- * snapshot across attempts (free with pm_pk_commit_state_free). */
-typedef struct pm_pk_commit_state pm_pk_commit_state;
-pm_error *pm_pk_validate(pm_pk_commit_state **state, pm_table *t, pm_compact_result *const *r, size_t n,
+/* committer (pk_commit.c): run on every commit attempt after the shared
+ * checks; *state caches the recomputation from the captured snapshot
+ * across attempts (free with pm_pk_validate_free). */
+pm_error *pm_pk_validate(void **state, pm_table *t, pm_compact_result *const *r, size_t n,
                          const pm_scan_result *live);
-void pm_pk_commit_state_free(pm_pk_commit_state *s);
+void pm_pk_validate_free(void *state);
 
-/* JSON of the PK part ("pk" of a task or result; pk_json.c).  to_json
+/* JSON of the part ("pk" of a task or result; pk_json.c).  to_json
  * returns a new jansson object (NULL on allocation failure); from_json
  * reads strictly, errors name the path (e.g. "task.pk.output_level"). */
 struct json_t;
-struct json_t *pm_compact_pk_to_json(const pm_compact_pk *p);
-pm_error *pm_compact_pk_from_json(const struct json_t *o, const char *path, pm_compact_pk **out);
+struct pm_jnode;
+struct json_t *pm_compact_pk_to_json(const pm_compact_part *p);
+pm_error *pm_compact_pk_from_json(const struct pm_jnode *n, pm_compact_part **out);
 
-/* Write stall (pk_stall.c): before a writer commits new_files[i] level-0
- * files into (partitions[i], buckets[i]), compact every such bucket whose
- * sorted runs plus new files exceed num-sorted-run.stop-trigger.  Nothing
- * for append, write-only or unsupported tables. */
-pm_error *pm_compact_pk_stall(pm_compact_metrics *out, pm_table *t, const char *commit_user,
-                              const pm_bytes *partitions, const int32_t *buckets, const size_t *new_files, size_t n);
+/* Write stall (pk_stall.c): stalled[i] = the sorted runs of bucket
+ * (partitions[i], buckets[i]) in `live` plus new_files[i] new level-0
+ * files exceed num-sorted-run.stop-trigger. */
+pm_error *pm_pk_write_stall(pm_table *t, const pm_scan_result *live, const pm_bytes *partitions,
+                            const int32_t *buckets, const size_t *new_files, size_t n, bool *stalled);
 
 #endif

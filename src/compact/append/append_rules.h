@@ -1,5 +1,5 @@
 /*
- * compact/compact_rules.h — which files to compact together: pure functions
+ * compact/append/append_rules.h — which files to compact together: pure functions
  * over the files of one (partition, bucket), no I/O, so every rule is unit
  * tested with plain numbers.  Each picker returns groups of indexes into
  * the input array; one group becomes one task, its order is the order the

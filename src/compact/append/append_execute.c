@@ -1,9 +1,10 @@
 /*
- * compact/compact_execute.c — running one task: stream the inputs through
- * the rolling writer, produce a result.  Publishes nothing.
+ * compact/append/append_execute.c — running one append task (append.h):
+ * stream the inputs through the rolling writer, produce a result.
+ * Publishes nothing.  The shared core has checked the task (compact_run.c).
  *
  * Steps:
- *   1. Resolve the task against the table: same table, the task's schema
+ *   1. Resolve the task against the table: the task's schema
  *      (pm_table_schema_by_id: inputs are read in that schema's row type,
  *      by field id, so older files are evolved), the bucket directory.
  *   2. Deletion vectors (tasks with DV references): a maintainer over the
@@ -31,12 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/mem.h"
 #include "base/util.h"
-#include "compact/compact_internal.h"
+#include "compact/append/append.h"
 #include "compact/compact_passthrough.h"
 #include "compact/compact_writer.h"
-#include "compact/pk_compact.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
 #include "meta/index_path.h"
@@ -57,16 +58,6 @@ static void dv_state_free(dv_state *d)
     pm_dv_maintainer_free(d->bm);
     pm_dv_append_maintainer_free(d->am);
     memset(d, 0, sizeof *d);
-}
-
-static bool same_table(const char *a, const char *b)
-{
-    if (!strcmp(a, b))
-        return true;
-    char ra[PATH_MAX], rb[PATH_MAX];
-    if (realpath(a, ra) && realpath(b, rb))
-        return !strcmp(ra, rb);
-    return false;
 }
 
 static const pm_compact_dv_ref *task_dv(const pm_compact_task *task, const char *name)
@@ -107,7 +98,7 @@ static pm_error *apply_dv(const pm_dv *dv, int64_t pos, const pm_batch *b, pm_ba
     return e;
 }
 
-static pm_error *dv_open(pm_table *t, const pm_compact_task *task, const char *dir, dv_state *d)
+static pm_error *dv_open(pm_table *t, const pm_compact_task *task, const char *dir, bool bucketed, dv_state *d)
 {
     memset(d, 0, sizeof *d);
     if (!task->ndvs && !task->ndv_index)
@@ -116,7 +107,7 @@ static pm_error *dv_open(pm_table *t, const pm_compact_task *task, const char *d
     int64_t target = 0;
     PM_TRY(pm_dv_options(pm_table_options(t), &bitmap64, &target));
     pm_dv_io io = {t->fio, t->paths, dir};
-    d->bucketed = task->mode == PM_COMPACT_MODE_BUCKETED;
+    d->bucketed = bucketed;
     if (d->bucketed)
         return pm_dv_maintainer_new(&io, &task->partition, task->bucket, bitmap64, task->dv_index, task->ndv_index,
                                     &d->bm);
@@ -149,27 +140,7 @@ static pm_error *dv_finish(dv_state *d, const pm_compact_task *task, pm_compact_
     if (d->bm) {
         for (size_t i = 0; i < task->nfiles; i++)
             pm_dv_maintainer_remove(d->bm, task->files[i].file_name);
-        if (!pm_dv_maintainer_modified(d->bm))
-            return NULL;
-        pm_index_manifest_entry added;
-        bool written = false;
-        PM_TRY(pm_dv_maintainer_write(d->bm, &added, &written));
-        if (!written)
-            return NULL;
-        pm_error *e = pm_calloc(&r->index_added, 1, sizeof *r->index_added);
-        if (e) {
-            pm_index_manifest_entry_clear(&added);
-            return e;
-        }
-        r->index_added[0] = added;
-        r->nindex_added = 1;
-        if (task->ndv_index) {
-            PM_TRY(pm_index_entries_copy(&r->index_removed, task->dv_index, task->ndv_index));
-            r->nindex_removed = task->ndv_index;
-            for (size_t i = 0; i < r->nindex_removed; i++)
-                r->index_removed[i].kind = PM_FILE_DELETE;
-        }
-        return NULL;
+        return pm_compact_result_dv_rewrite(r, task, d->bm);
     }
     if (d->am) {
         for (size_t i = 0; i < task->nfiles; i++)
@@ -248,41 +219,136 @@ static void delete_index_files(pm_table *t, const char *dir, const pm_compact_re
     }
 }
 
-pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, const pm_compact_task *task,
-                                         int64_t memory_budget)
+/* The state of one append task while its inputs stream. */
+typedef struct append_run {
+    pm_table *t;
+    const pm_compact_task *task;
+    pm_compact_result *r;
+    const char *dir;
+    dv_state dvs;
+    pm_compact_writer *w;
+    pm_pt_writer *pt;             /* row-group passthrough (NULL = off) */
+    bool pt_active;               /* the passthrough writer holds the open output */
+    pm_batch *view;
+    pm_file_read_options ro;
+} append_run;
+
+/* Copy f's row groups as they are when they qualify (*copied). */
+static pm_error *passthrough_input(append_run *c, const pm_data_file_meta *f, bool *copied)
+{
+    *copied = false;
+    if (!c->pt || task_dv(c->task, f->file_name))
+        return NULL;
+    char *path = f->external_path ? strdup(f->external_path) : pm_path_join(c->dir, f->file_name);
+    if (!path)
+        return pm_oom();
+    pm_pt_input *pin = NULL;
+    pm_error *e = pm_pt_probe(c->pt, path, f, &pin);
+    free(path);
+    if (e || !pin)
+        return e;
+    /* row groups move as they are: close the decoded output first */
+    if (!c->pt_active) {
+        e = flush_writer(c->w, c->r);
+        if (!e) {
+            pm_pt_writer_set_next_seq(c->pt, pm_compact_writer_next_seq(c->w));
+            c->pt_active = true;
+        }
+    }
+    if (!e)
+        e = pm_pt_copy(c->pt, pin);
+    pm_pt_input_free(pin);
+    if (e)
+        return e;
+    c->r->counters.rows_read += f->row_count;
+    c->r->counters.rows_written += f->row_count;
+    c->r->counters.bytes_read += f->file_size;
+    *copied = true;
+    return NULL;
+}
+
+/* Decode f through the file reader, its deleted rows dropped, into the
+ * rolling writer. */
+static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
+{
+    if (c->pt_active) {
+        PM_TRY(flush_pt(c->pt, c->r));
+        pm_compact_writer_set_next_seq(c->w, pm_pt_writer_next_seq(c->pt));
+        c->pt_active = false;
+    }
+    pm_dv *dv = NULL;
+    bool owned = false;
+    PM_TRY(dv_get(&c->dvs, c->task, f->file_name, &dv, &owned));
+    pm_file_reader *rd = NULL;
+    pm_error *e = pm_file_reader_open(&rd, c->t, c->dir, f, &c->ro);
+    pm_compact_counters *n = &c->r->counters;
+    for (;;) {
+        const pm_batch *b = NULL;
+        if (!e)
+            e = pm_file_reader_next(rd, &b);
+        if (e || !b)
+            break;
+        const pm_batch *use;
+        int64_t deleted;
+        e = apply_dv(dv, pm_file_reader_position(rd), b, c->view, &use, &deleted);
+        if (!e && use->num_rows)
+            e = pm_compact_writer_write(c->w, use);
+        n->rows_read += b->num_rows;
+        n->rows_deleted += deleted;
+        n->rows_written += e ? 0 : use->num_rows;
+    }
+    if (owned)
+        pm_dv_free(dv);
+    pm_file_reader_free(rd);
+    PM_TRY(pm_error_wrap(e, 0, "input %s", f->file_name));
+    n->bytes_read += f->file_size;
+    return NULL;
+}
+
+/* Every input in task order, then the open output closed. */
+static pm_error *stream_inputs(append_run *c)
+{
+    for (size_t i = 0; i < c->task->nfiles; i++) {
+        const pm_data_file_meta *f = &c->task->files[i];
+        bool copied = false;
+        PM_TRY(passthrough_input(c, f, &copied));
+        if (!copied)
+            PM_TRY(decode_input(c, f));
+        if (!copied && i == 0 && pm_fault("execute-after-first-input"))
+            return pm_error_new(PM_EIO, "injected fault: execute-after-first-input");
+    }
+    return c->pt_active ? flush_pt(c->pt, c->r) : flush_writer(c->w, c->r);
+}
+
+static void delete_outputs(pm_table *t, const char *dir, const pm_compact_result *r)
+{
+    for (size_t i = 0; r && i < r->nafter; i++) {
+        char *p = pm_path_join(dir, r->after[i].file_name);
+        if (p)
+            pm_error_free(pm_fileio_delete(t->fio, p));
+        free(p);
+    }
+}
+
+pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, int64_t memory_budget,
+                            bool bucketed)
 {
     *out = NULL;
     uint64_t t0 = pm_monotonic_ns();
-    if (!same_table(task->table_path, pm_table_path(t)))
-        return pm_error_new(PM_EINVALID, "task %lld belongs to table %s, not %s", (long long)task->task_index,
-                            task->table_path, pm_table_path(t));
-    pm_compact_mode mode;
-    PM_TRY(pm_compact_check_table(t, &mode));
-    if (mode != task->mode)
-        return pm_error_new(PM_ECONFLICT, "compaction conflict, replan: the table's mode is %s, the task's %s",
-                            pm_compact_mode_name(mode), pm_compact_mode_name(task->mode));
-    if (!task->nfiles)
-        return pm_error_new(PM_EINVALID, "task %lld has no input files", (long long)task->task_index);
-    if (task->mode == PM_COMPACT_MODE_PK)
-        return pm_pk_execute(out, t, task, memory_budget);
     const pm_schema *schema = NULL;
     PM_TRY(pm_error_wrap(pm_table_schema_by_id(t, task->schema_id, &schema), 0, "schema %lld of task %lld",
                          (long long)task->schema_id, (long long)task->task_index));
-
-    pm_compact_result *r = NULL;
+    append_run c;
+    memset(&c, 0, sizeof c);
+    c.t = t;
+    c.task = task;
+    c.ro = (pm_file_read_options){schema->row_type, 0, false};
     char *dir = NULL;
-    dv_state dvs = {0};
-    pm_compact_writer *w = NULL;
-    pm_pt_writer *pt = NULL;
-    pm_pt_input *pin = NULL;
-    bool pt_active = false;
-    pm_file_reader *rd = NULL;
-    pm_batch *view = NULL;
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, pm_compact_result_new_for_task(&r, task), fail);
+    PM_TRY_GOTO(e, pm_compact_result_new_for_task(&c.r, task), fail);
     PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
-    PM_TRY_GOTO(e, dv_open(t, task, dir, &dvs), fail);
-
+    c.dir = dir;
+    PM_TRY_GOTO(e, dv_open(t, task, dir, bucketed, &c.dvs), fail);
     int64_t rg = memory_budget / 2;
     if (rg < MIN_ROW_GROUP)
         rg = MIN_ROW_GROUP;
@@ -299,124 +365,37 @@ pm_error *pm_compact_execute_with_budget(pm_compact_result **out, pm_table *t, c
         .start_seq = task->files[0].min_sequence_number,
         .row_group_limit = rg,
     };
-    PM_TRY_GOTO(e, pm_compact_writer_new(&w, t->fio, &wo), fail);
+    PM_TRY_GOTO(e, pm_compact_writer_new(&c.w, t->fio, &wo), fail);
     if (task->output.rg_passthrough && !strcmp(task->output.format, "parquet"))
-        PM_TRY_GOTO(e, pm_pt_writer_new(&pt, t->fio, &wo, task->output.rg_passthrough_min), fail);
-    PM_TRY_GOTO(e, pm_batch_new(&view, schema->row_type), fail);
-
-    pm_file_read_options ro = {schema->row_type, 0, false};
-    for (size_t i = 0; i < task->nfiles; i++) {
-        const pm_data_file_meta *f = &task->files[i];
-        if (pt && !task_dv(task, f->file_name)) {
-            char *path = f->external_path ? strdup(f->external_path) : pm_path_join(dir, f->file_name);
-            if (!path)
-                PM_TRY_GOTO(e, pm_oom(), fail);
-            e = pm_pt_probe(pt, path, f, &pin);
-            free(path);
-            if (e)
-                goto fail;
-            if (pin) {
-                /* row groups move as they are: close the decoded output first */
-                if (!pt_active) {
-                    PM_TRY_GOTO(e, flush_writer(w, r), fail);
-                    pm_pt_writer_set_next_seq(pt, pm_compact_writer_next_seq(w));
-                    pt_active = true;
-                }
-                PM_TRY_GOTO(e, pm_pt_copy(pt, pin), fail);
-                pm_pt_input_free(pin);
-                pin = NULL;
-                r->counters.rows_read += f->row_count;
-                r->counters.rows_written += f->row_count;
-                r->counters.bytes_read += f->file_size;
-                continue;
-            }
-        }
-        if (pt_active) {
-            PM_TRY_GOTO(e, flush_pt(pt, r), fail);
-            pm_compact_writer_set_next_seq(w, pm_pt_writer_next_seq(pt));
-            pt_active = false;
-        }
-        pm_dv *dv = NULL;
-        bool owned = false;
-        PM_TRY_GOTO(e, dv_get(&dvs, task, f->file_name, &dv, &owned), fail);
-        e = pm_file_reader_open(&rd, t, dir, f, &ro);
-        for (;;) {
-            const pm_batch *b = NULL;
-            if (!e)
-                e = pm_file_reader_next(rd, &b);
-            if (e || !b)
-                break;
-            const pm_batch *use;
-            int64_t deleted;
-            e = apply_dv(dv, pm_file_reader_position(rd), b, view, &use, &deleted);
-            if (!e && use->num_rows)
-                e = pm_compact_writer_write(w, use);
-            r->counters.rows_read += b->num_rows;
-            r->counters.rows_deleted += deleted;
-            r->counters.rows_written += e ? 0 : use->num_rows;
-        }
-        if (owned)
-            pm_dv_free(dv);
-        pm_file_reader_free(rd);
-        rd = NULL;
-        if (e) {
-            e = pm_error_wrap(e, 0, "input %s", f->file_name);
-            goto fail;
-        }
-        r->counters.bytes_read += f->file_size;
-        if (pm_compact_fault("execute-after-first-input") && i == 0) {
-            e = pm_error_new(PM_EIO, "injected fault: execute-after-first-input");
-            goto fail;
-        }
-    }
-    if (pt_active)
-        PM_TRY_GOTO(e, flush_pt(pt, r), fail);
-    else
-        PM_TRY_GOTO(e, flush_writer(w, r), fail);
-    r->counters.bytes_written = pm_compact_writer_bytes(w) + (pt ? pm_pt_writer_bytes(pt) : 0);
-    pm_compact_writer_free(w);
-    w = NULL;
-    pm_pt_writer_free(pt);
-    pt = NULL;
-    e = dv_finish(&dvs, task, r);
+        PM_TRY_GOTO(e, pm_pt_writer_new(&c.pt, t->fio, &wo, task->output.rg_passthrough_min), fail);
+    PM_TRY_GOTO(e, pm_batch_new(&c.view, schema->row_type), fail);
+    PM_TRY_GOTO(e, stream_inputs(&c), fail);
+    c.r->counters.bytes_written = pm_compact_writer_bytes(c.w) + (c.pt ? pm_pt_writer_bytes(c.pt) : 0);
+    pm_compact_writer_free(c.w);
+    c.w = NULL;
+    pm_pt_writer_free(c.pt);
+    c.pt = NULL;
+    e = dv_finish(&c.dvs, task, c.r);
     if (e) {
-        delete_index_files(t, dir, r);
-        goto fail_outputs;
+        delete_index_files(t, dir, c.r);
+        delete_outputs(t, dir, c.r);
+        goto fail;
     }
-    dv_state_free(&dvs);
-    pm_batch_free(view);
+    dv_state_free(&c.dvs);
+    pm_batch_free(c.view);
     free(dir);
-    r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
-    *out = r;
+    c.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
+    *out = c.r;
     return NULL;
-fail_outputs:
-    for (size_t i = 0; r && i < r->nafter; i++) {
-        char *p = pm_path_join(dir, r->after[i].file_name);
-        if (p)
-            pm_error_free(pm_fileio_delete(t->fio, p));
-        free(p);
-    }
 fail:
     /* outputs already moved into the result are deleted here */
-    for (size_t i = 0; r && w && i < r->nafter; i++) {
-        char *p = pm_path_join(dir, r->after[i].file_name);
-        if (p)
-            pm_error_free(pm_fileio_delete(t->fio, p));
-        free(p);
-    }
-    pm_file_reader_free(rd);
-    pm_pt_input_free(pin);
-    pm_pt_writer_abort(pt);
-    pm_compact_writer_abort(w);
-    dv_state_free(&dvs);
-    pm_batch_free(view);
+    if (c.w)
+        delete_outputs(t, dir, c.r);
+    pm_pt_writer_abort(c.pt);
+    pm_compact_writer_abort(c.w);
+    dv_state_free(&c.dvs);
+    pm_batch_free(c.view);
     free(dir);
-    pm_compact_result_free(r);
+    pm_compact_result_free(c.r);
     return pm_error_wrap(e, 0, "compaction task %lld (plan %s)", (long long)task->task_index, task->plan_id);
-}
-
-pm_error *pm_compact_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, pm_resources *res)
-{
-    int64_t budget = res ? res->memory_budget : 256LL << 20;
-    return pm_compact_execute_with_budget(out, t, task, budget);
 }

@@ -1,7 +1,8 @@
 /*
- * compact/pk_plan.c — which files of a primary-key bucket to compact and to
- * which level (rules in pk_compact.h), the table-mode check, and the
- * planner hook that turns a bucket's selection into a task.
+ * compact/pk/pk_plan.c — which files of a primary-key bucket to compact and to
+ * which level (rules in pk_compact.h), and the planner that turns a
+ * bucket's selection into a task (inputs in run order, output settings of
+ * the output level, every DV index file of the bucket, the pk part).
  *
  * Policy from options:
  *   strategy      lsm/universal.h pm_compact_strategy_from_options
@@ -31,93 +32,18 @@
 
 #include "base/mem.h"
 #include "base/util.h"
-#include "compact/pk_compact.h"
+#include "compact/pk/pk_compact.h"
 #include "lsm/levels.h"
 #include "lsm/lsm_compact.h"
 #include "lsm/merge_engine.h"
 #include "meta/manifest.h"
 #include "table/partition.h"
 
-/* ------------------------------------------------------------------ */
-/* values                                                              */
-
-void pm_compact_pk_free(pm_compact_pk *p) { free(p); }
-
-pm_error *pm_compact_pk_copy(pm_compact_pk **out, const pm_compact_pk *src)
-{
-    *out = NULL;
-    if (!src)
-        return NULL;
-    PM_TRY(pm_calloc(out, 1, sizeof **out));
-    **out = *src;
-    return NULL;
-}
-
 void pm_pk_selection_clear(pm_pk_selection *s)
 {
     free(s->files);
     free(s->lookup);
     memset(s, 0, sizeof *s);
-}
-
-/* ------------------------------------------------------------------ */
-/* table mode                                                          */
-
-pm_error *pm_pk_check_table(pm_table *t, const pm_options *o)
-{
-    int32_t nb = pm_table_num_buckets(t);
-    /* Dynamic bucket mode (bucket=-1): the hash index places each key in
-     * one bucket; compaction works per bucket as for fixed buckets and
-     * leaves that index alone (Java's too). */
-    if (nb == -2)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables in postpone bucket mode (bucket=-2) "
-                                             "is not supported");
-    if (nb == 0 || nb < -2)
-        return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)nb);
-    bool b = false;
-    PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_ENABLED, &b));
-    int engine = 0;
-    PM_TRY(pm_options_enum(o, PM_OPT_MERGE_ENGINE, &engine));
-    if (b && engine == PM_MERGE_FIRST_ROW)
-        return pm_error_new(PM_EINVALID, "merge-engine=first-row does not use deletion vectors "
-                                         "(deletion-vectors.enabled=true): it never deletes old data");
-    int producer = 0;
-    PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
-    if (producer == PM_CHANGELOG_FULL_COMPACTION && (b || engine == PM_MERGE_FIRST_ROW))
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer="
-                                             "full-compaction is not supported with %s",
-                            b ? "deletion vectors" : "merge-engine=first-row");
-    if (producer == PM_CHANGELOG_LOOKUP && engine != PM_MERGE_DEDUPLICATE && engine != PM_MERGE_FIRST_ROW)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=lookup is "
-                                             "supported for merge-engine=deduplicate and first-row only");
-    PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with data-evolution.enabled=true is "
-                                             "not supported");
-    PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with row-tracking.enabled=true is "
-                                             "not supported");
-    const char *v = pm_options_get(o, "record-level.expire-time");
-    if (v && *v)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with record-level.expire-time is not "
-                                             "supported yet");
-    const pm_type *rt = pm_table_schema(t)->row_type;
-    for (size_t i = 0; i < rt->nfields; i++) {
-        pm_type_id id = rt->fields[i].type->id;
-        if (id == PM_TYPE_BLOB || id == PM_TYPE_VARIANT)
-            return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with %s column '%s' is not "
-                                "supported", pm_type_id_name(id), rt->fields[i].name);
-    }
-    for (size_t i = 0; i < pm_options_count(o); i++) {
-        const char *k = pm_options_key_at(o, i);
-        size_t n = strlen(k);
-        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
-            return pm_error_new(PM_EUNSUPPORTED, "compaction of tables with data-file indexes (%s) is not "
-                                "supported: the outputs would lack the index", k);
-    }
-    PM_TRY(pm_error_wrap(pm_path_factory_check_writable(t->paths), PM_EUNSUPPORTED, "compaction"));
-    return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -393,55 +319,31 @@ done:
 }
 
 /* ------------------------------------------------------------------ */
-/* planner hook                                                        */
+/* planner                                                             */
 
-static pm_error *level_output(const pm_options *o, int32_t level, pm_compact_output *out)
+struct pm_compact_planner {
+    pm_table *t;
+    const pm_schema *schema;
+    const pm_options *opts;       /* table + dynamic options (the builder's) */
+    pm_type *key_type;            /* ROW of the trimmed primary key */
+    pm_pk_policy policy;
+};
+
+void pm_pk_planner_free(pm_compact_planner *pl)
 {
-    memset(out, 0, sizeof *out);
-    pm_error *e = pm_options_per_level(o, PM_OPT_FILE_FORMAT_PER_LEVEL, level, &out->format);
-    if (!e && !out->format) {
-        char buf[32];
-        e = pm_options_file_format(o, buf, sizeof buf);
-        if (!e)
-            e = pm_strdup(&out->format, buf);
-    }
-    if (!e)
-        for (char *c = out->format; *c; c++)
-            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    if (!e && strcmp(out->format, "parquet") && strcmp(out->format, "avro"))
-        e = pm_error_new(PM_EUNSUPPORTED, "compaction output format '%s' (level %d) is not supported (parquet, "
-                         "avro)", out->format, (int)level);
-    if (!e)
-        e = pm_options_per_level(o, PM_OPT_FILE_COMPRESSION_PER_LEVEL, level, &out->compression);
-    if (!e && !out->compression) {
-        const char *c = NULL;
-        e = pm_options_string(o, PM_OPT_FILE_COMPRESSION, &c);
-        if (!e)
-            e = pm_strdup(&out->compression, c ? c : "zstd");
-    }
-    if (!e)
-        e = pm_options_target_file_size(o, true, &out->target_file_size);
-    bool present = false;
-    if (!e)
-        e = pm_options_long(o, PM_OPT_TARGET_FILE_ROW_NUM, &present, &out->target_file_row_num);
-    if (!e && !present)
-        out->target_file_row_num = INT64_MAX;
-    if (!e && (out->target_file_size <= 0 || out->target_file_row_num <= 0))
-        e = pm_error_new(PM_EINVALID, "target-file-size and target-file-row-num must be positive");
-    out->level = level;
-    if (e)
-        pm_compact_output_clear(out);
-    return e;
+    if (!pl)
+        return;
+    pm_type_free(pl->key_type);
+    free(pl);
 }
 
-pm_error *pm_pk_planner_init(pm_pk_planner *pl, pm_compact_builder *b)
+static pm_error *planner_init(pm_compact_planner *pl, pm_compact_builder *b)
 {
-    memset(pl, 0, sizeof *pl);
     pl->t = b->table;
     pl->schema = pm_table_schema(b->table);
     pl->opts = b->opts;
     const pm_options *o = b->opts;
-    PM_TRY(pm_pk_check_table(b->table, o));
+    PM_TRY(pm_pk_check_options(b->table, o));
     /* the merge engine's options are checked before anything is planned */
     pm_merge_fn *mf = NULL;
     pm_merge_fn_options mo = {PM_MERGE_REDUCE, true};
@@ -455,81 +357,32 @@ pm_error *pm_pk_planner_init(pm_pk_planner *pl, pm_compact_builder *b)
     if (hour < 0)
         hour += 24;
     PM_TRY(pm_pk_policy_from_options(s, o, pick, b->automatic, now, hour, &pl->policy));
-    PM_TRY(pm_schema_trimmed_primary_key_type(s, &pl->key_type));
+    return pm_schema_trimmed_primary_key_type(s, &pl->key_type);
+}
+
+pm_error *pm_pk_planner_new(pm_compact_planner **out, pm_compact_builder *b)
+{
+    *out = NULL;
+    pm_compact_planner *pl;
+    PM_TRY(pm_calloc(&pl, 1, sizeof *pl));
+    pm_error *e = planner_init(pl, b);
+    if (e) {
+        pm_pk_planner_free(pl);
+        return e;
+    }
+    *out = pl;
     return NULL;
 }
 
-void pm_pk_planner_clear(pm_pk_planner *pl)
-{
-    pm_type_free(pl->key_type);
-    memset(pl, 0, sizeof *pl);
-}
-
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
-static const pm_deletion_file *find_dv(const pm_bucket_files *bf, const char *name)
-{
-    for (size_t i = 0; i < bf->ndvs; i++)
-        if (bf->dvs[i].data_file && !strcmp(bf->dvs[i].data_file, name))
-            return &bf->dvs[i];
-    return NULL;
-}
-
-/* The inputs' deletion vectors and every DV index file of the bucket (the
- * task rewrites the bucket's one index file). */
-static pm_error *add_dvs(pm_compact_task *t, const pm_bucket_files *bf)
-{
-    size_t ndv = 0, nidx = 0;
-    for (size_t i = 0; i < t->nfiles; i++)
-        ndv += find_dv(bf, t->files[i].file_name) != NULL;
-    for (size_t k = 0; k < bf->nindex_entries; k++) {
-        const pm_index_manifest_entry *ie = &bf->index_entries[k];
-        nidx += ie->kind == PM_FILE_ADD && ie->index_file.index_type &&
-                !strcmp(ie->index_file.index_type, "DELETION_VECTORS");
-    }
-    if (ndv) {
-        PM_TRY(pm_calloc(&t->dvs, ndv, sizeof *t->dvs));
-        for (size_t i = 0; i < t->nfiles; i++) {
-            const pm_deletion_file *d = find_dv(bf, t->files[i].file_name);
-            if (!d)
-                continue;
-            pm_compact_dv_ref *r = &t->dvs[t->ndvs++];
-            PM_TRY(pm_strdup(&r->data_file, t->files[i].file_name));
-            PM_TRY(pm_strdup(&r->index_file, base_name(d->index_path)));
-            r->offset = d->offset;
-            r->length = d->length;
-            r->cardinality = d->cardinality;
-        }
-    }
-    if (nidx) {
-        PM_TRY(pm_calloc(&t->dv_index, nidx, sizeof *t->dv_index));
-        for (size_t k = 0; k < bf->nindex_entries; k++) {
-            const pm_index_manifest_entry *ie = &bf->index_entries[k];
-            if (ie->kind != PM_FILE_ADD || !ie->index_file.index_type ||
-                strcmp(ie->index_file.index_type, "DELETION_VECTORS"))
-                continue;
-            PM_TRY(pm_index_manifest_entry_copy(&t->dv_index[t->ndv_index], ie));
-            t->ndv_index++;
-        }
-    }
-    return NULL;
-}
-
-pm_error *pm_pk_plan_bucket(pm_pk_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
+pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
 {
     if (!bf->nfiles)
         return NULL;
-    if (bf->bucket < 0)
-        return pm_error_new(PM_EUNSUPPORTED, "bucket %d of a primary-key table cannot be compacted", (int)bf->bucket);
     bool *has_dv = NULL;
     if (bf->ndvs) {
         PM_TRY(pm_calloc(&has_dv, bf->nfiles, sizeof *has_dv));
         for (size_t i = 0; i < bf->nfiles; i++)
-            has_dv[i] = find_dv(bf, bf->files[i].file_name) != NULL;
+            has_dv[i] = pm_compact_find_dv(bf, bf->files[i].file_name) != NULL;
     }
     pm_pk_selection sel;
     pm_error *se = pm_pk_select(&pl->policy, pl->key_type, bf->files, bf->nfiles, has_dv, &sel);
@@ -539,40 +392,23 @@ pm_error *pm_pk_plan_bucket(pm_pk_planner *pl, pm_compact_plan *p, const pm_buck
         pm_pk_selection_clear(&sel);
         return NULL;
     }
+    /* the task rewrites the bucket's one DV index file */
     pm_compact_task *t = NULL;
-    pm_error *e = pm_calloc(&t, 1, sizeof *t);
-    if (e) {
-        pm_pk_selection_clear(&sel);
-        return e;
+    pm_compact_pk *pk = NULL;
+    pm_error *e = pm_compact_task_new(&t, p, &pm_compact_pk_mode, bf, sel.files, sel.nfiles, true);
+    if (!e)
+        e = pm_compact_output_for_level(pl->opts, sel.output_level, true, &t->output);
+    if (!e)
+        e = pm_compact_pk_new(&pk);
+    if (!e) {
+        pk->policy = pl->policy;
+        pk->output_level = sel.output_level;
+        pk->max_level = sel.num_levels - 1;
+        pk->drop_delete = sel.drop_delete;
+        t->part = &pk->base;
+        e = pm_compact_plan_add_task(p, t);
+        t = NULL;
     }
-    t->task_index = (int64_t)p->ntasks;
-    t->snapshot_id = p->snapshot_id;
-    t->schema_id = p->schema_id;
-    t->mode = PM_COMPACT_MODE_PK;
-    t->full = p->full;
-    t->bucket = bf->bucket;
-    t->total_buckets = bf->total_buckets;
-    PM_TRY_GOTO(e, pm_strdup(&t->table_path, p->table_path), fail);
-    PM_TRY_GOTO(e, pm_strdup(&t->plan_id, p->plan_id), fail);
-    PM_TRY_GOTO(e, pm_strdup(&t->commit_user, p->commit_user), fail);
-    PM_TRY_GOTO(e, pm_bytes_set(&t->partition, bf->partition.data, bf->partition.len), fail);
-    PM_TRY_GOTO(e, level_output(pl->opts, sel.output_level, &t->output), fail);
-    PM_TRY_GOTO(e, pm_calloc(&t->files, sel.nfiles, sizeof *t->files), fail);
-    for (size_t i = 0; i < sel.nfiles; i++) {
-        PM_TRY_GOTO(e, pm_data_file_meta_copy(&t->files[i], &bf->files[sel.files[i]]), fail);
-        t->nfiles = i + 1;
-    }
-    PM_TRY_GOTO(e, add_dvs(t, bf), fail);
-    PM_TRY_GOTO(e, pm_calloc(&t->pk, 1, sizeof *t->pk), fail);
-    t->pk->policy = pl->policy;
-    t->pk->output_level = sel.output_level;
-    t->pk->max_level = sel.num_levels - 1;
-    t->pk->drop_delete = sel.drop_delete;
-    PM_TRY_GOTO(e, pm_realloc_array(&p->tasks, p->ntasks + 1, sizeof *p->tasks), fail);
-    p->tasks[p->ntasks++] = t;
-    pm_pk_selection_clear(&sel);
-    return NULL;
-fail:
     pm_compact_task_free(t);
     pm_pk_selection_clear(&sel);
     return e;

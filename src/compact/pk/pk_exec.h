@@ -1,0 +1,213 @@
+/*
+ * compact/pk/pk_exec.h — the state of one primary-key compaction task and
+ * the phases that share it (internal to src/compact/pk/).
+ *
+ * pm_pk_exec holds what every phase reads — the task, its schema, the
+ * merge layouts and engines — and one struct per phase:
+ *   o   output of the rewrite: the pending output batch and the unchanged
+ *       records gathered for it                         (pk_rewrite.c)
+ *   lk  lookup of the retained levels above the output level (LookupLevels)
+ *                                                       (lookup_levels.c)
+ *   cl  changelog production (lookup and full-compaction producers)
+ *                                                       (changelog_producer.c)
+ *   dv  the bucket's deletion vectors                   (pk_dv.c)
+ * Sorted runs are read through run sources (pk_source.c); the task's steps
+ * (upgrade, rewrite) are driven by pk_execute.c.
+ *
+ * Records in the merge have the input layout [_SEQUENCE_NUMBER,
+ * _VALUE_KIND, every field]; output rows the KeyValue layout [_KEY_*,
+ * _SEQUENCE_NUMBER, _VALUE_KIND, every field].
+ */
+#ifndef PM_COMPACT_PK_EXEC_H
+#define PM_COMPACT_PK_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "compact/pk/pk_compact.h"
+#include "dv/dv_maintainer.h"
+#include "lsm/interval_partition.h"
+#include "lsm/kv.h"
+#include "lsm/levels.h"
+#include "lsm/merge_engine.h"
+#include "lsm/merge_reader.h"
+#include "table/pk_file_writer.h"
+#include "table/pk_spill.h"
+
+#define PM_PK_SEQ_ID 2147483646     /* field id of _SEQUENCE_NUMBER */
+#define PM_PK_KIND_ID 2147483645    /* field id of _VALUE_KIND */
+#define PM_PK_POS_ID 2147483600     /* lookup: _POS BIGINT, the row's position in its file */
+#define PM_PK_FILE_ID 2147483601    /* lookup: _FILE INT, the file's index in lk.files */
+#define PM_PK_OUT_ROWS 4096         /* rows of an output (and changelog) batch */
+#define PM_PK_READ_ROWS 4096        /* rows of a batch read from a file */
+
+/* The pending output batch, and the records kept unchanged (a lone record,
+ * a deduplicate winner) gathered column by column: pinned input batches
+ * (their columns retained, so the merge may release the batches) and, per
+ * pending output row, (pin, row). */
+typedef struct pm_pk_output {
+    pm_batch *out;                /* KV type */
+    int64_t nout;
+    size_t *src_col;              /* output column → input column */
+    size_t nin;                   /* input columns */
+    pm_column ***pins;            /* pins[p][c]: retained input columns */
+    size_t npins, cap_pins;
+    uint16_t *which;
+    int64_t *rows;
+    int64_t ngather;
+    const pm_column **srcs;       /* scratch: one column of every pin */
+} pm_pk_output;
+
+/* The retained levels above the output level (first-row: key fields only;
+ * deletion vectors and changelog: whole rows with _POS and _FILE), and the
+ * scratch group of a key with the record looked up. */
+typedef struct pm_pk_lookup {
+    pm_levels *levels;            /* NULL = nothing retained */
+    const pm_lsm_file **files;    /* the retained files, levels ascending (_FILE numbering) */
+    size_t nfiles;
+    const pm_type *fields;        /* fields read (the row type, or keys) */
+    pm_type *keys;                /* first-row: the key fields */
+    pm_type *type;                /* merge type of lookup batches */
+    pm_kv_layout layout;
+    pm_kv_keyenc *enc_in, *enc_lk; /* with sequence fields: the order of a history record */
+    pm_buf ka, kb;
+    pm_kv_rec *tmp;               /* a group with its history record */
+    size_t tmp_cap, ntmp;
+} pm_pk_lookup;
+
+/* Changelog production: one rolling changelog writer per task. */
+typedef struct pm_pk_changelog {
+    pm_pk_file_writer *w;         /* opened at the first event */
+    pm_batch *batch;
+    int64_t n;
+    bool row_dedup, ignore_ub, ignore_delete;
+    bool full;                    /* changelog-producer=full-compaction and the output is the max level */
+    bool *compare;                /* value fields compared by row-deduplicate */
+    pm_batch *one;                /* scratch: one result image */
+    pm_buf va, vb;
+} pm_pk_changelog;
+
+/* The bucket's deletion vectors (deduplicate, partial-update, aggregation). */
+typedef struct pm_pk_dv {
+    pm_dv_maintainer *m;
+} pm_pk_dv;
+
+typedef struct pm_pk_exec {
+    pm_table *t;
+    const pm_compact_task *task;
+    const pm_compact_pk *pk;
+    const pm_schema *schema;
+    pm_schema wschema;            /* shallow copy with wopts */
+    pm_options *wopts;            /* the task's output format, compression, row-group cap */
+    char *dir;                    /* bucket directory */
+    int32_t max_level;
+    int64_t budget;               /* memory share of the task (bytes; 0 = none) */
+    pm_type *in_type;             /* merge input */
+    pm_kv_layout in_layout;
+    pm_type *kv_type;             /* output */
+    size_t nkey;
+    pm_kv_layout out_layout;
+    bool dedup, ignore_delete;
+    pm_merge_fn *mf;              /* reducer mode */
+    pm_merge_fn *mf_full;         /* lookup rewrites */
+    pm_pk_spill *spill;           /* merges beyond memory or fan-in */
+    pm_pk_output o;
+    pm_pk_lookup lk;
+    pm_pk_changelog cl;
+    pm_pk_dv dv;
+    pm_compact_result *r;
+} pm_pk_exec;
+
+static inline bool pm_pk_kind_is_add(uint8_t k) { return k == PM_KIND_INSERT || k == PM_KIND_UPDATE_AFTER; }
+
+/* Does the task look up retained levels (first-row, deletion vectors,
+ * lookup changelog)? */
+static inline bool pm_pk_uses_lookup(const pm_pk_exec *x)
+{
+    return x->pk->policy.first_row || x->pk->policy.dv || x->pk->policy.changelog;
+}
+
+/* ---- pk_execute.c ---- */
+/* Append field (id, name, t) to row; t is taken, also on failure. */
+pm_error *pm_pk_add_field(pm_type *row, int32_t id, const char *name, pm_type *t);
+/* [_SEQUENCE_NUMBER, _VALUE_KIND] + the fields of `fields` (cloned). */
+pm_error *pm_pk_system_type(const pm_type *fields, pm_type **out);
+/* f was rewritten or upgraded: it joins the result's before list. */
+pm_error *pm_pk_record_before(pm_pk_exec *x, const pm_lsm_file *f);
+bool pm_pk_is_input(const pm_compact_task *task, const char *name);
+
+/* ---- pk_source.c: a sorted run's files, one after another, as a merge
+ * source of batches (shared with the file reader), deletion vectors
+ * applied; count: add rows and bytes to the result's counters; pos_type
+ * (may be NULL): batches also carry _POS and _FILE (file_base + index of
+ * the file in `files`). ---- */
+pm_error *pm_pk_run_source(pm_pk_exec *x, const pm_type *read_type, const pm_lsm_file *const *files, size_t n,
+                           bool count, const pm_type *pos_type, int32_t file_base, pm_kv_source *out);
+
+/* ---- pk_rewrite.c ---- */
+pm_error *pm_pk_output_init(pm_pk_exec *x);
+void pm_pk_output_clear(pm_pk_output *o);
+/* Merge one section (its runs) into w.  w NULL: a pass that only marks
+ * deletion vectors and produces changelog. */
+pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool lookup_mode, bool drop_delete,
+                              pm_pk_file_writer *w);
+/* One REWRITE step: sections merged into one rolling writer at the output
+ * level; its files join the result's after list, the inputs its before. */
+pm_error *pm_pk_rewrite(pm_pk_exec *x, const pm_iv_section *secs, size_t nsec, bool drop_delete);
+
+/* ---- lookup_levels.c ---- */
+pm_error *pm_pk_lookup_setup(pm_pk_exec *x);
+/* The retained files: the task's bucket in the captured snapshot, not
+ * inputs, above the output level. */
+pm_error *pm_pk_lookup_load(pm_pk_exec *x, const pm_type *key_type);
+void pm_pk_lookup_clear(pm_pk_lookup *lk);
+
+typedef struct pm_pk_lookup_cursor {
+    pm_merge_reader *mr;
+    bool eof;
+    bool has;                     /* cur holds a key, g its records */
+    pm_buf cur;
+    pm_kv_group g;
+} pm_pk_lookup_cursor;
+
+/* A cursor over the retained files overlapping [lo, hi]. */
+pm_error *pm_pk_lookup_open(pm_pk_exec *x, const uint8_t *lo, size_t lolen, const uint8_t *hi, size_t hilen,
+                            pm_pk_lookup_cursor *c);
+/* Does `key` exist in the retained levels?  Keys are asked in ascending
+ * order.  *rec (may be NULL) = its record from the lowest level, valid
+ * until the next call. */
+pm_error *pm_pk_lookup_find(pm_pk_lookup_cursor *c, const uint8_t *key, size_t len, bool *found,
+                            const pm_kv_rec **rec);
+void pm_pk_lookup_close(pm_pk_lookup_cursor *c);
+/* lk.tmp = the group's level-0 records and `high`, in merge order (Java's
+ * LookupMergeFunction: older levels do not merge). */
+pm_error *pm_pk_lookup_level0_and(pm_pk_exec *x, const pm_kv_group *g, const int32_t *run_level, size_t nr,
+                                  const pm_kv_rec *high);
+/* lk.tmp = the group's records with the history record inserted in merge
+ * order; with deletion vectors the history row is marked deleted. */
+pm_error *pm_pk_lookup_take_history(pm_pk_exec *x, const pm_kv_group *g, const pm_kv_rec *hist);
+
+/* ---- changelog_producer.c ---- */
+pm_error *pm_pk_changelog_init(pm_pk_exec *x);
+void pm_pk_changelog_clear(pm_pk_changelog *cl);
+/* A record as an event of `kind`. */
+pm_error *pm_pk_changelog_rec(pm_pk_exec *x, const pm_kv_rec *rec, uint8_t kind);
+/* The merge result folded by mf as an event of `kind`. */
+pm_error *pm_pk_changelog_result(pm_pk_exec *x, pm_merge_fn *mf, uint8_t kind);
+/* The events between `before` (the key's history, may be NULL) and the
+ * merge result. */
+pm_error *pm_pk_changelog_events(pm_pk_exec *x, pm_merge_fn *mf, const pm_kv_rec *before,
+                                 const pm_merge_result *res);
+/* The changelog writer's files join the result. */
+pm_error *pm_pk_changelog_finish(pm_pk_exec *x);
+
+/* ---- pk_dv.c ---- */
+pm_error *pm_pk_dv_open(pm_pk_exec *x);
+/* Row `pos` of retained file `name` is replaced: mark it deleted. */
+pm_error *pm_pk_dv_mark(pm_pk_exec *x, const char *name, int64_t pos);
+pm_error *pm_pk_dv_finish(pm_pk_exec *x);
+void pm_pk_dv_clear(pm_pk_dv *dv);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * compact/pk/pk_mode.c — the primary-key mode: which primary-key tables
+ * compaction supports, the part of tasks and results (pk_compact.h:
+ * value, copy, its agreement with the task), and pm_compact_pk_mode, the
+ * ops the shared core calls (compact_mode.h).
+ *
+ * Supported: fixed buckets and dynamic buckets (bucket = -1: the hash
+ * index places each key in one bucket; compaction works per bucket and
+ * leaves that index alone, as Java's does); merge engines deduplicate,
+ * first-row, partial-update, aggregation; deletion vectors (not with
+ * first-row); changelog-producer none / input / lookup (deduplicate,
+ * first-row) / full-compaction (not with deletion vectors or first-row).
+ * Everything else is refused naming it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "compact/pk/pk_compact.h"
+#include "lsm/merge_engine.h"
+#include "meta/options.h"
+
+pm_error *pm_pk_check_options(pm_table *t, const pm_options *o)
+{
+    int32_t nb = pm_table_num_buckets(t);
+    /* Dynamic bucket mode (bucket=-1): the hash index places each key in
+     * one bucket; compaction works per bucket as for fixed buckets and
+     * leaves that index alone (Java's too). */
+    if (nb == -2)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables in postpone bucket mode (bucket=-2) "
+                                             "is not supported");
+    if (nb == 0 || nb < -2)
+        return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)nb);
+    bool b = false;
+    PM_TRY(pm_options_bool(o, PM_OPT_DELETION_VECTORS_ENABLED, &b));
+    int engine = 0;
+    PM_TRY(pm_options_enum(o, PM_OPT_MERGE_ENGINE, &engine));
+    if (b && engine == PM_MERGE_FIRST_ROW)
+        return pm_error_new(PM_EINVALID, "merge-engine=first-row does not use deletion vectors "
+                                         "(deletion-vectors.enabled=true): it never deletes old data");
+    int producer = 0;
+    PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
+    if (producer == PM_CHANGELOG_FULL_COMPACTION && (b || engine == PM_MERGE_FIRST_ROW))
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer="
+                                             "full-compaction is not supported with %s",
+                            b ? "deletion vectors" : "merge-engine=first-row");
+    if (producer == PM_CHANGELOG_LOOKUP && engine != PM_MERGE_DEDUPLICATE && engine != PM_MERGE_FIRST_ROW)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=lookup is "
+                                             "supported for merge-engine=deduplicate and first-row only");
+    const char *v = pm_options_get(o, "record-level.expire-time");
+    if (v && *v)
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with record-level.expire-time is not "
+                                             "supported yet");
+    return pm_compact_check_common(t, o, "primary-key tables");
+}
+
+pm_error *pm_pk_mode_select(pm_table *t, const pm_compact_mode_ops **out)
+{
+    *out = NULL;
+    if (!pm_table_has_primary_key(t))
+        return NULL;
+    PM_TRY(pm_pk_check_options(t, pm_table_options(t)));
+    *out = &pm_compact_pk_mode;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* the part                                                            */
+
+pm_compact_pk *pm_pk_part(const pm_compact_part *p)
+{
+    return p && p->mode == &pm_compact_pk_mode ? (pm_compact_pk *)(uintptr_t)p : NULL;
+}
+
+pm_error *pm_compact_pk_new(pm_compact_pk **out)
+{
+    PM_TRY(pm_calloc(out, 1, sizeof **out));
+    (*out)->base.mode = &pm_compact_pk_mode;
+    return NULL;
+}
+
+static void part_free(pm_compact_part *p) { free(pm_pk_part(p)); }
+
+static pm_error *part_copy(pm_compact_part **out, const pm_compact_part *p)
+{
+    *out = NULL;
+    pm_compact_pk *c = NULL;
+    PM_TRY(pm_calloc(&c, 1, sizeof *c));
+    *c = *pm_pk_part(p);
+    *out = &c->base;
+    return NULL;
+}
+
+/* The task's output level is the part's, and no input sits above the
+ * bucket's max level. */
+static pm_error *part_check(const pm_compact_task *t, const char *doc)
+{
+    const pm_compact_pk *pk = pm_pk_part(t->part);
+    if (pk->output_level != t->output.level)
+        return pm_error_new(PM_EINVALID, "%s.pk: output level %d differs from output.level %d", doc,
+                            (int)pk->output_level, (int)t->output.level);
+    for (size_t i = 0; i < t->nfiles; i++)
+        if (t->files[i].level > pk->max_level)
+            return pm_error_new(PM_EINVALID, "%s.files[%zu].level: input %s is at level %d, above the task's max "
+                                "level %d", doc, i, t->files[i].file_name, (int)t->files[i].level,
+                                (int)pk->max_level);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* the mode                                                            */
+
+/* A bucket's tasks of one plan follow each other (levels). */
+const pm_compact_mode_ops pm_compact_pk_mode = {
+    .name = "primary-key",
+    .part_key = "pk",
+    .ordered_buckets = true,
+    .planner_new = pm_pk_planner_new,
+    .plan_bucket = pm_pk_plan_bucket,
+    .planner_free = pm_pk_planner_free,
+    .execute = pm_pk_execute,
+    .validate = pm_pk_validate,
+    .validate_free = pm_pk_validate_free,
+    .write_stall = pm_pk_write_stall,
+    .part_free = part_free,
+    .part_copy = part_copy,
+    .part_to_json = pm_compact_pk_to_json,
+    .part_from_json = pm_compact_pk_from_json,
+    .part_check = part_check,
+};

@@ -1,0 +1,504 @@
+/*
+ * compact/pk/pk_rewrite.c — the REWRITE of a primary-key compaction
+ * (Paimon's MergeTreeCompactRewriter, and LookupMergeTreeCompactRewriter
+ * for tables that look up retained levels; pk_exec.h): sections of
+ * overlapping sorted runs merged into one rolling KeyValue writer.
+ *
+ * Per section: one source per sorted run (its files one after another,
+ * batches shared with the file reader) → loser-tree merge
+ * (lsm/merge_reader.h; more than 256 runs merge in several passes through
+ * a spill on local disk) → per key:
+ *   plain          the table's merge engine in reducer mode (a lone
+ *                  record, a deduplicate winner pass unchanged: gathered
+ *                  column by column, original sequence numbers kept);
+ *   lookup mode    (first-row, deletion vectors, lookup changelog, output
+ *                  above level 0, level-0 inputs) the engine in full mode
+ *                  with the key's history (lookup_levels.c): first-row
+ *                  drops a key that exists above; deletion vectors mark
+ *                  the replaced row; changelog events
+ *                  (changelog_producer.c);
+ *   full changelog (changelog-producer=full-compaction, output at the max
+ *                  level) the max-level record is the before image;
+ * → records of kind -U/-D dropped when the task says drop_delete → output
+ * batches of PM_PK_OUT_ROWS rows → writer (FileSource COMPACT, the output
+ * level, target-file-size / target-file-row-num), which regenerates key
+ * bounds, sequence bounds, delete counts and statistics per file.
+ * Memory: half the task's share to the merge (two batches per run; more
+ * runs than fit merge in passes), half to the writer's open row group.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "compact/pk/pk_exec.h"
+
+/* ------------------------------------------------------------------ */
+/* output                                                              */
+
+pm_error *pm_pk_output_init(pm_pk_exec *x)
+{
+    pm_pk_output *o = &x->o;
+    size_t nf = x->schema->row_type->nfields;
+    PM_TRY(pm_batch_new(&o->out, x->kv_type));
+    o->nin = x->in_type->nfields;
+    PM_TRY(pm_calloc(&o->src_col, x->kv_type->nfields, sizeof *o->src_col));
+    PM_TRY(pm_calloc(&o->which, PM_PK_OUT_ROWS, sizeof *o->which));
+    PM_TRY(pm_calloc(&o->rows, PM_PK_OUT_ROWS, sizeof *o->rows));
+    for (size_t k = 0; k < x->nkey; k++)
+        o->src_col[k] = x->in_layout.key_cols[k];
+    o->src_col[x->nkey] = 0;
+    o->src_col[x->nkey + 1] = 1;
+    for (size_t j = 0; j < nf; j++)
+        o->src_col[x->nkey + 2 + j] = 2 + j;
+    return NULL;
+}
+
+static void pins_release(pm_pk_output *o)
+{
+    for (size_t p = 0; p < o->npins; p++) {
+        for (size_t c = 0; c < o->nin; c++)
+            pm_column_release(o->pins[p][c]);
+        free(o->pins[p]);
+        o->pins[p] = NULL;
+    }
+    o->npins = 0;
+    o->ngather = 0;
+}
+
+void pm_pk_output_clear(pm_pk_output *o)
+{
+    pins_release(o);
+    free(o->pins);
+    free(o->srcs);
+    free(o->which);
+    free(o->rows);
+    free(o->src_col);
+    pm_batch_free(o->out);
+    memset(o, 0, sizeof *o);
+}
+
+/* Copy the gathered rows to the output batch. */
+static pm_error *gather_flush(pm_pk_exec *x)
+{
+    if (!x->o.ngather)
+        return NULL;
+    pm_error *e = NULL;
+    for (size_t i = 0; i < x->kv_type->nfields && !e; i++) {
+        for (size_t p = 0; p < x->o.npins; p++)
+            x->o.srcs[p] = x->o.pins[p][x->o.src_col[i]];
+        e = pm_column_append_gather(x->o.out->columns[i], x->o.srcs, x->o.which, x->o.rows, x->o.ngather);
+    }
+    pins_release(&x->o);
+    return e;
+}
+
+/* One unchanged record into the gather list (its batch pinned once). */
+static pm_error *gather_add(pm_pk_exec *x, const pm_kv_rec *rec)
+{
+    pm_column *const *cols = rec->batch->columns;
+    size_t p = x->o.npins;
+    while (p-- > 0)
+        if (x->o.pins[p][0] == cols[0])
+            break;
+    if (p == SIZE_MAX) {
+        if (x->o.npins == UINT16_MAX)
+            PM_TRY(gather_flush(x));
+        if (x->o.npins == x->o.cap_pins) {
+            size_t cap = x->o.cap_pins ? 2 * x->o.cap_pins : 16;
+            PM_TRY(pm_realloc_array(&x->o.pins, cap, sizeof *x->o.pins));
+            PM_TRY(pm_realloc_array(&x->o.srcs, cap, sizeof *x->o.srcs));
+            x->o.cap_pins = cap;
+        }
+        pm_column **pin = NULL;
+        PM_TRY(pm_calloc(&pin, x->o.nin, sizeof *pin));
+        for (size_t c = 0; c < x->o.nin; c++)
+            pin[c] = pm_column_retain(cols[c]);
+        p = x->o.npins++;
+        x->o.pins[p] = pin;
+    }
+    x->o.which[x->o.ngather] = (uint16_t)p;
+    x->o.rows[x->o.ngather++] = rec->row;
+    return NULL;
+}
+
+/* The record a group reduces to unchanged (reducer mode: a lone record;
+ * deduplicate: the last record that is not an ignored retract), NULL when
+ * the merge function must fold; *none = every record is ignored. */
+static const pm_kv_rec *pass_through(const pm_pk_exec *x, const pm_kv_group *g, bool *none)
+{
+    *none = false;
+    if (g->n == 1)
+        return &g->recs[0];
+    if (!x->dedup)
+        return NULL;
+    for (size_t j = g->n; j-- > 0;)
+        if (!(x->ignore_delete && pm_kind_is_retract(g->recs[j].kind)))
+            return &g->recs[j];
+    *none = true;
+    return NULL;
+}
+
+static pm_error *drain(pm_pk_exec *x, pm_pk_file_writer *w)
+{
+    PM_TRY(gather_flush(x));
+    if (!x->o.nout)
+        return NULL;
+    PM_TRY(pm_batch_finish(x->o.out, x->o.nout));
+    PM_TRY(pm_pk_file_writer_write(w, x->o.out));
+    x->r->counters.rows_written += x->o.nout;
+    x->o.nout = 0;
+    return pm_batch_reset(x->o.out);
+}
+
+/* A folded merge result into the output (none without a writer, nor a
+ * dropped retract). */
+static pm_error *emit_merged(pm_pk_exec *x, pm_merge_fn *mf, pm_pk_file_writer *w, const pm_merge_result *res,
+                             bool drop_delete)
+{
+    if (!w || !res->has || (drop_delete && pm_kind_is_retract(res->kind)))
+        return NULL;
+    PM_TRY(gather_flush(x));
+    PM_TRY(pm_merge_fn_emit(mf, x->o.out, &x->out_layout));
+    if (++x->o.nout == PM_PK_OUT_ROWS)
+        return drain(x, w);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* merging a section                                                   */
+
+/* One section being merged: a source per sorted run — in lookup mode one
+ * per (run, level), so every record's level is its source's (a run of the
+ * interval partition may chain files of different levels) — the level of
+ * each source, the section's key range, the merge, and in lookup mode the
+ * cursor over the retained levels in that range. */
+typedef struct section_merge {
+    const pm_iv_section *sec;
+    bool lookup_mode, drop_delete;
+    pm_pk_file_writer *w;         /* NULL: marks and changelog only */
+    pm_merge_fn *mf;
+    pm_kv_source *srcs;
+    int32_t *run_level;           /* level of source i */
+    size_t nr;
+    size_t nopen;                 /* sources still ours (not handed to the reader) */
+    const uint8_t *lo, *hi;
+    size_t lolen, hilen;
+    pm_merge_reader *mr;
+    pm_pk_lookup_cursor lc;
+} section_merge;
+
+static void key_range(section_merge *m)
+{
+    for (size_t i = 0; i < m->sec->nruns; i++)
+        for (size_t k = 0; k < m->sec->runs[i].nfiles; k++) {
+            const pm_lsm_file *f = m->sec->runs[i].files[k];
+            if (!m->lo || pm_kv_keycmp(f->min_key, f->min_len, m->lo, m->lolen) < 0) {
+                m->lo = f->min_key;
+                m->lolen = f->min_len;
+            }
+            if (!m->hi || pm_kv_keycmp(f->max_key, f->max_len, m->hi, m->hilen) > 0) {
+                m->hi = f->max_key;
+                m->hilen = f->max_len;
+            }
+        }
+}
+
+static pm_error *add_source(pm_pk_exec *x, section_merge *m, const pm_lsm_file *const *files, size_t n, int32_t level)
+{
+    PM_TRY(pm_pk_run_source(x, x->schema->row_type, files, n, true, NULL, 0, &m->srcs[m->nr]));
+    m->run_level[m->nr++] = level;
+    m->nopen = m->nr;
+    return NULL;
+}
+
+static pm_error *make_sources(pm_pk_exec *x, section_merge *m)
+{
+    const pm_iv_section *sec = m->sec;
+    size_t cap = 0, maxf = 0;
+    for (size_t i = 0; i < sec->nruns; i++) {
+        cap += m->lookup_mode ? sec->runs[i].nfiles : 1;
+        if (sec->runs[i].nfiles > maxf)
+            maxf = sec->runs[i].nfiles;
+    }
+    PM_TRY(pm_calloc(&m->srcs, cap ? cap : 1, sizeof *m->srcs));
+    PM_TRY(pm_calloc(&m->run_level, cap ? cap : 1, sizeof *m->run_level));
+    const pm_lsm_file **pick = NULL;
+    PM_TRY(pm_calloc(&pick, maxf ? maxf : 1, sizeof *pick));
+    pm_error *e = NULL;
+    for (size_t i = 0; !e && i < sec->nruns; i++) {
+        const pm_iv_run *run = &sec->runs[i];
+        if (!m->lookup_mode) {
+            e = add_source(x, m, (const pm_lsm_file *const *)run->files, run->nfiles,
+                           run->nfiles ? run->files[0]->meta.level : 0);
+            continue;
+        }
+        for (size_t k = 0; !e && k < run->nfiles; k++) {
+            int32_t lvl = run->files[k]->meta.level;
+            bool seen = false;
+            for (size_t j = 0; j < k && !seen; j++)
+                seen = run->files[j]->meta.level == lvl;
+            if (seen)
+                continue;
+            size_t np = 0;
+            for (size_t j = k; j < run->nfiles; j++)
+                if (run->files[j]->meta.level == lvl)
+                    pick[np++] = run->files[j];
+            e = add_source(x, m, pick, np, lvl);
+        }
+    }
+    free(pick);
+    return e;
+}
+
+/* The merge reader over the sources (which it then owns) and, in lookup
+ * mode, the cursor over the retained levels. */
+static pm_error *open_merge(pm_pk_exec *x, section_merge *m)
+{
+    if (m->lookup_mode && m->nr > PM_MERGE_MAX_FAN_IN)
+        return pm_error_new(PM_EUNSUPPORTED, "lookup compaction (first-row, deletion vectors) of %zu overlapping "
+                            "sorted runs (more than %d) is not supported", m->nr, PM_MERGE_MAX_FAN_IN);
+    /* the merge may hold half the task's memory (the writer's row group the
+     * rest); beyond that it merges in passes through the spill */
+    bool budgeted = !m->lookup_mode && x->budget > 0;
+    if ((m->nr > PM_MERGE_MAX_FAN_IN || budgeted) && !x->spill)
+        PM_TRY(pm_pk_spill_new(&x->spill, NULL));
+    const pm_kv_spill *spill = NULL;
+    if (x->spill)
+        PM_TRY(pm_pk_spill_callbacks(x->spill, &spill));
+    pm_merge_options mo = {x->in_type, &x->in_layout, 0, spill, PM_PK_READ_ROWS};
+    pm_error *e = pm_merge_reader_new(&m->mr, m->srcs, m->nr, &mo);
+    m->nopen = 0; /* closed by the reader, also on failure */
+    PM_TRY(e);
+    if (budgeted)
+        pm_merge_reader_set_memory_budget(m->mr, (size_t)(x->budget / 2));
+    return m->lookup_mode ? pm_pk_lookup_open(x, m->lo, m->lolen, m->hi, m->hilen, &m->lc) : NULL;
+}
+
+static void close_merge(section_merge *m)
+{
+    for (size_t i = 0; i < m->nopen; i++)
+        m->srcs[i].close(m->srcs[i].ctx);
+    free(m->srcs);
+    free(m->run_level);
+    pm_pk_lookup_close(&m->lc);
+    pm_merge_reader_free(m->mr);
+}
+
+static int32_t level_of(const section_merge *m, const pm_kv_rec *r)
+{
+    return r->source < m->nr ? m->run_level[r->source] : 0;
+}
+
+/* Lookup mode (first-row, deletion vectors, lookup changelog): the key's
+ * history — the freshest selected positive-level record, else the record
+ * looked up in the retained levels — joins or drops the merge. */
+static pm_error *group_lookup(pm_pk_exec *x, section_merge *m, const pm_kv_group *g)
+{
+    const pm_kv_rec *recs = g->recs, *before = NULL, *high = NULL;
+    size_t nrecs = g->n;
+    bool l0 = false;
+    int32_t high_level = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        int32_t lvl = level_of(m, &g->recs[i]);
+        if (lvl == 0) {
+            l0 = true;
+        } else if (!high || lvl < high_level) {
+            high = &g->recs[i];
+            high_level = lvl;
+        }
+    }
+    if (high) {
+        before = high;
+        if (x->dedup && g->n > 1) {
+            PM_TRY(pm_pk_lookup_level0_and(x, g, m->run_level, m->nr, high));
+            recs = x->lk.tmp;
+            nrecs = x->lk.ntmp;
+        }
+    } else {
+        bool exists = false;
+        const pm_kv_rec *hist = NULL;
+        PM_TRY(pm_pk_lookup_find(&m->lc, g->key, g->key_len, &exists, x->pk->policy.first_row ? NULL : &hist));
+        if (exists && x->pk->policy.first_row)
+            return NULL; /* first-row: the key is already accepted above, nothing new */
+        if (hist) {
+            /* the history record joins the merge; with deletion vectors its
+             * row is deleted where it is */
+            PM_TRY(pm_pk_lookup_take_history(x, g, hist));
+            recs = x->lk.tmp;
+            nrecs = g->n + 1;
+            before = hist;
+        }
+    }
+    bool changelog = x->pk->policy.changelog && l0;
+    if (!m->w && !changelog && !x->cl.full)
+        return NULL; /* a lookup pass: the marks are all it does */
+    pm_merge_result res;
+    PM_TRY(pm_merge_fn_fold(m->mf, &x->in_layout, recs, nrecs, &res));
+    if (changelog && x->pk->policy.first_row) {
+        /* first-row: a newly accepted key's first record, its kind kept */
+        if (!before && res.has && pm_pk_kind_is_add(res.kind))
+            PM_TRY(pm_pk_changelog_result(x, m->mf, res.kind));
+    } else if (changelog) {
+        PM_TRY(pm_pk_changelog_events(x, m->mf, before, &res));
+    }
+    return emit_merged(x, m->mf, m->w, &res, m->drop_delete);
+}
+
+/* changelog-producer=full-compaction (FullChangelogMergeFunctionWrapper):
+ * the key's record at the max level (if any) is the before image of the
+ * merge.  *done = nothing is left for the plain merge. */
+static pm_error *group_full_changelog(pm_pk_exec *x, section_merge *m, const pm_kv_group *g, bool *done)
+{
+    *done = true;
+    const pm_kv_rec *top = NULL;
+    for (size_t i = 0; i < g->n && !top; i++)
+        if (level_of(m, &g->recs[i]) == x->max_level)
+            top = &g->recs[i];
+    if (g->n > 1) {
+        pm_merge_result res;
+        PM_TRY(pm_merge_fn_fold(m->mf, &x->in_layout, g->recs, g->n, &res));
+        PM_TRY(pm_pk_changelog_events(x, m->mf, top, &res));
+        return emit_merged(x, m->mf, m->w, &res, m->drop_delete);
+    }
+    if (!top && pm_pk_kind_is_add(g->recs[0].kind))
+        PM_TRY(pm_pk_changelog_rec(x, &g->recs[0], PM_KIND_INSERT));
+    *done = !m->w;
+    return NULL;
+}
+
+/* A lone record or a deduplicate winner passes unchanged; others fold. */
+static pm_error *group_plain(pm_pk_exec *x, section_merge *m, const pm_kv_group *g)
+{
+    bool none = false;
+    const pm_kv_rec *pt = pass_through(x, g, &none);
+    if (none)
+        return NULL;
+    if (pt) {
+        if (m->drop_delete && pm_kind_is_retract(pt->kind))
+            return NULL;
+        PM_TRY(gather_add(x, pt));
+        return ++x->o.nout == PM_PK_OUT_ROWS ? drain(x, m->w) : NULL;
+    }
+    pm_merge_result res;
+    PM_TRY(pm_merge_fn_fold(m->mf, &x->in_layout, g->recs, g->n, &res));
+    return emit_merged(x, m->mf, m->w, &res, m->drop_delete);
+}
+
+/* A merge failure names the section's input files (a source's own errors
+ * already name their file, pk_source.c). */
+static pm_error *name_inputs(pm_error *e, const pm_iv_section *sec)
+{
+    char names[512];
+    size_t used = 0, total = 0, shown = 0;
+    names[0] = 0;
+    for (size_t i = 0; i < sec->nruns; i++)
+        for (size_t k = 0; k < sec->runs[i].nfiles; k++, total++) {
+            const char *n = sec->runs[i].files[k]->meta.file_name;
+            if (shown == 4 || used + strlen(n) + 3 >= sizeof names)
+                continue;
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", shown ? ", " : "", n);
+            shown++;
+        }
+    if (total > shown)
+        return pm_error_wrap(e, 0, "merging input files %s (and %zu more)", names, total - shown);
+    return pm_error_wrap(e, 0, "merging input files %s", names);
+}
+
+pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool lookup_mode, bool drop_delete,
+                              pm_pk_file_writer *w)
+{
+    section_merge m;
+    memset(&m, 0, sizeof m);
+    m.sec = sec;
+    m.lookup_mode = lookup_mode;
+    m.drop_delete = drop_delete;
+    m.w = w;
+    m.mf = lookup_mode ? x->mf_full : x->mf;
+    key_range(&m);
+    pm_error *e = make_sources(x, &m);
+    if (!e)
+        e = open_merge(x, &m);
+    while (!e) {
+        pm_kv_group g;
+        bool eof = false;
+        e = pm_merge_reader_next(m.mr, &g, &eof);
+        if (e || eof)
+            break;
+        if (lookup_mode) {
+            e = group_lookup(x, &m, &g);
+            continue;
+        }
+        bool done = !w;
+        if (x->cl.full)
+            e = group_full_changelog(x, &m, &g, &done);
+        if (!e && !done)
+            e = group_plain(x, &m, &g);
+    }
+    if (!e && w)
+        e = drain(x, w);
+    pins_release(&x->o);
+    close_merge(&m);
+    return e ? name_inputs(e, sec) : NULL;
+}
+
+
+static bool has_level0(const pm_iv_section *secs, size_t n)
+{
+    for (size_t s = 0; s < n; s++)
+        for (size_t r = 0; r < secs[s].nruns; r++)
+            for (size_t k = 0; k < secs[s].runs[r].nfiles; k++)
+                if (secs[s].runs[r].files[k]->meta.level == 0)
+                    return true;
+    return false;
+}
+
+pm_error *pm_pk_rewrite(pm_pk_exec *x, const pm_iv_section *secs, size_t nsec, bool drop_delete)
+{
+    const pm_compact_task *task = x->task;
+    bool lookup_mode = pm_pk_uses_lookup(x) && x->pk->output_level != 0 && has_level0(secs, nsec);
+    pm_pk_file_writer_options wo = {x->pk->output_level, PM_FILE_SOURCE_COMPACT, false, task->output.target_file_size,
+                                    task->output.target_file_row_num};
+    pm_pk_file_writer *w = NULL;
+    PM_TRY(pm_pk_file_writer_new(&w, x->t, &x->wschema, task->partition.data, task->partition.len, task->bucket,
+                                 &wo));
+    pm_error *e = NULL;
+    for (size_t s = 0; s < nsec && !e; s++)
+        e = pm_pk_merge_section(x, &secs[s], lookup_mode, drop_delete, w);
+    pm_data_file_meta *files = NULL;
+    size_t nfiles = 0;
+    if (!e)
+        e = pm_pk_file_writer_finish(w, &files, &nfiles);
+    if (e) {
+        pm_pk_file_writer_abort(w);
+        return e;
+    }
+    pm_pk_file_writer_free(w);
+    for (size_t i = 0; i < nfiles; i++)
+        x->r->counters.bytes_written += files[i].file_size;
+    e = pm_realloc_array(&x->r->after, x->r->nafter + nfiles, sizeof *x->r->after);
+    if (!e) {
+        if (nfiles)
+            memcpy(x->r->after + x->r->nafter, files, nfiles * sizeof *files);
+        x->r->nafter += nfiles;
+        free(files);
+        files = NULL;
+        nfiles = 0;
+    }
+    for (size_t s = 0; !e && s < nsec; s++)
+        for (size_t r = 0; !e && r < secs[s].nruns; r++)
+            for (size_t k = 0; !e && k < secs[s].runs[r].nfiles; k++)
+                e = pm_pk_record_before(x, secs[s].runs[r].files[k]);
+    if (files) {
+        /* not handed over: delete them */
+        for (size_t i = 0; i < nfiles; i++) {
+            char *p = pm_path_join(x->dir, files[i].file_name);
+            if (p)
+                pm_error_free(pm_fileio_delete(x->t->fio, p));
+            free(p);
+            pm_data_file_meta_clear(&files[i]);
+        }
+        free(files);
+    }
+    return e;
+}

@@ -1,0 +1,171 @@
+/*
+ * compact/pk/pk_source.c — a sorted run as a merge source (pk_exec.h): the
+ * run's files opened one after another through the file reader (the
+ * task's schema, system columns prepended), each batch shared with the
+ * reader, the file's deletion vector applied (a copy: the maintainer's
+ * vector changes while the task marks rows), and for lookups the row
+ * positions (_POS) and the file's index (_FILE) appended.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "compact/pk/pk_exec.h"
+#include "dv/dv_apply.h"
+#include "table/file_read.h"
+
+typedef struct run_src {
+    pm_pk_exec *x;
+    const pm_type *read_type;     /* fields read (system columns prepended) */
+    const pm_lsm_file **files;    /* owned array, borrowed files */
+    size_t nfiles, next;
+    pm_file_reader *fr;
+    pm_dv *dv;                    /* the current file's deletion vector (a copy) */
+    bool count;                   /* count rows/bytes read (task inputs) */
+    const pm_type *pos_type;      /* with positions: the batch type (+ _POS, _FILE) */
+    int32_t file_base;            /* _FILE of files[0] */
+} run_src;
+
+/* b's columns plus _POS (pos, pos + 1, ...) and _FILE (file). */
+static pm_error *with_positions(const pm_batch *b, const pm_type *type, int64_t pos, int32_t file, pm_batch **out)
+{
+    *out = NULL;
+    pm_batch *o = NULL;
+    PM_TRY(pm_calloc(&o, 1, sizeof *o));
+    pm_error *e = NULL;
+    o->type = pm_type_clone(type);
+    if (!o->type)
+        e = pm_oom();
+    if (!e)
+        e = pm_calloc(&o->columns, b->ncolumns + 2, sizeof *o->columns);
+    if (!e) {
+        o->ncolumns = b->ncolumns + 2;
+        for (size_t i = 0; i < b->ncolumns; i++)
+            o->columns[i] = pm_column_retain(b->columns[i]);
+        o->num_rows = b->num_rows;
+        e = pm_column_new(&o->columns[b->ncolumns], type->fields[b->ncolumns].type);
+    }
+    if (!e)
+        e = pm_column_new(&o->columns[b->ncolumns + 1], type->fields[b->ncolumns + 1].type);
+    if (!e)
+        e = pm_column_reserve(o->columns[b->ncolumns], b->num_rows);
+    if (!e)
+        e = pm_column_reserve(o->columns[b->ncolumns + 1], b->num_rows);
+    for (int64_t i = 0; !e && i < b->num_rows; i++) {
+        e = pm_column_append_i64(o->columns[b->ncolumns], pos + i);
+        if (!e)
+            e = pm_column_append_i32(o->columns[b->ncolumns + 1], file);
+    }
+    if (e) {
+        pm_batch_free(o);
+        return e;
+    }
+    *out = o;
+    return NULL;
+}
+
+static void run_close_file(run_src *s)
+{
+    pm_file_reader_free(s->fr);
+    s->fr = NULL;
+    pm_dv_free(s->dv);
+    s->dv = NULL;
+}
+
+/* The next batch of the open file, positions added and its vector applied
+ * (NULL for an empty one; *end at the end of the file). */
+static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
+{
+    *out = NULL;
+    const pm_batch *b = NULL;
+    PM_TRY(pm_file_reader_next(s->fr, &b));
+    *end = !b;
+    if (!b || !b->num_rows)
+        return NULL;
+    if (s->count)
+        s->x->r->counters.rows_read += b->num_rows;
+    int64_t pos = pm_file_reader_position(s->fr);
+    pm_batch *o = NULL;
+    if (s->pos_type)
+        PM_TRY(with_positions(b, s->pos_type, pos, s->file_base + (int32_t)(s->next - 1), &o));
+    else
+        PM_TRY(pm_kv_batch_share(b, &o));
+    if (s->dv) {
+        int64_t before = o->num_rows;
+        pm_error *e = pm_dv_filter_batch(s->dv, pos, o);
+        if (e) {
+            pm_batch_free(o);
+            return e;
+        }
+        if (s->count)
+            s->x->r->counters.rows_deleted += before - o->num_rows;
+    }
+    *out = o;
+    return NULL;
+}
+
+/* Errors name the file they come from. */
+static pm_error *run_next(void *ctx, pm_batch **out)
+{
+    run_src *s = ctx;
+    *out = NULL;
+    for (;;) {
+        if (!s->fr) {
+            if (s->next >= s->nfiles)
+                return NULL;
+            const pm_data_file_meta *f = &s->files[s->next++]->meta;
+            pm_file_read_options fo = {s->read_type, PM_PK_READ_ROWS, true};
+            PM_TRY(pm_error_wrap(pm_file_reader_open(&s->fr, s->x->t, s->x->dir, f, &fo), 0, "input %s",
+                                 f->file_name));
+            const pm_dv *dv = s->x->dv.m ? pm_dv_maintainer_get(s->x->dv.m, f->file_name) : NULL;
+            if (dv)
+                PM_TRY(pm_dv_copy(dv, &s->dv)); /* the maintainer's vector changes while we read */
+            if (s->count)
+                s->x->r->counters.bytes_read += f->file_size;
+        }
+        bool end = false;
+        pm_batch *o = NULL;
+        pm_error *e = file_next(s, &o, &end);
+        if (e)
+            return pm_error_wrap(e, 0, "input %s", s->files[s->next - 1]->meta.file_name);
+        if (end) {
+            run_close_file(s);
+        } else if (o && o->num_rows) {
+            *out = o;
+            return NULL;
+        } else {
+            pm_batch_free(o);
+        }
+    }
+}
+
+static void run_close(void *ctx)
+{
+    run_src *s = ctx;
+    run_close_file(s);
+    free(s->files);
+    free(s);
+}
+
+pm_error *pm_pk_run_source(pm_pk_exec *x, const pm_type *read_type, const pm_lsm_file *const *files, size_t n,
+                           bool count, const pm_type *pos_type, int32_t file_base, pm_kv_source *out)
+{
+    run_src *s;
+    PM_TRY(pm_calloc(&s, 1, sizeof *s));
+    pm_error *e = pm_calloc(&s->files, n ? n : 1, sizeof *s->files);
+    if (e) {
+        free(s);
+        return e;
+    }
+    memcpy(s->files, files, n * sizeof *files);
+    s->x = x;
+    s->read_type = read_type;
+    s->nfiles = n;
+    s->count = count;
+    s->pos_type = pos_type;
+    s->file_base = file_base;
+    out->ctx = s;
+    out->next = run_next;
+    out->close = run_close;
+    return NULL;
+}
