@@ -5,7 +5,9 @@
  *                                           opts.snapshot_id), prunes by the
  *                                           partition filters, and splits
  *                                           the live files by (partition, bucket)
- *   pm_scan_split(scan, i)                  a self-contained unit of reading
+ *   pm_scan_split(scan, i)                  a self-contained unit of reading;
+ *                                           pm_split_to_json / _from_json let
+ *                                           another process or machine read it
  *   pm_reader_new(&r, table, splits, n, &o) rows of those splits, projected,
  *                                           merged (primary keys), deletion
  *                                           vectors applied
@@ -100,6 +102,13 @@ PM_API size_t pm_split_file_count(const pm_split *s);
 /* Rows and bytes in the split's files (before merging and deletion vectors). */
 PM_API int64_t pm_split_row_count(const pm_split *s);
 PM_API int64_t pm_split_file_bytes(const pm_split *s);
+/* JSON with "format": 1 (malloc'd; release with pm_free), so a split can
+ * be read in another process or machine. */
+PM_API pm_error *pm_split_to_json(char **out, const pm_split *s);
+/* Strict: unknown or missing keys, wrong types and file names that are
+ * not plain names are PM_EINVALID naming the field.  External paths are
+ * checked against the table by the reader. */
+PM_API pm_error *pm_split_from_json(pm_split **out, const char *json, size_t len);
 
 /* ---- reader ---- */
 

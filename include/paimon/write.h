@@ -7,7 +7,8 @@
  *   pm_writer_write_rows(w, PM_ROWS_JSONL, source, ctx)   any number of times
  *   pm_writer_commit(&outcome, w)          = prepare + commit below, in one step
  * or, when files are written in several places and committed in one:
- *   pm_writer_prepare_commit(&msgs, w)     closes the files (nothing visible yet)
+ *   pm_writer_prepare_commit(&msgs, w)     closes the files (nothing visible yet);
+ *                                          pm_commit_messages_to_json ships them
  *   pm_commit(&outcome, table, msgs, &opts)
  *
  * Rows: append tables take rows of the table's row type (columns matched by
@@ -147,6 +148,13 @@ PM_API int64_t pm_commit_messages_row_count(const pm_commit_messages *m);
 /* Move the messages of `src` into `dst` (src is freed), e.g. to commit the
  * files of several writers at once. */
 PM_API pm_error *pm_commit_messages_merge(pm_commit_messages *dst, pm_commit_messages *src);
+/* JSON with "format": 1 (malloc'd; release with pm_free), so files written
+ * in several processes are committed in one. */
+PM_API pm_error *pm_commit_messages_to_json(char **out, const pm_commit_messages *m);
+/* Strict, and every file name must be a plain name: PM_EINVALID naming the
+ * field.  pm_commit then checks they are of its table and exist with their
+ * sizes. */
+PM_API pm_error *pm_commit_messages_from_json(pm_commit_messages **out, const char *json, size_t len);
 /* Delete the data files of messages that will never be committed. */
 PM_API pm_error *pm_commit_messages_abort(pm_table *t, const pm_commit_messages *m);
 PM_API void pm_commit_messages_free(pm_commit_messages *m);

@@ -15,9 +15,11 @@
  * read, deletion vectors, projection, read-ahead threads).  The limit cuts
  * the last batch with a copy of its first rows.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_internal.h"
 #include "base/buf.h"
 #include "base/mem.h"
 #include "meta/manifest.h"
@@ -27,16 +29,6 @@
 #include "table/table_internal.h"
 #include "table/table_read.h"
 #include "types/column.h"
-
-struct pm_split {
-    char *table_path;
-    char *branch;              /* whose files these are */
-    bool fallback;             /* the scanned branch's fallback branch */
-    int64_t snapshot_id;       /* of that branch */
-    int64_t schema_id;         /* read schema of that branch */
-    char *partition_text;
-    pm_bucket_files bf;        /* owned; bf.table is NULL outside a reader */
-};
 
 struct pm_scan {
     pm_scan_result *sr;        /* buckets moved out into splits */
@@ -97,7 +89,7 @@ static void bucket_clear(pm_bucket_files *b)
     memset(b, 0, sizeof *b);
 }
 
-static pm_error *bucket_copy(pm_bucket_files *dst, const pm_bucket_files *src)
+static pm_error *bucket_copy(pm_bucket_files *dst, const pm_bucket_files *src, bool dvs)
 {
     memset(dst, 0, sizeof *dst);
     dst->bucket = src->bucket;
@@ -110,9 +102,9 @@ static pm_error *bucket_copy(pm_bucket_files *dst, const pm_bucket_files *src)
         if (!e)
             dst->nfiles = i + 1;
     }
-    if (!e && src->ndvs)
+    if (!e && dvs && src->ndvs)
         e = pm_calloc(&dst->dvs, src->ndvs, sizeof *dst->dvs);
-    for (size_t i = 0; !e && i < src->ndvs; i++) {
+    for (size_t i = 0; !e && dvs && i < src->ndvs; i++) {
         const pm_deletion_file *d = &src->dvs[i];
         pm_deletion_file *c = &dst->dvs[i];
         *c = *d;
@@ -167,7 +159,7 @@ pm_error *pm_split_copy(pm_split **out, const pm_split *s)
     if (!e)
         e = pm_strdup(&c->partition_text, s->partition_text);
     if (!e)
-        e = bucket_copy(&c->bf, &s->bf);
+        e = bucket_copy(&c->bf, &s->bf, true);
     if (e) {
         pm_split_free(c);
         return e;
@@ -335,6 +327,30 @@ void pm_reader_free(pm_reader *r)
     free(r);
 }
 
+/* A split's bucket as the reader uses it: its external paths checked
+ * against table t (splits may come from JSON), its deletion vectors
+ * rebuilt from its index files as the scan builds them. */
+static pm_error *resolve_split(pm_table *t, pm_bucket_files *b, const pm_split *s, size_t i)
+{
+    b->table = t;
+    char field[160];
+    for (size_t k = 0; k < b->nfiles; k++)
+        if (b->files[k].external_path) {
+            snprintf(field, sizeof field, "split %zu: files[%zu].external_path", i, k);
+            PM_TRY(pm_table_check_external_path(t, s->schema_id, field, b->files[k].external_path));
+        }
+    for (size_t k = 0; k < b->nindex_entries; k++) {
+        const pm_index_file_meta *f = &b->index_entries[k].index_file;
+        if (f->external_path) {
+            snprintf(field, sizeof field, "split %zu: index_files[%zu].external_path", i, k);
+            PM_TRY(pm_table_check_external_path(t, s->schema_id, field, f->external_path));
+        }
+        snprintf(field, sizeof field, "split %zu: index file %s", i, f->file_name);
+        PM_TRY(pm_bucket_files_add_dvs(t, b, f, field));
+    }
+    return NULL;
+}
+
 /* The private scan result of a reader: the splits' buckets (copied), the
  * read schemas, and the fallback branch when a split needs it. */
 static pm_error *splits_to_scan(pm_table *t, const pm_split *const *splits, size_t n, pm_scan_result **out)
@@ -372,10 +388,10 @@ static pm_error *splits_to_scan(pm_table *t, const pm_split *const *splits, size
     if (!e && n)
         e = pm_calloc(&sr->buckets, n, sizeof *sr->buckets);
     for (size_t i = 0; !e && i < n; i++) {
-        e = bucket_copy(&sr->buckets[i], &splits[i]->bf);
+        e = bucket_copy(&sr->buckets[i], &splits[i]->bf, false);
         if (!e) {
-            sr->buckets[i].table = splits[i]->fallback ? sr->fallback : t;
             sr->nbuckets = i + 1;
+            e = resolve_split(splits[i]->fallback ? sr->fallback : t, &sr->buckets[i], splits[i], i);
         }
     }
     if (e) {

@@ -24,11 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_internal.h"
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_auto.h"
 #include "io/fileio.h"
-#include "meta/safe_path.h"
+#include "compact/compact_internal.h"
 #include "paimon/write.h"
 #include "table/commit_message.h"
 #include "table/partition.h"
@@ -37,11 +38,6 @@
 #include "table/table_internal.h"
 #include "table/table_write.h"
 #include "table/write_input.h"
-
-struct pm_commit_messages {
-    pm_commit_message *msgs;
-    size_t n;
-};
 
 struct pm_writer {
     pm_table *t;                       /* borrowed */
@@ -249,8 +245,11 @@ pm_error *pm_writer_prepare_commit(pm_commit_messages **out, pm_writer *w)
     *out = NULL;
     pm_commit_messages *m;
     PM_TRY(pm_calloc(&m, 1, sizeof *m));
-    pm_error *e = pm_table_writer_prepare_commit(w->w, &m->msgs, &m->n);
+    pm_error *e = pm_strdup(&m->table_path, w->t->path);
+    if (!e)
+        e = pm_table_writer_prepare_commit(w->w, &m->msgs, &m->n);
     if (e) {
+        free(m->table_path);
         free(m);
         return e;
     }
@@ -316,6 +315,12 @@ pm_error *pm_commit_messages_merge(pm_commit_messages *dst, pm_commit_messages *
 {
     if (!src)
         return NULL;
+    if (dst->table_path && src->table_path && strcmp(dst->table_path, src->table_path)) {
+        pm_error *e = pm_error_new(PM_EINVALID, "commit messages of table %s cannot join those of %s",
+                                   src->table_path, dst->table_path);
+        pm_commit_messages_free(src);
+        return e;
+    }
     pm_error *e = pm_realloc_array(&dst->msgs, dst->n + src->n ? dst->n + src->n : 1, sizeof *dst->msgs);
     if (e) {
         pm_commit_messages_free(src);
@@ -324,6 +329,7 @@ pm_error *pm_commit_messages_merge(pm_commit_messages *dst, pm_commit_messages *
     memcpy(dst->msgs + dst->n, src->msgs, src->n * sizeof *src->msgs);
     dst->n += src->n;
     free(src->msgs);
+    free(src->table_path);
     free(src);
     return NULL;
 }
@@ -333,6 +339,7 @@ void pm_commit_messages_free(pm_commit_messages *m)
     if (!m)
         return;
     pm_commit_message_array_free(m->msgs, m->n);
+    free(m->table_path);
     free(m);
 }
 
@@ -358,34 +365,65 @@ static void delete_message_files(pm_table *t, const pm_commit_messages *m)
     }
 }
 
-/* Every file a message names is a plain file name (messages may come from
- * JSON written elsewhere). */
-static pm_error *check_names(const pm_commit_messages *m)
+pm_error *pm_commit_messages_check_names(const pm_commit_messages *m)
 {
-    char field[96];
+    char field[48];
     for (size_t i = 0; m && i < m->n; i++) {
         const pm_commit_message *c = &m->msgs[i];
-        for (size_t k = 0; k < c->n_new_files; k++) {
-            snprintf(field, sizeof field, "messages[%zu].new_files[%zu].file_name", i, k);
-            PM_TRY(pm_safe_file_name(PM_EINVALID, field, c->new_files[k].file_name));
-            if (c->new_files[k].external_path)
-                return pm_error_new(PM_EINVALID, "messages[%zu].new_files[%zu]: external data files are not "
-                                    "written by this library", i, k);
-        }
-        for (size_t k = 0; k < c->n_changelog; k++) {
-            snprintf(field, sizeof field, "messages[%zu].changelog[%zu].file_name", i, k);
-            PM_TRY(pm_safe_file_name(PM_EINVALID, field, c->changelog[k].file_name));
+        snprintf(field, sizeof field, "messages[%zu]", i);
+        PM_TRY(pm_compact_check_data_files(field, "new_files", c->new_files, c->n_new_files, false, NULL));
+        PM_TRY(pm_compact_check_data_files(field, "changelog", c->changelog, c->n_changelog, false, NULL));
+        for (size_t k = 0; k < c->n_new_files + c->n_changelog; k++) {
+            const pm_data_file_meta *f = k < c->n_new_files ? &c->new_files[k] : &c->changelog[k - c->n_new_files];
+            if (f->external_path)
+                return pm_error_new(PM_EINVALID, "%s: file %s has an external path; writes never produce one",
+                                    field, f->file_name);
         }
         if (c->n_compact_before || c->n_compact_after || c->n_index_added || c->n_index_removed)
-            return pm_error_new(PM_EINVALID, "messages[%zu]: a write's commit message holds compaction or index "
-                                "changes", i);
+            return pm_error_new(PM_EINVALID, "%s: a write's commit message holds compaction or index changes",
+                                field);
+    }
+    return NULL;
+}
+
+/* The messages belong to t and every file they add exists with its size
+ * (messages may come from another process). */
+static pm_error *check_for_table(pm_table *t, const pm_commit_messages *m)
+{
+    if (!m)
+        return NULL;
+    if (m->table_path && strcmp(m->table_path, t->path))
+        return pm_error_new(PM_EINVALID, "the commit messages were written into table %s, not %s", m->table_path,
+                            t->path);
+    PM_TRY(pm_commit_messages_check_names(m));
+    for (size_t i = 0; i < m->n; i++) {
+        const pm_commit_message *c = &m->msgs[i];
+        char *dir = NULL;
+        PM_TRY(pm_table_bucket_dir(t, c->partition.data, c->partition.len, c->bucket, &dir));
+        pm_error *e = NULL;
+        for (size_t k = 0; !e && k < c->n_new_files + c->n_changelog; k++) {
+            const pm_data_file_meta *f = k < c->n_new_files ? &c->new_files[k] : &c->changelog[k - c->n_new_files];
+            char *p = pm_path_join(dir, f->file_name);
+            uint64_t size = 0;
+            e = p ? pm_fileio_file_size(t->fio, p, &size) : pm_oom();
+            if (!e && size != (uint64_t)f->file_size)
+                e = pm_error_new(PM_EINVALID, "%s has %llu bytes, its commit message says %lld", p,
+                                 (unsigned long long)size, (long long)f->file_size);
+            free(p);
+        }
+        free(dir);
+        if (e)
+            return pm_error_wrap(e, PM_EINVALID, "messages[%zu]: a file to commit", i);
     }
     return NULL;
 }
 
 pm_error *pm_commit_messages_abort(pm_table *t, const pm_commit_messages *m)
 {
-    PM_TRY(check_names(m));
+    if (m && m->table_path && strcmp(m->table_path, t->path))
+        return pm_error_new(PM_EINVALID, "the commit messages were written into table %s, not %s", m->table_path,
+                            t->path);
+    PM_TRY(pm_commit_messages_check_names(m));
     delete_message_files(t, m);
     return NULL;
 }
@@ -449,7 +487,7 @@ static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_c
         return pm_error_new(PM_EINVALID, "commit outcome version %d (this library knows %d): initialize it "
                             "with PM_COMMIT_OUTCOME_INIT", out ? out->version : 0, PM_COMMIT_OUTCOME_VERSION);
     pm_commit_outcome_init(out);
-    PM_TRY(check_names(msgs));
+    PM_TRY(check_for_table(t, msgs));
     const char *user = o->commit_user;
     /* 1. already committed by an earlier run */
     if (user) {

@@ -88,6 +88,20 @@ static pm_error *index_ok(const checker *c, const char *field, const pm_index_ma
     return NULL;
 }
 
+pm_error *pm_compact_check_data_files(const char *doc, const char *field, const pm_data_file_meta *files, size_t n,
+                                      bool roots_known, const char *roots)
+{
+    checker c = {doc, roots_known, roots};
+    return files_ok(&c, field, files, n);
+}
+
+pm_error *pm_compact_check_index_files(const char *doc, const char *field, const pm_index_manifest_entry *e,
+                                       size_t n, bool roots_known, const char *roots)
+{
+    checker c = {doc, roots_known, roots};
+    return index_ok(&c, field, e, n);
+}
+
 pm_error *pm_compact_task_check_files(const pm_compact_task *t, const char *doc, bool roots_known, const char *roots)
 {
     checker c = {doc, roots_known, roots};

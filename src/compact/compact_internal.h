@@ -210,6 +210,12 @@ pm_error *pm_compact_result_dv_rewrite(pm_compact_result *r, const pm_compact_ta
  * `doc` names the value ("task", "result", "plan.tasks[2]"); errors are
  * PM_EINVALID (PM_EUNSUPPORTED for a non-local scheme) naming the field,
  * e.g. "result.after[0].file_name". */
+/* The same checks for any array of data files or index entries (also
+ * used for read splits and commit messages): "<doc>.<field>[i].<member>". */
+pm_error *pm_compact_check_data_files(const char *doc, const char *field, const pm_data_file_meta *files, size_t n,
+                                      bool roots_known, const char *roots);
+pm_error *pm_compact_check_index_files(const char *doc, const char *field, const pm_index_manifest_entry *e,
+                                       size_t n, bool roots_known, const char *roots);
 pm_error *pm_compact_task_check_files(const pm_compact_task *t, const char *doc, bool roots_known, const char *roots);
 pm_error *pm_compact_result_check_files(const pm_compact_result *r, const char *doc, bool roots_known,
                                         const char *roots);

@@ -276,6 +276,36 @@ static pm_error *dv_index_path(pm_table *t, const pm_bucket_files *b, const pm_i
     return e;
 }
 
+pm_error *pm_bucket_files_add_dvs(pm_table *t, pm_bucket_files *b, const pm_index_file_meta *f, const char *what)
+{
+    if (strcmp(f->index_type, "DELETION_VECTORS") || !f->has_dv_ranges)
+        return NULL;
+    for (size_t r = 0; r < f->dv_range_len; r++) {
+        const pm_dv_meta *dm = &f->dv_ranges[r];
+        const char *data_file = NULL;
+        for (size_t q = 0; q < b->nfiles; q++)
+            if (!strcmp(b->files[q].file_name, dm->data_file_name)) {
+                data_file = b->files[q].file_name;
+                break;
+            }
+        if (!data_file)
+            continue; /* DV of a file not in this state (e.g. level 0 skipped later) */
+        for (size_t q = 0; q < b->ndvs; q++)
+            if (b->dvs[q].data_file == data_file)
+                return pm_error_new(PM_ECORRUPT, "%s: two deletion vectors for data file %s", what, data_file);
+        PM_TRY(pm_realloc_array(&b->dvs, b->ndvs + 1, sizeof *b->dvs));
+        pm_deletion_file *df = &b->dvs[b->ndvs];
+        memset(df, 0, sizeof *df);
+        PM_TRY(dv_index_path(t, b, f, &df->index_path));
+        df->data_file = data_file;
+        df->offset = dm->offset;
+        df->length = dm->length;
+        df->cardinality = dm->cardinality;
+        b->ndvs++;
+    }
+    return NULL;
+}
+
 static pm_error *attach_index(pm_table *t, const pm_snapshot *s, pm_bucket_files *bs, size_t nb)
 {
     if (!s->index_manifest || !nb)
@@ -304,36 +334,7 @@ static pm_error *attach_index(pm_table *t, const pm_snapshot *s, pm_bucket_files
         pm_bucket_files *b = find_bucket(bs, nb, &ie->partition, ie->bucket);
         if (!b)
             continue;
-        if (!strcmp(f->index_type, "DELETION_VECTORS") && f->has_dv_ranges) {
-            for (size_t r = 0; r < f->dv_range_len && !e; r++) {
-                const pm_dv_meta *dm = &f->dv_ranges[r];
-                const char *data_file = NULL;
-                for (size_t q = 0; q < b->nfiles; q++)
-                    if (!strcmp(b->files[q].file_name, dm->data_file_name)) {
-                        data_file = b->files[q].file_name;
-                        break;
-                    }
-                if (!data_file)
-                    continue; /* DV of a file not in this state (e.g. level 0 skipped later) */
-                for (size_t q = 0; q < b->ndvs; q++)
-                    if (b->dvs[q].data_file == data_file) {
-                        e = pm_error_new(PM_ECORRUPT, "index manifest %s: two deletion vectors for data file %s",
-                                         s->index_manifest, data_file);
-                        break;
-                    }
-                if (e)
-                    break;
-                PM_TRY_GOTO(e, pm_realloc_array(&b->dvs, b->ndvs + 1, sizeof *b->dvs), done);
-                pm_deletion_file *df = &b->dvs[b->ndvs];
-                memset(df, 0, sizeof *df);
-                PM_TRY_GOTO(e, dv_index_path(t, b, f, &df->index_path), done);
-                df->data_file = data_file;
-                df->offset = dm->offset;
-                df->length = dm->length;
-                df->cardinality = dm->cardinality;
-                b->ndvs++;
-            }
-        }
+        e = pm_bucket_files_add_dvs(t, b, f, s->index_manifest);
         if (e)
             break;
         PM_TRY_GOTO(e, pm_realloc_array(&b->index_entries, b->nindex_entries + 1, sizeof *b->index_entries),

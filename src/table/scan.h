@@ -105,6 +105,11 @@ typedef struct pm_scan_result {
 } pm_scan_result;
 
 pm_error *pm_table_scan(pm_table *t, const pm_scan_options *o, pm_scan_result **out);
+/* The deletion vectors that index file f (of b's bucket; DELETION_VECTORS
+ * with ranges, else nothing) holds for b's files, appended to b->dvs with
+ * their index file's path (`what` names the source in errors: two vectors
+ * for one data file are PM_ECORRUPT).  Ranges of files b lacks are skipped. */
+pm_error *pm_bucket_files_add_dvs(pm_table *t, pm_bucket_files *b, const pm_index_file_meta *f, const char *what);
 void pm_scan_result_free(pm_scan_result *r);
 /* Options with defaults: latest snapshot, every partition and bucket. */
 static inline pm_scan_options pm_scan_options_default(void)
