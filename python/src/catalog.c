@@ -28,6 +28,8 @@
 
 static void schema_capsule_destroy(PyObject *cap)
 {
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb); /* keep a pending exception */
     struct ArrowSchema *s = PyCapsule_GetPointer(cap, "arrow_schema");
     if (s) {
         if (s->release)
@@ -35,6 +37,7 @@ static void schema_capsule_destroy(PyObject *cap)
         free(s);
     }
     PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
 }
 
 PyObject *pmx_schema_capsule_of_type(PyObject *module, const pm_type *row_type)

@@ -113,6 +113,10 @@ static pmx_box *box_of(PyObject *cap)
 
 static void handle_destroy(PyObject *cap)
 {
+    /* May run while an exception is pending (a handle passed as a
+     * temporary to a call that failed): keep it. */
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
     pmx_box *b = box_of(cap);
     PyObject *owner = (PyObject *)PyCapsule_GetContext(cap);
     if (b) {
@@ -122,6 +126,7 @@ static void handle_destroy(PyObject *cap)
     }
     PyErr_Clear();
     Py_XDECREF(owner);
+    PyErr_Restore(et, ev, tb);
 }
 
 PyObject *pmx_handle(void *ptr, const char *kind, pmx_free_fn free_fn, PyObject *owner)

@@ -149,6 +149,8 @@ static void kept_release(struct ArrowArrayStream *s)
 
 static void stream_capsule_destroy(PyObject *cap)
 {
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb); /* keep a pending exception */
     struct ArrowArrayStream *s = PyCapsule_GetPointer(cap, "arrow_array_stream");
     if (s) {
         if (s->release)
@@ -156,6 +158,7 @@ static void stream_capsule_destroy(PyObject *cap)
         free(s);
     }
     PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
 }
 
 /* reader_stream(table, [split], columns or None, limit, batch_rows, threads)
