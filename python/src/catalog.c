@@ -135,17 +135,14 @@ static PyObject *catalog_drop_database(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *name_item(void *names, size_t i)
+{
+    return PyUnicode_FromString(((char **)names)[i]);
+}
+
 static PyObject *names_to_list(char **names, size_t n)
 {
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *s = PyUnicode_FromString(names[i]);
-        if (!s) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SetItem(list, (Py_ssize_t)i, s);
-    }
+    PyObject *list = pmx_list(n, name_item, names);
     pm_catalog_names_free(names, n);
     return list;
 }
@@ -329,18 +326,14 @@ static PyObject *table_info(PyObject *self, PyObject *args)
                          pm_table_has_primary_key(t) ? Py_True : Py_False);
 }
 
-static PyObject *key_list(const pm_schema *s, size_t n, const char *(*get)(const pm_schema *, size_t))
+static PyObject *partition_key_item(void *s, size_t i)
 {
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *v = PyUnicode_FromString(get(s, i));
-        if (!v) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SetItem(list, (Py_ssize_t)i, v);
-    }
-    return list;
+    return PyUnicode_FromString(pm_schema_partition_key(s, i));
+}
+
+static PyObject *primary_key_item(void *s, size_t i)
+{
+    return PyUnicode_FromString(pm_schema_primary_key(s, i));
 }
 
 /* table_schema(h, schema_id or -1) -> (id, arrow schema capsule,
@@ -369,8 +362,8 @@ static PyObject *table_schema(PyObject *self, PyObject *args)
         return pmx_raise(self, e);
     PyObject *js = pmx_take_text(json);
     PyObject *cap = js ? pmx_schema_capsule_of_type(self, pm_schema_row_type(s)) : NULL;
-    PyObject *parts = cap ? key_list(s, pm_schema_partition_key_count(s), pm_schema_partition_key) : NULL;
-    PyObject *prims = parts ? key_list(s, pm_schema_primary_key_count(s), pm_schema_primary_key) : NULL;
+    PyObject *parts = cap ? pmx_list(pm_schema_partition_key_count(s), partition_key_item, (void *)s) : NULL;
+    PyObject *prims = parts ? pmx_list(pm_schema_primary_key_count(s), primary_key_item, (void *)s) : NULL;
     PyObject *opts = prims ? PyDict_New() : NULL;
     for (size_t i = 0; opts && i < pm_schema_option_count(s); i++) {
         PyObject *v = PyUnicode_FromString(pm_schema_option_value(s, i));
@@ -394,17 +387,14 @@ static PyObject *table_schema(PyObject *self, PyObject *args)
     return ret;
 }
 
+static PyObject *id_item(void *ids, size_t i)
+{
+    return PyLong_FromLongLong(((int64_t *)ids)[i]);
+}
+
 static PyObject *ids_to_list(int64_t *ids, size_t n)
 {
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *v = PyLong_FromLongLong(ids[i]);
-        if (!v) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SetItem(list, (Py_ssize_t)i, v);
-    }
+    PyObject *list = pmx_list(n, id_item, ids);
     pm_free(ids);
     return list;
 }
@@ -466,12 +456,9 @@ static PyObject *table_files_json(PyObject *self, PyObject *args)
     if (!t)
         return NULL;
     pmx_strv pv;
-    if (pmx_strv_from(&pv, parts, "partitions") < 0)
+    pm_read_options o;
+    if (pmx_scan_options(&o, &pv, sid, parts) < 0)
         return NULL;
-    pm_read_options o = PM_READ_OPTIONS_INIT;
-    o.snapshot_id = sid;
-    o.partitions = pv.v;
-    o.npartitions = pv.n;
     pm_file_list *l = NULL;
     char *json = NULL;
     pm_error *e;

@@ -136,6 +136,12 @@ static PyObject *plan_info(PyObject *self, PyObject *args)
                          pm_compact_plan_commit_user(p), (Py_ssize_t)pm_compact_plan_task_count(p));
 }
 
+static PyObject *task_item(void *plan_handle, size_t i)
+{
+    const pm_compact_plan *p = pmx_get(plan_handle, PLAN);
+    return p ? pmx_handle((void *)pm_compact_plan_task(p, i), TASK, NULL, plan_handle) : NULL;
+}
+
 /* plan_tasks(plan) -> [task], borrowed from the plan (which they keep alive) */
 static PyObject *plan_tasks(PyObject *self, PyObject *args)
 {
@@ -145,17 +151,7 @@ static PyObject *plan_tasks(PyObject *self, PyObject *args)
     pm_compact_plan *p = pmx_get(h, PLAN);
     if (!p)
         return NULL;
-    size_t n = pm_compact_plan_task_count(p);
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *t = pmx_handle((void *)pm_compact_plan_task(p, i), TASK, NULL, h);
-        if (!t) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SetItem(list, (Py_ssize_t)i, t);
-    }
-    return list;
+    return pmx_list(pm_compact_plan_task_count(p), task_item, h);
 }
 
 /* ---- JSON ---- */

@@ -297,6 +297,20 @@ done:
     return rc;
 }
 
+PyObject *pmx_list(size_t n, pmx_item_fn item, void *ctx)
+{
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *v = item(ctx, i);
+        if (!v) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SetItem(list, (Py_ssize_t)i, v); /* steals v */
+    }
+    return list;
+}
+
 PyObject *pmx_take_text(char *text)
 {
     if (!text)

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include <paimon/error.h>
+#include <paimon/read.h>
 #include <paimon/types.h>
 
 /* ---- module state ---- */
@@ -89,6 +90,10 @@ void pmx_strv_clear(pmx_strv *s);
 /* A str (or None → NULL) copied to malloc'd UTF-8; 0 ok, -1 error set. */
 int pmx_strdup_opt(char **out, PyObject *s, const char *what);
 
+/* A list of n items item(ctx, i) (new references); NULL with an error set. */
+typedef PyObject *(*pmx_item_fn)(void *ctx, size_t i);
+PyObject *pmx_list(size_t n, pmx_item_fn item, void *ctx);
+
 /* A malloc'd C string as str, then free()d (pm_free for library text). */
 PyObject *pmx_take_text(char *text);
 
@@ -105,6 +110,11 @@ extern PyMethodDef pmx_compact_methods[];
 
 /* Shared between files: the table of a table handle (kind "table"). */
 #define PMX_TABLE "table"
+
+/* Read options picking a snapshot (0 = latest) and partitions (a list of
+ * "k=v[,k2=v2]" or None), as scans and file lists take them; *pv holds the
+ * texts until pmx_strv_clear.  0 ok, -1 error set. */
+int pmx_scan_options(pm_read_options *o, pmx_strv *pv, long long snapshot_id, PyObject *partitions);
 
 struct pm_compact_metrics;
 /* A pm_compact_metrics as the tuple CompactMetrics is built from. */

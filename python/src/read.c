@@ -29,6 +29,17 @@ static void scan_free(void *p)
     pm_scan_free(p);
 }
 
+int pmx_scan_options(pm_read_options *o, pmx_strv *pv, long long snapshot_id, PyObject *partitions)
+{
+    if (pmx_strv_from(pv, partitions, "partitions") < 0)
+        return -1;
+    pm_read_options_init(o);
+    o->snapshot_id = snapshot_id;
+    o->partitions = pv->v;
+    o->npartitions = pv->n;
+    return 0;
+}
+
 /* scan_new(table, snapshot_id, partitions or None) -> scan */
 static PyObject *scan_new(PyObject *self, PyObject *args)
 {
@@ -40,12 +51,9 @@ static PyObject *scan_new(PyObject *self, PyObject *args)
     if (!t)
         return NULL;
     pmx_strv pv;
-    if (pmx_strv_from(&pv, parts, "partitions") < 0)
+    pm_read_options o;
+    if (pmx_scan_options(&o, &pv, sid, parts) < 0)
         return NULL;
-    pm_read_options o = PM_READ_OPTIONS_INIT;
-    o.snapshot_id = sid;
-    o.partitions = pv.v;
-    o.npartitions = pv.n;
     pm_scan *s = NULL;
     pm_error *e;
     PMX_NOGIL_BEGIN
@@ -70,6 +78,12 @@ static PyObject *scan_info(PyObject *self, PyObject *args)
                          (Py_ssize_t)pm_scan_split_count(s));
 }
 
+static PyObject *split_item(void *scan_handle, size_t i)
+{
+    const pm_scan *s = pmx_get(scan_handle, SCAN);
+    return s ? pmx_handle((void *)pm_scan_split(s, i), SPLIT, NULL, scan_handle) : NULL;
+}
+
 /* scan_splits(scan) -> [split]: borrowed from the scan, which they keep alive. */
 static PyObject *scan_splits(PyObject *self, PyObject *args)
 {
@@ -79,17 +93,7 @@ static PyObject *scan_splits(PyObject *self, PyObject *args)
     pm_scan *s = pmx_get(h, SCAN);
     if (!s)
         return NULL;
-    size_t n = pm_scan_split_count(s);
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *sp = pmx_handle((void *)pm_scan_split(s, i), SPLIT, NULL, h);
-        if (!sp) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SetItem(list, (Py_ssize_t)i, sp);
-    }
-    return list;
+    return pmx_list(pm_scan_split_count(s), split_item, h);
 }
 
 /* split_info(split) -> (partition, bucket, branch, snapshot_id, file_count, row_count, file_bytes) */
