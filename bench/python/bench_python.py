@@ -11,7 +11,8 @@ target-file-row-num = ROWS) is compacted (full) on a fresh copy per run by:
 and the uncompacted table is read whole by:
   read_paimon_c  paimon_c to_arrow
   read_pypaimon  pypaimon to_arrow
-Variants run interleaved, ROUNDS rounds (order rotated each round);
+Each run's preparation (copying the table) is not timed.  Variants run
+interleaved, ROUNDS rounds (order rotated each round);
 printed: median, min and max wall seconds per variant, then the ratios.
 Env: FILES (1000), ROWS (1000), PARTS (10), ROUNDS (5), PAIMON_BIN
 (build/paimon), OUT (bench/out/python).
@@ -90,52 +91,62 @@ def main():
         ray = None
     import pypaimon
 
+    # Each variant prepares (untimed: a fresh copy of the table) and returns
+    # what is timed.
     def cli():
         wh = fresh(base, work)
-        subprocess.run([PAIMON_BIN, "compact", str(wh / "db.db" / "t"), "--full",
-                        "--option", "target-file-row-num=" + BIG], check=True, capture_output=True)
+        return lambda: subprocess.run([PAIMON_BIN, "compact", str(wh / "db.db" / "t"), "--full",
+                                      "--option", "target-file-row-num=" + BIG], check=True, capture_output=True)
 
     def py_run():
         wh = fresh(base, work)
-        t = paimon_c.CatalogFactory.create({"warehouse": str(wh)}).get_table("db.t")
-        return t.new_compact_builder().with_full(True).with_options(opts).run()
+        return lambda: paimon_c.CatalogFactory.create({"warehouse": str(wh)}).get_table("db.t") \
+            .new_compact_builder().with_full(True).with_options(opts).run()
 
     def py_loop():
         wh = fresh(base, work)
-        t = paimon_c.CatalogFactory.create({"warehouse": str(wh)}).get_table("db.t")
-        cb = t.new_compact_builder().with_full(True).with_options(opts)
-        plan = cb.new_planner().plan()
-        ex = cb.new_executor()
-        return cb.new_commit().commit_compact([ex.execute(task) for task in plan.tasks()])
 
-    def ray_n(n):
         def run():
-            wh = fresh(base, work)
-            return paimon_ray.compact(str(wh), "db.t", full=True, num_workers=n, options=opts, progress=False)
+            t = paimon_c.CatalogFactory.create({"warehouse": str(wh)}).get_table("db.t")
+            cb = t.new_compact_builder().with_full(True).with_options(opts)
+            plan = cb.new_planner().plan()
+            ex = cb.new_executor()
+            return cb.new_commit().commit_compact([ex.execute(task) for task in plan.tasks()])
         return run
 
+    def ray_n(n):
+        def prepare():
+            wh = fresh(base, work)
+            return lambda: paimon_ray.compact(str(wh), "db.t", full=True, num_workers=n, options=opts,
+                                              progress=False)
+        return prepare
+
     def read_paimon_c():
-        t = paimon_c.CatalogFactory.create({"warehouse": str(base)}).get_table("db.t")
-        rb = t.new_read_builder()
-        return rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
+        def run():
+            t = paimon_c.CatalogFactory.create({"warehouse": str(base)}).get_table("db.t")
+            rb = t.new_read_builder()
+            return rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
+        return run
 
     def read_pypaimon():
-        t = pypaimon.CatalogFactory.create({"warehouse": str(base)}).get_table("db.t")
-        rb = t.new_read_builder()
-        return rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
+        def run():
+            t = pypaimon.CatalogFactory.create({"warehouse": str(base)}).get_table("db.t")
+            rb = t.new_read_builder()
+            return rb.new_read().to_arrow(rb.new_scan().plan().splits()).num_rows
+        return run
 
     variants = {"cli": cli, "py_run": py_run, "py_loop": py_loop}
     if ray is not None:
         variants.update({"ray_1": ray_n(1), "ray_2": ray_n(2)})
     variants.update({"read_paimon_c": read_paimon_c, "read_pypaimon": read_pypaimon})
     # warm-up (imports, Ray workers, page cache), untimed
-    for fn in variants.values():
-        fn()
+    for prepare in variants.values():
+        prepare()()
     times = {k: [] for k in variants}
     names = list(variants)
     for r in range(ROUNDS):
         for k in names[r % len(names):] + names[:r % len(names)]:
-            dt, out = timed(variants[k])
+            dt, out = timed(variants[k]())
             times[k].append(dt)
             if k == "py_run" and r == 0:
                 print("compaction: %s" % json.dumps(out.to_dict()))

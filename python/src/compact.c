@@ -160,17 +160,24 @@ static PyObject *plan_tasks(PyObject *self, PyObject *args)
 typedef pm_error *(*to_json_fn)(const void *obj, char **out);
 typedef pm_error *(*from_json_fn)(void **out, const char *json, size_t len);
 
+/* compact.h with versioned metrics (PM_COMPACT_METRICS_VERSION) takes the
+ * output first, like the rest of the API: (char **out, const T *obj). */
+#ifdef PM_COMPACT_METRICS_VERSION
+#define PMX_TO_JSON(fn, obj, out) fn(out, obj)
+#else
+#define PMX_TO_JSON(fn, obj, out) fn(obj, out)
+#endif
 static pm_error *plan_to(const void *o, char **out)
 {
-    return pm_compact_plan_to_json(o, out);
+    return PMX_TO_JSON(pm_compact_plan_to_json, o, out);
 }
 static pm_error *task_to(const void *o, char **out)
 {
-    return pm_compact_task_to_json(o, out);
+    return PMX_TO_JSON(pm_compact_task_to_json, o, out);
 }
 static pm_error *result_to(const void *o, char **out)
 {
-    return pm_compact_result_to_json(o, out);
+    return PMX_TO_JSON(pm_compact_result_to_json, o, out);
 }
 static pm_error *plan_from(void **out, const char *j, size_t n)
 {
