@@ -90,3 +90,12 @@ def test_compact_database(wh):
     assert sorted(out) == ["a", "b"]
     assert out["a"].tasks == 3 and out["b"].tasks == 1
     assert all(m.snapshot_id == 6 for m in out.values())
+
+
+def test_progress_bar(wh, capsys):
+    pypaimon_table(wh, commits=5, partition_keys=["pt"])
+    parallel.compact(str(wh), "db.t", full=True, max_workers=2, progress=True)
+    err = capsys.readouterr().err
+    assert "db.t [" in err and "3/3 tasks" in err
+    parallel.compact(str(wh), "db.t", full=True, max_workers=2)  # not a TTY: no bar
+    assert "tasks" not in capsys.readouterr().err

@@ -216,3 +216,19 @@ def test_table_by_path_and_schema_types(catalog, wh):
     got = read(t).to_pylist()[0]
     assert got["dec"] == decimal.Decimal("1.25") and got["arr"] == [1, None, 3] and got["row"] == {"x": 1, "y": "z"}
     assert got["m"] == [("a", 1)] and got["ts"] == row["ts"] and got["bin"] == b"\x00\x01"
+
+
+def test_abort_deletes_the_prepared_files(catalog, wh):
+    catalog.create_table("db.t", Schema.from_pyarrow_schema(SCHEMA, partition_keys=["pt"]), False)
+    t = catalog.get_table("db.t")
+    from conftest import files_on_disk
+    wb = t.new_batch_write_builder()
+    w = wb.new_write()
+    w.write_arrow(data(0, 9))
+    msgs = w.prepare_commit()
+    assert len(files_on_disk(t.path)) == 3 and msgs[0].file_count == 3
+    wb.new_commit().abort(msgs)
+    assert files_on_disk(t.path) == set() and t.snapshot_ids() == []
+    w.write_arrow(data(0, 9))  # a writer closed with unprepared rows deletes their files
+    w.close()
+    assert files_on_disk(t.path) == set()
