@@ -5,8 +5,8 @@ Steps:
   1. plan on the driver (one snapshot captured; a stable commit user);
   2. send each task as JSON to a worker, which opens the table by path,
      executes the task and answers with the result's JSON
-     (:func:`execute_task_json`); at most ``2 × workers`` tasks are in
-     flight;
+     (:func:`execute_task_json`); at most ``workers`` tasks run at once
+     (a futures pool also queues one more per worker);
   3. a task that fails is sent again, up to ``max_retries`` times, unless
      its error cannot change on a retry (invalid, corrupt, unsupported,
      conflicting input);
@@ -123,6 +123,11 @@ def _retryable(exc: BaseException) -> bool:
 class Pool:
     """What the driver needs of an executor: submit a task, wait for some."""
 
+    #: Tasks in flight per worker: 2 for a pool that queues what its
+    #: workers cannot run yet (futures: the next task is ready when a
+    #: worker frees up), 1 where everything submitted may run at once (Ray).
+    in_flight_per_worker = 2
+
     def submit(self, table_path: str, task_json: str, branch: str):
         raise NotImplementedError
 
@@ -182,7 +187,7 @@ def run_job(table, cb, plan: CompactPlan, pool: Pool, workers: int, *, max_retri
 
     try:
         while (queue or in_flight) and failure is None:
-            while queue and len(in_flight) < 2 * workers:
+            while queue and len(in_flight) < pool.in_flight_per_worker * workers:
                 i = queue.popleft()
                 in_flight[pool.submit(table.path, tasks[i], table.branch)] = i
             for h in pool.wait(list(in_flight)):

@@ -33,6 +33,8 @@ def _ray():
 
 
 class _RayPool(Pool):
+    in_flight_per_worker = 1  # Ray runs whatever it is given if the cluster has the CPUs
+
     def __init__(self, ray, remote_args):
         self.ray = ray
         # Retries are the driver's (counted alike for errors and dead workers).
