@@ -15,7 +15,9 @@ import pyarrow as pa
 
 class CapsuleStream:
     """A one-shot holder of an ``arrow_array_stream`` capsule, for any
-    consumer of the Arrow PyCapsule interface."""
+    consumer of the Arrow PyCapsule interface.  A ``requested_schema`` is
+    not applied (the stream has the table's types; the interface lets a
+    producer decline it): consumers cast afterwards."""
 
     __slots__ = ("_capsule",)
 

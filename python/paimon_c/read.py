@@ -9,7 +9,7 @@ own (merged on read for primary-key tables, deletion vectors applied) and
 reach pyarrow through the Arrow C stream interface without being copied.
 """
 
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 import pyarrow as pa
 
