@@ -7,13 +7,18 @@
 #   make fuzz     longer libFuzzer runs (FUZZ_SECONDS per target, default 60)
 #   make bench    build and run benchmarks against the named peers
 #   make stress   long crash/concurrency runs (PK_STRESS_SECONDS, default 600; CRASH_RUNS, default 300)
+#   make wheel    the Python package paimon_c as a wheel in dist/ (abi3: every CPython >= 3.9)
+#   make python-test  install paimon_c into the venv and run tests/python (part of make test)
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 SMOKE_SECONDS ?= 5
-PY := .venv/bin/python
+# The Python venv of the tests (VENV=DIR to use another one).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export PM_VENV := $(abspath $(VENV))
 
 .PHONY: all build build-asan deps-test deps test unit fuzz-build fuzz-smoke fuzz interop demo bench valgrind clean stress fixtures-check \
-  check check-layers check-frontends check-symbols check-scripts test-examples
+  check check-layers check-frontends check-symbols check-scripts test-examples python-install python-test wheel
 
 all: build
 
@@ -56,6 +61,19 @@ interop: fixtures-check deps-test build
 	@PAIMON_BIN=$(CURDIR)/build/paimon PAIMON_LIB=$(CURDIR)/build/libpaimon_testing.so \
 	  $(PY) -m pytest -q tests/interop tests/crash
 
+# The Python package (python/): scikit-build-core builds the extension from
+# this CMake project (incrementally, in python/build/) and installs it with
+# the package's modules into the venv; the tests then import it from there.
+python-install: deps-test
+	@$(PY) -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps ./python
+
+python-test: python-install
+	@PAIMON_FIXTURES=$(FIXTURES) $(PY) -m pytest -q tests/python
+
+wheel: deps-test
+	@$(PY) -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps ./python -w dist
+	@ls dist/paimon_c-*.whl
+
 stress: deps-test build
 	@PK_STRESS_SECONDS=$${PK_STRESS_SECONDS:-600} CRASH_RUNS=$${CRASH_RUNS:-300} \
 	  PAIMON_BIN=$(CURDIR)/build/paimon $(PY) -m pytest -q tests/crash
@@ -84,7 +102,7 @@ test-examples: build
 
 check: check-layers check-frontends check-symbols check-scripts test-examples
 
-test: unit fuzz-smoke interop check
+test: unit fuzz-smoke interop python-test check
 
 demo: build
 	@scripts/demo.sh
@@ -93,4 +111,4 @@ bench: deps-test build
 	@scripts/bench.sh
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz python/build dist

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/deps.sh — install what paimon-c needs, idempotently and quietly.
 #   scripts/deps.sh build   Debian packages to build the library and CLI
-#   scripts/deps.sh test    + clang/libFuzzer, valgrind and the Python test venv (.venv)
+#   scripts/deps.sh test    + clang/libFuzzer, valgrind and the Python test venv (.venv, or $PM_VENV):
+#                           the oracles, Ray and scikit-build-core for the paimon_c package tests
 # Runs `apt-get update` once, only when a package is missing.
 set -euo pipefail
 mode=${1:-build}
@@ -26,14 +27,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
-  venv="$here/.venv"
+  venv="${PM_VENV:-$here/.venv}"
   req="$here/tests/interop/requirements.txt"
   stamp="$venv/.requirements.stamp"
   if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
   fi
   if [ ! -f "$stamp" ] || ! cmp -s "$req" "$stamp"; then
-    echo "deps: installing Python test oracles into .venv"
+    echo "deps: installing the Python test requirements into $venv"
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
     cp "$req" "$stamp"
   fi

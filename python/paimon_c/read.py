@@ -1,0 +1,158 @@
+"""Reading a table: ReadBuilder → TableScan → Plan of Splits → TableRead.
+
+    rb = table.new_read_builder().with_projection(["id", "name"])
+    splits = rb.new_scan().plan().splits()
+    arrow_table = rb.new_read().to_arrow(splits)
+
+Rows come out of libpaimon as Arrow arrays whose buffers are the reader's
+own (merged on read for primary-key tables, deletion vectors applied) and
+reach pyarrow through the Arrow C stream interface without being copied.
+"""
+
+from typing import List, Optional, Sequence
+
+import pyarrow as pa
+
+from . import _native
+from ._arrow import CapsuleStream, reader_of
+from .errors import UnsupportedError
+from .table import partition_filter
+
+__all__ = ["ReadBuilder", "TableScan", "Plan", "Split", "TableRead"]
+
+
+class ReadBuilder:
+    """What to read.  Offers what libpaimon's reader offers: a projection,
+    partition filters, a row limit and a snapshot (time travel)."""
+
+    def __init__(self, table):
+        self._table = table
+        self._columns: Optional[List[str]] = None
+        self._partitions: List[str] = []
+        self._limit = -1
+        self._snapshot_id = 0
+        self._batch_rows = 0
+        self._threads = 0
+
+    def with_projection(self, projection: Sequence[str]) -> "ReadBuilder":
+        """Only these columns, in this order (names)."""
+        if isinstance(projection, str) or not all(isinstance(c, str) for c in projection):
+            raise TypeError("with_projection takes a list of column names")
+        self._columns = list(projection)
+        return self
+
+    def with_partition_filter(self, partitions) -> "ReadBuilder":
+        """Only these partitions: a dict ``{"dt": "2024-01-01"}``, a list of
+        dicts (any of them), or ``"k=v[,k2=v2]"`` texts."""
+        self._partitions = partition_filter(partitions)
+        return self
+
+    def with_filter(self, predicate) -> "ReadBuilder":
+        """Row predicates are not offered by libpaimon's reader: this raises
+        UnsupportedError (use with_partition_filter, or filter the Arrow
+        result) rather than silently reading every row."""
+        raise UnsupportedError("row filters (with_filter) are not supported by paimon_c; "
+                               "use with_partition_filter or filter the Arrow result")
+
+    def with_limit(self, limit: int) -> "ReadBuilder":
+        """At most ``limit`` rows."""
+        if limit is None or limit < 0:
+            raise ValueError("limit must be >= 0")
+        self._limit = int(limit)
+        return self
+
+    def with_snapshot(self, snapshot_id: int) -> "ReadBuilder":
+        """Read snapshot ``snapshot_id`` (in that snapshot's schema)."""
+        self._snapshot_id = int(snapshot_id)
+        return self
+
+    def with_batch_rows(self, rows: int) -> "ReadBuilder":
+        """Rows per Arrow batch (default 4096)."""
+        self._batch_rows = int(rows)
+        return self
+
+    def with_threads(self, threads: int) -> "ReadBuilder":
+        """Decoding threads of a read (default: the caller's thread only)."""
+        self._threads = int(threads)
+        return self
+
+    def new_scan(self) -> "TableScan":
+        return TableScan(self)
+
+    def new_read(self) -> "TableRead":
+        return TableRead(self)
+
+
+class Split:
+    """One (partition, bucket) of a scan: a self-contained unit of reading."""
+
+    __slots__ = ("_h", "partition", "bucket", "branch", "snapshot_id", "file_count", "row_count", "file_size")
+
+    def __init__(self, handle):
+        self._h = handle
+        (self.partition, self.bucket, self.branch, self.snapshot_id, self.file_count, self.row_count,
+         self.file_size) = _native.split_info(handle)
+
+    def __repr__(self) -> str:
+        return "Split(partition=%r, bucket=%d, files=%d, rows=%d)" % (
+            self.partition, self.bucket, self.file_count, self.row_count)
+
+
+class Plan:
+    """The splits of one snapshot."""
+
+    def __init__(self, handle):
+        self._h = handle
+        self.snapshot_id, self.schema_id, _ = _native.scan_info(handle)
+        self._splits = [Split(s) for s in _native.scan_splits(handle)]
+
+    def splits(self) -> List[Split]:
+        return list(self._splits)
+
+
+class TableScan:
+    def __init__(self, builder: ReadBuilder):
+        self._b = builder
+
+    def plan(self) -> Plan:
+        """Pick the snapshot, prune partitions, split the live files (reads
+        only metadata)."""
+        b = self._b
+        return Plan(_native.scan_new(b._table._h, b._snapshot_id, b._partitions))
+
+
+class TableRead:
+    """Reads splits into Arrow data (columns, limit and batch size of the
+    builder)."""
+
+    def __init__(self, builder: ReadBuilder):
+        self._b = builder
+
+    def _capsule(self, splits: Sequence[Split]):
+        b = self._b
+        if isinstance(splits, Split):
+            splits = [splits]
+        return _native.reader_stream(b._table._h, [s._h for s in splits], b._columns, b._limit,
+                                     b._batch_rows, b._threads)
+
+    def to_arrow_stream(self, splits: Sequence[Split]) -> CapsuleStream:
+        """The rows as an object with ``__arrow_c_stream__`` (one use), for
+        any Arrow consumer: ``polars.from_arrow``, ``duckdb``, ``pa.table``."""
+        return CapsuleStream(self._capsule(splits))
+
+    def to_arrow_batch_reader(self, splits: Sequence[Split]) -> pa.RecordBatchReader:
+        """The rows as a pyarrow RecordBatchReader, batch by batch."""
+        return reader_of(self._capsule(splits))
+
+    def to_arrow(self, splits: Sequence[Split]) -> pa.Table:
+        """Every row of the splits as a pyarrow Table (the batches' buffers
+        are libpaimon's, not copies)."""
+        return self.to_arrow_batch_reader(splits).read_all()
+
+    def to_pandas(self, splits: Sequence[Split]):
+        return self.to_arrow(splits).to_pandas()
+
+    def to_iterator(self, splits: Sequence[Split]):
+        """Rows as dicts, one at a time."""
+        for batch in self.to_arrow_batch_reader(splits):
+            yield from batch.to_pylist()
