@@ -10,23 +10,6 @@
 
 #include "api_test_util.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    dir = pm_test_tmpdir();
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    pm_test_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 static pm_table *open_table(const char *path)
 {
     pm_table *t = NULL;
