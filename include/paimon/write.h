@@ -124,7 +124,13 @@ PM_API pm_error *pm_writer_write(pm_writer *w, const pm_batch *b);
  * structs are borrowed for the call and not released. */
 PM_API pm_error *pm_writer_write_arrow(pm_writer *w, const struct ArrowSchema *schema,
                                        const struct ArrowArray *array);
-/* Write every array of an Arrow C stream, then release the stream. */
+/* The same, taking the array (moved: array->release is NULL on return,
+ * also on failure) so columns whose layout is the table's are written
+ * without a copy (pm_batch_import_move). */
+PM_API pm_error *pm_writer_write_arrow_move(pm_writer *w, const struct ArrowSchema *schema,
+                                            struct ArrowArray *array);
+/* Write every array of an Arrow C stream without copying where the layout
+ * allows, then release the stream. */
 PM_API pm_error *pm_writer_write_arrow_stream(pm_writer *w, struct ArrowArrayStream *stream);
 /* Write text rows (JSON lines or CSV, see rows.h) read from `src`. */
 PM_API pm_error *pm_writer_write_rows(pm_writer *w, pm_rows_format fmt, pm_read_fn src, void *ctx);

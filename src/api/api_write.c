@@ -189,6 +189,15 @@ pm_error *pm_writer_write_arrow(pm_writer *w, const struct ArrowSchema *schema, 
     return e;
 }
 
+pm_error *pm_writer_write_arrow_move(pm_writer *w, const struct ArrowSchema *schema, struct ArrowArray *array)
+{
+    pm_batch *b = NULL;
+    PM_TRY(pm_error_wrap(pm_batch_import_move(&b, w->input_type, schema, array), 0, "Arrow input"));
+    pm_error *e = pm_writer_write(w, b);
+    pm_batch_free(b);
+    return e;
+}
+
 pm_error *pm_writer_write_arrow_stream(pm_writer *w, struct ArrowArrayStream *stream)
 {
     if (!stream || !stream->release)
@@ -212,8 +221,7 @@ pm_error *pm_writer_write_arrow_stream(pm_writer *w, struct ArrowArrayStream *st
         }
         if (!array.release)
             break; /* end of stream */
-        e = pm_writer_write_arrow(w, &schema, &array);
-        array.release(&array);
+        e = pm_writer_write_arrow_move(w, &schema, &array); /* takes the array */
     }
     if (schema.release)
         schema.release(&schema);

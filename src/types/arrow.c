@@ -1039,16 +1039,16 @@ static pm_error *import_row(const imp_node *n, pm_column *c, const struct ArrowA
     return pm_error_new(PM_EINTERNAL, "bad import node");
 }
 
-pm_error *pm_batch_import(pm_batch **out, const pm_type *row_type, const struct ArrowSchema *schema,
-                          const struct ArrowArray *array)
+/* The row type of an imported struct array, in Arrow field order: the
+ * fields of row_type matched by name, or types derived from the schema. */
+static pm_error *import_row_type(const pm_type *row_type, const struct ArrowSchema *schema, pm_type **out)
 {
     *out = NULL;
-    if (!schema || !array || !schema->format || strcmp(schema->format, "+s"))
+    if (!schema || !schema->format || strcmp(schema->format, "+s"))
         return pm_error_new(PM_EINVALID, "Arrow import needs a struct array (format '+s'), got '%s'",
                             schema && schema->format ? schema->format : "(none)");
     if (row_type && row_type->id != PM_TYPE_ROW)
         return pm_error_new(PM_EINVALID, "Arrow import needs a ROW type");
-    /* 1. The batch's row type, in Arrow field order. */
     pm_type *rt = pm_type_new_row(row_type ? row_type->nullable : (schema->flags & ARROW_FLAG_NULLABLE) != 0);
     if (!rt)
         return pm_oom();
@@ -1076,33 +1076,164 @@ pm_error *pm_batch_import(pm_batch **out, const pm_type *row_type, const struct 
         if (!e)
             e = pm_type_add_field(rt, id, name, ft);
     }
-    pm_batch *b = NULL;
+    if (e) {
+        pm_type_free(rt);
+        return e;
+    }
+    *out = rt;
+    return NULL;
+}
+
+/* The Arrow array a moving import owns, shared by the columns that borrow
+ * its buffers; released with the last of them. */
+typedef struct arrow_owner {
+    atomic_int refs;
+    struct ArrowArray array;
+} arrow_owner;
+
+static void owner_release(void *p)
+{
+    arrow_owner *o = p;
+    if (atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (o->array.release)
+        o->array.release(&o->array);
+    free(o);
+}
+
+static int64_t count_nulls_bitmap(const uint8_t *v, int64_t n)
+{
+    int64_t valid = 0;
+    for (int64_t i = 0; i < n / 8; i++)
+        valid += __builtin_popcount(v[i]);
+    for (int64_t i = n / 8 * 8; i < n; i++)
+        valid += (v[i >> 3] >> (i & 7)) & 1;
+    return n - valid;
+}
+
+/* Column c (empty, of the field's type) borrows the buffers of child array
+ * a when the layouts agree: no offset, booleans, fixed-width values in the
+ * column's unit, strings and binaries with 32-bit offsets from 0.  *done
+ * false = the layout needs the copying import. */
+static pm_error *borrow_column(const imp_node *n, pm_column *c, const struct ArrowArray *a, arrow_owner *own,
+                               bool *done)
+{
+    *done = false;
+    bool fits = n->kind == IK_BOOL || n->kind == IK_FIXED || n->kind == IK_VAR32 ||
+                (n->kind == IK_TS && n->mul == 1 && n->div == 1);
+    if (!fits || a->offset != 0 || a->length <= 0)
+        return NULL;
+    int64_t len = a->length, nulls = 0;
+    const uint8_t *valid = a->buffers[0];
+    if (valid && a->null_count != 0)
+        nulls = a->null_count > 0 ? a->null_count : count_nulls_bitmap(valid, len);
+    if (nulls > len)
+        return pm_error_new(PM_EINVALID, "Arrow array for '%s' has %lld nulls in %lld rows",
+                            n->schema->name ? n->schema->name : "", (long long)nulls, (long long)len);
+    if (nulls && !c->type->nullable)
+        return pm_error_new(PM_EINVALID, "null in NOT NULL field '%s'", n->schema->name ? n->schema->name : "");
+    size_t data_len = 0;
+    if (n->kind == IK_VAR32) {
+        const int32_t *off = a->buffers[1];
+        if (off[0] != 0)
+            return NULL;
+        for (int64_t i = 0; i < len; i++)
+            if (off[i + 1] < off[i])
+                return pm_error_new(PM_EINVALID, "Arrow offsets of field '%s' decrease",
+                                    n->schema->name ? n->schema->name : "");
+        data_len = (size_t)off[len];
+        pm_buf_borrow(&c->offsets, off, (size_t)(len + 1) * 4);
+        pm_buf_borrow(&c->data, a->buffers[2], data_len);
+    } else if (n->kind == IK_BOOL) {
+        pm_buf_borrow(&c->values, a->buffers[1], (size_t)(len + 7) / 8);
+    } else {
+        pm_buf_borrow(&c->values, a->buffers[1], (size_t)len * (size_t)(n->kind == IK_TS ? 8 : n->width));
+    }
+    if (nulls)
+        pm_buf_borrow(&c->validity, valid, (size_t)(len + 7) / 8);
+    c->length = len;
+    c->null_count = nulls;
+    atomic_fetch_add_explicit(&own->refs, 1, memory_order_relaxed);
+    c->owner = own;
+    c->owner_release = owner_release;
+    *done = true;
+    return NULL;
+}
+
+/* Steps 2 and 3 of both imports: compile, check the shapes, then fill each
+ * column, borrowing from `own` where it can (own NULL: always copy). */
+static pm_error *import_columns(pm_batch *b, const struct ArrowSchema *schema, const struct ArrowArray *array,
+                                arrow_owner *own)
+{
     imp_node root;
     memset(&root, 0, sizeof root);
-    if (!e)
-        e = pm_batch_new(&b, rt);
-    /* 2. Compile and check shapes. */
-    if (!e)
-        e = compile(schema, rt, &root);
+    pm_error *e = compile(schema, b->type, &root);
     if (!e)
         e = check_array(&root, array);
-    /* 3. Copy rows. */
+    for (int64_t r = 0; !e && r < array->length; r++)
+        if (!arrow_valid(array, r))
+            e = pm_error_new(PM_EINVALID, "Arrow struct array has a null top-level row %lld", (long long)r);
     for (size_t f = 0; !e && f < b->ncolumns; f++) {
         const struct ArrowArray *ca = array->children[root.child_index[f]];
-        for (int64_t r = 0; r < array->length && !e; r++) {
-            if (!arrow_valid(array, r))
-                e = pm_error_new(PM_EINVALID, "Arrow struct array has a null top-level row %lld",
-                                 (long long)r);
-            else
-                e = import_row(&root.children[f], b->columns[f], ca, array->offset + r);
-        }
+        bool borrowed = false;
+        if (own && array->offset == 0)
+            e = borrow_column(&root.children[f], b->columns[f], ca, own, &borrowed);
+        for (int64_t r = 0; !e && !borrowed && r < array->length; r++)
+            e = import_row(&root.children[f], b->columns[f], ca, array->offset + r);
         if (e)
-            e = pm_error_wrap(e, 0, "column '%s'", rt->fields[f].name);
+            e = pm_error_wrap(e, 0, "column '%s'", b->type->fields[f].name);
     }
     if (!e)
         e = pm_batch_finish(b, array->length);
     imp_free(&root);
+    return e;
+}
+
+pm_error *pm_batch_import(pm_batch **out, const pm_type *row_type, const struct ArrowSchema *schema,
+                          const struct ArrowArray *array)
+{
+    *out = NULL;
+    if (!array)
+        return pm_error_new(PM_EINVALID, "Arrow import needs an array");
+    pm_type *rt = NULL;
+    PM_TRY(import_row_type(row_type, schema, &rt));
+    pm_batch *b = NULL;
+    pm_error *e = pm_batch_new(&b, rt);
+    if (!e)
+        e = import_columns(b, schema, array, NULL);
     pm_type_free(rt);
+    if (e) {
+        pm_batch_free(b);
+        return e;
+    }
+    *out = b;
+    return NULL;
+}
+
+pm_error *pm_batch_import_move(pm_batch **out, const pm_type *row_type, const struct ArrowSchema *schema,
+                               struct ArrowArray *array)
+{
+    *out = NULL;
+    if (!array || !array->release)
+        return pm_error_new(PM_EINVALID, "Arrow import needs an array that is not released");
+    arrow_owner *own = calloc(1, sizeof *own);
+    if (!own) {
+        array->release(array);
+        array->release = NULL;
+        return pm_oom();
+    }
+    own->array = *array; /* moved: the caller's struct is released from now on */
+    array->release = NULL;
+    atomic_init(&own->refs, 1);
+    pm_type *rt = NULL;
+    pm_batch *b = NULL;
+    pm_error *e = import_row_type(row_type, schema, &rt);
+    if (!e)
+        e = pm_batch_new(&b, rt);
+    if (!e)
+        e = import_columns(b, schema, &own->array, own);
+    pm_type_free(rt);
+    owner_release(own); /* the columns that borrow keep it alive */
     if (e) {
         pm_batch_free(b);
         return e;
