@@ -221,7 +221,7 @@ void orc_out_init(orc_out *s, const orc_codec *codec)
 {
     memset(s, 0, sizeof *s);
     s->codec = codec;
-    s->limit = codec->kind == ORC_COMP_NONE ? RAW_BUFFER : codec->block_size;
+    s->limit = codec->block_size ? codec->block_size : RAW_BUFFER;
 }
 
 void orc_out_free(orc_out *s)
