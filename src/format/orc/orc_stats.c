@@ -22,6 +22,137 @@ static __int128 pow10i(int e)
     return p;
 }
 
+/* ---- HiveDecimal addition: 38 significant digits, half up ---- */
+
+typedef struct big {
+    uint64_t w[4];   /* magnitude, little endian */
+    bool neg;
+} big;
+
+static big big_from(__int128 v)
+{
+    big b = {{0, 0, 0, 0}, v < 0};
+    unsigned __int128 m = v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    b.w[0] = (uint64_t)m;
+    b.w[1] = (uint64_t)(m >> 64);
+    return b;
+}
+
+static void mag_mul10(uint64_t *w)
+{
+    unsigned __int128 carry = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 x = (unsigned __int128)w[i] * 10 + carry;
+        w[i] = (uint64_t)x;
+        carry = x >> 64;
+    }
+}
+
+static uint32_t mag_div10(uint64_t *w)
+{
+    unsigned __int128 rem = 0;
+    for (int i = 3; i >= 0; i--) {
+        unsigned __int128 x = rem << 64 | w[i];
+        w[i] = (uint64_t)(x / 10);
+        rem = x % 10;
+    }
+    return (uint32_t)rem;
+}
+
+static int mag_cmp(const uint64_t *a, const uint64_t *b)
+{
+    for (int i = 3; i >= 0; i--)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+static bool mag_zero(const uint64_t *w) { return !(w[0] | w[1] | w[2] | w[3]); }
+
+static int mag_digits(const uint64_t *w)
+{
+    uint64_t t[4];
+    memcpy(t, w, sizeof t);
+    int n = 0;
+    while (!mag_zero(t)) {
+        mag_div10(t);
+        n++;
+    }
+    return n;
+}
+
+static big big_add(big a, big b)
+{
+    big r = {{0, 0, 0, 0}, false};
+    if (a.neg == b.neg) {
+        unsigned __int128 carry = 0;
+        for (int i = 0; i < 4; i++) {
+            unsigned __int128 x = (unsigned __int128)a.w[i] + b.w[i] + carry;
+            r.w[i] = (uint64_t)x;
+            carry = x >> 64;
+        }
+        r.neg = a.neg;
+        return r;
+    }
+    const big *hi = &a, *lo = &b;
+    if (mag_cmp(a.w, b.w) < 0) {
+        hi = &b;
+        lo = &a;
+    }
+    uint64_t borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t x = hi->w[i] - lo->w[i] - borrow;
+        borrow = (hi->w[i] < lo->w[i] + borrow) || (borrow && lo->w[i] == UINT64_MAX);
+        r.w[i] = x;
+    }
+    r.neg = hi->neg && !mag_zero(r.w);
+    return r;
+}
+
+/* sum(a at scale sa) + (b at scale sb) like HiveDecimalWritable.mutateAdd;
+ * false when more than 38 integer digits remain. */
+static bool hive_add(__int128 *a, int32_t *sa, __int128 b, int32_t sb)
+{
+    int32_t s = *sa > sb ? *sa : sb;
+    big x = big_from(*a), y = big_from(b);
+    for (int32_t i = *sa; i < s; i++)
+        mag_mul10(x.w);
+    for (int32_t i = sb; i < s; i++)
+        mag_mul10(y.w);
+    big r = big_add(x, y);
+    int digits = mag_digits(r.w);
+    while (digits > 38) {
+        if (s == 0)
+            return false;
+        /* drop the fraction digits that do not fit, rounding half up */
+        int drop = digits - 38 < s ? digits - 38 : s;
+        uint32_t last = 0;
+        for (int i = 0; i < drop; i++)
+            last = mag_div10(r.w);
+        s -= drop;
+        if (last >= 5) {
+            big one = {{1, 0, 0, 0}, r.neg};
+            r = big_add(r, one);
+        }
+        digits = mag_digits(r.w);
+    }
+    /* HiveDecimal keeps no trailing fraction zeros */
+    while (s > 0 && !mag_zero(r.w)) {
+        uint64_t t[4];
+        memcpy(t, r.w, sizeof t);
+        if (mag_div10(t))
+            break;
+        memcpy(r.w, t, sizeof t);
+        s--;
+    }
+    if (mag_zero(r.w))
+        s = 0;
+    unsigned __int128 m = (unsigned __int128)r.w[1] << 64 | r.w[0];
+    *a = r.neg ? -(__int128)m : (__int128)m;
+    *sa = s;
+    return true;
+}
+
 void orc_stats_init(orc_stats_acc *s, uint32_t kind, int32_t precision, int32_t scale)
 {
     memset(s, 0, sizeof *s);
@@ -59,6 +190,7 @@ void orc_stats_reset(orc_stats_acc *s)
     s->dec_has_min = false;
     s->dec_has_sum = true;
     s->decmin = s->decmax = s->decsum = 0;
+    s->sum_scale = s->dec64 ? s->scale : 0;
     s->datemin = INT32_MAX;
     s->datemax = INT32_MIN;
     s->tsmin = INT64_MAX;
@@ -284,12 +416,8 @@ void orc_stats_decimal(orc_stats_acc *s, __int128 v)
     } else if (s->decmax < v) {
         s->decmax = v;
     }
-    if (s->dec_has_sum) {
-        __int128 bound = pow10i(38);
-        s->decsum += v;
-        if (s->decsum >= bound || s->decsum <= -bound)
-            s->dec_has_sum = false;
-    }
+    if (s->dec_has_sum)
+        s->dec_has_sum = hive_add(&s->decsum, &s->sum_scale, v, s->scale);
 }
 
 void orc_stats_date(orc_stats_acc *s, int32_t d)
@@ -418,6 +546,7 @@ pm_error *orc_stats_merge(orc_stats_acc *d, const orc_stats_acc *o)
                 d->decmin = o->decmin;
                 d->decmax = o->decmax;
                 d->decsum = o->decsum;
+                d->sum_scale = o->sum_scale;
                 d->dec_has_sum = o->dec_has_sum;
             } else if (o->dec_has_min) {
                 if (d->decmin > o->decmin)
@@ -427,10 +556,7 @@ pm_error *orc_stats_merge(orc_stats_acc *d, const orc_stats_acc *o)
                 if (!d->dec_has_sum || !o->dec_has_sum) {
                     d->dec_has_sum = false;
                 } else {
-                    __int128 bound = pow10i(38);
-                    d->decsum += o->decsum;
-                    if (d->decsum >= bound || d->decsum <= -bound)
-                        d->dec_has_sum = false;
+                    d->dec_has_sum = hive_add(&d->decsum, &d->sum_scale, o->decsum, o->sum_scale);
                 }
             }
         }
@@ -720,7 +846,7 @@ pm_error *orc_stats_serialize(orc_stats_acc *s, pm_buf *out)
         }
         if (s->dec_has_sum) {
             o[4] = s->scratch.len;
-            PM_TRY(orc_decimal_text(&s->scratch, s->decsum, s->scale));
+            PM_TRY(orc_decimal_text(&s->scratch, s->decsum, s->dec64 ? s->scale : s->sum_scale));
             l[4] = s->scratch.len - o[4];
             st.dec.has_sum = true;
         }

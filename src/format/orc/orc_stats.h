@@ -16,7 +16,9 @@
  *   binary       sum of lengths
  *   decimal      min, max, sum as plain decimal strings without trailing
  *                fraction zeros; precision <= 18 sums in 18 digits
- *                (Decimal64StatisticsImpl), larger ones in 38
+ *                (Decimal64StatisticsImpl: dropped beyond), larger ones as
+ *                HiveDecimal adds: exactly, then rounded half up to 38
+ *                significant digits (dropped beyond 38 integer digits)
  *   date         min, max (days)
  *   timestamp    minimumUtc, maximumUtc (millis), minimumNanos/maximumNanos
  *                = sub-millisecond nanos + 1 when not 0 / 999999
@@ -53,7 +55,8 @@ typedef struct orc_stats_acc {
     int64_t ssum;
     uint64_t trues;
     bool dec_has_min, dec_has_sum;
-    __int128 decmin, decmax, decsum;   /* unscaled at the column scale */
+    __int128 decmin, decmax, decsum;   /* unscaled at the column scale (sum: at sum_scale) */
+    int32_t sum_scale;                 /* precision > 18: HiveDecimal keeps 38 digits */
     int32_t datemin, datemax;
     int64_t tsmin, tsmax;
     int32_t min_nanos, max_nanos;

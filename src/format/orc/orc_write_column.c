@@ -73,6 +73,8 @@ struct orc_cw {
     size_t ncounts, counts_cap;
     int64_t max_chars;           /* char / varchar */
     pm_buf pad;
+    /* Java's vector capacities (collection statistics, see prescan) */
+    int64_t cap, child_cap, child_count;
     uint32_t nchildren;
     orc_cw **children;
 };
@@ -203,6 +205,7 @@ pm_error *orc_cw_new(orc_cw **out, uint32_t id, const orc_type *types, const pm_
     w->pt = ptypes[id];
     w->ctx = ctx;
     w->wk = wk_for(t);
+    w->cap = w->child_cap = ctx->batch_size;
     orc_stats_init(&w->idx, t->kind, (int32_t)t->precision, (int32_t)t->scale);
     orc_stats_init(&w->stripe, t->kind, (int32_t)t->precision, (int32_t)t->scale);
     orc_stats_init(&w->file, t->kind, (int32_t)t->precision, (int32_t)t->scale);
@@ -632,6 +635,66 @@ static pm_error *write_decimal(orc_cw *w, const pm_column *c, int64_t r)
     return orc_int_enc_put(w->sec_ints, s);
 }
 
+/* ------------------------------------------------------------------ */
+/* Java's vector capacities                                            */
+
+static void set_cap(orc_cw *w, int64_t cap)
+{
+    w->cap = cap;
+    for (uint32_t i = 0; i < w->nchildren; i++)
+        set_cap(w->children[i], w->wk == WK_LIST || w->wk == WK_MAP ? w->child_cap : cap);
+}
+
+void orc_cw_batch_start(orc_cw *w)
+{
+    w->child_count = 0;
+    for (uint32_t i = 0; i < w->nchildren; i++)
+        orc_cw_batch_start(w->children[i]);
+    if (w->id == 0)
+        set_cap(w, w->ctx->batch_size);
+}
+
+/* Grow list / map children as Paimon's FieldWriterFactory.ensureSize does
+ * while it fills the batch: per value, childCount += length, and when it
+ * exceeds the capacity, capacity = max(2 x capacity, childCount). */
+static void prescan(orc_cw *w, const pm_column *c, int64_t start, int64_t len)
+{
+    if (w->wk == WK_STRUCT) {
+        int64_t end = start + len;
+        for (int64_t r = start; r < end;) {
+            while (r < end && is_null(c, r))
+                r++;
+            int64_t run = r;
+            while (r < end && !is_null(c, r))
+                r++;
+            if (r > run)
+                for (uint32_t i = 0; i < w->nchildren; i++)
+                    prescan(w->children[i], c->children[i], run, r - run);
+        }
+        return;
+    }
+    if (w->wk != WK_LIST && w->wk != WK_MAP)
+        return;
+    const int32_t *off = pm_column_offsets(c);
+    for (int64_t r = start; r < start + len; r++) {
+        if (is_null(c, r))
+            continue;
+        w->child_count += off[r + 1] - off[r];
+        if (w->child_count > w->child_cap)
+            w->child_cap = w->child_cap * 2 > w->child_count ? w->child_cap * 2 : w->child_count;
+    }
+    for (uint32_t i = 0; i < w->nchildren; i++) {
+        set_cap(w->children[i], w->child_cap);
+        prescan(w->children[i], c->children[i], off[start], off[start + len] - off[start]);
+    }
+}
+
+void orc_cw_prescan_root(orc_cw *w, const pm_batch *b, int64_t start, int64_t len)
+{
+    for (uint32_t i = 0; i < w->nchildren; i++)
+        prescan(w->children[i], b->columns[i], start, len);
+}
+
 pm_error *orc_cw_write_root(orc_cw *w, const pm_batch *b, int64_t start, int64_t len)
 {
     orc_stats_nonnull(&w->idx, (uint64_t)len);
@@ -741,12 +804,12 @@ pm_error *orc_cw_write(orc_cw *w, const pm_column *c, int64_t start, int64_t len
     case WK_LIST:
     case WK_MAP: {
         const int32_t *off = pm_column_offsets(c);
+        /* orc-core records the vector's capacity once per call, not the lengths */
+        orc_stats_collection(&w->idx, (uint64_t)w->cap);
         for (int64_t r = start; r < end; r++) {
             if (is_null(c, r))
                 continue;
-            int64_t n = off[r + 1] - off[r];
-            PM_TRY(orc_int_enc_put(w->len_ints, n));
-            orc_stats_collection(&w->idx, (uint64_t)n);
+            PM_TRY(orc_int_enc_put(w->len_ints, off[r + 1] - off[r]));
         }
         int64_t a = off[start], b = off[end];
         for (uint32_t i = 0; i < w->nchildren; i++)

@@ -54,6 +54,7 @@ typedef struct orc_wctx {
     bool aligned;                  /* encoding strategy SPEED */
     bool build_index;
     bool early_check;              /* orc.dictionary.early.check */
+    int64_t batch_size;            /* Java's vectorized batch (write.batch-size) */
 } orc_wctx;
 
 typedef struct orc_cw orc_cw;
@@ -69,8 +70,14 @@ void orc_cw_collect(orc_cw *w, orc_cw **all);
 
 /* Rows [start, start + len) of `col` (the writer's Paimon type). */
 pm_error *orc_cw_write(orc_cw *w, const pm_column *col, int64_t start, int64_t len);
-/* Root only: rows [start, start + len) of every column of `b`. */
+/* Root only: a new Java vectorized batch starts (capacities, counts). */
+void orc_cw_batch_start(orc_cw *w);
+/* Root only: rows [start, start + len) of `b` join the current Java
+ * batch: grow the vector capacities orc-core records as list/map
+ * statistics (exact when a Java batch lies within one pm_batch). */
 typedef struct pm_batch pm_batch;
+void orc_cw_prescan_root(orc_cw *w, const pm_batch *b, int64_t start, int64_t len);
+/* Root only: rows [start, start + len) of every column of `b`. */
 pm_error *orc_cw_write_root(orc_cw *w, const pm_batch *b, int64_t start, int64_t len);
 /* Close the current row index entry of this column and its children. */
 pm_error *orc_cw_index_entry(orc_cw *w);

@@ -50,7 +50,8 @@ struct pm_orc_writer {
     orc_cw **cols;
     bool has_timestamp;
     uint64_t pos;
-    int64_t rows, rows_in_stripe, rows_in_index, rows_since_check, batch_fill, rows_per_check;
+    int64_t rows, rows_in_stripe, rows_in_index, rows_since_check, rows_per_check;
+    pm_batch *staged;            /* rows of an incomplete Java batch */
     orc_stripe_info *stripes;
     size_t nstripes, stripes_cap;
     pm_buf stripe_stats;         /* Metadata body: one StripeStatistics per stripe */
@@ -278,12 +279,14 @@ pm_error *pm_orc_writer_new(pm_orc_writer **out, pm_output *o, const pm_type *ro
     w->ctx.aligned = w->o.encoding_speed;
     w->ctx.build_index = w->o.row_index_stride > 0;
     w->ctx.early_check = w->o.dictionary_early_check;
+    w->ctx.batch_size = w->o.batch_size;
     orc_out_init(&w->tail, &w->base_codec);
     PM_TRY_GOTO(e, orc_cw_new(&w->root, 0, w->types, w->ptypes, w->thresholds, &w->ctx), fail);
     PM_TRY_GOTO(e, pm_calloc(&w->cols, w->ntypes, sizeof *w->cols), fail);
     orc_cw_collect(w->root, w->cols);
     w->rows_per_check = w->o.stripe_row_count < w->o.rows_between_checks ? w->o.stripe_row_count
                                                                           : w->o.rows_between_checks;
+    PM_TRY_GOTO(e, pm_batch_new(&w->staged, w->row_type), fail);
     PM_TRY_GOTO(e, put(w, "ORC", 3), fail);
     *out = w;
     return NULL;
@@ -298,6 +301,7 @@ void pm_orc_writer_abort(pm_orc_writer *w)
         return;
     orc_cw_free(w->root);
     free(w->cols);
+    pm_batch_free(w->staged);
     orc_out_free(&w->tail);
     pm_codec_ctx_free(w->cctx);
     free(w->thresholds);
@@ -455,33 +459,59 @@ static pm_error *check_batch(const pm_orc_writer *w, const pm_batch *b)
     return NULL;
 }
 
+/* One of Java's vectorized batches: rows [start, start + len) of `b`. */
+static pm_error *write_java_batch(pm_orc_writer *w, const pm_batch *b, int64_t start, int64_t len)
+{
+    orc_cw_batch_start(w->root);
+    orc_cw_prescan_root(w->root, b, start, len);
+    int64_t at = start, end = start + len;
+    while (at < end) {
+        int64_t chunk = end - at;
+        if (w->ctx.build_index && chunk > w->o.row_index_stride - w->rows_in_index)
+            chunk = w->o.row_index_stride - w->rows_in_index;
+        PM_TRY(orc_cw_write_root(w->root, b, at, chunk));
+        at += chunk;
+        w->rows_in_index += chunk;
+        w->rows_in_stripe += chunk;
+        if (w->ctx.build_index && w->rows_in_index >= w->o.row_index_stride) {
+            PM_TRY(orc_cw_index_entry(w->root));
+            w->rows_in_index = 0;
+        }
+    }
+    return end_batch(w, len);
+}
+
+static pm_error *stage(pm_orc_writer *w, const pm_batch *b, int64_t start, int64_t len)
+{
+    pm_batch *s = w->staged;
+    for (size_t i = 0; i < b->ncolumns; i++)
+        for (int64_t r = start; r < start + len; r++)
+            PM_TRY(pm_column_append_from(s->columns[i], b->columns[i], r));
+    return pm_batch_finish(s, s->num_rows + len);
+}
+
 pm_error *pm_orc_writer_write(pm_orc_writer *w, const pm_batch *b)
 {
     if (w->failed)
         return pm_error_new(PM_EINVALID, "ORC writer failed earlier");
     PM_TRY(check_batch(w, b));
-    int64_t n = b->num_rows, at = 0;
+    int64_t n = b->num_rows, at = 0, bs = w->o.batch_size;
     pm_error *e = NULL;
-    while (at < n) {
-        int64_t chunk = n - at;
-        if (w->ctx.build_index && chunk > w->o.row_index_stride - w->rows_in_index)
-            chunk = w->o.row_index_stride - w->rows_in_index;
-        if (chunk > w->o.batch_size - w->batch_fill)
-            chunk = w->o.batch_size - w->batch_fill;
-        PM_TRY_GOTO(e, orc_cw_write_root(w->root, b, at, chunk), fail);
-        at += chunk;
-        w->rows_in_index += chunk;
-        w->rows_in_stripe += chunk;
-        w->batch_fill += chunk;
-        if (w->ctx.build_index && w->rows_in_index >= w->o.row_index_stride) {
-            PM_TRY_GOTO(e, orc_cw_index_entry(w->root), fail);
-            w->rows_in_index = 0;
-        }
-        if (w->batch_fill == w->o.batch_size) {
-            w->batch_fill = 0;
-            PM_TRY_GOTO(e, end_batch(w, w->o.batch_size), fail);
+    /* Java fills batches of write.batch-size rows before they reach the
+     * tree writers; rows that do not complete one wait in `staged` */
+    if (w->staged->num_rows > 0) {
+        int64_t k = bs - w->staged->num_rows < n ? bs - w->staged->num_rows : n;
+        PM_TRY_GOTO(e, stage(w, b, 0, k), fail);
+        at = k;
+        if (w->staged->num_rows == bs) {
+            PM_TRY_GOTO(e, write_java_batch(w, w->staged, 0, bs), fail);
+            PM_TRY_GOTO(e, pm_batch_reset(w->staged), fail);
         }
     }
+    for (; n - at >= bs; at += bs)
+        PM_TRY_GOTO(e, write_java_batch(w, b, at, bs), fail);
+    if (at < n)
+        PM_TRY_GOTO(e, stage(w, b, at, n - at), fail);
     return NULL;
 fail:
     w->failed = true;
@@ -490,11 +520,12 @@ fail:
 
 uint64_t pm_orc_writer_estimated_size(const pm_orc_writer *w)
 {
+    /* staged rows are still in Java's batch: not counted, as in Java */
     double est = (double)orc_cw_estimate(w->root) * 0.2;
     return w->pos + (uint64_t)(est + 0.999999);
 }
 
-int64_t pm_orc_writer_num_rows(const pm_orc_writer *w) { return w->rows + w->rows_in_stripe; }
+int64_t pm_orc_writer_num_rows(const pm_orc_writer *w) { return w->rows + w->rows_in_stripe + w->staged->num_rows; }
 
 /* ------------------------------------------------------------------ */
 /* Tail                                                                */
@@ -619,6 +650,8 @@ pm_error *pm_orc_writer_close(pm_orc_writer *w, pm_orc_write_result *res)
         goto done;
     }
     uint64_t md, ft;
+    if (w->staged->num_rows > 0)
+        PM_TRY_GOTO(e, write_java_batch(w, w->staged, 0, w->staged->num_rows), done);
     PM_TRY_GOTO(e, flush_stripe(w), done);
     PM_TRY_GOTO(e, write_tail(w, &md, &ft), done);
     PM_TRY_GOTO(e, write_postscript(w, md, ft), done);
