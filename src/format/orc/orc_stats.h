@@ -22,9 +22,10 @@
  *   date         min, max (days)
  *   timestamp    minimumUtc, maximumUtc (millis), minimumNanos/maximumNanos
  *                = sub-millisecond nanos + 1 when not 0 / 999999
- *   list/map     minChildren, maxChildren, totalChildren (the real element
- *                counts; orc-core 1.9 records the vector capacity there, a
- *                bug readers ignore)
+ *   list/map     minChildren, maxChildren, totalChildren as orc-core 1.9
+ *                records them: not element counts but, once per write of
+ *                a slice, the capacity of Java's column vector (the batch
+ *                size, grown for nested lists; readers ignore them)
  * Row-group statistics merge into stripe statistics, stripes into the
  * file's, with orc-core's merge rules.
  */
@@ -77,7 +78,7 @@ void orc_stats_binary(orc_stats_acc *s, size_t n);
 void orc_stats_decimal(orc_stats_acc *s, __int128 unscaled);
 void orc_stats_date(orc_stats_acc *s, int32_t days);
 void orc_stats_timestamp(orc_stats_acc *s, int64_t millis, int32_t nanos_of_milli);
-void orc_stats_collection(orc_stats_acc *s, uint64_t len);
+void orc_stats_collection(orc_stats_acc *s, uint64_t len);   /* one slice: the vector capacity */
 pm_error *orc_stats_merge(orc_stats_acc *dst, const orc_stats_acc *src);
 /* Append the serialized ColumnStatistics message. */
 pm_error *orc_stats_serialize(orc_stats_acc *s, pm_buf *out);

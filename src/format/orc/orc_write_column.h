@@ -18,7 +18,9 @@
  *   timestamp(_instant)  DATA seconds since 2015-01-01 00:00:00 UTC, the
  *                  epoch second truncated toward zero as Java's
  *                  millis / 1000; SECONDARY nanos with trailing zeros
- *                  folded (n << 3 | z)
+ *                  folded (n << 3 | z).  (So, in every ORC implementation,
+ *                  a value in (-1 s, 0) with a millisecond part reads back
+ *                  one second late.)
  *   list/map       LENGTH element counts (unsigned); children
  *   struct         children, which see only the struct's non-null rows
  * Dictionary or direct (StringTreeWriter): values collect in a dictionary
@@ -27,6 +29,9 @@
  * keys / values <= orc.dictionary.key.threshold, else it switches to
  * direct (threshold 0: direct from the start; file version 0.11: always
  * dictionary).
+ * List/map statistics record Java's column vector capacity per write of a
+ * slice (see orc_stats.h): the writer tracks the capacities Paimon's
+ * vectorizer would grow (prescan) over each of Java's batches.
  * Row index positions of a column, per entry, in stream order: PRESENT
  * (chunk, offset in chunk, run values, bits), then its streams'; each
  * stream contributes (chunk start, offset) with a codec, (offset)
