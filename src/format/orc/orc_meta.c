@@ -112,6 +112,8 @@ static pm_error *append_packed(const orc_pb_field *f, uint64_t *arr, size_t cap,
 {
     size_t k;
     PM_TRY(orc_pb_repeated_count(f, &k, msg));
+    if (k == 0)
+        return NULL;
     if (k > cap - *at)
         return pm_error_new(PM_EINTERNAL, "%s: packed count changed between passes", msg);
     PM_TRY(orc_pb_repeated_u64(f, arr + *at, k, msg));
@@ -419,6 +421,7 @@ static pm_error *parse_type(pm_arena *a, const uint8_t *p, size_t n, orc_type *t
             size_t m;
             PM_TRY(orc_pb_bytes(&f, &q, &m, msg));
             orc_attr *at = &t->attrs[t->nattrs++];
+            at->key = at->value = "";
             pm_cursor ac = pm_cursor_make(q, m);
             orc_pb_field g;
             FOR_FIELDS(ac, g, "StringPair")

@@ -220,6 +220,8 @@ pm_error *orc_pb_put_bytes(pm_buf *b, uint32_t num, const void *p, size_t n)
 
 pm_error *orc_pb_put_str(pm_buf *b, uint32_t num, const char *s)
 {
+    if (!s)
+        s = "";
     return orc_pb_put_bytes(b, num, s, strlen(s));
 }
 

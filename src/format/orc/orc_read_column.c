@@ -332,6 +332,8 @@ pm_error *orc_col_reader_new(orc_col_reader **out, const orc_col *col, const pm_
                 e = pm_error_new(PM_EINVALID, "struct column %u has no field '%s'", col->id, type->fields[i].name);
                 goto fail;
             }
+            /* the matched file column must hold values of the child type */
+            PM_TRY_GOTO(e, orc_schema_check_read(fc, ct), fail);
             PM_TRY_GOTO(e, orc_col_reader_new(&r->children[i], fc, ct, ctx), fail);
             r->nchildren = i + 1;
         }
@@ -600,8 +602,8 @@ static pm_error *read_bytes(orc_col_reader *r, size_t n, size_t k, pm_column *ou
             size_t len;
             if (r->dict) {
                 uint32_t id = (uint32_t)v[j++];
-                p = r->dict_data.data + r->dict_off[id];
                 len = (size_t)(r->dict_off[id + 1] - r->dict_off[id]);
+                p = len ? r->dict_data.data + r->dict_off[id] : (const uint8_t *)"";
                 len = adjust_len(r, p, len);
                 if ((uint64_t)len > (uint64_t)INT32_MAX - (uint64_t)end)
                     return pm_error_new(PM_EUNSUPPORTED, "column %u: more than 2 GiB of values in one batch",
@@ -609,11 +611,13 @@ static pm_error *read_bytes(orc_col_reader *r, size_t n, size_t k, pm_column *ou
                 PM_TRY(pm_buf_append(&out->data, p, len));
             } else {
                 len = (size_t)v[j++];
-                PM_TRY(pm_buf_reserve(&out->data, len));
-                uint8_t *dst = out->data.data + out->data.len;
-                PM_TRY(orc_in_read(&r->data_in, dst, len, "string data"));
-                len = adjust_len(r, dst, len);
-                out->data.len += len;
+                if (len) {
+                    PM_TRY(pm_buf_reserve(&out->data, len));
+                    uint8_t *dst = out->data.data + out->data.len;
+                    PM_TRY(orc_in_read(&r->data_in, dst, len, "string data"));
+                    len = adjust_len(r, dst, len);
+                    out->data.len += len;
+                }
             }
             end += (int64_t)len;
         }
@@ -745,6 +749,8 @@ static pm_error *read_lengths(orc_col_reader *r, size_t n, size_t k, pm_column *
 
 pm_error *orc_col_reader_read(orc_col_reader *r, size_t n, const uint8_t *parent, pm_column *out)
 {
+    if (n == 0)
+        return NULL;
     size_t k, real_nulls;
     PM_TRY(read_validity(r, n, parent, &k, &real_nulls));
     if (real_nulls && !r->type->nullable)

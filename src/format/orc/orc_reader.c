@@ -32,8 +32,10 @@
 
 #define DEFAULT_BATCH_ROWS 4096
 #define DEFAULT_MAX_VALUE ((size_t)1 << 30)
-#define TAIL_LIMIT ((size_t)1 << 30)
-#define STRIPE_FOOTER_LIMIT ((size_t)1 << 28)
+/* Largest decoded metadata section (footer, metadata, stripe footer, row
+ * index); real ones are kilobytes to a few megabytes. */
+#define TAIL_LIMIT ((size_t)1 << 26)
+#define STRIPE_FOOTER_LIMIT ((size_t)1 << 26)
 #define MAX_ELEMENTS ((size_t)1 << 27)
 #define NKINDS 11
 
@@ -68,6 +70,7 @@ struct pm_orc_reader {
     pm_batch *batch;
     int64_t batch_rows;
     size_t max_value_bytes;
+    size_t max_elements;
     pm_orc_stripe_filter filter;
     void *filter_ctx;
     /* the open stripe */
@@ -281,6 +284,7 @@ static pm_error *open_common(pm_orc_reader *r, const pm_orc_reader_options *o)
         return pm_error_new(PM_EINVALID, "read_type must be a ROW type");
     r->batch_rows = o->batch_rows > 0 ? o->batch_rows : DEFAULT_BATCH_ROWS;
     r->max_value_bytes = o->max_value_bytes ? o->max_value_bytes : DEFAULT_MAX_VALUE;
+    r->max_elements = o->max_batch_elements ? o->max_batch_elements : MAX_ELEMENTS;
     r->footer_only = o->footer_only;
     r->filter = o->filter;
     r->filter_ctx = o->filter_ctx;
@@ -499,7 +503,7 @@ static pm_error *open_stripe(pm_orc_reader *r, uint32_t s)
     r->ctx.writer_tz = r->tz;
     r->ctx.writer_base = base;
     r->ctx.max_value_bytes = r->max_value_bytes;
-    r->ctx.max_elements = MAX_ELEMENTS;
+    r->ctx.max_elements = r->max_elements;
     PM_TRY(pm_calloc(&r->readers, r->nproj ? r->nproj : 1, sizeof *r->readers));
     for (uint32_t i = 0; i < r->nproj; i++) {
         const pm_field *f = &r->proj_type->fields[i];

@@ -74,11 +74,13 @@ typedef struct pm_orc_reader_options {
     pm_orc_stripe_filter filter;
     void *filter_ctx;
     size_t max_value_bytes;           /* largest string/binary value; 0 = 1 GiB */
+    size_t max_batch_elements;        /* list/map elements of one column in one batch;
+                                         0 = 2^27 (more is PM_EUNSUPPORTED: use smaller batches) */
     bool footer_only;                 /* only the tail and schema (unsupported types allowed);
                                          next_batch is PM_EINVALID */
 } pm_orc_reader_options;
 
-#define PM_ORC_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, false}
+#define PM_ORC_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, 0, false}
 
 /* Open from an input (borrowed; must outlive the reader). */
 pm_error *pm_orc_reader_open(pm_orc_reader **out, pm_input *in, const pm_orc_reader_options *opts);

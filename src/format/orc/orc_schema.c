@@ -118,6 +118,17 @@ static pm_error *visit(walk *w, uint32_t id, int depth)
             ch->field_id = (int32_t)i;
         }
     }
+    if (t->kind == ORC_STRUCT) {
+        /* members are found by field id or name: both must be unique */
+        for (uint32_t i = 0; i < c->nchildren; i++)
+            for (uint32_t k = 0; k < i; k++) {
+                const orc_col *a = c->children[i], *b = c->children[k];
+                if (!strcmp(a->name, b->name))
+                    return pm_error_new(PM_ECORRUPT, "ORC struct type %u has two fields named '%s'", id, a->name);
+                if (a->has_field_id && b->has_field_id && a->field_id == b->field_id)
+                    return pm_error_new(PM_ECORRUPT, "ORC struct type %u has two fields with id %d", id, a->field_id);
+            }
+    }
     c->last_id = w->next - 1;
     return NULL;
 }

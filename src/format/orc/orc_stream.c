@@ -98,7 +98,12 @@ pm_error *orc_decompress_all(const orc_codec *c, const uint8_t *p, size_t n, siz
 
 void orc_in_init(orc_in *s, const orc_codec *codec, const uint8_t *p, size_t n)
 {
+    static const uint8_t empty[1];
     memset(s, 0, sizeof *s);
+    if (!p) {
+        p = empty;
+        n = 0;
+    }
     s->codec = codec;
     s->src = p;
     s->src_end = p + n;
@@ -133,6 +138,8 @@ pm_error *orc_in_refill(orc_in *s, bool *got)
             } else {
                 pm_buf_clear(&s->chunk);
                 PM_TRY(decode_chunk(s->codec, q, m, false, &s->chunk));
+                if (s->chunk.len == 0)
+                    continue; /* an empty chunk */
                 s->cur = s->chunk.data;
                 s->end = s->chunk.data + s->chunk.len;
             }

@@ -33,8 +33,9 @@
 #include "codec/codec.h"
 #include "paimon/error.h"
 
-/* Largest compression block size we accept from a file (Java writes < 8 MiB). */
-#define ORC_MAX_BLOCK_SIZE ((uint64_t)1 << 26)
+/* Largest compression block size we accept from a file: orc-core writes
+ * less than 8 MiB (OutStream.assertBufferSizeValid). */
+#define ORC_MAX_BLOCK_SIZE ((uint64_t)1 << 23)
 
 typedef struct orc_codec {
     uint32_t kind;         /* orc_compression */

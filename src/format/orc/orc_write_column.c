@@ -332,6 +332,11 @@ orc_stats_acc *orc_cw_file_stats(orc_cw *w) { return &w->file; }
 /* ------------------------------------------------------------------ */
 /* Dictionary                                                          */
 
+static const uint8_t *key_ptr(const orc_cw *w, uint32_t k)
+{
+    return w->key_off[k + 1] > w->key_off[k] ? w->keys.data + w->key_off[k] : (const uint8_t *)"";
+}
+
 static uint32_t key_hash(const uint8_t *p, size_t n)
 {
     /* FNV-1a; any hash works, the sorted output does not depend on it */
@@ -347,8 +352,7 @@ static pm_error *dict_grow(orc_cw *w)
     uint32_t *s;
     PM_TRY(pm_calloc(&s, n, sizeof *s));
     for (uint32_t k = 0; k < w->nkeys; k++) {
-        const uint8_t *p = w->keys.data + w->key_off[k];
-        uint32_t h = key_hash(p, w->key_off[k + 1] - w->key_off[k]) & (n - 1);
+        uint32_t h = key_hash(key_ptr(w, k), w->key_off[k + 1] - w->key_off[k]) & (n - 1);
         while (s[h])
             h = (h + 1) & (n - 1);
         s[h] = k + 1;
@@ -446,8 +450,7 @@ static pm_error *flush_dictionary(orc_cw *w)
         PM_TRY(pm_calloc(&sorted, w->nkeys ? w->nkeys : 1, sizeof *sorted));
         PM_TRY_GOTO(e, pm_calloc(&order, w->nkeys ? w->nkeys : 1, sizeof *order), done_sorted);
         for (uint32_t k = 0; k < w->nkeys; k++)
-            sorted[k] = (key_ref){w->keys.data ? w->keys.data + w->key_off[k] : NULL,
-                                  w->key_off[k + 1] - w->key_off[k], k};
+            sorted[k] = (key_ref){key_ptr(w, k), w->key_off[k + 1] - w->key_off[k], k};
         qsort(sorted, w->nkeys, sizeof *sorted, key_cmp);
         for (uint32_t k = 0; k < w->nkeys; k++) {
             PM_TRY_GOTO(e, orc_out_write(&w->dict_out, sorted[k].p, sorted[k].len), done_sorted);
@@ -478,7 +481,7 @@ static pm_error *flush_dictionary(orc_cw *w)
             PM_TRY_GOTO(e, orc_int_enc_put(w->data_ints, order[id]), done);
         } else {
             uint32_t len = w->key_off[id + 1] - w->key_off[id];
-            PM_TRY_GOTO(e, orc_out_write(&w->data_out, w->keys.data + w->key_off[id], len), done);
+            PM_TRY_GOTO(e, orc_out_write(&w->data_out, key_ptr(w, id), len), done);
             PM_TRY_GOTO(e, orc_int_enc_put(w->len_ints, len), done);
         }
     }
