@@ -389,7 +389,22 @@ static pm_error *append_validity(pm_column *c, const uint8_t *flags, size_t n, s
         PM_TRY(pm_buf_resize(&c->validity, need));
     }
     uint8_t *v = c->validity.data;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    for (; i < n && (base + i) % 8; i++) {
+        size_t bit = base + i;
+        if (flags[i])
+            v[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+        else
+            v[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+    }
+    /* whole bytes */
+    for (; i + 8 <= n; i += 8) {
+        uint8_t b = 0;
+        for (int k = 0; k < 8; k++)
+            b |= (uint8_t)((flags[i + k] != 0) << k);
+        v[(base + i) >> 3] = b;
+    }
+    for (; i < n; i++) {
         size_t bit = base + i;
         if (flags[i])
             v[bit >> 3] |= (uint8_t)(1u << (bit & 7));
@@ -398,14 +413,6 @@ static pm_error *append_validity(pm_column *c, const uint8_t *flags, size_t n, s
     }
     c->null_count += (int64_t)nnull;
     return NULL;
-}
-
-static pm_error *push_offset(pm_column *c, int64_t end)
-{
-    if (end > INT32_MAX)
-        return pm_error_new(PM_EUNSUPPORTED, "column holds more than 2147483647 bytes or elements (int32 offsets)");
-    int32_t v = (int32_t)end;
-    return pm_buf_append(&c->offsets, &v, 4);
 }
 
 static int64_t last_offset(const pm_column *c)
@@ -580,49 +587,60 @@ static pm_error *read_bytes(orc_col_reader *r, size_t n, size_t k, pm_column *ou
     PM_TRY(ints(r, r->dict ? &r->data_ints : &r->len_ints, k, &v));
     int64_t end = last_offset(out);
     const uint8_t *f = r->flags;
+    uint64_t sum = 0;
     if (r->dict) {
-        for (size_t j = 0; j < k; j++)
+        for (size_t j = 0; j < k; j++) {
             if (v[j] < 0 || (uint64_t)v[j] >= r->dict_size)
                 return pm_error_new(PM_ECORRUPT, "column %u: dictionary id %lld outside a dictionary of %u entries",
                                     r->col->id, (long long)v[j], r->dict_size);
+            sum += (uint64_t)(r->dict_off[v[j] + 1] - r->dict_off[v[j]]);
+        }
     } else {
-        uint64_t sum = 0;
         for (size_t j = 0; j < k; j++) {
             if (v[j] < 0 || (uint64_t)v[j] > r->ctx->max_value_bytes)
                 return pm_error_new(PM_ECORRUPT, "column %u: value of %lld bytes", r->col->id, (long long)v[j]);
             sum += (uint64_t)v[j];
         }
-        if (sum > (uint64_t)INT32_MAX - (uint64_t)end)
-            return pm_error_new(PM_EUNSUPPORTED, "column %u: more than 2 GiB of values in one batch", r->col->id);
     }
+    if (sum > (uint64_t)INT32_MAX - (uint64_t)end)
+        return pm_error_new(PM_EUNSUPPORTED, "column %u: more than 2 GiB of values in one batch", r->col->id);
     PM_TRY(pm_buf_reserve(&out->offsets, n * 4));
-    for (size_t i = 0, j = 0; i < n; i++) {
-        if (f[i]) {
-            const uint8_t *p;
-            size_t len;
-            if (r->dict) {
-                uint32_t id = (uint32_t)v[j++];
-                len = (size_t)(r->dict_off[id + 1] - r->dict_off[id]);
-                p = len ? r->dict_data.data + r->dict_off[id] : (const uint8_t *)"";
-                len = adjust_len(r, p, len);
-                if ((uint64_t)len > (uint64_t)INT32_MAX - (uint64_t)end)
-                    return pm_error_new(PM_EUNSUPPORTED, "column %u: more than 2 GiB of values in one batch",
-                                        r->col->id);
-                PM_TRY(pm_buf_append(&out->data, p, len));
-            } else {
-                len = (size_t)v[j++];
-                if (len) {
-                    PM_TRY(pm_buf_reserve(&out->data, len));
-                    uint8_t *dst = out->data.data + out->data.len;
-                    PM_TRY(orc_in_read(&r->data_in, dst, len, "string data"));
-                    len = adjust_len(r, dst, len);
-                    out->data.len += len;
-                }
-            }
-            end += (int64_t)len;
+    PM_TRY(pm_buf_reserve(&out->data, (size_t)sum ? (size_t)sum : 1));
+    uint8_t *data = out->data.data;
+    size_t at = out->data.len;
+    int32_t *offs = (int32_t *)(void *)(out->offsets.data + out->offsets.len);
+    if (!r->dict && r->trim == 0) {
+        /* direct values follow each other in DATA: one copy for all */
+        PM_TRY(orc_in_read(&r->data_in, data + at, (size_t)sum, "string data"));
+        for (size_t i = 0, j = 0; i < n; i++) {
+            if (f[i])
+                end += v[j++];
+            offs[i] = (int32_t)end;
         }
-        PM_TRY(push_offset(out, end));
+        at += (size_t)sum;
+    } else {
+        for (size_t i = 0, j = 0; i < n; i++) {
+            if (f[i]) {
+                size_t len;
+                if (r->dict) {
+                    int64_t id = v[j++];
+                    len = (size_t)(r->dict_off[id + 1] - r->dict_off[id]);
+                    if (len)
+                        memcpy(data + at, r->dict_data.data + r->dict_off[id], len);
+                } else {
+                    len = (size_t)v[j++];
+                    if (len)
+                        PM_TRY(orc_in_read(&r->data_in, data + at, len, "string data"));
+                }
+                len = adjust_len(r, data + at, len);
+                at += len;
+                end += (int64_t)len;
+            }
+            offs[i] = (int32_t)end;
+        }
     }
+    out->data.len = at;
+    out->offsets.len += n * 4;
     return NULL;
 }
 
@@ -712,11 +730,17 @@ static pm_error *read_timestamps(orc_col_reader *r, size_t n, size_t k, pm_colum
             sec -= 1;
         if (r->local)
             sec += orc_tz_offset(r->ctx->writer_tz, nanos < 0 ? sec - 1 : sec);
-        __int128 total = (__int128)sec * 1000000000 + nanos;
-        __int128 q = total >= 0 ? total / r->unit : -((-total + r->unit - 1) / r->unit);
-        if (q > INT64_MAX || q < INT64_MIN)
-            return pm_error_new(PM_EUNSUPPORTED, "column %u: timestamp out of the range of its precision", r->col->id);
-        int64_t x = (int64_t)q;
+        int64_t x;
+        if (sec > -9000000000LL && sec < 9000000000LL) {
+            x = pm_floor_div(sec * 1000000000 + nanos, r->unit);
+        } else {
+            __int128 total = (__int128)sec * 1000000000 + nanos;
+            __int128 q = total >= 0 ? total / r->unit : -((-total + r->unit - 1) / r->unit);
+            if (q > INT64_MAX || q < INT64_MIN)
+                return pm_error_new(PM_EUNSUPPORTED, "column %u: timestamp out of the range of its precision",
+                                    r->col->id);
+            x = (int64_t)q;
+        }
         memcpy(dst + 8 * i, &x, 8);
     }
     return NULL;
@@ -737,12 +761,16 @@ static pm_error *read_lengths(orc_col_reader *r, size_t n, size_t k, pm_column *
                                 r->col->id, r->ctx->max_elements);
     }
     int64_t end = last_offset(out);
+    if (sum > (uint64_t)INT32_MAX - (uint64_t)end)
+        return pm_error_new(PM_EUNSUPPORTED, "column %u: more than 2147483647 elements (int32 offsets)", r->col->id);
     PM_TRY(pm_buf_reserve(&out->offsets, n * 4));
+    int32_t *offs = (int32_t *)(void *)(out->offsets.data + out->offsets.len);
     for (size_t i = 0, j = 0; i < n; i++) {
         if (r->flags[i])
             end += v[j++];
-        PM_TRY(push_offset(out, end));
+        offs[i] = (int32_t)end;
     }
+    out->offsets.len += n * 4;
     *total = (size_t)sum;
     return NULL;
 }

@@ -388,6 +388,19 @@ pm_error *orc_int_dec_next(orc_int_dec *d, int64_t *out, size_t n)
 
 pm_error *orc_read_varint128(orc_in *in, __int128 *out)
 {
+    /* fast path: a value of at most 9 bytes (63 bits) inside the chunk */
+    if (in->end - in->cur >= 9) {
+        uint64_t v = 0;
+        for (int k = 0; k < 9; k++) {
+            uint8_t b = in->cur[k];
+            v |= (uint64_t)(b & 0x7f) << (7 * k);
+            if (!(b & 0x80)) {
+                in->cur += k + 1;
+                *out = (__int128)(v >> 1) ^ -(__int128)(v & 1);
+                return NULL;
+            }
+        }
+    }
     unsigned __int128 v = 0;
     for (int shift = 0;; shift += 7) {
         uint8_t b;
