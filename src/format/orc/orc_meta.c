@@ -11,6 +11,7 @@
  */
 #include "format/orc/orc_meta.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,60 +125,81 @@ static pm_error *append_packed(const orc_pb_field *f, uint64_t *arr, size_t cap,
 /* ------------------------------------------------------------------ */
 /* ColumnStatistics                                                    */
 
-static pm_error *parse_int_stats(const uint8_t *p, size_t n, pm_orc_stats *s)
-{
-    pm_error *e;
-    const char *msg = "IntegerStatistics";
-    pm_cursor c = pm_cursor_make(p, n);
-    orc_pb_field f;
-    s->ints.present = true;
-    FOR_FIELDS(c, f, msg)
-    {
-        switch (f.num) {
-        case 1: PM_TRY(orc_pb_s64(&f, &s->ints.min, msg)); s->ints.has_min = true; break;
-        case 2: PM_TRY(orc_pb_s64(&f, &s->ints.max, msg)); s->ints.has_max = true; break;
-        case 3: PM_TRY(orc_pb_s64(&f, &s->ints.sum, msg)); s->ints.has_sum = true; break;
-        default: break;
-        }
-    }
-    return NULL;
-}
+/*
+ * The typed parts of ColumnStatistics, as tables: for each part its field
+ * number in ColumnStatistics and, per member, (field number, wire form,
+ * where the value and its presence flag live in pm_orc_stats).  One parser
+ * and one serializer walk them.
+ */
+enum { M_S64, M_S32, M_I32, M_U64, M_DBL, M_STR };
 
-static pm_error *parse_double_stats(const uint8_t *p, size_t n, pm_orc_stats *s)
-{
-    pm_error *e;
-    const char *msg = "DoubleStatistics";
-    pm_cursor c = pm_cursor_make(p, n);
-    orc_pb_field f;
-    s->dbl.present = true;
-    FOR_FIELDS(c, f, msg)
-    {
-        switch (f.num) {
-        case 1: PM_TRY(orc_pb_double(&f, &s->dbl.min, msg)); s->dbl.has_min = true; break;
-        case 2: PM_TRY(orc_pb_double(&f, &s->dbl.max, msg)); s->dbl.has_max = true; break;
-        case 3: PM_TRY(orc_pb_double(&f, &s->dbl.sum, msg)); s->dbl.has_sum = true; break;
-        default: break;
-        }
-    }
-    return NULL;
-}
+typedef struct member {
+    uint32_t num;
+    uint8_t kind;
+    size_t val, has;
+} member;
 
-static pm_error *parse_string_stats(pm_arena *a, const uint8_t *p, size_t n, pm_orc_stats *s)
+typedef struct part {
+    uint32_t num;        /* field of ColumnStatistics */
+    size_t present;      /* offset of the part's `present` flag */
+    const member *m;
+    size_t nm;
+    const char *name;
+} part;
+
+#define MB(n, k, v, h) {n, k, offsetof(pm_orc_stats, v), offsetof(pm_orc_stats, h)}
+static const member int_m[] = {MB(1, M_S64, ints.min, ints.has_min), MB(2, M_S64, ints.max, ints.has_max),
+                               MB(3, M_S64, ints.sum, ints.has_sum)};
+static const member dbl_m[] = {MB(1, M_DBL, dbl.min, dbl.has_min), MB(2, M_DBL, dbl.max, dbl.has_max),
+                               MB(3, M_DBL, dbl.sum, dbl.has_sum)};
+static const member str_m[] = {MB(1, M_STR, str.min, str.has_min), MB(2, M_STR, str.max, str.has_max),
+                               MB(3, M_S64, str.sum, str.has_sum), MB(4, M_STR, str.lower, str.has_lower),
+                               MB(5, M_STR, str.upper, str.has_upper)};
+static const member dec_m[] = {MB(1, M_STR, dec.min, dec.has_min), MB(2, M_STR, dec.max, dec.has_max),
+                               MB(3, M_STR, dec.sum, dec.has_sum)};
+static const member date_m[] = {MB(1, M_S32, date.min, date.has_min), MB(2, M_S32, date.max, date.has_max)};
+static const member bin_m[] = {MB(1, M_S64, bin.sum, bin.has_sum)};
+static const member ts_m[] = {MB(1, M_S64, ts.min, ts.has_min),         MB(2, M_S64, ts.max, ts.has_max),
+                              MB(3, M_S64, ts.min_utc, ts.has_min_utc), MB(4, M_S64, ts.max_utc, ts.has_max_utc),
+                              MB(5, M_I32, ts.min_nanos, ts.has_min_nanos),
+                              MB(6, M_I32, ts.max_nanos, ts.has_max_nanos)};
+static const member coll_m[] = {MB(1, M_U64, coll.min, coll.has_min), MB(2, M_U64, coll.max, coll.has_max),
+                                MB(3, M_U64, coll.total, coll.has_total)};
+#undef MB
+
+#define PART(n, field, arr, name) {n, offsetof(pm_orc_stats, field.present), arr, sizeof arr / sizeof *arr, name}
+/* in field-number order (bucket, 5, and the base fields are apart) */
+static const part parts[] = {
+    PART(2, ints, int_m, "IntegerStatistics"),  PART(3, dbl, dbl_m, "DoubleStatistics"),
+    PART(4, str, str_m, "StringStatistics"),    PART(6, dec, dec_m, "DecimalStatistics"),
+    PART(7, date, date_m, "DateStatistics"),    PART(8, bin, bin_m, "BinaryStatistics"),
+    PART(9, ts, ts_m, "TimestampStatistics"),   PART(12, coll, coll_m, "CollectionStatistics"),
+};
+#undef PART
+
+static pm_error *parse_part(pm_arena *a, const part *pt, const uint8_t *p, size_t n, pm_orc_stats *s)
 {
     pm_error *e;
-    const char *msg = "StringStatistics";
+    char *base = (char *)s;
+    *(bool *)(base + pt->present) = true;
     pm_cursor c = pm_cursor_make(p, n);
     orc_pb_field f;
-    s->str.present = true;
-    FOR_FIELDS(c, f, msg)
+    FOR_FIELDS(c, f, pt->name)
     {
-        switch (f.num) {
-        case 1: PM_TRY(copy_str(a, &f, &s->str.min, msg)); s->str.has_min = true; break;
-        case 2: PM_TRY(copy_str(a, &f, &s->str.max, msg)); s->str.has_max = true; break;
-        case 3: PM_TRY(orc_pb_s64(&f, &s->str.sum, msg)); s->str.has_sum = true; break;
-        case 4: PM_TRY(copy_str(a, &f, &s->str.lower, msg)); s->str.has_lower = true; break;
-        case 5: PM_TRY(copy_str(a, &f, &s->str.upper, msg)); s->str.has_upper = true; break;
-        default: break;
+        for (size_t i = 0; i < pt->nm; i++) {
+            const member *m = &pt->m[i];
+            if (m->num != f.num)
+                continue;
+            void *v = base + m->val;
+            switch (m->kind) {
+            case M_S64: PM_TRY(orc_pb_s64(&f, v, pt->name)); break;
+            case M_S32: PM_TRY(orc_pb_s32(&f, v, pt->name)); break;
+            case M_I32: PM_TRY(orc_pb_i32(&f, v, pt->name)); break;
+            case M_U64: PM_TRY(orc_pb_u64(&f, v, pt->name)); break;
+            case M_DBL: PM_TRY(orc_pb_double(&f, v, pt->name)); break;
+            default: PM_TRY(copy_str(a, &f, v, pt->name)); break;
+            }
+            *(bool *)(base + m->has) = true;
         }
     }
     return NULL;
@@ -204,101 +226,6 @@ static pm_error *parse_bucket_stats(pm_arena *a, const uint8_t *p, size_t n, pm_
     return NULL;
 }
 
-static pm_error *parse_decimal_stats(pm_arena *a, const uint8_t *p, size_t n, pm_orc_stats *s)
-{
-    pm_error *e;
-    const char *msg = "DecimalStatistics";
-    pm_cursor c = pm_cursor_make(p, n);
-    orc_pb_field f;
-    s->dec.present = true;
-    FOR_FIELDS(c, f, msg)
-    {
-        switch (f.num) {
-        case 1: PM_TRY(copy_str(a, &f, &s->dec.min, msg)); s->dec.has_min = true; break;
-        case 2: PM_TRY(copy_str(a, &f, &s->dec.max, msg)); s->dec.has_max = true; break;
-        case 3: PM_TRY(copy_str(a, &f, &s->dec.sum, msg)); s->dec.has_sum = true; break;
-        default: break;
-        }
-    }
-    return NULL;
-}
-
-static pm_error *parse_date_stats(const uint8_t *p, size_t n, pm_orc_stats *s)
-{
-    pm_error *e;
-    const char *msg = "DateStatistics";
-    pm_cursor c = pm_cursor_make(p, n);
-    orc_pb_field f;
-    s->date.present = true;
-    FOR_FIELDS(c, f, msg)
-    {
-        switch (f.num) {
-        case 1: PM_TRY(orc_pb_s32(&f, &s->date.min, msg)); s->date.has_min = true; break;
-        case 2: PM_TRY(orc_pb_s32(&f, &s->date.max, msg)); s->date.has_max = true; break;
-        default: break;
-        }
-    }
-    return NULL;
-}
-
-static pm_error *parse_binary_stats(const uint8_t *p, size_t n, pm_orc_stats *s)
-{
-    pm_error *e;
-    const char *msg = "BinaryStatistics";
-    pm_cursor c = pm_cursor_make(p, n);
-    orc_pb_field f;
-    s->bin.present = true;
-    FOR_FIELDS(c, f, msg)
-    {
-        if (f.num == 1) {
-            PM_TRY(orc_pb_s64(&f, &s->bin.sum, msg));
-            s->bin.has_sum = true;
-        }
-    }
-    return NULL;
-}
-
-static pm_error *parse_ts_stats(const uint8_t *p, size_t n, pm_orc_stats *s)
-{
-    pm_error *e;
-    const char *msg = "TimestampStatistics";
-    pm_cursor c = pm_cursor_make(p, n);
-    orc_pb_field f;
-    s->ts.present = true;
-    FOR_FIELDS(c, f, msg)
-    {
-        switch (f.num) {
-        case 1: PM_TRY(orc_pb_s64(&f, &s->ts.min, msg)); s->ts.has_min = true; break;
-        case 2: PM_TRY(orc_pb_s64(&f, &s->ts.max, msg)); s->ts.has_max = true; break;
-        case 3: PM_TRY(orc_pb_s64(&f, &s->ts.min_utc, msg)); s->ts.has_min_utc = true; break;
-        case 4: PM_TRY(orc_pb_s64(&f, &s->ts.max_utc, msg)); s->ts.has_max_utc = true; break;
-        case 5: PM_TRY(orc_pb_i32(&f, &s->ts.min_nanos, msg)); s->ts.has_min_nanos = true; break;
-        case 6: PM_TRY(orc_pb_i32(&f, &s->ts.max_nanos, msg)); s->ts.has_max_nanos = true; break;
-        default: break;
-        }
-    }
-    return NULL;
-}
-
-static pm_error *parse_coll_stats(const uint8_t *p, size_t n, pm_orc_stats *s)
-{
-    pm_error *e;
-    const char *msg = "CollectionStatistics";
-    pm_cursor c = pm_cursor_make(p, n);
-    orc_pb_field f;
-    s->coll.present = true;
-    FOR_FIELDS(c, f, msg)
-    {
-        switch (f.num) {
-        case 1: PM_TRY(orc_pb_u64(&f, &s->coll.min, msg)); s->coll.has_min = true; break;
-        case 2: PM_TRY(orc_pb_u64(&f, &s->coll.max, msg)); s->coll.has_max = true; break;
-        case 3: PM_TRY(orc_pb_u64(&f, &s->coll.total, msg)); s->coll.has_total = true; break;
-        default: break;
-        }
-    }
-    return NULL;
-}
-
 pm_error *orc_parse_stats(pm_arena *a, const uint8_t *p, size_t n, pm_orc_stats *s)
 {
     pm_error *e;
@@ -310,25 +237,24 @@ pm_error *orc_parse_stats(pm_arena *a, const uint8_t *p, size_t n, pm_orc_stats 
     {
         const uint8_t *q;
         size_t m;
-        switch (f.num) {
-        case 1: PM_TRY(orc_pb_u64(&f, &s->count, msg)); s->has_count = true; break;
-        case 10: PM_TRY(orc_pb_bool(&f, &s->has_null, msg)); s->has_has_null = true; break;
-        case 11: PM_TRY(orc_pb_u64(&f, &s->bytes_on_disk, msg)); s->has_bytes_on_disk = true; break;
-        case 2: case 3: case 4: case 5: case 6: case 7: case 8: case 9: case 12:
+        if (f.num == 1) {
+            PM_TRY(orc_pb_u64(&f, &s->count, msg));
+            s->has_count = true;
+        } else if (f.num == 10) {
+            PM_TRY(orc_pb_bool(&f, &s->has_null, msg));
+            s->has_has_null = true;
+        } else if (f.num == 11) {
+            PM_TRY(orc_pb_u64(&f, &s->bytes_on_disk, msg));
+            s->has_bytes_on_disk = true;
+        } else if (f.num == 5) {
             PM_TRY(orc_pb_bytes(&f, &q, &m, msg));
-            switch (f.num) {
-            case 2: PM_TRY(parse_int_stats(q, m, s)); break;
-            case 3: PM_TRY(parse_double_stats(q, m, s)); break;
-            case 4: PM_TRY(parse_string_stats(a, q, m, s)); break;
-            case 5: PM_TRY(parse_bucket_stats(a, q, m, s)); break;
-            case 6: PM_TRY(parse_decimal_stats(a, q, m, s)); break;
-            case 7: PM_TRY(parse_date_stats(q, m, s)); break;
-            case 8: PM_TRY(parse_binary_stats(q, m, s)); break;
-            case 9: PM_TRY(parse_ts_stats(q, m, s)); break;
-            default: PM_TRY(parse_coll_stats(q, m, s)); break;
-            }
-            break;
-        default: break;
+            PM_TRY(parse_bucket_stats(a, q, m, s));
+        } else {
+            for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+                if (parts[i].num == f.num) {
+                    PM_TRY(orc_pb_bytes(&f, &q, &m, msg));
+                    PM_TRY(parse_part(a, &parts[i], q, m, s));
+                }
         }
     }
     return NULL;
@@ -707,102 +633,49 @@ static pm_error *put_str_field(pm_buf *b, uint32_t num, const pm_orc_str *s)
     return orc_pb_put_bytes(b, num, s->data ? s->data : "", s->len);
 }
 
+static pm_error *put_part(pm_buf *b, const part *pt, const pm_orc_stats *s, pm_buf *tmp)
+{
+    const char *base = (const char *)s;
+    pm_buf_clear(tmp);
+    for (size_t i = 0; i < pt->nm; i++) {
+        const member *m = &pt->m[i];
+        if (!*(const bool *)(base + m->has))
+            continue;
+        const void *v = base + m->val;
+        switch (m->kind) {
+        case M_S64: PM_TRY(orc_pb_put_s64(tmp, m->num, *(const int64_t *)v)); break;
+        case M_S32: PM_TRY(orc_pb_put_s64(tmp, m->num, *(const int32_t *)v)); break;
+        case M_I32: PM_TRY(orc_pb_put_i64(tmp, m->num, *(const int32_t *)v)); break;
+        case M_U64: PM_TRY(orc_pb_put_u64(tmp, m->num, *(const uint64_t *)v)); break;
+        case M_DBL: PM_TRY(orc_pb_put_double(tmp, m->num, *(const double *)v)); break;
+        default: PM_TRY(put_str_field(tmp, m->num, v)); break;
+        }
+    }
+    return put_sub(b, pt->num, tmp);
+}
+
+/* Fields in number order: 1 count, 2-4 parts, 5 bucket, 6-9 parts,
+ * 10 hasNull, 11 bytesOnDisk, 12 collection. */
 static pm_error *stats_parts(pm_buf *b, const pm_orc_stats *s, pm_buf *tmp)
 {
+    const char *base = (const char *)s;
     if (s->has_count)
         PM_TRY(orc_pb_put_u64(b, 1, s->count));
-    if (s->ints.present) {
-        pm_buf_clear(tmp);
-        if (s->ints.has_min)
-            PM_TRY(orc_pb_put_s64(tmp, 1, s->ints.min));
-        if (s->ints.has_max)
-            PM_TRY(orc_pb_put_s64(tmp, 2, s->ints.max));
-        if (s->ints.has_sum)
-            PM_TRY(orc_pb_put_s64(tmp, 3, s->ints.sum));
-        PM_TRY(put_sub(b, 2, tmp));
-    }
-    if (s->dbl.present) {
-        pm_buf_clear(tmp);
-        if (s->dbl.has_min)
-            PM_TRY(orc_pb_put_double(tmp, 1, s->dbl.min));
-        if (s->dbl.has_max)
-            PM_TRY(orc_pb_put_double(tmp, 2, s->dbl.max));
-        if (s->dbl.has_sum)
-            PM_TRY(orc_pb_put_double(tmp, 3, s->dbl.sum));
-        PM_TRY(put_sub(b, 3, tmp));
-    }
-    if (s->str.present) {
-        pm_buf_clear(tmp);
-        if (s->str.has_min)
-            PM_TRY(put_str_field(tmp, 1, &s->str.min));
-        if (s->str.has_max)
-            PM_TRY(put_str_field(tmp, 2, &s->str.max));
-        if (s->str.has_sum)
-            PM_TRY(orc_pb_put_s64(tmp, 3, s->str.sum));
-        if (s->str.has_lower)
-            PM_TRY(put_str_field(tmp, 4, &s->str.lower));
-        if (s->str.has_upper)
-            PM_TRY(put_str_field(tmp, 5, &s->str.upper));
-        PM_TRY(put_sub(b, 4, tmp));
-    }
-    if (s->bucket.present) {
-        pm_buf_clear(tmp);
-        PM_TRY(orc_pb_put_packed(tmp, 1, s->bucket.count, s->bucket.ncount));
-        PM_TRY(put_sub(b, 5, tmp));
-    }
-    if (s->dec.present) {
-        pm_buf_clear(tmp);
-        if (s->dec.has_min)
-            PM_TRY(put_str_field(tmp, 1, &s->dec.min));
-        if (s->dec.has_max)
-            PM_TRY(put_str_field(tmp, 2, &s->dec.max));
-        if (s->dec.has_sum)
-            PM_TRY(put_str_field(tmp, 3, &s->dec.sum));
-        PM_TRY(put_sub(b, 6, tmp));
-    }
-    if (s->date.present) {
-        pm_buf_clear(tmp);
-        if (s->date.has_min)
-            PM_TRY(orc_pb_put_s64(tmp, 1, s->date.min));
-        if (s->date.has_max)
-            PM_TRY(orc_pb_put_s64(tmp, 2, s->date.max));
-        PM_TRY(put_sub(b, 7, tmp));
-    }
-    if (s->bin.present) {
-        pm_buf_clear(tmp);
-        if (s->bin.has_sum)
-            PM_TRY(orc_pb_put_s64(tmp, 1, s->bin.sum));
-        PM_TRY(put_sub(b, 8, tmp));
-    }
-    if (s->ts.present) {
-        pm_buf_clear(tmp);
-        if (s->ts.has_min)
-            PM_TRY(orc_pb_put_s64(tmp, 1, s->ts.min));
-        if (s->ts.has_max)
-            PM_TRY(orc_pb_put_s64(tmp, 2, s->ts.max));
-        if (s->ts.has_min_utc)
-            PM_TRY(orc_pb_put_s64(tmp, 3, s->ts.min_utc));
-        if (s->ts.has_max_utc)
-            PM_TRY(orc_pb_put_s64(tmp, 4, s->ts.max_utc));
-        if (s->ts.has_min_nanos)
-            PM_TRY(orc_pb_put_i64(tmp, 5, s->ts.min_nanos));
-        if (s->ts.has_max_nanos)
-            PM_TRY(orc_pb_put_i64(tmp, 6, s->ts.max_nanos));
-        PM_TRY(put_sub(b, 9, tmp));
-    }
-    if (s->has_has_null)
-        PM_TRY(orc_pb_put_u64(b, 10, s->has_null ? 1 : 0));
-    if (s->has_bytes_on_disk)
-        PM_TRY(orc_pb_put_u64(b, 11, s->bytes_on_disk));
-    if (s->coll.present) {
-        pm_buf_clear(tmp);
-        if (s->coll.has_min)
-            PM_TRY(orc_pb_put_u64(tmp, 1, s->coll.min));
-        if (s->coll.has_max)
-            PM_TRY(orc_pb_put_u64(tmp, 2, s->coll.max));
-        if (s->coll.has_total)
-            PM_TRY(orc_pb_put_u64(tmp, 3, s->coll.total));
-        PM_TRY(put_sub(b, 12, tmp));
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        const part *pt = &parts[i];
+        if (pt->num == 6 && s->bucket.present) {
+            pm_buf_clear(tmp);
+            PM_TRY(orc_pb_put_packed(tmp, 1, s->bucket.count, s->bucket.ncount));
+            PM_TRY(put_sub(b, 5, tmp));
+        }
+        if (pt->num == 12) {
+            if (s->has_has_null)
+                PM_TRY(orc_pb_put_u64(b, 10, s->has_null ? 1 : 0));
+            if (s->has_bytes_on_disk)
+                PM_TRY(orc_pb_put_u64(b, 11, s->bytes_on_disk));
+        }
+        if (*(const bool *)(base + pt->present))
+            PM_TRY(put_part(b, pt, s, tmp));
     }
     return NULL;
 }
