@@ -8,9 +8,9 @@
  * COMPRESSION), PRESENT / LENGTH / SECONDARY / ROW_INDEX the "aux" ones
  * (zlib level 1), stripe footers, Metadata and Footer the file's (zlib
  * default level); zstd uses orc.compression.zstd.level everywhere, snappy
- * and lz4 have no level.  (orc-core also asks zlib for its FILTERED
- * strategy on aux streams; our deflate uses the default strategy, so zlib
- * payloads may differ from Java's while decoding the same.)
+ * and lz4 have no level.  (orc-core also asks zlib for the FILTERED
+ * strategy on aux streams, which zlib's level 1 ignores: its fast deflate
+ * has no lazy matching; so the default strategy gives the same bytes.)
  * Compression block size: the smallest power of two >= stripe size /
  * (20 x columns), within [4 KiB, 256 KiB], capped by orc.compress.size
  * (unless orc.buffer.size.enforce).
