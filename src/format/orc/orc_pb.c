@@ -171,13 +171,7 @@ pm_error *orc_pb_repeated_u64(const orc_pb_field *f, uint64_t *out, size_t count
 pm_error *orc_pb_put_uvarint(pm_buf *b, uint64_t v)
 {
     uint8_t tmp[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    tmp[n++] = (uint8_t)v;
-    return pm_buf_append(b, tmp, n);
+    return pm_buf_append(b, tmp, orc_uvarint_encode(tmp, v));
 }
 
 static pm_error *put_key(pm_buf *b, uint32_t num, uint8_t wire)

@@ -66,6 +66,18 @@ pm_error *orc_pb_repeated_u64(const orc_pb_field *f, uint64_t *out, size_t count
 
 /* ---- writer: each appends one field to `b` ---- */
 pm_error *orc_pb_put_uvarint(pm_buf *b, uint64_t v);          /* bare varint, no key */
+/* Base-128 varint of v into tmp (at most 10 bytes); returns its length.
+ * Shared with the RLE writer's varints. */
+static inline size_t orc_uvarint_encode(uint8_t tmp[10], uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        tmp[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    tmp[n++] = (uint8_t)v;
+    return n;
+}
 pm_error *orc_pb_put_u64(pm_buf *b, uint32_t num, uint64_t v);   /* VARINT */
 pm_error *orc_pb_put_s64(pm_buf *b, uint32_t num, int64_t v);    /* VARINT, zig-zag */
 pm_error *orc_pb_put_i64(pm_buf *b, uint32_t num, int64_t v);    /* VARINT, two's complement (int32/int64) */

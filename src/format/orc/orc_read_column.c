@@ -95,18 +95,6 @@ static const char *col_name(const orc_col_reader *r)
     return r->col->name && *r->col->name ? r->col->name : orc_kind_name(r->col->kind);
 }
 
-static pm_error *grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return NULL;
-    size_t c = pm_grow_cap(*cap, need);
-    if (!c)
-        return pm_oom();
-    PM_TRY(pm_realloc_array(pp, c, size));
-    *cap = c;
-    return NULL;
-}
-
 /* ------------------------------------------------------------------ */
 /* Construction                                                        */
 
@@ -148,7 +136,7 @@ static pm_error *load_dictionary(orc_col_reader *r)
     /* grow with the entries decoded so far, never by the declared size alone */
     while (have < r->dict_size) {
         uint32_t step = r->dict_size - have < 65536 ? r->dict_size - have : 65536;
-        PM_TRY_GOTO(e, grow(&r->dict_off, &cap, (size_t)have + step + 1, sizeof *r->dict_off), done);
+        PM_TRY_GOTO(e, orc_reserve(&r->dict_off, &cap, (size_t)have + step + 1, sizeof *r->dict_off), done);
         if (have == 0)
             r->dict_off[0] = 0;
         PM_TRY_GOTO(e, orc_int_dec_next(&r->len_ints, r->dict_off + have + 1, step), done);
@@ -434,7 +422,7 @@ static pm_error *start_offsets(pm_column *c)
 
 static pm_error *read_validity(orc_col_reader *r, size_t n, const uint8_t *parent, size_t *k, size_t *real_nulls)
 {
-    PM_TRY(grow(&r->flags, &r->flags_cap, n ? n : 1, 1));
+    PM_TRY(orc_reserve(&r->flags, &r->flags_cap, n ? n : 1, 1));
     uint8_t *f = r->flags;
     if (!r->has_present) {
         if (parent)
@@ -452,7 +440,7 @@ static pm_error *read_validity(orc_col_reader *r, size_t n, const uint8_t *paren
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
             m += parent[i] != 0;
-        PM_TRY(grow(&r->tmp_flags, &r->tmp_cap, m ? m : 1, 1));
+        PM_TRY(orc_reserve(&r->tmp_flags, &r->tmp_cap, m ? m : 1, 1));
         PM_TRY(orc_bool_dec_next(&r->present, r->tmp_flags, m));
         size_t j = 0, z = 0;
         for (size_t i = 0; i < n; i++) {
@@ -477,7 +465,7 @@ static pm_error *read_validity(orc_col_reader *r, size_t n, const uint8_t *paren
 
 static pm_error *ints(orc_col_reader *r, orc_int_dec *d, size_t k, int64_t **out)
 {
-    PM_TRY(grow(&r->vals, &r->vals_cap, k ? k : 1, sizeof *r->vals));
+    PM_TRY(orc_reserve(&r->vals, &r->vals_cap, k ? k : 1, sizeof *r->vals));
     PM_TRY(orc_int_dec_next(d, r->vals, k));
     *out = r->vals;
     return NULL;
@@ -492,7 +480,7 @@ static pm_error *read_fixed(orc_col_reader *r, size_t n, size_t k, pm_column *ou
     const uint8_t *f = r->flags;
     switch (r->kind) {
     case RK_BYTE: {
-        PM_TRY(grow(&r->tmp_flags, &r->tmp_cap, k ? k : 1, 1));
+        PM_TRY(orc_reserve(&r->tmp_flags, &r->tmp_cap, k ? k : 1, 1));
         PM_TRY(orc_byte_dec_next(&r->bytes, r->tmp_flags, k));
         for (size_t i = 0, j = 0; i < n; i++)
             dst[i] = f[i] ? r->tmp_flags[j++] : 0;
@@ -526,7 +514,7 @@ static pm_error *read_fixed(orc_col_reader *r, size_t n, size_t k, pm_column *ou
     case RK_FLOAT:
     case RK_DOUBLE: {
         size_t vw = r->kind == RK_FLOAT ? 4 : 8;
-        PM_TRY(grow(&r->vals, &r->vals_cap, k ? k : 1, sizeof *r->vals));
+        PM_TRY(orc_reserve(&r->vals, &r->vals_cap, k ? k : 1, sizeof *r->vals));
         uint8_t *raw = (uint8_t *)r->vals;
         PM_TRY(orc_in_read(&r->data_in, raw, k * vw, "floating point values"));
         for (size_t i = 0, j = 0; i < n; i++) {
@@ -544,7 +532,7 @@ static pm_error *read_bools(orc_col_reader *r, size_t n, size_t k, pm_column *ou
 {
     size_t base = (size_t)out->length;
     PM_TRY(pm_buf_resize(&out->values, (base + n + 7) / 8));
-    PM_TRY(grow(&r->tmp_flags, &r->tmp_cap, k ? k : 1, 1));
+    PM_TRY(orc_reserve(&r->tmp_flags, &r->tmp_cap, k ? k : 1, 1));
     PM_TRY(orc_bool_dec_next(&r->bools, r->tmp_flags, k));
     uint8_t *v = out->values.data;
     for (size_t i = 0, j = 0; i < n; i++) {
@@ -703,7 +691,7 @@ static pm_error *read_timestamps(orc_col_reader *r, size_t n, size_t k, pm_colum
     PM_TRY(pm_buf_resize(&out->values, (base_row + n) * 8));
     int64_t *secs;
     PM_TRY(ints(r, &r->data_ints, k, &secs));
-    PM_TRY(grow(&r->vals2, &r->vals2_cap, k ? k : 1, sizeof *r->vals2));
+    PM_TRY(orc_reserve(&r->vals2, &r->vals2_cap, k ? k : 1, sizeof *r->vals2));
     PM_TRY(orc_int_dec_next(&r->sec_ints, r->vals2, k));
     int64_t base = r->local ? r->ctx->writer_base : ORC_TIMESTAMP_BASE;
     uint8_t *dst = out->values.data + base_row * 8;

@@ -34,6 +34,7 @@
 
 #include "base/cursor.h"
 #include "base/mem.h"
+#include "format/orc/orc_pb.h"
 #include "format/orc/orc_rle.h"
 
 #define MAX_RUN 512
@@ -45,13 +46,7 @@ enum { SHORT_REPEAT = 0, DIRECT = 1, PATCHED_BASE = 2, DELTA = 3 };
 pm_error *orc_write_uvarint(orc_out *out, uint64_t v)
 {
     uint8_t tmp[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    tmp[n++] = (uint8_t)v;
-    return orc_out_write(out, tmp, n);
+    return orc_out_write(out, tmp, orc_uvarint_encode(tmp, v));
 }
 
 static pm_error *write_varint(orc_out *out, bool is_signed, int64_t v)

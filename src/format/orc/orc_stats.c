@@ -10,17 +10,10 @@
 
 #include "types/column.h"
 #include "types/temporal.h"
+#include "types/value.h"
 
 #define MAX_BYTES_RECORDED 1024
 #define MAX_DECIMAL64 ((__int128)999999999999999999LL)
-
-static __int128 pow10i(int e)
-{
-    __int128 p = 1;
-    for (int i = 0; i < e; i++)
-        p *= 10;
-    return p;
-}
 
 /* ---- HiveDecimal addition: 38 significant digits, half up ---- */
 
@@ -619,98 +612,7 @@ pm_error *orc_decimal_text(pm_buf *out, __int128 v, int32_t scale)
         v /= 10;
         scale--;
     }
-    char digits[64];
-    int n = 0;
-    unsigned __int128 u = v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
-    do {
-        digits[n++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    while (n <= scale)
-        digits[n++] = '0';
-    char text[80];
-    int k = 0;
-    if (v < 0)
-        text[k++] = '-';
-    for (int i = n - 1; i >= 0; i--) {
-        text[k++] = digits[i];
-        if (i == scale && scale > 0)
-            text[k++] = '.';
-    }
-    return pm_buf_append(out, text, (size_t)k);
-}
-
-bool orc_decimal_parse(const char *s, size_t n, int32_t scale, __int128 *out)
-{
-    /* digits (leading zeros dropped) and the power of ten of the last one */
-    char digits[128];
-    int nd = 0;
-    long exp10 = 0;
-    size_t i = 0;
-    bool neg = false, dot = false, any = false;
-    if (i < n && (s[i] == '-' || s[i] == '+'))
-        neg = s[i++] == '-';
-    for (; i < n; i++) {
-        char c = s[i];
-        if (c == '.' && !dot) {
-            dot = true;
-            continue;
-        }
-        if (c < '0' || c > '9')
-            break;
-        any = true;
-        if (dot)
-            exp10--;
-        if (nd == 0 && c == '0')
-            continue;
-        if (nd == (int)sizeof digits)
-            return false;
-        digits[nd++] = c;
-    }
-    if (!any)
-        return false;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        bool eneg = false;
-        if (i < n && (s[i] == '-' || s[i] == '+'))
-            eneg = s[i++] == '-';
-        if (i >= n)
-            return false;
-        long e = 0;
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-            if (e < 100000)
-                e = e * 10 + (s[i] - '0');
-        exp10 += eneg ? -e : e;
-    }
-    if (i != n)
-        return false;
-    /* value = digits * 10^exp10; the result is round_half_up(value * 10^scale) */
-    long shift = exp10 + scale;
-    int keep = nd;
-    bool up = false;
-    if (shift < 0) {
-        long drop = -shift;
-        if (drop > nd) {
-            keep = 0;
-        } else {
-            keep = nd - (int)drop;
-            up = digits[keep] >= '5';
-        }
-        shift = 0;
-    }
-    if (keep + shift > 38)
-        return false;
-    __int128 v = 0;
-    for (int k = 0; k < keep; k++)
-        v = v * 10 + (digits[k] - '0');
-    for (long k = 0; k < shift; k++)
-        v *= 10;
-    if (up)
-        v += 1;
-    if (v >= pow10i(38))
-        return false;
-    *out = neg ? -v : v;
-    return true;
+    return pm_decimal_format(out, v, scale);
 }
 
 /* ------------------------------------------------------------------ */
@@ -956,11 +858,17 @@ void orc_field_stats(const pm_orc_stats *s, const pm_type *t, uint64_t rows, pm_
     case PM_TYPE_DECIMAL: {
         if (!s->dec.present || !s->dec.has_min || !s->dec.has_max)
             return;
-        __int128 a, b, bound = pow10i(t->precision);
-        if (!orc_decimal_parse(s->dec.min.data, s->dec.min.len, t->scale, &a) ||
-            !orc_decimal_parse(s->dec.max.data, s->dec.max.len, t->scale, &b) || a >= bound || a <= -bound ||
-            b >= bound || b <= -bound)
+        /* orc-core writes the texts at the column's scale, so an exact parse
+         * suffices; anything else (more fraction digits, too many digits for
+         * the precision) leaves the bounds unknown */
+        __int128 a, b;
+        pm_error *e = pm_decimal_parse(s->dec.min.data, s->dec.min.len, t->precision, t->scale, &a);
+        if (!e)
+            e = pm_decimal_parse(s->dec.max.data, s->dec.max.len, t->precision, t->scale, &b);
+        if (e) {
+            pm_error_free(e);
             return;
+        }
         out->has_min = out->has_max = true;
         out->min.dec = a;
         out->max.dec = b;

@@ -86,9 +86,6 @@ pm_error *orc_stats_serialize(orc_stats_acc *s, pm_buf *out);
 /* Plain text of unscaled/10^scale without trailing fraction zeros ("1.5",
  * "-0.001", "100", "0"), HiveDecimal's toString. */
 pm_error *orc_decimal_text(pm_buf *out, __int128 unscaled, int32_t scale);
-/* Parse such text into an unscaled value at `scale` (half up); false when
- * it is not a decimal or does not fit 38 digits. */
-bool orc_decimal_parse(const char *s, size_t n, int32_t scale, __int128 *out);
 
 /* ---- Paimon's view of one column's statistics ---- */
 

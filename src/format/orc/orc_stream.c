@@ -207,13 +207,21 @@ pm_error *orc_in_skip(orc_in *s, uint64_t n, const char *what)
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 
+pm_error *orc_reserve(void *pp, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return NULL;
+    size_t c = pm_grow_cap(*cap, need);
+    if (!c)
+        return pm_oom();
+    PM_TRY(pm_realloc_array(pp, c, size));
+    *cap = c;
+    return NULL;
+}
+
 pm_error *orc_positions_add(orc_positions *p, uint64_t v)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        PM_TRY(pm_realloc_array(&p->v, cap, sizeof *p->v));
-        p->cap = cap;
-    }
+    PM_TRY(orc_reserve(&p->v, &p->cap, p->n + 1, sizeof *p->v));
     p->v[p->n++] = v;
     return NULL;
 }

@@ -33,6 +33,10 @@
 #include "codec/codec.h"
 #include "paimon/error.h"
 
+/* Make room for `need` elements of `size` bytes in the array *pp of
+ * capacity *cap (geometric growth; *pp kept on failure). */
+pm_error *orc_reserve(void *pp, size_t *cap, size_t need, size_t size);
+
 /* Largest compression block size we accept from a file: orc-core writes
  * less than 8 MiB (OutStream.assertBufferSizeValid). */
 #define ORC_MAX_BLOCK_SIZE ((uint64_t)1 << 23)

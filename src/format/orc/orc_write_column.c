@@ -63,7 +63,8 @@ struct orc_cw {
     bool use_dict, done_check;
     pm_buf keys;                 /* dictionary key bytes */
     uint32_t *key_off;           /* nkeys + 1 */
-    uint32_t nkeys, key_cap;
+    uint32_t nkeys;
+    size_t key_cap;
     uint32_t *slots;             /* hash table: key id + 1, 0 = empty */
     uint32_t nslots;
     uint32_t *rows;              /* dictionary id of each value of the stripe */
@@ -84,11 +85,7 @@ struct orc_cw {
 
 static pm_error *entry_add(entry_list *l, const orc_positions *pos, const pm_buf *stats)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        PM_TRY(pm_realloc_array(&l->v, cap, sizeof *l->v));
-        l->cap = cap;
-    }
+    PM_TRY(orc_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v));
     entry *e = &l->v[l->n];
     memset(e, 0, sizeof *e);
     for (size_t i = 0; i < pos->n; i++)
@@ -382,11 +379,7 @@ static pm_error *dict_add(orc_cw *w, const uint8_t *p, size_t n, uint32_t *id)
     }
     if (w->keys.len + n > UINT32_MAX || w->nkeys == UINT32_MAX - 1)
         return pm_error_new(PM_EUNSUPPORTED, "ORC dictionary of column %u exceeds 4 GiB", w->id);
-    if (w->nkeys + 2 > w->key_cap) {
-        uint32_t cap = w->key_cap * 2 + 16;
-        PM_TRY(pm_realloc_array(&w->key_off, cap, sizeof *w->key_off));
-        w->key_cap = cap;
-    }
+    PM_TRY(orc_reserve(&w->key_off, &w->key_cap, (size_t)w->nkeys + 2, sizeof *w->key_off));
     PM_TRY(pm_buf_append(&w->keys, p, n));
     w->key_off[w->nkeys + 1] = (uint32_t)w->keys.len;
     w->slots[h] = w->nkeys + 1;
@@ -396,11 +389,7 @@ static pm_error *dict_add(orc_cw *w, const uint8_t *p, size_t n, uint32_t *id)
 
 static pm_error *push_row(orc_cw *w, uint32_t id)
 {
-    if (w->nrows == w->rows_cap) {
-        size_t cap = w->rows_cap ? w->rows_cap * 2 : 1024;
-        PM_TRY(pm_realloc_array(&w->rows, cap, sizeof *w->rows));
-        w->rows_cap = cap;
-    }
+    PM_TRY(orc_reserve(&w->rows, &w->rows_cap, w->nrows + 1, sizeof *w->rows));
     w->rows[w->nrows++] = id;
     return NULL;
 }
@@ -431,11 +420,7 @@ static void check_dictionary(orc_cw *w)
 
 static pm_error *save_count(orc_cw *w, uint64_t v)
 {
-    if (w->ncounts == w->counts_cap) {
-        size_t cap = w->counts_cap ? w->counts_cap * 2 : 8;
-        PM_TRY(pm_realloc_array(&w->counts, cap, sizeof *w->counts));
-        w->counts_cap = cap;
-    }
+    PM_TRY(orc_reserve(&w->counts, &w->counts_cap, w->ncounts + 1, sizeof *w->counts));
     w->counts[w->ncounts++] = v;
     return NULL;
 }

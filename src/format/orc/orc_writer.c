@@ -409,11 +409,7 @@ static pm_error *flush_stripe(pm_orc_writer *w)
         }
     uint64_t footer_len;
     PM_TRY_GOTO(e, put_compressed(w, &footer, &footer_len), done);
-    if (w->nstripes == w->stripes_cap) {
-        size_t cap = w->stripes_cap ? w->stripes_cap * 2 : 8;
-        PM_TRY_GOTO(e, pm_realloc_array(&w->stripes, cap, sizeof *w->stripes), done);
-        w->stripes_cap = cap;
-    }
+    PM_TRY_GOTO(e, orc_reserve(&w->stripes, &w->stripes_cap, w->nstripes + 1, sizeof *w->stripes), done);
     w->stripes[w->nstripes++] =
         (orc_stripe_info){offset, index_len, data_len, footer_len, (uint64_t)w->rows_in_stripe, false};
     w->rows += w->rows_in_stripe;
