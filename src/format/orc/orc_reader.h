@@ -53,10 +53,11 @@
 
 typedef struct pm_orc_reader pm_orc_reader;
 
-/* Stripe filter: return false to skip stripe `s` (its statistics are
- * pm_orc_reader_stripe_stats(r, s, column)).  Called once per stripe, in
- * order. */
-typedef bool (*pm_orc_stripe_filter)(void *ctx, const pm_orc_reader *r, uint32_t stripe);
+/* Stripe filter: return false to skip `stripe` (its statistics are
+ * pm_orc_reader_stripe_stats(r, stripe, column), which loads the file's
+ * Metadata on first use, hence the non-const reader).  Called once per
+ * stripe, in order, before the stripe is read. */
+typedef bool (*pm_orc_stripe_filter)(void *ctx, pm_orc_reader *r, uint32_t stripe);
 
 typedef struct pm_orc_reader_options {
     int64_t batch_rows;               /* rows per batch; <= 0 means 4096 */

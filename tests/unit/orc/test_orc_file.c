@@ -427,6 +427,111 @@ static void test_tail_and_statistics(void **state)
     pm_type_free(t);
 }
 
+/* The stripe filter sees each stripe once, in order, with its statistics;
+ * skipped stripes yield no rows. */
+typedef struct filter_seen {
+    uint32_t calls, next;
+    int64_t keep_from;
+    uint64_t kept_rows;
+} filter_seen;
+
+static bool keep_late_stripes(void *ctx, pm_orc_reader *r, uint32_t stripe)
+{
+    filter_seen *f = ctx;
+    assert_int_equal(stripe, f->next);
+    f->next++;
+    f->calls++;
+    const pm_orc_stats *st = pm_orc_reader_stripe_stats(r, stripe, 1);
+    assert_non_null(st);
+    assert_true(st->ints.has_max);
+    bool keep = st->ints.max >= f->keep_from;
+    if (keep)
+        f->kept_rows += pm_orc_reader_footer(r)->stripes[stripe].rows;
+    return keep;
+}
+
+static void test_stripe_filter(void **state)
+{
+    (void)state;
+    pm_type *t = parse("ROW<id BIGINT NOT NULL, s STRING>");
+    pm_orc_writer_options o;
+    pm_orc_writer_options_default(&o);
+    o.stripe_size = 20000;
+    o.rows_between_checks = 500;
+    char *path = path_of("filter.orc");
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    pm_output *out;
+    PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
+    pm_orc_writer *w;
+    PM_OK_OR_FAIL(pm_orc_writer_new(&w, out, t, &o));
+    const int64_t rows = 20000;
+    for (int64_t at = 0; at < rows; at += 1000) {
+        pm_batch *b;
+        PM_OK_OR_FAIL(pm_batch_new(&b, t));
+        for (int64_t i = at; i < at + 1000; i++) {
+            char v[32];
+            snprintf(v, sizeof v, "value-%lld", (long long)(i * 7919 % 100003));
+            PM_OK_OR_FAIL(pm_column_append_i64(b->columns[0], i));
+            PM_OK_OR_FAIL(pm_column_append_bytes(b->columns[1], v, strlen(v)));
+        }
+        PM_OK_OR_FAIL(pm_batch_finish(b, 1000));
+        PM_OK_OR_FAIL(pm_orc_writer_write(w, b));
+        pm_batch_free(b);
+    }
+    pm_orc_write_result res;
+    PM_OK_OR_FAIL(pm_orc_writer_close(w, &res));
+    PM_OK_OR_FAIL(pm_output_close(out, false));
+    pm_fileio_free(fio);
+    assert_true(res.nstripes >= 3);
+    size_t len;
+    uint8_t *data = pm_test_read_file(path, &len);
+    assert_non_null(data);
+
+    filter_seen f = {0, 0, rows / 2, 0};
+    pm_orc_reader_options ro = PM_ORC_READER_OPTIONS_INIT;
+    ro.filter = keep_late_stripes;
+    ro.filter_ctx = &f;
+    ro.batch_rows = 700;
+    pm_orc_reader *r;
+    PM_OK_OR_FAIL(pm_orc_reader_open_memory(&r, data, len, &ro));
+    uint64_t got = 0;
+    int64_t first = -1, prev = -1;
+    for (;;) {
+        pm_batch *b;
+        PM_OK_OR_FAIL(pm_orc_reader_next_batch(r, &b));
+        if (!b)
+            break;
+        for (int64_t i = 0; i < pm_batch_num_rows(b); i++) {
+            int64_t id = pm_column_i64(b->columns[0], i);
+            if (first < 0)
+                first = id;
+            else
+                assert_int_equal(id, prev + 1); /* kept stripes are contiguous here */
+            prev = id;
+        }
+        got += (uint64_t)pm_batch_num_rows(b);
+    }
+    assert_int_equal(f.calls, res.nstripes);
+    assert_true(f.kept_rows > 0 && f.kept_rows < (uint64_t)rows);
+    assert_int_equal(got, f.kept_rows);
+    assert_int_equal(prev, rows - 1);
+    assert_true(first > 0 && first <= rows / 2);
+    pm_orc_reader_free(r);
+    /* a filter that keeps nothing: no batches at all */
+    f = (filter_seen){0, 0, INT64_MAX, 0};
+    PM_OK_OR_FAIL(pm_orc_reader_open_memory(&r, data, len, &ro));
+    pm_batch *b;
+    PM_OK_OR_FAIL(pm_orc_reader_next_batch(r, &b));
+    assert_null(b);
+    assert_int_equal(f.calls, res.nstripes);
+    pm_orc_reader_free(r);
+    pm_orc_write_result_free(&res);
+    free(data);
+    free(path);
+    pm_type_free(t);
+}
+
 static void test_user_metadata(void **state)
 {
     (void)state;
@@ -763,7 +868,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_types_each_codec), cmocka_unit_test(test_stripes_versions_dictionaries),
         cmocka_unit_test(test_empty_and_tiny),       cmocka_unit_test(test_tail_and_statistics),
-        cmocka_unit_test(test_user_metadata),        cmocka_unit_test(test_read_types_and_projection),
+        cmocka_unit_test(test_user_metadata),        cmocka_unit_test(test_stripe_filter),
+               cmocka_unit_test(test_read_types_and_projection),
         cmocka_unit_test(test_char_padding_and_trimming), cmocka_unit_test(test_bad_batches),
         cmocka_unit_test(test_corrupt_files),        cmocka_unit_test(test_options_from_table),
         cmocka_unit_test(test_direct_columns),
