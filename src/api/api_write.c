@@ -577,7 +577,8 @@ static pm_error *row_id_change_prepare(pm_commit_outcome *out, const pm_write_op
 {
     if (!out || out->version != PM_COMMIT_OUTCOME_VERSION)
         return pm_error_new(PM_EINVALID, "pm_commit_outcome must be initialized with PM_COMMIT_OUTCOME_INIT");
-    PM_TRY(check_options(o));
+    if (o) /* NULL = defaults */
+        PM_TRY(check_options(o));
     pm_commit_outcome_init(out);
     *user = o ? o->commit_user : NULL;
     *ident = o ? o->commit_identifier : PM_BATCH_COMMIT_IDENTIFIER;
@@ -605,6 +606,16 @@ pm_error *pm_table_update_by_row_id(pm_commit_outcome *out, pm_table *t, const p
     pm_de_change_result r;
     PM_TRY(pm_de_update(t, rows, user, ident, &r));
     row_id_change_put(out, &r);
+    /* the update's files are new column versions: the automatic round over
+     * the buckets of the snapshot (also after an earlier run committed it) */
+    if (r.snapshot_id) {
+        char uuid[37];
+        if (!user) {
+            PM_TRY(pm_uuid(uuid));
+            user = uuid;
+        }
+        after_write(out, t, r.snapshot_id, user, NULL);
+    }
     return NULL;
 }
 
