@@ -220,7 +220,8 @@ pm_error *pm_compact_task_check_files(const pm_compact_task *t, const char *doc,
 pm_error *pm_compact_result_check_files(const pm_compact_result *r, const char *doc, bool roots_known,
                                         const char *roots);
 /* The table checks every mode shares (over options o): no data evolution,
- * no row tracking, no blob or VARIANT columns, no data-file indexes (the
+ * row tracking only on append tables with bucket -1, no blob or VARIANT
+ * columns, no data-file indexes (the
  * outputs would lack them), new files not to external paths.  `kind` names
  * the tables in messages ("append tables").  PM_EUNSUPPORTED otherwise. */
 pm_error *pm_compact_check_common(pm_table *t, const pm_options *o, const char *kind);
