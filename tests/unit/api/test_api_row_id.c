@@ -5,9 +5,10 @@
  * every refusal before anything is written), pm_materialize_deletions
  * (metrics, batches and their progress reports, partitions, refusals),
  * their init functions, the automatic compaction round after writes and
- * updates of data-evolution tables (write-only=false), and a compaction
+ * updates of data-evolution tables (write-only=false), a compaction
  * commit whose deletion-vector rebase fails after writing its index file
- * (the file is deleted, nothing is published).
+ * (the file is deleted, nothing is published), and the compaction of a
+ * row-tracking table without data evolution (row IDs kept physically).
  */
 #include <dirent.h>
 
@@ -614,6 +615,77 @@ static void test_rebase_failure_deletes_index_file(void **state)
     pm_table_free(t);
 }
 
+/* Row tracking without data evolution: append compaction keeps every
+ * row's _ROW_ID and _SEQUENCE_NUMBER as physical columns of its outputs. */
+static void test_row_tracking_compaction(void **state)
+{
+    (void)state;
+    char *path = api_path(dir, "db.db/rt");
+    const char *opts[] = {"bucket=-1", "row-tracking.enabled=true", "write-only=true"};
+    api_create(path, "id BIGINT, s STRING", NULL, NULL, opts, 3);
+    pm_table *t = open_table(path);
+    free(path);
+    api_write_json(t, "{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"b\"}\n", NULL);
+    api_write_json(t, "{\"id\":3,\"s\":\"c\"}\n", NULL);
+    char *before = read_rows(t, "_ROW_ID,_SEQUENCE_NUMBER,id");
+    assert_string_equal(before, "{\"_ROW_ID\":0,\"_SEQUENCE_NUMBER\":1,\"id\":1}\n"
+                                "{\"_ROW_ID\":1,\"_SEQUENCE_NUMBER\":1,\"id\":2}\n"
+                                "{\"_ROW_ID\":2,\"_SEQUENCE_NUMBER\":2,\"id\":3}\n");
+    const char *dyn[] = {"compaction.min.file-num=2"};
+    pm_compact_options co = PM_COMPACT_OPTIONS_INIT;
+    co.dynamic_options = dyn;
+    co.ndynamic_options = 1;
+    for (int round = 0; round < 2; round++) {
+        pm_compact_builder *b = NULL;
+        PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &co));
+        pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+        PM_OK_OR_FAIL(pm_compact_run(&m, b));
+        pm_compact_builder_free(b);
+        assert_int_equal(m.files_added, 1);
+        pm_file_list *l = NULL;
+        PM_OK_OR_FAIL(pm_table_files(&l, t, NULL));
+        assert_int_equal(pm_file_list_count(l), 1);
+        const pm_file_info *f = pm_file_list_get(l, 0);
+        assert_false(f->has_first_row_id);
+        assert_string_equal(f->file_source, "COMPACT");
+        assert_int_equal(f->nwrite_cols, 4);
+        assert_string_equal(f->write_cols[2], "_ROW_ID");
+        assert_string_equal(f->write_cols[3], "_SEQUENCE_NUMBER");
+        pm_file_list_free(l);
+        char *after = read_rows(t, "_ROW_ID,_SEQUENCE_NUMBER,id");
+        if (round == 0) {
+            /* the same rows (in the order of the inputs, smallest file first) */
+            assert_int_equal(strlen(after), strlen(before));
+            for (const char *line = before; *line; line = strchr(line, '\n') + 1) {
+                char one[80];
+                size_t len = (size_t)(strchr(line, '\n') - line) + 1;
+                snprintf(one, sizeof one, "%.*s", (int)len, line);
+                assert_non_null(strstr(after, one));
+            }
+            /* a new file joins the compacted one: its row gets row ID 3 */
+            api_write_json(t, "{\"id\":4,\"s\":\"d\"}\n", NULL);
+        } else {
+            assert_non_null(strstr(after, "{\"_ROW_ID\":3,\"_SEQUENCE_NUMBER\":4,\"id\":4}\n"));
+            assert_int_equal(api_count_lines(after), 4);
+            for (int i = 0; i < 3; i++) { /* the first three rows as before */
+                char line[80];
+                snprintf(line, sizeof line, "{\"_ROW_ID\":%d,\"_SEQUENCE_NUMBER\":%d,\"id\":%d}\n", i, i < 2 ? 1 : 2,
+                         i + 1);
+                assert_non_null(strstr(after, line));
+            }
+        }
+        free(after);
+    }
+    pm_snapshot *s = NULL;
+    PM_OK_OR_FAIL(pm_table_snapshot(&s, t, 0));
+    int64_t next = 0;
+    assert_true(pm_snapshot_next_row_id(s, &next));
+    assert_int_equal(next, 4);
+    pm_snapshot_free(s);
+    free(before);
+    pm_table_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -625,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_materialize_partitions),
         cmocka_unit_test(test_automatic_rounds),
         cmocka_unit_test(test_rebase_failure_deletes_index_file),
+        cmocka_unit_test(test_row_tracking_compaction),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
