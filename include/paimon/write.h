@@ -148,7 +148,8 @@ PM_API void pm_writer_free(pm_writer *w);
 /* ---- commit messages ---- */
 
 PM_API size_t pm_commit_messages_count(const pm_commit_messages *m);
-/* New data files and the rows they hold. */
+/* New data files and the rows they hold (a row whose BLOB fields are in
+ * dedicated .blob files counts once). */
 PM_API int64_t pm_commit_messages_file_count(const pm_commit_messages *m);
 PM_API int64_t pm_commit_messages_row_count(const pm_commit_messages *m);
 /* Move the messages of `src` into `dst` (src is freed), e.g. to commit the

@@ -36,6 +36,7 @@
 #include "table/pk_write.h"
 #include "table/table_commit.h"
 #include "table/table_internal.h"
+#include "table/de_read.h"
 #include "table/de_write.h"
 #include "table/table_write.h"
 #include "table/write_input.h"
@@ -315,8 +316,9 @@ int64_t pm_commit_messages_row_count(const pm_commit_messages *m)
 {
     int64_t n = 0;
     for (size_t i = 0; m && i < m->n; i++)
-        for (size_t k = 0; k < m->msgs[i].n_new_files; k++)
-            n += m->msgs[i].new_files[k].row_count;
+        for (size_t k = 0; k < m->msgs[i].n_new_files; k++) /* blob files hold rows of a normal file */
+            if (!pm_de_is_blob_file(m->msgs[i].new_files[k].file_name))
+                n += m->msgs[i].new_files[k].row_count;
     return n;
 }
 
