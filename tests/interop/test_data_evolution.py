@@ -18,6 +18,7 @@ the Java-written fixtures:
   materializations against an in-memory model of row ID → (values,
   deleted), checked after every step with our reader and pypaimon.
 """
+import base64
 import json
 import random
 import shutil
@@ -333,6 +334,76 @@ def test_split_large_files(tmp_path):
     assert sum(f["deleted_rows"] for f in files) == 2
     assert _py_rows(tmp_path) == before
     assert _ours(tdir) == before
+
+
+# ---------------------------------------------------------------------------
+# BLOB columns: our writes in dedicated .blob files, read by pypaimon
+
+BLOB_SCHEMA = pa.schema([("id", pa.int64()), ("name", pa.string()), ("pic", pa.large_binary()), ("dt", pa.string())])
+
+
+def _blob_value(i):
+    return None if i % 7 == 3 else bytes((i + k) % 251 for k in range(i % 50))
+
+
+def _py_blob_rows(wh, name):
+    rb = _py_table(wh, name).new_read_builder().with_projection(["_ROW_ID", "id", "name", "pic", "dt"])
+    return sorted(rb.new_read().to_arrow(rb.new_scan().plan().splits()).to_pylist(), key=lambda r: r["_ROW_ID"])
+
+
+def _our_blob_rows(table):
+    rows = _rows(table, "--columns", "_ROW_ID,id,name,pic,dt")
+    for r in rows:
+        r["pic"] = None if r["pic"] is None else base64.b64decode(r["pic"])
+    return sorted(rows, key=lambda r: r["_ROW_ID"])
+
+
+def test_blob_writes_read_by_pypaimon(tmp_path):
+    from pypaimon import Schema
+    cat = _catalog(tmp_path)
+    cat.create_database("db", True)
+    opts = {"bucket": "-1", "row-tracking.enabled": "true", "data-evolution.enabled": "true",
+            "write-only": "true", "target-file-size": "1 b", "blob.target-file-size": "2 kb"}
+    cat.create_table("db.blob", Schema.from_pyarrow_schema(BLOB_SCHEMA, partition_keys=["dt"], options=opts), False)
+    tdir = tmp_path / "db.db" / "blob"
+    n = 2500
+    lines = "".join(json.dumps({"id": i, "name": f"n{i}", "dt": "a" if i < 2200 else "b",
+                                "pic": None if _blob_value(i) is None else base64.b64encode(_blob_value(i)).decode()})
+                    + "\n" for i in range(n))
+    out = run_paimon("write", tdir, input=lines).stdout
+    assert f": {n} rows in" in out
+    files = _files(tdir)
+    normal = [f for f in files if not f["file_name"].endswith(".blob")]
+    blobs = [f for f in files if f["file_name"].endswith(".blob")]
+    assert len(normal) == 4 and len(blobs) > len(normal)   # a: rolls at 1000 and 2000 rows; b: one file
+    for b in blobs:                                          # each blob file inside one normal file's range
+        assert b["write_cols"] == ["pic"]
+        assert any(f["partition"] == b["partition"] and f["first_row_id"] <= b["first_row_id"] and
+                   b["first_row_id"] + b["record_count"] <= f["first_row_id"] + f["record_count"] for f in normal)
+    want = [{"id": i, "name": f"n{i}", "pic": _blob_value(i), "dt": "a" if i < 2200 else "b"} for i in range(n)]
+    got = _py_blob_rows(tmp_path, "blob")
+    assert sorted(({k: r[k] for k in ("id", "name", "pic", "dt")} for r in got), key=lambda r: r["id"]) == want
+    assert _our_blob_rows(tdir) == got
+    # pypaimon appends, we read; our compaction keeps the blob files; an update by row ID
+    t = _py_table(tmp_path, "blob")
+    w = t.new_batch_write_builder().new_write()
+    w.write_arrow(pa.table({"id": [9000, 9001], "name": ["p", None], "pic": [b"\x00py", None], "dt": ["b", "b"]},
+                           schema=BLOB_SCHEMA))
+    _py_commit(t, w.prepare_commit())
+    w.close()
+    assert _our_blob_rows(tdir) == _py_blob_rows(tmp_path, "blob")
+    run_paimon("compact", tdir, "--option", "compaction.min.file-num=1", "--option", "target-file-size=128 mb")
+    after = _files(tdir)
+    assert len([f for f in after if not f["file_name"].endswith(".blob")]) == 2   # one normal file per partition
+    assert {f["file_name"] for f in blobs} <= {f["file_name"] for f in after}    # blob files are not rewritten
+    before = _py_blob_rows(tmp_path, "blob")
+    assert _our_blob_rows(tdir) == before
+    rid = next(r["_ROW_ID"] for r in before if r["id"] == 2300)
+    run_paimon("update", tdir, "--columns", "name", input=json.dumps({"_ROW_ID": rid, "name": "upd"}) + "\n")
+    now = _py_blob_rows(tmp_path, "blob")
+    assert {r["_ROW_ID"]: r["name"] for r in now}[rid] == "upd"
+    assert {r["_ROW_ID"]: r["pic"] for r in now}[rid] == _blob_value(2300)
+    assert _our_blob_rows(tdir) == now
 
 
 # ---------------------------------------------------------------------------
