@@ -202,6 +202,40 @@ def pytable(tmp_path):
     return tmp_path, tdir
 
 
+def _manifest_file_fields(tdir):
+    """(DataFileMeta field names of each data manifest, every _WRITE_COLS_SEQUENCES value)."""
+    import fastavro
+    names, values = [], []
+    for m in sorted((tdir / "manifest").glob("manifest-*")):
+        if m.name.startswith("manifest-list"):
+            continue
+        with open(m, "rb") as fh:
+            r = fastavro.reader(fh)
+            fs = next(f for f in r.writer_schema["fields"] if f["name"] == "_FILE")["type"]["fields"]
+            names.append([f["name"] for f in fs])
+            values += [e["_FILE"].get("_WRITE_COLS_SEQUENCES") for e in r]
+    return names, values
+
+
+def test_write_cols_sequences_facts(pytable):
+    """Per-column maximum sequence numbers (_WRITE_COLS_SEQUENCES, Paimon after
+    1.4): Java 1.4.2 has no such field, pypaimon 2.1 declares it but writes
+    null for every file it writes (appends, updates, deletes), and our
+    manifests keep Paimon 2.0's fields; pypaimon reads ours and its own."""
+    wh, tdir = pytable
+    for name in ("data_evolution_with_index", "append_table_row_tracking_with_compact"):
+        fields, _ = _manifest_file_fields(PARQUET / f"{name}.db" / name)
+        assert fields and all(f[-1] == "_WRITE_COLS" for f in fields)
+    fields, values = _manifest_file_fields(tdir)
+    assert fields and all(f[-1] == "_WRITE_COLS_SEQUENCES" for f in fields)
+    assert values and all(v is None for v in values)
+    before = _py_rows(wh)
+    run_paimon("compact", tdir, "--option", "compaction.min.file-num=1")
+    fields, _ = _manifest_file_fields(tdir)
+    assert any(f[-1] == "_WRITE_COLS" for f in fields)          # the manifests we wrote
+    assert _py_rows(wh) == before
+
+
 def test_pypaimon_tables_compact(pytable):
     wh, tdir = pytable
     before = _py_rows(wh)
