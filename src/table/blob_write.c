@@ -253,11 +253,7 @@ static pm_error *blob_meta(pm_blob_write *w, blob_col *c, uint64_t size, pm_data
     m->schema_id = w->schema_id;
     m->level = 0;
     pm_roll_stamp(m, 0, PM_FILE_SOURCE_APPEND);
-    m->has_write_cols = true;
-    PM_TRY(pm_calloc(&m->write_cols.items, 1, sizeof *m->write_cols.items));
-    PM_TRY(pm_strdup(&m->write_cols.items[0], c->name));
-    m->write_cols.count = 1;
-    return NULL;
+    return pm_data_file_meta_set_write_cols(m, c->type);
 }
 
 /* Close c's open file (footer, sync) into the done list. */
@@ -376,19 +372,6 @@ static size_t owner_of(const pm_blob_write *w, int64_t row)
     return lo;
 }
 
-static pm_error *set_write_cols(pm_data_file_meta *m, const pm_type *t)
-{
-    if (m->has_write_cols)
-        return NULL;
-    PM_TRY(pm_calloc(&m->write_cols.items, t->nfields ? t->nfields : 1, sizeof *m->write_cols.items));
-    m->has_write_cols = true;
-    for (size_t i = 0; i < t->nfields; i++) {
-        PM_TRY(pm_strdup(&m->write_cols.items[i], t->fields[i].name));
-        m->write_cols.count = i + 1;
-    }
-    return NULL;
-}
-
 pm_error *pm_blob_write_finish(pm_blob_write *w, pm_data_file_meta **files, size_t *n)
 {
     *files = NULL;
@@ -403,7 +386,7 @@ pm_error *pm_blob_write_finish(pm_blob_write *w, pm_data_file_meta **files, size
     if (total)
         e = pm_calloc(&all, total, sizeof *all);
     for (size_t i = 0; !e && i < nn; i++)
-        e = set_write_cols(&nf[i], w->normal_type);
+        e = pm_data_file_meta_set_write_cols(&nf[i], w->normal_type);
     if (e) {
         for (size_t i = 0; i < nn; i++)
             pm_data_file_meta_clear(&nf[i]);

@@ -285,17 +285,8 @@ static pm_error *input_next(input_reader *in, const pm_batch **b, int64_t *pos)
 /* Row tracking: the outputs list every column they hold. */
 static pm_error *list_write_cols(const pm_type *type, pm_compact_result *r)
 {
-    for (size_t i = 0; i < r->nafter; i++) {
-        pm_data_file_meta *f = &r->after[i];
-        if (f->has_write_cols)
-            continue;
-        PM_TRY(pm_calloc(&f->write_cols.items, type->nfields, sizeof *f->write_cols.items));
-        f->has_write_cols = true;
-        for (size_t j = 0; j < type->nfields; j++) {
-            PM_TRY(pm_strdup(&f->write_cols.items[j], type->fields[j].name));
-            f->write_cols.count = j + 1;
-        }
-    }
+    for (size_t i = 0; i < r->nafter; i++)
+        PM_TRY(pm_data_file_meta_set_write_cols(&r->after[i], type));
     return NULL;
 }
 
