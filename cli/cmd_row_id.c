@@ -4,15 +4,18 @@
  *
  *   paimon update TABLE --columns a,b [--input FILE|-] [--input-format jsonl|csv]
  *                 [--commit-user U] [--commit-identifier N]
- *   paimon delete TABLE --row-ids 1,2,5-9 [--commit-user U] [--commit-identifier N]
+ *   paimon delete TABLE --row-ids 1,2,5-9 | --where EXPR [--commit-user U] [--commit-identifier N]
  *
  * update: every input row holds `_ROW_ID` and the named columns (the
  * table's types; JSON lines in the `paimon cat` encoding or CSV with a
  * header); those columns take the new values, the rest keep theirs.
  * delete: the listed row IDs (single IDs and inclusive ranges A-B) are
- * deleted through deletion vectors.  Each is one APPEND snapshot; prints
- * "snapshot N: R rows updated|deleted" or "nothing to commit".
- * Exit codes: 0 ok, 1 nothing committed, 2 usage.
+ * deleted through deletion vectors; --where (exclusive with --row-ids) is
+ * refused as not supported yet (no predicate language in the library).
+ * Each is one APPEND snapshot; prints "snapshot N: R rows updated|deleted"
+ * or "nothing to commit", and after an update the automatic compaction
+ * round's snapshot.  Exit codes: 0 ok, 1 nothing committed, 2 usage, 3 the
+ * update stands but its automatic compaction failed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,7 +40,7 @@ static pm_error *file_source(void *ctx, void *buf, size_t cap, size_t *n)
 }
 
 typedef struct change_args {
-    const char *table, *input, *format, *columns, *row_ids, *user;
+    const char *table, *input, *format, *columns, *row_ids, *where, *user;
     int64_t ident;
 } change_args;
 
@@ -57,6 +60,8 @@ static int parse_common(const char *cmd, int argc, char **argv, change_args *a, 
             slot = &a->columns;
         else if (!strcmp(s, "--row-ids"))
             slot = &a->row_ids;
+        else if (!strcmp(s, "--where"))
+            slot = &a->where;
         else if (!strcmp(s, "--commit-user"))
             slot = &a->user;
         if (slot) {
@@ -88,7 +93,9 @@ static int parse_common(const char *cmd, int argc, char **argv, change_args *a, 
     return 0;
 }
 
-static void print_outcome(const char *what, const pm_commit_outcome *o)
+/* Print what the commit (and the automatic round after an update) did;
+ * the exit code. */
+static int print_outcome(const char *cmd, const char *what, pm_commit_outcome *o)
 {
     if (o->already_committed)
         printf("already committed as snapshot %" PRId64 "\n", o->snapshot_id);
@@ -96,6 +103,16 @@ static void print_outcome(const char *what, const pm_commit_outcome *o)
         printf("nothing to commit\n");
     else
         printf("snapshot %" PRId64 ": %" PRId64 " rows %s\n", o->snapshot_id, o->rows, what);
+    if (o->compaction.snapshot_id)
+        printf("snapshot %" PRId64 ": compacted %" PRId64 " files into %" PRId64 " files\n", o->compaction.snapshot_id,
+               o->compaction.files_removed, o->compaction.files_added);
+    if (!o->compaction_error)
+        return PM_EXIT_OK;
+    pm_cli_fail(cmd, pm_error_wrap(o->compaction_error, 0,
+                                   "the %s (snapshot %" PRId64 ") stands; the automatic compaction after it failed",
+                                   cmd, o->snapshot_id));
+    o->compaction_error = NULL;
+    return PM_EXIT_COMPACTION_FAILED;
 }
 
 /* ---- update ---- */
@@ -156,8 +173,8 @@ int pm_cmd_update(int argc, char **argv)
     int rc = parse_common(cmd, argc, argv, &a, update_usage);
     if (rc)
         return rc;
-    if (a.row_ids)
-        return pm_cli_usage_error(cmd, "--row-ids belongs to 'paimon delete'");
+    if (a.row_ids || a.where)
+        return pm_cli_usage_error(cmd, "--row-ids and --where belong to 'paimon delete'");
     if (!a.columns)
         return pm_cli_usage_error(cmd, "--columns is required");
     pm_rows_format fmt = PM_ROWS_JSONL;
@@ -193,11 +210,11 @@ int pm_cmd_update(int argc, char **argv)
         wo.commit_identifier = a.ident;
         e = pm_table_update_by_row_id(&o, t, b, &wo);
         if (!e)
+            rc = print_outcome(cmd, "updated", &o);
+        if (!e)
             e = pm_rows_reader_next(&more, rr);
         if (!e && more)
             e = pm_error_new(PM_EINVALID, "the input holds more rows than one update takes");
-        if (!e)
-            print_outcome("updated", &o);
     } else if (!e) {
         printf("nothing to commit\n");
     }
@@ -207,7 +224,7 @@ int pm_cmd_update(int argc, char **argv)
     pm_cli_list_free(&cols);
     if (in != stdin)
         fclose(in);
-    return e ? pm_cli_fail(cmd, e) : PM_EXIT_OK;
+    return e ? pm_cli_fail(cmd, e) : rc;
 }
 
 /* ---- delete ---- */
@@ -215,9 +232,10 @@ int pm_cmd_update(int argc, char **argv)
 static void delete_usage(FILE *f)
 {
     fprintf(f,
-            "usage: paimon delete TABLE --row-ids 1,2,5-9 [--commit-user U] [--commit-identifier N]\n\n"
+            "usage: paimon delete TABLE --row-ids 1,2,5-9 | --where EXPR [--commit-user U] [--commit-identifier N]\n\n"
             "Delete rows of a data-evolution table (deletion-vectors.enabled=true) by _ROW_ID (one commit).\n"
             "  --row-ids L           row IDs and inclusive ranges A-B, comma-separated\n"
+            "  --where EXPR          a row predicate (not supported yet)\n"
             "  --commit-user U, --commit-identifier N   make a re-run a no-op\n");
 }
 
@@ -279,8 +297,13 @@ int pm_cmd_delete(int argc, char **argv)
         return rc;
     if (a.columns || a.format || strcmp(a.input, "-"))
         return pm_cli_usage_error(cmd, "--columns, --input and --input-format belong to 'paimon update'");
+    if (a.row_ids && a.where)
+        return pm_cli_usage_error(cmd, "--row-ids and --where are exclusive");
+    if (a.where)
+        return pm_cli_fail(cmd, pm_error_new(PM_EUNSUPPORTED, "--where predicates are not supported yet (got '%s'); "
+                                                              "name the rows with --row-ids", a.where));
     if (!a.row_ids)
-        return pm_cli_usage_error(cmd, "--row-ids is required");
+        return pm_cli_usage_error(cmd, "--row-ids (or --where) is required");
     int64_t *ids = NULL;
     size_t n = 0;
     rc = parse_ids(cmd, a.row_ids, &ids, &n);
@@ -295,9 +318,9 @@ int pm_cmd_delete(int argc, char **argv)
         wo.commit_identifier = a.ident;
         e = pm_table_delete_by_row_id(&o, t, ids, n, &wo);
         if (!e)
-            print_outcome("deleted", &o);
+            rc = print_outcome(cmd, "deleted", &o);
     }
     pm_table_free(t);
     free(ids);
-    return e ? pm_cli_fail(cmd, e) : PM_EXIT_OK;
+    return e ? pm_cli_fail(cmd, e) : rc;
 }

@@ -253,6 +253,8 @@ typedef struct pm_materialize_metrics {
     int64_t last_snapshot_id;          /* 0 = none */
 } pm_materialize_metrics;
 #define PM_MATERIALIZE_METRICS_INIT {PM_MATERIALIZE_METRICS_VERSION, 0, 0, 0, 0, 0}
+/* *m = PM_MATERIALIZE_METRICS_INIT. */
+PM_API void pm_materialize_metrics_init(pm_materialize_metrics *m);
 
 /* out must be initialized with PM_MATERIALIZE_METRICS_INIT; o NULL = defaults. */
 PM_API pm_error *pm_materialize_deletions(pm_materialize_metrics *out, pm_table *t,

@@ -148,7 +148,8 @@ PM_API void pm_writer_free(pm_writer *w);
 /* ---- commit messages ---- */
 
 PM_API size_t pm_commit_messages_count(const pm_commit_messages *m);
-/* New data files and the rows they hold. */
+/* New data files and the rows they hold (a row whose BLOB fields are in
+ * dedicated .blob files counts once). */
 PM_API int64_t pm_commit_messages_file_count(const pm_commit_messages *m);
 PM_API int64_t pm_commit_messages_row_count(const pm_commit_messages *m);
 /* Move the messages of `src` into `dst` (src is freed), e.g. to commit the
@@ -177,7 +178,10 @@ PM_API pm_error *pm_commit(pm_commit_outcome *out, pm_table *t, const pm_commit_
  * snapshot" when a group the change was prepared against was rewritten
  * meanwhile (a compaction, a materialization) or its deletion vectors
  * changed; nothing is published then and the prepared files are deleted.
- * Only the data commit is made: no automatic compaction round runs.
+ * An update is followed by the automatic compaction round over the
+ * buckets it touched (as pm_commit: not with write-only=true; a failure
+ * goes to out->compaction_error, the update stays); a delete adds only
+ * deletion vectors and runs no round.
  * out->rows = rows updated / newly deleted, out->files = files written. */
 
 /* Partial-column update (pypaimon's update_by_arrow_with_row_id): `rows`

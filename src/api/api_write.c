@@ -36,6 +36,7 @@
 #include "table/pk_write.h"
 #include "table/table_commit.h"
 #include "table/table_internal.h"
+#include "table/de_read.h"
 #include "table/de_write.h"
 #include "table/table_write.h"
 #include "table/write_input.h"
@@ -315,8 +316,9 @@ int64_t pm_commit_messages_row_count(const pm_commit_messages *m)
 {
     int64_t n = 0;
     for (size_t i = 0; m && i < m->n; i++)
-        for (size_t k = 0; k < m->msgs[i].n_new_files; k++)
-            n += m->msgs[i].new_files[k].row_count;
+        for (size_t k = 0; k < m->msgs[i].n_new_files; k++) /* blob files hold rows of a normal file */
+            if (!pm_de_is_blob_file(m->msgs[i].new_files[k].file_name))
+                n += m->msgs[i].new_files[k].row_count;
     return n;
 }
 
@@ -577,7 +579,8 @@ static pm_error *row_id_change_prepare(pm_commit_outcome *out, const pm_write_op
 {
     if (!out || out->version != PM_COMMIT_OUTCOME_VERSION)
         return pm_error_new(PM_EINVALID, "pm_commit_outcome must be initialized with PM_COMMIT_OUTCOME_INIT");
-    PM_TRY(check_options(o));
+    if (o) /* NULL = defaults */
+        PM_TRY(check_options(o));
     pm_commit_outcome_init(out);
     *user = o ? o->commit_user : NULL;
     *ident = o ? o->commit_identifier : PM_BATCH_COMMIT_IDENTIFIER;
@@ -605,6 +608,16 @@ pm_error *pm_table_update_by_row_id(pm_commit_outcome *out, pm_table *t, const p
     pm_de_change_result r;
     PM_TRY(pm_de_update(t, rows, user, ident, &r));
     row_id_change_put(out, &r);
+    /* the update's files are new column versions: the automatic round over
+     * the buckets of the snapshot (also after an earlier run committed it) */
+    if (r.snapshot_id) {
+        char uuid[37];
+        if (!user) {
+            PM_TRY(pm_uuid(uuid));
+            user = uuid;
+        }
+        after_write(out, t, r.snapshot_id, user, NULL);
+    }
     return NULL;
 }
 

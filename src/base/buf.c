@@ -109,6 +109,18 @@ pm_error *pm_buf_append_u32be(pm_buf *b, uint32_t v)
     return pm_buf_append(b, t, 4);
 }
 
+pm_error *pm_buf_append_uvarint(pm_buf *b, uint64_t v)
+{
+    uint8_t t[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        t[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    t[n++] = (uint8_t)v;
+    return pm_buf_append(b, t, n);
+}
+
 pm_error *pm_buf_cstr(pm_buf *b, const char **out)
 {
     PM_TRY(pm_buf_reserve(b, 1));

@@ -47,6 +47,8 @@ pm_error *pm_buf_printf(pm_buf *b, const char *fmt, ...) __attribute__((format(p
 pm_error *pm_buf_append_u32le(pm_buf *b, uint32_t v);
 pm_error *pm_buf_append_u64le(pm_buf *b, uint64_t v);
 pm_error *pm_buf_append_u32be(pm_buf *b, uint32_t v);
+/* Unsigned LEB128 varint (7 bits per byte, low first; at most 10 bytes). */
+pm_error *pm_buf_append_uvarint(pm_buf *b, uint64_t v);
 static inline void pm_buf_clear(pm_buf *b) { b->len = 0; }
 /* NUL-terminate without counting the NUL in len. */
 pm_error *pm_buf_cstr(pm_buf *b, const char **out);

@@ -28,6 +28,12 @@
  *                                  first input file of a task
  *   pk-execute-after-first-step    compact/pk_execute.c: after the first
  *                                  step of a primary-key task
+ *   de-execute-after-first-group   compact/de/de_execute.c: after the
+ *                                  first row-ID group of a data-evolution
+ *                                  task
+ *   de-rebase-after-write          compact/de/de_commit.c: after the
+ *                                  commit attempt's moved deletion
+ *                                  vectors were written to a new index file
  */
 #ifndef PM_BASE_FAULT_H
 #define PM_BASE_FAULT_H

@@ -129,10 +129,12 @@ pm_error *pm_compact_check_common(pm_table *t, const pm_options *o, const char *
     if (b)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of %s with data-evolution.enabled=true is not supported",
                             kind);
+    /* row tracking: append tables with bucket -1 only (their mode keeps the
+     * row IDs, append/append_execute.c) */
     PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of %s with row-tracking.enabled=true is not supported",
-                            kind);
+    if (b && (pm_table_has_primary_key(t) || pm_table_num_buckets(t) != -1))
+        return pm_error_new(PM_EUNSUPPORTED, "compaction of %s with row-tracking.enabled=true is not supported "
+                            "(row tracking needs an append table with bucket=-1)", kind);
     const pm_type *rt = pm_table_schema(t)->row_type;
     for (size_t i = 0; i < rt->nfields; i++) {
         pm_type_id id = rt->fields[i].type->id;

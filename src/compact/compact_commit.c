@@ -348,18 +348,23 @@ static pm_error *rebase(void *arg, const pm_snapshot *latest, const pm_scan_resu
     return c->mode->rebase_index(c->t, c->r, c->n, live, added, nadded, removed, nremoved);
 }
 
+void pm_compact_delete_index_files(pm_table *t, const pm_index_manifest_entry *added, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *dir = NULL, *p = NULL;
+        if (!pm_table_bucket_dir(t, added[i].partition.data, added[i].partition.len, added[i].bucket, &dir) &&
+            !pm_index_file_path(t->paths, dir, &added[i].index_file, &p))
+            pm_error_free(pm_fileio_delete(t->fio, p));
+        free(p);
+        free(dir);
+    }
+}
+
 /* An attempt that did not publish: its rebased index files go. */
 static void rebase_discard(void *arg, const pm_index_manifest_entry *added, size_t n)
 {
     validate_ctx *c = arg;
-    for (size_t i = 0; i < n; i++) {
-        char *dir = NULL, *p = NULL;
-        if (!pm_table_bucket_dir(c->t, added[i].partition.data, added[i].partition.len, added[i].bucket, &dir) &&
-            !pm_index_file_path(c->t->paths, dir, &added[i].index_file, &p))
-            pm_error_free(pm_fileio_delete(c->t->fio, p));
-        free(p);
-        free(dir);
-    }
+    pm_compact_delete_index_files(c->t, added, n);
 }
 
 /* ------------------------------------------------------------------ */

@@ -220,13 +220,17 @@ pm_error *pm_compact_task_check_files(const pm_compact_task *t, const char *doc,
 pm_error *pm_compact_result_check_files(const pm_compact_result *r, const char *doc, bool roots_known,
                                         const char *roots);
 /* The table checks every mode shares (over options o): no data evolution,
- * no row tracking, no blob or VARIANT columns, no data-file indexes (the
+ * row tracking only on append tables with bucket -1, no blob or VARIANT
+ * columns, no data-file indexes (the
  * outputs would lack them), new files not to external paths.  `kind` names
  * the tables in messages ("append tables").  PM_EUNSUPPORTED otherwise. */
 pm_error *pm_compact_check_common(pm_table *t, const pm_options *o, const char *kind);
 /* The part of those checks about outputs (no data-file indexes, new files
  * not to external paths), for modes with their own table rules. */
 pm_error *pm_compact_check_outputs(pm_table *t, const pm_options *o);
+/* Delete the index files of `added` (entries of (partition, bucket) whose
+ * files were written and will not be published); errors are ignored. */
+void pm_compact_delete_index_files(pm_table *t, const pm_index_manifest_entry *added, size_t n);
 /* The table's data-file.external-paths (NULL = none). */
 const char *pm_compact_external_roots(pm_table *t);
 /* Do paths a and b name the same table (textually or after realpath)? */

@@ -132,6 +132,18 @@ void pm_data_file_meta_clear(pm_data_file_meta *f)
     memset(f, 0, sizeof *f);
 }
 
+pm_error *pm_data_file_meta_set_write_cols(pm_data_file_meta *f, const pm_type *t)
+{
+    pm_str_list_free(&f->write_cols);
+    f->has_write_cols = true;
+    PM_TRY(pm_calloc(&f->write_cols.items, t->nfields ? t->nfields : 1, sizeof *f->write_cols.items));
+    for (size_t i = 0; i < t->nfields; i++) {
+        PM_TRY(pm_strdup(&f->write_cols.items[i], t->fields[i].name));
+        f->write_cols.count = i + 1;
+    }
+    return NULL;
+}
+
 pm_error *pm_data_file_meta_copy(pm_data_file_meta *dst, const pm_data_file_meta *src)
 {
     *dst = *src;

@@ -180,6 +180,8 @@ pm_error *pm_simple_stats_copy(pm_simple_stats *dst, const pm_simple_stats *src)
 pm_error *pm_simple_stats_empty(pm_simple_stats *s);
 void pm_data_file_meta_clear(pm_data_file_meta *f);
 pm_error *pm_data_file_meta_copy(pm_data_file_meta *dst, const pm_data_file_meta *src);
+/* `_WRITE_COLS` = the field names of ROW type t (replacing any list). */
+pm_error *pm_data_file_meta_set_write_cols(pm_data_file_meta *f, const pm_type *t);
 void pm_manifest_entry_clear(pm_manifest_entry *e);
 pm_error *pm_manifest_entry_copy(pm_manifest_entry *dst, const pm_manifest_entry *src);
 void pm_manifest_file_meta_clear(pm_manifest_file_meta *m);

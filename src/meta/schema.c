@@ -571,6 +571,30 @@ pm_error *pm_schema_project(const pm_schema *s, const char *const *names, size_t
     return NULL;
 }
 
+pm_error *pm_schema_row_tracking_type(const pm_type *row, pm_type **out)
+{
+    *out = NULL;
+    if (pm_type_field_index(row, PM_ROW_ID_NAME) >= 0 || pm_type_field_index(row, PM_SEQUENCE_NUMBER_NAME) >= 0)
+        return pm_error_new(PM_EINVALID, "a field named %s or %s conflicts with the row-tracking fields",
+                            PM_ROW_ID_NAME, PM_SEQUENCE_NUMBER_NAME);
+    pm_type *t = pm_type_clone(row);
+    if (!t)
+        return pm_oom();
+    pm_type *rid = pm_type_new(PM_TYPE_BIGINT, true), *seq = pm_type_new(PM_TYPE_BIGINT, false);
+    pm_error *e = rid ? pm_type_add_field(t, PM_ROW_ID_FIELD_ID, PM_ROW_ID_NAME, rid) : pm_oom();
+    if (e)
+        pm_type_free(rid);
+    else if (!(e = seq ? pm_type_add_field(t, PM_SEQUENCE_NUMBER_FIELD_ID, PM_SEQUENCE_NUMBER_NAME, seq) : pm_oom()))
+        seq = NULL;
+    pm_type_free(seq);
+    if (e) {
+        pm_type_free(t);
+        return e;
+    }
+    *out = t;
+    return NULL;
+}
+
 static pm_error *project_list(const pm_schema *s, pm_str_list *l, pm_type **out)
 {
     pm_error *e = pm_schema_project(s, (const char *const *)l->items, l->count, out);

@@ -112,6 +112,11 @@ pm_error *pm_schema_num_buckets(const pm_schema *s, int32_t *out);
 /* ROW of the named fields, in the given order (new tree, caller frees);
  * PM_EINVALID naming a missing field. */
 pm_error *pm_schema_project(const pm_schema *s, const char *const *names, size_t n, pm_type **out);
+/* `row` + `_ROW_ID` BIGINT (nullable) + `_SEQUENCE_NUMBER` BIGINT NOT NULL
+ * (SpecialFields.rowTypeWithRowTracking, with the nullability Java's
+ * compaction outputs have): the columns a compaction of a row-tracking
+ * table reads and writes. */
+pm_error *pm_schema_row_tracking_type(const pm_type *row, pm_type **out);
 pm_error *pm_schema_partition_type(const pm_schema *s, pm_type **out);
 pm_error *pm_schema_trimmed_primary_key_type(const pm_schema *s, pm_type **out);
 pm_error *pm_schema_bucket_key_type(const pm_schema *s, pm_type **out);

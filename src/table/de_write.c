@@ -381,13 +381,7 @@ static pm_error *write_group(pm_table *t, const pm_bucket_files *b, const pm_de_
         f->first_row_id = (pm_opt_long){true, g->first_row_id};
         f->min_sequence_number = 0;
         f->max_sequence_number = 0;
-        f->has_write_cols = true;
-        e = pm_calloc(&f->write_cols.items, ut->nfields, sizeof *f->write_cols.items);
-        for (size_t c = 0; c < ut->nfields && !e; c++) {
-            e = pm_strdup(&f->write_cols.items[c], ut->fields[c].name);
-            if (!e)
-                f->write_cols.count = c + 1;
-        }
+        e = pm_data_file_meta_set_write_cols(f, ut);
     }
 out:
     if (e)

@@ -720,6 +720,10 @@ void pm_rolling_file_writer_set_pool(pm_rolling_file_writer *w, pm_pool *pool, s
 
 bool pm_rolling_file_writer_is_open(const pm_rolling_file_writer *w) { return w->open; }
 size_t pm_rolling_file_writer_pending(const pm_rolling_file_writer *w) { return w->ndone; }
+const pm_data_file_meta *pm_rolling_file_writer_pending_file(const pm_rolling_file_writer *w, size_t i)
+{
+    return i < w->ndone ? &w->done[i] : NULL;
+}
 int64_t pm_rolling_file_writer_rows(const pm_rolling_file_writer *w) { return w->records; }
 int64_t pm_rolling_file_writer_bytes(const pm_rolling_file_writer *w) { return w->bytes_done; }
 int64_t pm_rolling_file_writer_next_seq(const pm_rolling_file_writer *w) { return w->seq; }

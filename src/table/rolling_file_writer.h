@@ -147,6 +147,9 @@ void pm_rolling_file_writer_set_pool(pm_rolling_file_writer *w, pm_pool *pool, s
 bool pm_rolling_file_writer_is_open(const pm_rolling_file_writer *w);
 /* Finished files not handed out yet. */
 size_t pm_rolling_file_writer_pending(const pm_rolling_file_writer *w);
+/* The i-th of them, in the order they were closed (NULL past the end;
+ * valid until the next finish). */
+const pm_data_file_meta *pm_rolling_file_writer_pending_file(const pm_rolling_file_writer *w, size_t i);
 /* Rows written so far (all files). */
 int64_t pm_rolling_file_writer_rows(const pm_rolling_file_writer *w);
 /* Bytes of the files closed so far. */

@@ -23,6 +23,9 @@
  *     APPEND).
  * Row tracking: the commit assigns first row IDs and stamps sequence
  * numbers (table_commit.h); data-evolution files each count from 0.
+ * BLOB fields (data-evolution tables only): a bucket's files come from
+ * table/blob_write.h — the normal fields through the rolling writer, each
+ * BLOB field in `.blob` files tiling each normal file's rows.
  * Sequence numbers: a counter per bucket writer that lives as long as the
  * pm_table_writer; unaware writers start at 0, bucketed writers at the
  * largest max sequence number of the bucket's live files + 1 (read once
@@ -44,6 +47,7 @@
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/manifest.h"
+#include "table/blob_write.h"
 #include "table/bucket_index.h"
 #include "table/bucket_restore.h"
 #include "table/rolling_file_writer.h"
@@ -61,6 +65,7 @@ typedef struct bucket_writer {
     int32_t total_buckets;
     char *dir;                 /* bucket directory */
     pm_rolling_file_writer *rw; /* its files; the sequence counter lives here */
+    pm_blob_write *blob;       /* tables with BLOB fields: owns rw (its normal fields) */
     /* routing scratch for one input batch */
     int64_t count, offset;
     pm_batch *gather;          /* this writer's rows of an input batch */
@@ -84,6 +89,7 @@ struct pm_table_writer {
     size_t nbkey;
     bool ignore_previous;
     bool data_evolution;       /* data-evolution.enabled: per-file sequence counters */
+    bool blob_fields;          /* BLOB fields go to dedicated .blob files (table/blob_write.h) */
     pm_bucket_restore restore; /* live files of the latest snapshot, for bucketed sequence restore */
     /* writers and their hash index */
     bucket_writer **writers;
@@ -134,9 +140,14 @@ static void bucket_writer_free(pm_table_writer *w, bucket_writer *bw, bool delet
     if (!bw)
         return;
     if (delete_files) {
-        pm_rolling_file_writer_abort(bw->rw);
+        if (bw->blob)
+            pm_blob_write_abort(bw->blob);
+        else
+            pm_rolling_file_writer_abort(bw->rw);
         if (bw->dir)
             remove_empty_dirs(w, bw->dir);
+    } else if (bw->blob) {
+        pm_blob_write_free(bw->blob);
     } else {
         pm_rolling_file_writer_free(bw->rw);
     }
@@ -160,12 +171,16 @@ static pm_error *check_supported(const pm_table *t, const pm_options *o)
             return pm_error_new(PM_EUNSUPPORTED, "writing data-file indexes (%s) is not supported yet", k);
     }
     const pm_type *rt = t->schema->row_type;
+    bool de = false;
+    PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &de));
     for (size_t i = 0; i < rt->nfields; i++) {
         pm_type_id id = rt->fields[i].type->id;
-        if (id == PM_TYPE_BLOB || id == PM_TYPE_VARIANT)
-            return pm_error_new(PM_EUNSUPPORTED, "writing %s column '%s' is not supported yet%s",
-                                pm_type_id_name(id), rt->fields[i].name,
-                                id == PM_TYPE_BLOB ? " (dedicated .blob files are read, not written)" : "");
+        if (id == PM_TYPE_VARIANT)
+            return pm_error_new(PM_EUNSUPPORTED, "writing %s column '%s' is not supported yet", pm_type_id_name(id),
+                                rt->fields[i].name);
+        if (id == PM_TYPE_BLOB && !de) /* dedicated blob files belong to data-evolution tables */
+            return pm_error_new(PM_EUNSUPPORTED, "writing BLOB column '%s' needs data-evolution.enabled=true "
+                                "(and row-tracking.enabled=true)", rt->fields[i].name);
     }
     return NULL;
 }
@@ -210,6 +225,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     }
     PM_TRY(check_supported(t, w->opts));
     PM_TRY(pm_options_bool(w->opts, PM_OPT_DATA_EVOLUTION_ENABLED, &w->data_evolution));
+    w->blob_fields = pm_blob_write_needed(w->row_type);
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
     if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro"))
@@ -364,7 +380,12 @@ static pm_error *new_bucket_writer(pm_table_writer *w, const uint8_t *part, size
     pm_rolling_file_writer_options ro = w->roll;
     ro.dir = bw->dir;
     ro.start_seq = seq;
-    PM_TRY_GOTO(e, pm_rolling_file_writer_new(&bw->rw, &ro), fail);
+    if (w->blob_fields) {
+        PM_TRY_GOTO(e, pm_blob_write_new(&bw->blob, &ro), fail);
+        bw->rw = pm_blob_write_normal(bw->blob);
+    } else {
+        PM_TRY_GOTO(e, pm_rolling_file_writer_new(&bw->rw, &ro), fail);
+    }
     *out = bw;
     return NULL;
 fail:
@@ -406,7 +427,7 @@ static pm_error *find_writer(pm_table_writer *w, const uint8_t *part, size_t ple
 static pm_error *bucket_write(pm_table_writer *w, bucket_writer *bw, const pm_batch *b)
 {
     pm_rolling_file_writer_set_pool(bw->rw, w->solo ? w->pool : NULL, w->threads);
-    return pm_rolling_file_writer_write(bw->rw, b);
+    return bw->blob ? pm_blob_write_write(bw->blob, b) : pm_rolling_file_writer_write(bw->rw, b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -651,7 +672,7 @@ typedef struct close_job {
 static void run_close(void *arg)
 {
     close_job *j = arg;
-    j->err = pm_rolling_file_writer_close_file(j->bw->rw);
+    j->err = j->bw->blob ? pm_blob_write_close_file(j->bw->blob) : pm_rolling_file_writer_close_file(j->bw->rw);
 }
 
 /* Close every open file (flush, footer, fsync), in parallel with a pool. */
@@ -731,7 +752,8 @@ pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message *
         if (!pm_rolling_file_writer_pending(bw->rw))
             continue;
         pm_commit_message *msg = &m[k++];
-        e = pm_rolling_file_writer_finish(bw->rw, &msg->new_files, &msg->n_new_files);
+        e = bw->blob ? pm_blob_write_finish(bw->blob, &msg->new_files, &msg->n_new_files)
+                     : pm_rolling_file_writer_finish(bw->rw, &msg->new_files, &msg->n_new_files);
         /* data evolution: every file counts its rows from 0 (the commit
          * stamps them with the snapshot id) */
         for (size_t f = 0; !e && w->data_evolution && f < msg->n_new_files; f++) {

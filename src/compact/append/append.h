@@ -13,7 +13,9 @@
  *   schedule          every task independent        a bucket's tasks in order
  *   execute           append_execute.c: inputs streamed through the file
  *                     reader (vectors applied) into the rolling COMPACT
- *                     writer, or row groups passed through
+ *                     writer, or row groups passed through; row-tracking
+ *                     tables (unaware only) keep _ROW_ID / _SEQUENCE_NUMBER
+ *                     as physical columns of the outputs
  *   commit            the shared checks only
  * --full: the bucketed full-compaction rule, and for a fixed bucket it
  * skips, the window rule (Java's normal round after a full compaction).
@@ -31,7 +33,8 @@ extern const pm_compact_mode_ops pm_compact_append_bucketed_mode;
 
 /* Family recognizer (compact_mode.c): tables without primary keys are
  * append tables; *out = their mode, or PM_EUNSUPPORTED naming what
- * compaction does not support (data evolution, row tracking, blob or
+ * compaction does not support (data evolution, row tracking with a fixed
+ * bucket, blob or
  * VARIANT columns, data-file indexes, external data paths, incremental
  * clustering, bucket-clustered tables, bucket values other than -1 or
  * > 0). */

@@ -21,6 +21,14 @@
  *      index files rewritten (unaware: DELETE + ADD entries; bucketed: the
  *      bucket's new file replaces the old one, recorded as DELETE + ADD).
  *   6. On any failure every output and index file written is deleted.
+ * Row-tracking tables (row-tracking.enabled without data evolution, as
+ * Java's append compaction of them with rowTypeWithRowTracking): every
+ * input is read through table/de_read.h as a group of its own, so each row
+ * carries its `_ROW_ID` (physical, or first row ID + position) and
+ * `_SEQUENCE_NUMBER` (physical, or the file's maximum); the outputs hold
+ * the table's fields plus those two columns, list all of them in
+ * `_WRITE_COLS` and have no first row ID (the commit leaves them alone).
+ * No row-group passthrough for them.
  * With compaction.parquet.row-group-passthrough (the task's output
  * settings), an input without deletion vector whose row groups qualify
  * (compact_passthrough.h) is copied row group by row group instead of being
@@ -42,6 +50,8 @@
 #include "dv/dv_maintainer.h"
 #include "meta/index_path.h"
 #include "meta/manifest.h"
+#include "meta/schema.h"
+#include "table/de_read.h"
 #include "table/file_read.h"
 #include "table/partition.h"
 
@@ -231,7 +241,54 @@ typedef struct append_run {
     bool pt_active;               /* the passthrough writer holds the open output */
     pm_batch *view;
     pm_file_read_options ro;
+    pm_type *rt_type;             /* row tracking: the fields + _ROW_ID, _SEQUENCE_NUMBER (else NULL) */
 } append_run;
+
+/* An input's rows as a reader: the file reader, or for row-tracking tables
+ * the group reader (row IDs and sequence numbers filled in). */
+typedef struct input_reader {
+    pm_file_reader *fr;
+    pm_de_group *g;
+    size_t ng;
+    pm_de_group_reader *gr;
+} input_reader;
+
+static void input_close(input_reader *in)
+{
+    pm_file_reader_free(in->fr);
+    pm_de_group_reader_free(in->gr);
+    pm_de_groups_free(in->g, in->ng);
+    memset(in, 0, sizeof *in);
+}
+
+static pm_error *input_open(append_run *c, const pm_data_file_meta *f, input_reader *in)
+{
+    memset(in, 0, sizeof *in);
+    if (!c->rt_type)
+        return pm_file_reader_open(&in->fr, c->t, c->dir, f, &c->ro);
+    PM_TRY(pm_de_single_groups(f, 1, &in->g, &in->ng));
+    return pm_de_group_reader_open(&in->gr, c->t, c->dir, &in->g[0], c->rt_type, 0);
+}
+
+static pm_error *input_next(input_reader *in, const pm_batch **b, int64_t *pos)
+{
+    if (in->fr) {
+        PM_TRY(pm_file_reader_next(in->fr, b));
+        *pos = pm_file_reader_position(in->fr);
+        return NULL;
+    }
+    PM_TRY(pm_de_group_reader_next(in->gr, b));
+    *pos = pm_de_group_reader_position(in->gr);
+    return NULL;
+}
+
+/* Row tracking: the outputs list every column they hold. */
+static pm_error *list_write_cols(const pm_type *type, pm_compact_result *r)
+{
+    for (size_t i = 0; i < r->nafter; i++)
+        PM_TRY(pm_data_file_meta_set_write_cols(&r->after[i], type));
+    return NULL;
+}
 
 /* Copy f's row groups as they are when they qualify (*copied). */
 static pm_error *passthrough_input(append_run *c, const pm_data_file_meta *f, bool *copied)
@@ -279,18 +336,19 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     pm_dv *dv = NULL;
     bool owned = false;
     PM_TRY(dv_get(&c->dvs, c->task, f->file_name, &dv, &owned));
-    pm_file_reader *rd = NULL;
-    pm_error *e = pm_file_reader_open(&rd, c->t, c->dir, f, &c->ro);
+    input_reader rd;
+    pm_error *e = input_open(c, f, &rd);
     pm_compact_counters *n = &c->r->counters;
     for (;;) {
         const pm_batch *b = NULL;
+        int64_t pos = 0;
         if (!e)
-            e = pm_file_reader_next(rd, &b);
+            e = input_next(&rd, &b, &pos);
         if (e || !b)
             break;
         const pm_batch *use;
         int64_t deleted;
-        e = apply_dv(dv, pm_file_reader_position(rd), b, c->view, &use, &deleted);
+        e = apply_dv(dv, pos, b, c->view, &use, &deleted);
         if (!e && use->num_rows)
             e = pm_compact_writer_write(c->w, use);
         n->rows_read += b->num_rows;
@@ -299,7 +357,7 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     }
     if (owned)
         pm_dv_free(dv);
-    pm_file_reader_free(rd);
+    input_close(&rd);
     PM_TRY(pm_error_wrap(e, 0, "input %s", f->file_name));
     n->bytes_read += f->file_size;
     return NULL;
@@ -345,6 +403,11 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     c.ro = (pm_file_read_options){schema->row_type, 0, false};
     char *dir = NULL;
     pm_error *e = NULL;
+    bool rt = false;
+    PM_TRY_GOTO(e, pm_options_bool(schema->options, PM_OPT_ROW_TRACKING_ENABLED, &rt), fail);
+    if (rt)
+        PM_TRY_GOTO(e, pm_schema_row_tracking_type(schema->row_type, &c.rt_type), fail);
+    const pm_type *out_type = rt ? c.rt_type : schema->row_type;
     PM_TRY_GOTO(e, pm_compact_result_new_for_task(&c.r, task), fail);
     PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
     c.dir = dir;
@@ -353,7 +416,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     if (rg < MIN_ROW_GROUP)
         rg = MIN_ROW_GROUP;
     pm_compact_writer_options wo = {
-        .row_type = schema->row_type,
+        .row_type = out_type,
         .table_options = schema->options,
         .schema_id = task->schema_id,
         .dir = dir,
@@ -366,10 +429,12 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
         .row_group_limit = rg,
     };
     PM_TRY_GOTO(e, pm_compact_writer_new(&c.w, t->fio, &wo), fail);
-    if (task->output.rg_passthrough && !strcmp(task->output.format, "parquet"))
+    if (task->output.rg_passthrough && !strcmp(task->output.format, "parquet") && !rt)
         PM_TRY_GOTO(e, pm_pt_writer_new(&c.pt, t->fio, &wo, task->output.rg_passthrough_min), fail);
-    PM_TRY_GOTO(e, pm_batch_new(&c.view, schema->row_type), fail);
+    PM_TRY_GOTO(e, pm_batch_new(&c.view, out_type), fail);
     PM_TRY_GOTO(e, stream_inputs(&c), fail);
+    if (rt)
+        PM_TRY_GOTO(e, list_write_cols(out_type, c.r), fail);
     c.r->counters.bytes_written = pm_compact_writer_bytes(c.w) + (c.pt ? pm_pt_writer_bytes(c.pt) : 0);
     pm_compact_writer_free(c.w);
     c.w = NULL;
@@ -383,6 +448,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     }
     dv_state_free(&c.dvs);
     pm_batch_free(c.view);
+    pm_type_free(c.rt_type);
     free(dir);
     c.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
     *out = c.r;
@@ -395,6 +461,7 @@ fail:
     pm_compact_writer_abort(c.w);
     dv_state_free(&c.dvs);
     pm_batch_free(c.view);
+    pm_type_free(c.rt_type);
     free(dir);
     pm_compact_result_free(c.r);
     return pm_error_wrap(e, 0, "compaction task %lld (plan %s)", (long long)task->task_index, task->plan_id);

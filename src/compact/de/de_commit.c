@@ -16,12 +16,15 @@
  * file with all vectors is written (ADD) and every DV index file of the
  * bucket in L removed (DELETE).  Vectors of other files — untouched
  * groups, deletions committed after the plan — are carried over as L has
- * them.
+ * them.  A failure after the new index file was written deletes it (the
+ * commit only discards files the hook handed over).  Fault point
+ * "de-rebase-after-write" (base/fault.h): fail after the file is written.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/mem.h"
 #include "compact/de/de_compact.h"
 #include "dv/dv_maintainer.h"
@@ -170,12 +173,16 @@ pm_error *pm_de_rebase_index(pm_table *t, pm_compact_result *const *r, size_t n,
             e = pm_dv_maintainer_write(m, &add, &written);
             if (!e && written) {
                 e = push_entry(added, nadded, &add, PM_FILE_ADD);
+                if (e) /* written, not handed over: it goes now */
+                    pm_compact_delete_index_files(t, &add, 1);
                 for (size_t k = 0; !e && k < bf->nindex_entries; k++) {
                     const pm_index_manifest_entry *ie = &bf->index_entries[k];
                     if (ie->kind == PM_FILE_ADD && ie->index_file.index_type &&
                         !strcmp(ie->index_file.index_type, DV_INDEX_TYPE))
                         e = push_entry(removed, nremoved, ie, PM_FILE_DELETE);
                 }
+                if (!e && pm_fault("de-rebase-after-write"))
+                    e = pm_error_new(PM_EIO, "injected fault: de-rebase-after-write");
             }
             if (written)
                 pm_index_manifest_entry_clear(&add);
@@ -185,7 +192,9 @@ pm_error *pm_de_rebase_index(pm_table *t, pm_compact_result *const *r, size_t n,
     }
     free(done);
     if (e) {
-        /* the hook's files were not handed over: the caller cannot delete them */
+        /* the hook's files were not handed over: the caller cannot delete
+         * them, so the ones written go here */
+        pm_compact_delete_index_files(t, *added, *nadded);
         pm_index_manifest_entries_free(*removed, *nremoved);
         *removed = NULL;
         *nremoved = 0;

@@ -196,7 +196,6 @@ static pm_error *finish_outputs(de_run *c)
         if (task->files[i].max_sequence_number > hi)
             hi = task->files[i].max_sequence_number;
     }
-    size_t nf = c->type->nfields;
     int64_t start = c->groups[0].first_row_id;
     pm_error *e = NULL;
     for (size_t i = 0; i < c->r->nafter && !e; i++) {
@@ -205,15 +204,8 @@ static pm_error *finish_outputs(de_run *c)
         start += f->row_count;
         f->min_sequence_number = lo;
         f->max_sequence_number = hi;
-        if (c->omitted && !f->has_write_cols) {
-            f->has_write_cols = true;
-            e = pm_calloc(&f->write_cols.items, nf ? nf : 1, sizeof *f->write_cols.items);
-            for (size_t j = 0; j < nf && !e; j++) {
-                e = pm_strdup(&f->write_cols.items[j], c->type->fields[j].name);
-                if (!e)
-                    f->write_cols.count = j + 1;
-            }
-        }
+        if (c->omitted && !f->has_write_cols)
+            e = pm_data_file_meta_set_write_cols(f, c->type);
     }
     return e;
 }

@@ -51,6 +51,12 @@ void pm_materialize_options_init(pm_materialize_options *o)
     *o = d;
 }
 
+void pm_materialize_metrics_init(pm_materialize_metrics *m)
+{
+    pm_materialize_metrics d = PM_MATERIALIZE_METRICS_INIT;
+    *m = d;
+}
+
 typedef struct sel_group {
     size_t bucket;
     const pm_de_group *g;

@@ -1,6 +1,7 @@
 /*
  * format/blob/blob_file.h — Paimon's `.blob` data files (one BLOB column
- * of a data-evolution table, BlobFormatWriter's layout), read only.
+ * of a data-evolution table, BlobFormatWriter's layout): the reader
+ * (blob_file.c) and the writer (blob_writer.c).
  *
  * Layout (all integers little-endian):
  *   records   back to back from offset 0; a non-null value is
@@ -17,6 +18,9 @@
  * the bytes before the index, each record's magic and stored length, and
  * (when asked) its CRC; anything else is PM_ECORRUPT naming the file.
  * Placeholders are PM_EUNSUPPORTED (they need the older file's value).
+ * Writing appends each value's record as it comes and keeps its length;
+ * finish writes the index and the footer.  The writer never writes
+ * placeholders.
  */
 #ifndef PM_FORMAT_BLOB_BLOB_FILE_H
 #define PM_FORMAT_BLOB_BLOB_FILE_H
@@ -40,6 +44,21 @@ int64_t pm_blob_reader_rows(const pm_blob_reader *r);
 /* Append rows [row, row + n) to `col` (a BLOB/VARBINARY column). */
 pm_error *pm_blob_reader_append(pm_blob_reader *r, int64_t row, int64_t n, pm_column *col);
 void pm_blob_reader_free(pm_blob_reader *r);
+
+typedef struct pm_blob_writer pm_blob_writer;
+
+/* A writer onto `out` (borrowed: the caller creates it, and closes or
+ * aborts it after finish or on failure). */
+pm_error *pm_blob_writer_new(pm_output *out, pm_blob_writer **w);
+/* One row: a value of n bytes, or null. */
+pm_error *pm_blob_writer_add(pm_blob_writer *w, const uint8_t *p, size_t n);
+pm_error *pm_blob_writer_add_null(pm_blob_writer *w);
+int64_t pm_blob_writer_rows(const pm_blob_writer *w);
+/* Bytes written so far (the records; the index comes at finish). */
+uint64_t pm_blob_writer_bytes(const pm_blob_writer *w);
+/* Write the index and the footer. */
+pm_error *pm_blob_writer_finish(pm_blob_writer *w);
+void pm_blob_writer_free(pm_blob_writer *w);
 
 /* Parse an index (the bytes between the records and the footer) into
  * lengths[0..*rows) (malloc'd).  Exposed for tests. */

@@ -365,11 +365,17 @@ static void test_unsupported_and_filters(void **state)
 {
     (void)state;
     char *dir = pm_test_tmpdir();
-    /* row tracking without data evolution: still no compaction mode for it */
-    const char *opts[] = {"bucket=-1", "row-tracking.enabled=true"};
-    pm_table *t = wt_create(dir, "rt", "ROW<id BIGINT>", NULL, opts, 2);
+    /* row tracking without data evolution: only bucket -1 has a mode
+     * (append-unaware keeps the row IDs); a fixed bucket is refused */
+    const char *opts[] = {"bucket=2", "bucket-key=id", "row-tracking.enabled=true"};
+    pm_table *t = wt_create(dir, "rt", "ROW<id BIGINT>", NULL, opts, 3);
     pm_compact_builder *b = NULL;
     PM_EXPECT_ERR(pm_compact_builder_new(&b, t, NULL), PM_EUNSUPPORTED);
+    pm_table_free(t);
+    const char *rt_opts[] = {"bucket=-1", "row-tracking.enabled=true"};
+    t = wt_create(dir, "rt1", "ROW<id BIGINT>", NULL, rt_opts, 2);
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, NULL));
+    pm_compact_builder_free(b);
     pm_table_free(t);
     fx f = setup("t6", NULL);
     const char *parts[] = {"pt=p2"};

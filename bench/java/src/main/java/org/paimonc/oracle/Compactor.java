@@ -8,6 +8,14 @@
  * by target-file-size), each AppendCompactTask.doCompact rewrites its files
  * with a BaseAppendFileStoreWrite, and one TableCommitImpl commits all
  * messages (Paimon's own CompactProcedure does the same).
+ * Data-evolution tables (data-evolution.enabled, compact-de or compact):
+ * DataEvolutionCompactCoordinator(table, false, false).plan() (normal files
+ * only: 1.4.2 compacts no blob or vector files), each
+ * DataEvolutionCompactTask.doCompact(table, user) merges its row-ID range's
+ * column versions into one file, one commit.  Paimon 1.4.2 refuses
+ * data-evolution tables with deletion vectors at table creation and its DE
+ * compaction task does not carry vectors over, so such tables are refused
+ * here.
  * Every other table (bucketed append, primary key): for every (partition,
  * bucket) of the latest snapshot, BatchTableWrite.compact(partition, bucket,
  * full) with full = --full (default true); prepareCommit waits for the
@@ -35,6 +43,8 @@ import java.util.UUID;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.append.AppendCompactCoordinator;
 import org.apache.paimon.append.AppendCompactTask;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactCoordinator;
+import org.apache.paimon.append.dataevolution.DataEvolutionCompactTask;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.io.DataFileMeta;
@@ -103,6 +113,12 @@ final class Compactor {
             throw new UsageException("compact-pk: " + path + " has no primary key (use compact-append)");
         if (a.command.equals("compact-append") && pk)
             throw new UsageException("compact-append: " + path + " has a primary key (use compact-pk)");
+        boolean de = t.coreOptions().dataEvolutionEnabled();
+        if (a.command.equals("compact-de") && !de)
+            throw new UsageException("compact-de: " + path + " has no data-evolution.enabled=true");
+        if (de && t.coreOptions().deletionVectorsEnabled())
+            throw new UsageException(a.command + ": " + path + " has data evolution with deletion vectors, which "
+                    + "Paimon " + Metrics.Version.PAIMON + " does not support");
         Snapshot before = t.snapshotManager().latestSnapshot();
         long t0 = System.nanoTime();
         double planMs, execMs, commitMs;
@@ -110,7 +126,23 @@ final class Compactor {
         int tasks;
         String user = UUID.randomUUID().toString();
         String mode;
-        if (!pk && t.bucketMode() == BucketMode.BUCKET_UNAWARE) {
+        if (de) {
+            mode = "data-evolution";
+            List<DataEvolutionCompactTask> plan = before == null ? List.of()
+                    : new DataEvolutionCompactCoordinator(t, false, false).plan();
+            tasks = plan.size();
+            long t1 = System.nanoTime();
+            planMs = (t1 - t0) / 1e6;
+            for (DataEvolutionCompactTask task : plan) msgs.add(task.doCompact(t, user));
+            long t2 = System.nanoTime();
+            execMs = (t2 - t1) / 1e6;
+            if (!msgs.isEmpty()) {
+                try (TableCommitImpl c = t.newCommit(user)) {
+                    c.commit(msgs);
+                }
+            }
+            commitMs = (System.nanoTime() - t2) / 1e6;
+        } else if (!pk && t.bucketMode() == BucketMode.BUCKET_UNAWARE) {
             mode = "append-unaware";
             List<AppendCompactTask> plan;
             try {

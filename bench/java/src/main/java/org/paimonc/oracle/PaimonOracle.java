@@ -8,7 +8,7 @@
  *   files TABLE [--snapshot N]                  one JSON object per live data file
  *   write-append TABLE --rows N --commits C [--bucket B] [--partitions P] ...
  *   write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] ...
- *   compact-append TABLE / compact-pk TABLE / compact TABLE [--warmup K]
+ *   compact-append TABLE / compact-pk TABLE / compact-de TABLE / compact TABLE [--warmup K]
  *                                               one COMPACT snapshot, metrics JSON
  *   mor-read TABLE [--columns a,b] [--warmup K] whole-table read throughput, metrics JSON
  *   serve                                       commands from stdin, see below
@@ -64,7 +64,8 @@ public final class PaimonOracle {
                     + "               [--format parquet|orc|avro] [--option k=v]...\n"
                     + "  write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] [--overlap F]\n"
                     + "           [--delete-every D] [--seed S] [--format F] [--option k=v]...\n"
-                    + "  compact-append TABLE | compact-pk TABLE | compact TABLE  [--full true|false]\n"
+                    + "  compact-append TABLE | compact-pk TABLE | compact-de TABLE | compact TABLE\n"
+                    + "               [--full true|false]\n"
                     + "               [--option k=v]... [--warmup K] [--tmp DIR]\n"
                     + "  mor-read TABLE [--columns a,b] [--snapshot N] [--warmup K]\n"
                     + "  serve    (TAB-separated commands on stdin; \\0OK / \\0ERR terminators)\n";
@@ -143,7 +144,8 @@ public final class PaimonOracle {
             case "write-pk": TableGen.writePk(a, out); break;
             case "compact":
             case "compact-append":
-            case "compact-pk": Compactor.compact(a, out); break;
+            case "compact-pk":
+            case "compact-de": Compactor.compact(a, out); break;
             case "mor-read": Compactor.morRead(a, out); break;
             default: throw new UsageException("unknown command '" + a.command + "'");
         }
