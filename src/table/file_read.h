@@ -9,7 +9,7 @@
  * impossible cast is PM_EUNSUPPORTED naming the field).  Fields added after
  * the file was written read as null.  `_WRITE_COLS` (files holding a subset
  * of columns) is honored.  Format chosen by file extension (.parquet,
- * .avro; .orc → PM_EUNSUPPORTED).  Primary-key (KeyValue) files: the
+ * .avro, .orc).  Primary-key (KeyValue) files: the
  * physical layout is [_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND, values...];
  * the reader can expose the system columns on request (pm_file_read_options
  * .with_system_columns) for merge-on-read and compaction.

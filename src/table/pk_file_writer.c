@@ -252,8 +252,8 @@ static pm_error *writer_init(pm_pk_file_writer *w, pm_table *t, const pm_schema 
     PM_TRY(file_layout(w));
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
-    if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro"))
-        return pm_error_new(PM_EUNSUPPORTED, "file.format=%s is not supported for writing (parquet, avro)",
+    if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro") && strcmp(w->format_name, "orc"))
+        return pm_error_new(PM_EUNSUPPORTED, "file.format=%s is not supported for writing (parquet, avro, orc)",
                             w->format_name);
     const char *comp = NULL;
     PM_TRY(pm_options_string(w->opts, PM_OPT_FILE_COMPRESSION, &comp));

@@ -153,7 +153,7 @@ void pm_roll_batch_view(pm_batch *v, pm_column *cols, pm_column **ptrs, const pm
 }
 
 pm_error *pm_roll_col_stats(const pm_type *type, const pm_stats_mode *modes, bool disabled, pm_stats_accum *accs,
-                            const pm_pq_write_result *res, pm_col_stats **out)
+                            const pm_pq_write_result *res, const pm_orc_write_result *orc, pm_col_stats **out)
 {
     size_t nf = type->nfields;
     pm_col_stats *cs;
@@ -164,6 +164,8 @@ pm_error *pm_roll_col_stats(const pm_type *type, const pm_stats_mode *modes, boo
             continue; /* NONE */
         if (accs)
             pm_stats_accum_result(&accs[i], &cs[i]);
+        else if (orc && i < orc->ncolumns)
+            e = pm_col_stats_from_orc(type->fields[i].type, modes[i], &orc->stats[i], &cs[i]);
         else if (res && i < res->ncolumns)
             e = pm_col_stats_from_parquet(type->fields[i].type, modes[i], &res->stats[i], &cs[i]);
     }
@@ -210,7 +212,7 @@ pm_error *pm_roll_push_file(pm_data_file_meta **arr, size_t *n, size_t *cap, con
 /* ------------------------------------------------------------------ */
 /* the writer                                                          */
 
-typedef enum { BODY_PARQUET, BODY_AVRO, BODY_RAW } body_kind;
+typedef enum { BODY_PARQUET, BODY_AVRO, BODY_ORC, BODY_RAW } body_kind;
 
 typedef struct open_file {
     char *name;
@@ -218,6 +220,7 @@ typedef struct open_file {
     pm_output *out;
     pm_pq_writer *pq;
     pm_avro_writer *avro;
+    pm_orc_writer *orc;
     pm_stats_accum *accs;      /* Avro: one per file column */
     bool raw_open;             /* the raw body holds state for this file */
     int64_t rows;
@@ -238,6 +241,8 @@ struct pm_rolling_file_writer {
     bool stats_disabled, dense;
     pm_pq_writer_options pq_opts;
     pm_avro_write_options avro_opts;
+    pm_orc_writer_options orc_opts;
+    char *orc_names;           /* strings orc_opts points at */
     pm_data_file_namer namer;
     bool namer_ok;
     int64_t seq;               /* append layout: next sequence number */
@@ -306,8 +311,16 @@ static pm_error *writer_init(pm_rolling_file_writer *w, const pm_rolling_file_wr
     } else if (!strcmp(w->format, "avro")) {
         w->body = BODY_AVRO;
         PM_TRY(pm_roll_avro_codec(o->options, lc.compression, &w->avro_opts));
+    } else if (!strcmp(w->format, "orc")) {
+        w->body = BODY_ORC;
+        bool present = false;
+        int64_t block = -1;
+        PM_TRY(pm_options_memory(o->options, PM_OPT_FILE_BLOCK_SIZE, &present, &block));
+        pm_orc_writer_options_default(&w->orc_opts);
+        PM_TRY(pm_orc_writer_options_from_table(&w->orc_opts, opt_lookup, &lc, present ? block : -1,
+                                                &w->orc_names));
     } else {
-        return pm_error_new(PM_EUNSUPPORTED, "file format '%s' is not supported for writing (parquet, avro)",
+        return pm_error_new(PM_EUNSUPPORTED, "file format '%s' is not supported for writing (parquet, avro, orc)",
                             w->format);
     }
     PM_TRY(pm_calloc(&w->modes, w->fncols ? w->fncols : 1, sizeof *w->modes));
@@ -340,6 +353,7 @@ static void file_release(pm_rolling_file_writer *w)
     pm_pq_writer_abort(f->pq);
     if (f->avro)
         pm_avro_writer_free(f->avro);
+    pm_orc_writer_abort(f->orc);
     pm_output_abort(f->out); /* deletes a partial file */
     if (f->raw_open && w->raw.discard)
         w->raw.discard(w->raw.ctx);
@@ -381,6 +395,8 @@ static pm_error *open_body(pm_rolling_file_writer *w, open_file *f)
             pm_stats_accum_init(&f->accs[i], w->o.file_type->fields[i].type,
                                 w->stats_disabled ? (pm_stats_mode){PM_STATS_NONE, 0} : w->modes[i]);
         return NULL;
+    case BODY_ORC:
+        return pm_orc_writer_new(&f->orc, f->out, w->o.file_type, &w->orc_opts);
     case BODY_RAW:
         f->raw_open = true;
         return w->raw.open(w->raw.ctx, f->out);
@@ -417,10 +433,17 @@ fail:
 }
 
 /* Finish the body and close the output: *size = the file's size. */
-static pm_error *close_body(pm_rolling_file_writer *w, open_file *f, pm_pq_write_result *res, uint64_t *size)
+static pm_error *close_body(pm_rolling_file_writer *w, open_file *f, pm_pq_write_result *res,
+                            pm_orc_write_result *orc, uint64_t *size)
 {
     pm_error *e = NULL;
-    if (f->pq) {
+    if (f->orc) {
+        pm_orc_writer *ow = f->orc;
+        f->orc = NULL;
+        e = pm_orc_writer_close(ow, orc);
+        if (!e)
+            *size = orc->file_size;
+    } else if (f->pq) {
         pm_pq_writer *pq = f->pq;
         f->pq = NULL;
         e = pm_pq_writer_close(pq, res);
@@ -473,10 +496,11 @@ static pm_error *file_keys(pm_rolling_file_writer *w, open_file *f, pm_col_stats
 }
 
 static pm_error *file_stats(pm_rolling_file_writer *w, open_file *f, const pm_pq_write_result *res,
-                            pm_data_file_meta *m)
+                            const pm_orc_write_result *orc, pm_data_file_meta *m)
 {
     pm_col_stats *cs = NULL;
-    PM_TRY(pm_roll_col_stats(w->o.file_type, w->modes, w->stats_disabled, f->accs, res, &cs));
+    PM_TRY(pm_roll_col_stats(w->o.file_type, w->modes, w->stats_disabled, f->accs, res,
+                             w->body == BODY_ORC ? orc : NULL, &cs));
     pm_error *e = file_keys(w, f, cs, m);
     if (!e)
         e = pm_col_stats_to_simple(w->o.value_type, cs + w->o.value_offset, w->dense, &m->value_stats,
@@ -493,10 +517,12 @@ static pm_error *file_close(pm_rolling_file_writer *w)
     pm_error *e = NULL;
     pm_pq_write_result res;
     memset(&res, 0, sizeof res);
+    pm_orc_write_result ores;
+    memset(&ores, 0, sizeof ores);
     uint64_t size = 0;
     pm_data_file_meta m;
     memset(&m, 0, sizeof m);
-    PM_TRY_GOTO(e, close_body(w, f, &res, &size), fail);
+    PM_TRY_GOTO(e, close_body(w, f, &res, &ores, &size), fail);
     if (w->o.fault_close && pm_fault(w->o.fault_close)) {
         e = pm_error_new(PM_EIO, "injected fault: %s", w->o.fault_close);
         goto fail_file;
@@ -504,7 +530,7 @@ static pm_error *file_close(pm_rolling_file_writer *w)
     PM_TRY_GOTO(e, pm_strdup(&m.file_name, f->name), fail_file);
     m.file_size = (int64_t)size;
     m.row_count = f->rows;
-    PM_TRY_GOTO(e, file_stats(w, f, &res, &m), fail_file);
+    PM_TRY_GOTO(e, file_stats(w, f, &res, &ores, &m), fail_file);
     if (w->has_kv) {
         m.min_sequence_number = f->min_seq;
         m.max_sequence_number = f->max_seq;
@@ -518,6 +544,7 @@ static pm_error *file_close(pm_rolling_file_writer *w)
     PM_TRY_GOTO(e, pm_roll_push_file(&w->done, &w->ndone, &w->capdone, &m), fail_file);
     w->bytes_done += m.file_size;
     pm_pq_write_result_free(&res);
+    pm_orc_write_result_free(&ores);
     file_release(w); /* frees the rest; output and format writer are gone */
     return NULL;
 fail_file:
@@ -525,6 +552,7 @@ fail_file:
 fail:
     pm_data_file_meta_clear(&m);
     pm_pq_write_result_free(&res);
+    pm_orc_write_result_free(&ores);
     file_release(w);
     return pm_error_wrap(e, 0, "close %s in %s", w->what, w->dir);
 }
@@ -534,6 +562,8 @@ static uint64_t file_size_now(const pm_rolling_file_writer *w)
     const open_file *f = &w->cur;
     if (f->pq)
         return pm_pq_writer_estimated_size(f->pq);
+    if (f->orc)
+        return pm_orc_writer_estimated_size(f->orc);
     if (f->avro && w->o.avro_size_buffered)
         return pm_avro_writer_estimated_size(f->avro);
     return pm_output_pos(f->out);
@@ -568,6 +598,8 @@ static pm_error *body_write(pm_rolling_file_writer *w, const pm_batch *part)
             pm_pq_writer_set_pool(f->pq, w->pool, w->threads);
         return pm_pq_writer_write(f->pq, part);
     }
+    if (f->orc)
+        return pm_orc_writer_write(f->orc, part);
     PM_TRY(pm_avro_writer_write(f->avro, part));
     for (size_t i = 0; i < w->fncols; i++)
         PM_TRY(pm_stats_accum_add(&f->accs[i], part->columns[i], 0, part->num_rows));
@@ -747,6 +779,7 @@ static void writer_release(pm_rolling_file_writer *w, bool delete_files)
     pm_binrow_writer_free(&w->krow);
     free(w->key_idx);
     free(w->modes);
+    free(w->orc_names);
     free(w->dir);
     free(w->format);
     free(w->compression);

@@ -11,17 +11,20 @@
  *    never overwriting, then the format writer: Parquet (settings from the
  *    options, the codec from `compression` when the caller overrides it;
  *    row groups capped at row_group_limit and, when files share a write
- *    buffer, at shared_buffer / (open files + 1), at least 4 MiB) or Avro
- *    (codec: avro.codec, else the compression; one statistics accumulator
- *    per column) — or, for a raw body, the caller's header (the passthrough
- *    copy of Parquet row groups).
+ *    buffer, at shared_buffer / (open files + 1), at least 4 MiB), ORC
+ *    (orc.* options, file.block-size as the stripe size, the same
+ *    compression override) or Avro (codec: avro.codec, else the
+ *    compression; one statistics accumulator per column) — or, for a raw
+ *    body, the caller's header (the passthrough copy of Parquet row
+ *    groups).
  *  - write: rows go to the open file; a file takes at most target_rows
  *    rows (a batch is split exactly there).  The size check follows Java:
  *    PM_ROLL_CHECK_RECORDS checks after every 1000th record of the writer
  *    (RollingFileWriterImpl.write: rows are handed over in slices that end
  *    at those check points while a roll is possible, whole batches far
  *    from the target); PM_ROLL_CHECK_WRITE after every batch (writeBundle).
- *    The size is Parquet's written + buffered bytes, Avro's flushed bytes
+ *    The size is Parquet's written + buffered bytes, ORC's written + 0.2 x
+ *    buffered bytes (Paimon's OrcBulkWriter estimate), Avro's flushed bytes
  *    (plus the unflushed block with avro_size_buffered), a raw body's
  *    output position.  Slices are zero-copy views where the columns allow
  *    (flat columns, a start row that is a multiple of 8), else copies.
@@ -29,7 +32,7 @@
  *    name, size, rows, keys (append layout: the empty BinaryRow and empty
  *    key stats; key-value layout: _MIN/_MAX_KEY of the first / last row
  *    and key stats of the key columns), value stats per table/write_stats.h
- *    (Parquet footer statistics, Avro accumulators, or the raw body's
+ *    (Parquet footer statistics, ORC file statistics, Avro accumulators, or the raw body's
  *    statistics; NONE for every field when stats are disabled; dense store
  *    per option), sequence numbers (append layout: a counter, one per row,
  *    min = first row's, max = last row's; key-value layout: min / max of
@@ -55,6 +58,7 @@
 
 #include "base/pool.h"
 #include "format/avro/avro.h"
+#include "format/orc/orc_writer.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
 #include "meta/data_file_meta.h"
@@ -187,10 +191,11 @@ void pm_roll_batch_view(pm_batch *v, pm_column *cols, pm_column **ptrs, const pm
 
 /* Column statistics of the fields of `type` (a ROW): none when
  * `disabled`, else from accs[i] (Avro) when accs is set, else from the
- * Parquet result with modes[i].  *out is an array of type->nfields (at
+ * ORC result when `orc` is set, else from the Parquet result, with
+ * modes[i].  *out is an array of type->nfields (at
  * least one) entries that the caller clears (pm_col_stats_clear) and frees. */
 pm_error *pm_roll_col_stats(const pm_type *type, const pm_stats_mode *modes, bool disabled, pm_stats_accum *accs,
-                            const pm_pq_write_result *res, pm_col_stats **out);
+                            const pm_pq_write_result *res, const pm_orc_write_result *orc, pm_col_stats **out);
 
 /* Append-table keys: min and max key = the empty BinaryRow, empty key stats. */
 pm_error *pm_roll_empty_keys(pm_data_file_meta *m);
