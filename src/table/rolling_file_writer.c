@@ -28,6 +28,7 @@
 #include "base/fault.h"
 #include "base/mem.h"
 #include "base/util.h"
+#include "index/file_index.h"
 #include "meta/paths.h"
 #include "types/binary_row.h"
 #include "types/column.h"
@@ -221,6 +222,8 @@ typedef struct open_file {
     pm_pq_writer *pq;
     pm_avro_writer *avro;
     pm_orc_writer *orc;
+    pm_fi_writer *fi;          /* the file's index (file-index.* options), or NULL */
+    char *index_path;          /* its sidecar once written (deleted if the close fails) */
     pm_stats_accum *accs;      /* Avro: one per file column */
     bool raw_open;             /* the raw body holds state for this file */
     int64_t rows;
@@ -243,6 +246,7 @@ struct pm_rolling_file_writer {
     pm_avro_write_options avro_opts;
     pm_orc_writer_options orc_opts;
     char *orc_names;           /* strings orc_opts points at */
+    pm_fi_options fi;          /* file indexes of data files (nspecs 0: none) */
     pm_data_file_namer namer;
     bool namer_ok;
     int64_t seq;               /* append layout: next sequence number */
@@ -328,6 +332,10 @@ static pm_error *writer_init(pm_rolling_file_writer *w, const pm_rolling_file_wr
     PM_TRY(pm_options_bool(o->options, PM_OPT_METADATA_STATS_DENSE_STORE, &w->dense));
     PM_TRY(pm_data_file_namer_init(&w->namer, o->options, w->format, w->compression));
     w->namer_ok = true;
+    if (o->file_index) {
+        PM_TRY(pm_fi_options_parse(o->options, &w->fi));
+        PM_TRY(pm_fi_options_check(&w->fi, w->o.value_type));
+    }
     return pm_batch_new(&w->slice, o->file_type);
 }
 
@@ -354,6 +362,10 @@ static void file_release(pm_rolling_file_writer *w)
     if (f->avro)
         pm_avro_writer_free(f->avro);
     pm_orc_writer_abort(f->orc);
+    pm_fi_writer_free(f->fi);
+    if (f->index_path)
+        pm_error_free(pm_fileio_delete(w->o.fio, f->index_path));
+    free(f->index_path);
     pm_output_abort(f->out); /* deletes a partial file */
     if (f->raw_open && w->raw.discard)
         w->raw.discard(w->raw.ctx);
@@ -421,6 +433,8 @@ static pm_error *file_open(pm_rolling_file_writer *w)
     }
     PM_TRY_GOTO(e, pm_output_create(w->o.fio, f->path, false, &f->out), fail);
     PM_TRY_GOTO(e, open_body(w, f), fail);
+    if (w->fi.nspecs)
+        PM_TRY_GOTO(e, pm_fi_writer_new(&f->fi, &w->fi, w->o.value_type), fail);
     f->min_seq = w->has_kv ? INT64_MAX : w->seq;
     f->max_seq = INT64_MIN;
     w->open = true;
@@ -511,6 +525,42 @@ static pm_error *file_stats(pm_rolling_file_writer *w, open_file *f, const pm_pq
     return e;
 }
 
+/* The file's index (DataFileIndexWriter.close): embedded in the meta up
+ * to file-index.in-manifest-threshold bytes, else the sidecar
+ * `<file>.index` beside it, listed in _EXTRA_FILES. */
+static pm_error *file_index_close(pm_rolling_file_writer *w, open_file *f, pm_data_file_meta *m)
+{
+    pm_buf b = PM_BUF_INIT;
+    pm_error *e = pm_fi_writer_finish(f->fi, &b);
+    if (!e && (int64_t)b.len <= w->fi.in_manifest_threshold) {
+        e = pm_bytes_set(&m->embedded_index, b.data, b.len);
+        pm_buf_free(&b);
+        return e;
+    }
+    char *name = NULL;
+    pm_output *out = NULL;
+    if (!e)
+        e = pm_data_file_index_name(f->name, &name);
+    if (!e && !(f->index_path = pm_path_join(w->dir, name)))
+        e = pm_oom();
+    if (!e)
+        e = pm_output_create(w->o.fio, f->index_path, false, &out);
+    if (!e) {
+        e = pm_output_write(out, b.data, b.len);
+        pm_error *c = e ? (pm_output_abort(out), NULL) : pm_output_close(out, true);
+        e = e ? e : c;
+    }
+    if (!e)
+        e = pm_realloc_array(&m->extra_files.items, m->extra_files.count + 1, sizeof *m->extra_files.items);
+    if (!e) {
+        m->extra_files.items[m->extra_files.count++] = name;
+        name = NULL;
+    } /* on failure index_path stays: releasing the file deletes it if it exists */
+    free(name);
+    pm_buf_free(&b);
+    return pm_error_wrap(e, 0, "file index of %s", f->name);
+}
+
 static pm_error *file_close(pm_rolling_file_writer *w)
 {
     open_file *f = &w->cur;
@@ -531,6 +581,8 @@ static pm_error *file_close(pm_rolling_file_writer *w)
     m.file_size = (int64_t)size;
     m.row_count = f->rows;
     PM_TRY_GOTO(e, file_stats(w, f, &res, &ores, &m), fail_file);
+    if (f->fi)
+        PM_TRY_GOTO(e, file_index_close(w, f, &m), fail_file);
     if (w->has_kv) {
         m.min_sequence_number = f->min_seq;
         m.max_sequence_number = f->max_seq;
@@ -545,6 +597,8 @@ static pm_error *file_close(pm_rolling_file_writer *w)
     w->bytes_done += m.file_size;
     pm_pq_write_result_free(&res);
     pm_orc_write_result_free(&ores);
+    free(f->index_path); /* the sidecar is the finished file's now */
+    f->index_path = NULL;
     file_release(w); /* frees the rest; output and format writer are gone */
     return NULL;
 fail_file:
@@ -593,6 +647,8 @@ static pm_error *kv_account(pm_rolling_file_writer *w, const pm_batch *in, int64
 static pm_error *body_write(pm_rolling_file_writer *w, const pm_batch *part)
 {
     open_file *f = &w->cur;
+    if (f->fi)
+        PM_TRY(pm_fi_writer_add(f->fi, part->columns + w->o.value_offset, 0, part->num_rows));
     if (f->pq) {
         if (w->threads)
             pm_pq_writer_set_pool(f->pq, w->pool, w->threads);
@@ -703,6 +759,16 @@ pm_error *pm_rolling_file_writer_raw_begin(pm_rolling_file_writer *w, int64_t ro
     return NULL;
 }
 
+bool pm_rolling_file_writer_has_index(const pm_rolling_file_writer *w) { return w->fi.nspecs > 0; }
+
+pm_error *pm_rolling_file_writer_raw_index(pm_rolling_file_writer *w, pm_column *const *cols, int64_t from,
+                                           int64_t to)
+{
+    if (!w->open || !w->cur.fi)
+        return pm_error_new(PM_EINTERNAL, "index rows without an open file with a file index");
+    return pm_fi_writer_add(w->cur.fi, cols, from, to);
+}
+
 pm_error *pm_rolling_file_writer_raw_end(pm_rolling_file_writer *w, int64_t rows)
 {
     if (!w->open)
@@ -769,6 +835,12 @@ static void writer_release(pm_rolling_file_writer *w, bool delete_files)
             if (p)
                 pm_error_free(pm_fileio_delete(w->o.fio, p));
             free(p);
+            for (size_t k = 0; k < w->done[i].extra_files.count; k++) {
+                p = pm_path_join(w->dir, w->done[i].extra_files.items[k]);
+                if (p)
+                    pm_error_free(pm_fileio_delete(w->o.fio, p));
+                free(p);
+            }
         }
         pm_data_file_meta_clear(&w->done[i]);
     }
@@ -780,6 +852,7 @@ static void writer_release(pm_rolling_file_writer *w, bool delete_files)
     free(w->key_idx);
     free(w->modes);
     free(w->orc_names);
+    pm_fi_options_clear(&w->fi);
     free(w->dir);
     free(w->format);
     free(w->compression);

@@ -39,9 +39,15 @@
  *    the _SEQUENCE_NUMBER column), delete rows (key-value: rows of kind -U
  *    or -D; else 0), schema id, level, creation time (local wall clock),
  *    file source.  The meta joins the list of finished files.
+ *    File indexes (file_index: index/file_index.h, over the value fields,
+ *    fed with every row written, raw bodies through raw_index): at close
+ *    the index goes into _EMBEDDED_FILE_INDEX when it has at most
+ *    file-index.in-manifest-threshold bytes, else into `<file>.index`
+ *    beside the file (created, never overwritten, synced), listed in
+ *    _EXTRA_FILES.
  *  - finish hands the finished files out; abort deletes the open file and
- *    every finished file not handed out.  A failure while closing deletes
- *    that file.  A failed write leaves the file open (the caller aborts, or
+ *    every finished file not handed out (their index sidecars too).  A
+ *    failure while closing deletes that file and its sidecar.  A failed write leaves the file open (the caller aborts, or
  *    discards the open file).
  * Key-value layout (pm_rolling_kv_layout): input batches hold
  * [_KEY_* (nkey), _SEQUENCE_NUMBER, _VALUE_KIND, values]; the file holds the
@@ -119,6 +125,8 @@ typedef struct pm_rolling_file_writer_options {
     size_t value_offset;           /* file column of the first value field */
     const pm_rolling_kv_layout *kv;    /* NULL: append layout (copied) */
     const pm_rolling_raw_body *raw;    /* NULL: the Parquet / Avro format writer (copied) */
+    bool file_index;               /* data files: the table's file indexes (file-index.* of `options`)
+                                      over the value fields (not for changelog files) */
     const char *fault_open, *fault_close; /* fault points (base/fault.h), NULL = none */
     const char *what;              /* the files in messages: "data file" (default), ... */
 } pm_rolling_file_writer_options;
@@ -134,6 +142,12 @@ pm_error *pm_rolling_file_writer_write(pm_rolling_file_writer *w, const pm_batch
 /* Raw body: make a file ready to take `rows` more rows (the open one is
  * closed first when they would pass target_rows) and give its output. */
 pm_error *pm_rolling_file_writer_raw_begin(pm_rolling_file_writer *w, int64_t rows, pm_output **out);
+/* Does the writer build file indexes? */
+bool pm_rolling_file_writer_has_index(const pm_rolling_file_writer *w);
+/* Raw body: the value columns (value_type's) of rows [from, to) about to
+ * be written raw, for the open file's index. */
+pm_error *pm_rolling_file_writer_raw_index(pm_rolling_file_writer *w, pm_column *const *cols, int64_t from,
+                                           int64_t to);
 /* Raw body: `rows` rows were written; the file closes when it reached the
  * target size (output position) or row count. */
 pm_error *pm_rolling_file_writer_raw_end(pm_rolling_file_writer *w, int64_t rows);

@@ -157,12 +157,6 @@ static pm_error *check_supported(const pm_table *t, const pm_options *o)
         return pm_error_new(PM_EUNSUPPORTED, "writing tables with data-evolution.enabled is not supported yet");
     if (pm_options_get(o, "data-file.external-paths"))
         return pm_error_new(PM_EUNSUPPORTED, "writing to data-file.external-paths is not supported yet");
-    for (size_t i = 0; i < pm_options_count(o); i++) {
-        const char *k = pm_options_key_at(o, i);
-        size_t n = strlen(k);
-        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
-            return pm_error_new(PM_EUNSUPPORTED, "writing data-file indexes (%s) is not supported yet", k);
-    }
     const pm_type *rt = t->schema->row_type;
     for (size_t i = 0; i < rt->nfields; i++) {
         pm_type_id id = rt->fields[i].type->id;
@@ -193,6 +187,7 @@ static pm_error *roll_settings(pm_table_writer *w)
     r->schema_id = w->schema->id;
     r->level = 0;
     r->source = PM_FILE_SOURCE_APPEND;
+    r->file_index = true;
     r->what = "data file";
     pm_rolling_file_writer *probe = NULL;
     PM_TRY(pm_rolling_file_writer_new(&probe, r));
