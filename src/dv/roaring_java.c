@@ -1,10 +1,12 @@
 /*
  * dv/roaring_java.c — Java's runOptimize + portable serialization (see
  * roaring_java.h).  Two passes over the values (CRoaring's iterator): the
- * first counts each container's values and runs, the second writes.
+ * first counts each container's values and runs, the second writes; the
+ * size alone is one pass without allocation.
  */
 #include "dv/roaring_java.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,15 @@ static size_t cbytes(const cinfo *c)
     case C_BITMAP: return 8192;
     default: return 2 + 4 * (size_t)c->runs;
     }
+}
+
+/* One container's kind by Java's runOptimize rule. */
+static ckind kind_of(uint32_t card, uint32_t runs)
+{
+    size_t run = 2 + 4 * (size_t)runs;
+    if (card <= 4096)
+        return 2 * (size_t)card > run ? C_RUN : C_ARRAY;
+    return 8192 > run ? C_RUN : C_BITMAP;
 }
 
 /* The containers of bm with Java's kinds; *n of them (malloc'd array). */
@@ -66,14 +77,8 @@ static pm_error *containers(const roaring_bitmap_t *bm, cinfo **out, size_t *n)
             prev = v & 0xFFFF;
         }
     }
-    for (size_t i = 0; i < k; i++) {
-        cinfo *c = &cs[i];
-        size_t run = 2 + 4 * (size_t)c->runs;
-        if (c->card <= 4096)
-            c->kind = 2 * (size_t)c->card > run ? C_RUN : C_ARRAY;
-        else
-            c->kind = 8192 > run ? C_RUN : C_BITMAP;
-    }
+    for (size_t i = 0; i < k; i++)
+        cs[i].kind = kind_of(cs[i].card, cs[i].runs);
     *out = cs;
     *n = k;
     return NULL;
@@ -92,18 +97,45 @@ static size_t head_size(const cinfo *cs, size_t n, int *has_run)
     return h;
 }
 
-pm_error *pm_roaring_java_size(const roaring_bitmap_t *bm, size_t *size)
+size_t pm_roaring_java_size(const roaring_bitmap_t *bm)
 {
-    cinfo *cs;
-    size_t n;
-    PM_TRY(containers(bm, &cs, &n));
-    int has_run;
-    size_t s = head_size(cs, n, &has_run);
-    for (size_t i = 0; i < n; i++)
-        s += cbytes(&cs[i]);
-    free(cs);
-    *size = s;
-    return NULL;
+    size_t n = 0, body = 0;
+    int has_run = 0;
+    cinfo c = {0, 0, 0, C_ARRAY};
+    int64_t prev = -2;
+    roaring_uint32_iterator_t it;
+    roaring_init_iterator(bm, &it);
+    uint32_t buf[1024], got;
+    while ((got = roaring_read_uint32_iterator(&it, buf, 1024)) > 0) {
+        for (uint32_t i = 0; i < got; i++) {
+            uint16_t key = (uint16_t)(buf[i] >> 16);
+            if (n == 0 || key != c.key) {
+                if (n) {
+                    c.kind = kind_of(c.card, c.runs);
+                    has_run |= c.kind == C_RUN;
+                    body += cbytes(&c);
+                }
+                c = (cinfo){key, 0, 0, C_ARRAY};
+                prev = -2;
+                n++;
+            }
+            uint32_t low = buf[i] & 0xFFFF;
+            c.card++;
+            if ((int64_t)low != prev + 1)
+                c.runs++;
+            prev = low;
+        }
+    }
+    if (n) {
+        c.kind = kind_of(c.card, c.runs);
+        has_run |= c.kind == C_RUN;
+        body += cbytes(&c);
+    }
+    size_t head = has_run ? 4 + (n + 7) / 8 : 8;
+    head += 4 * n;
+    if (!has_run || n >= 4)
+        head += 4 * n;
+    return head + body;
 }
 
 static void put16(uint8_t **p, uint32_t v)

@@ -27,7 +27,7 @@
 #include "paimon/error.h"
 
 /* Bytes of the serialization. */
-pm_error *pm_roaring_java_size(const roaring_bitmap_t *bm, size_t *size);
+size_t pm_roaring_java_size(const roaring_bitmap_t *bm);
 /* Append the serialization to out. */
 pm_error *pm_roaring_java_put(pm_buf *out, const roaring_bitmap_t *bm);
 
