@@ -77,26 +77,6 @@ int32_t pm_java_double_hash(double v)
     return (int32_t)(uint32_t)(b ^ (b >> 32));
 }
 
-int pm_java_float_compare(float a, float b)
-{
-    if (a < b)
-        return -1;
-    if (a > b)
-        return 1;
-    int32_t x = (int32_t)pm_java_float_bits(a), y = (int32_t)pm_java_float_bits(b);
-    return x == y ? 0 : x < y ? -1 : 1;
-}
-
-int pm_java_double_compare(double a, double b)
-{
-    if (a < b)
-        return -1;
-    if (a > b)
-        return 1;
-    int64_t x = (int64_t)pm_java_double_bits(a), y = (int64_t)pm_java_double_bits(b);
-    return x == y ? 0 : x < y ? -1 : 1;
-}
-
 typedef struct order_item {
     uint32_t bucket;
     size_t index;   /* insertion index, negated order for head insertion */

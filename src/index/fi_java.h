@@ -1,8 +1,8 @@
 /*
  * index/fi_java.h — the Java facts the file-index formats depend on:
  * Java's hashCode of the values Paimon keys its maps with, the iteration
- * order of a java.util.HashMap, DataOutput.writeUTF / readUTF, Java's
- * float and double orderings.
+ * order of a java.util.HashMap, DataOutput.writeUTF / readUTF (Java's
+ * float and double orderings are base/compare.h's).
  *
  * HashMap order (OpenJDK 8+, default constructor): the table starts with
  * 16 buckets and doubles whenever the size passes 0.75 x buckets; a key
@@ -38,9 +38,6 @@ static inline int32_t pm_java_bool_hash(bool v) { return v ? 1231 : 1237; }
 /* Float.floatToIntBits / Double.doubleToLongBits (NaN canonical). */
 uint32_t pm_java_float_bits(float v);
 uint64_t pm_java_double_bits(double v);
-/* Float.compare / Double.compare: -0.0 < 0.0, NaN above everything and equal to NaN. */
-int pm_java_float_compare(float a, float b);
-int pm_java_double_compare(double a, double b);
 
 /* The HashMap iteration order of n distinct keys inserted in index order
  * with these hashCodes, by put() (head = false) or computeIfAbsent()

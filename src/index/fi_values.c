@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/compare.h"
 #include "base/hash.h"
 #include "base/mem.h"
 #include "dv/roaring_check.h"
@@ -106,16 +107,10 @@ bool fi_value_equal(fv_kind k, const fi_val *a, const fi_val *b)
 int fi_value_compare(fv_kind k, const fi_val *a, const fi_val *b)
 {
     switch (k) {
-    case FV_BYTES: {
-        size_t m = a->n < b->n ? a->n : b->n;
-        int c = m ? memcmp(a->p, b->p, m) : 0;
-        if (c)
-            return c < 0 ? -1 : 1;
-        return a->n == b->n ? 0 : a->n < b->n ? -1 : 1;
-    }
+    case FV_BYTES: return pm_cmp_bytes(a->p, a->n, b->p, b->n);
     case FV_BOOL: return a->b == b->b ? 0 : a->b ? 1 : -1;
-    case FV_F32: return pm_java_float_compare(a->f, b->f);
-    case FV_F64: return pm_java_double_compare(a->d, b->d);
+    case FV_F32: return pm_cmp_java_double(a->f, b->f);
+    case FV_F64: return pm_cmp_java_double(a->d, b->d);
     default: return a->i == b->i ? 0 : a->i < b->i ? -1 : 1;
     }
 }

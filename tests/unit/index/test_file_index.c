@@ -330,8 +330,6 @@ static void test_java_facts(void **state)
     free(back);
     PM_EXPECT_ERR(pm_java_read_utf(b.data, b.len - 1, &back, &used), PM_ECORRUPT);
     pm_buf_free(&b);
-    assert_int_equal(pm_java_float_compare(-0.0f, 0.0f), -1);
-    assert_int_equal(pm_java_double_compare(0.0 / 0.0, 1e308), 1);
 }
 
 int main(void)
