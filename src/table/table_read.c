@@ -19,6 +19,10 @@
  * with every row kept share the file reader's columns; others are
  * compacted by pm_batch_filter (dv/dv_apply.h).  Batches left empty are
  * skipped.
+ * Filter (table/predicate.h): the read type is the projection followed by
+ * the filter's columns it lacks; append files whose file index excludes
+ * the filter get no task; every batch assembled below (any path) is then
+ * filtered in place and handed out as a view of its projected columns.
  * Read-ahead (threads > 1): the files of append tasks are opened and
  * decoded by a private pool, up to `threads` files at a time in task
  * order.  Each in-flight file has a slot: its worker pushes the decoded
@@ -43,6 +47,7 @@
 #include "table/file_read.h"
 #include "table/partition.h"
 #include "table/pk_read.h"
+#include "table/predicate.h"
 #include "types/binary_row.h"
 #include "types/column.h"
 
@@ -75,7 +80,14 @@ typedef struct ra_slot {
 struct pm_table_reader {
     pm_table *t;
     const pm_scan_result *scan;
-    pm_type *type;               /* output row type */
+    pm_type *type;               /* row type read: the projection, then the filter's other columns */
+    pm_type *out_type;           /* the projection (the batches handed out) */
+    const pm_predicate *filter;  /* NULL = every row */
+    size_t *fcols;               /* per filter atom: its column in `type` */
+    uint8_t *fkeep;
+    size_t fkeep_cap;
+    pm_batch view;               /* the projected columns of `out` */
+    size_t files_skipped;
     pm_type *fb_type;            /* same fields in the fallback branch's schema */
     int64_t batch_rows;
     read_task *tasks;
@@ -129,6 +141,22 @@ static void dv_apply(const pm_dv *dv, int64_t start, int64_t n, uint8_t *keep)
 
 static pm_error *add_task(pm_table_reader *r, const pm_bucket_files *b, size_t file, bool kv)
 {
+    if (r->filter && b->table == r->t) {
+        bool use = false;
+        PM_TRY(pm_options_bool(pm_table_options(r->t), PM_OPT_FILE_INDEX_READ_ENABLED, &use));
+        if (use) {
+            char *dir = NULL;
+            bool may = true;
+            PM_TRY(pm_table_bucket_dir(b->table, b->partition.data, b->partition.len, b->bucket, &dir));
+            pm_error *e = pm_predicate_file_may_match(r->filter, r->t, dir, &b->files[file], &may);
+            free(dir);
+            PM_TRY(e);
+            if (!may) {
+                r->files_skipped++;
+                return NULL; /* its index proves no row matches */
+            }
+        }
+    }
     PM_TRY(pm_realloc_array(&r->tasks, r->ntasks + 1, sizeof *r->tasks));
     read_task *tk = &r->tasks[r->ntasks++];
     tk->b = b;
@@ -249,6 +277,32 @@ static pm_error *project(const pm_schema *s, const pm_table_read_options *o, pm_
     return pm_schema_project(s, o->columns, o->ncolumns, out);
 }
 
+/* The read type: the projection plus the filter's columns it lacks; the
+ * position of every atom's column in it. */
+static pm_error *filter_columns(pm_table_reader *r, const pm_schema *s)
+{
+    const pm_predicate *p = r->filter;
+    PM_TRY(pm_calloc(&r->fcols, p->natoms ? p->natoms : 1, sizeof *r->fcols));
+    for (size_t k = 0; k < p->natoms; k++) {
+        ptrdiff_t i = pm_type_field_index_by_id(r->type, p->atoms[k].field_id);
+        if (i < 0) {
+            ptrdiff_t si = pm_type_field_index_by_id(s->row_type, p->atoms[k].field_id);
+            if (si < 0)
+                return pm_error_new(PM_EINVALID, "filter column %s is not in the read schema", p->atoms[k].column);
+            const pm_field *f = &s->row_type->fields[si];
+            pm_type *ft = pm_type_clone(f->type);
+            pm_error *e = ft ? pm_type_add_field(r->type, f->id, f->name, ft) : pm_oom();
+            if (e) {
+                pm_type_free(ft);
+                return e;
+            }
+            i = (ptrdiff_t)r->type->nfields - 1;
+        }
+        r->fcols[k] = (size_t)i;
+    }
+    return NULL;
+}
+
 /* The fields of `type` (a projection of `main`) at the same positions in `fb`. */
 static pm_error *fallback_type(const pm_schema *main, const pm_schema *fb, const pm_type *type, pm_type **out)
 {
@@ -340,7 +394,10 @@ void pm_table_reader_free(pm_table_reader *r)
         pm_pk_reader_free(r->tasks[i].pk);
     free(r->tasks);
     pm_type_free(r->type);
+    pm_type_free(r->out_type);
     pm_type_free(r->fb_type);
+    free(r->fcols);
+    free(r->fkeep);
     free(r);
 }
 
@@ -361,6 +418,11 @@ pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_
     if (scan->fallback && scan->fallback_schema)
         PM_TRY_GOTO(e, check_supported(scan->fallback, scan->fallback_schema, &fb_de), fail);
     PM_TRY_GOTO(e, project(s, o, &r->type), fail);
+    if (!(r->out_type = pm_type_clone(r->type)))
+        PM_TRY_GOTO(e, pm_oom(), fail);
+    r->filter = o ? o->filter : NULL;
+    if (r->filter)
+        PM_TRY_GOTO(e, filter_columns(r, s), fail);
     if (scan->fallback && scan->fallback_schema)
         PM_TRY_GOTO(e, fallback_type(s, scan->fallback_schema, r->type, &r->fb_type), fail);
     for (size_t i = 0; i < scan->nbuckets; i++) {
@@ -377,6 +439,9 @@ pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_
         }
     }
     PM_TRY_GOTO(e, pm_batch_new(&r->out, r->type), fail);
+    r->view.type = r->out_type;
+    r->view.ncolumns = r->out_type->nfields;
+    r->view.columns = r->out->columns;
     *out = r;
     return NULL;
 fail:
@@ -384,7 +449,9 @@ fail:
     return pm_error_wrap(e, 0, "read table %s", t->path);
 }
 
-const pm_type *pm_table_reader_type(const pm_table_reader *r) { return r->type; }
+const pm_type *pm_table_reader_type(const pm_table_reader *r) { return r->out_type; }
+
+size_t pm_table_reader_files_skipped(const pm_table_reader *r) { return r->files_skipped; }
 
 void pm_table_reader_set_threads(pm_table_reader *r, size_t threads)
 {
@@ -649,7 +716,7 @@ static pm_error *next_threaded(pm_table_reader *r, const pm_batch **out)
     }
 }
 
-pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
+static pm_error *next_unfiltered(pm_table_reader *r, const pm_batch **out)
 {
     *out = NULL;
     size_t nf = r->type->nfields;
@@ -705,6 +772,42 @@ pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
         if (kept < n)
             PM_TRY(pm_batch_filter(r->out, r->keep)); /* new columns with the kept rows */
         *out = r->out;
+        return NULL;
+    }
+}
+
+/* The filter's rows of r->out (in place); *kept of them. */
+static pm_error *filter_rows(pm_table_reader *r, int64_t *kept)
+{
+    int64_t n = r->out->num_rows;
+    size_t kb = (size_t)(n + 7) / 8;
+    if (kb > r->fkeep_cap) {
+        PM_TRY(pm_realloc_array(&r->fkeep, kb, 1));
+        r->fkeep_cap = kb;
+    }
+    memset(r->fkeep, 0xff, kb);
+    PM_TRY(pm_predicate_rows(r->filter, r->out, r->fcols, r->fkeep, kept));
+    if (*kept && *kept < n)
+        PM_TRY(pm_batch_filter(r->out, r->fkeep));
+    return NULL;
+}
+
+pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
+{
+    *out = NULL;
+    for (;;) {
+        const pm_batch *b = NULL;
+        PM_TRY(next_unfiltered(r, &b));
+        if (!b)
+            return NULL;
+        if (r->filter) {
+            int64_t kept = 0;
+            PM_TRY(filter_rows(r, &kept));
+            if (!kept)
+                continue;
+        }
+        r->view.num_rows = r->out->num_rows;
+        *out = &r->view;
         return NULL;
     }
 }
