@@ -1,6 +1,6 @@
 /*
  * cli/cmd_cat.c — `paimon cat FILE [--columns a,b] [--limit N]`: print the
- * rows of a data file (Parquet or Avro, found from its bytes:
+ * rows of a data file (Parquet, ORC or Avro, found from its bytes:
  * paimon/format.h) as JSON lines, one object per row, in the `paimon cat`
  * value encoding (paimon/rows.h).
  */
@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: paimon " CMD " FILE [--columns a,b,...] [--limit N]\n\n"
-               "Print the rows of a data file (Parquet or Avro) as JSON lines.\n\n"
+               "Print the rows of a data file (Parquet, ORC or Avro) as JSON lines.\n\n"
                "  --columns a,b   only these top-level columns, in this order\n"
                "  --limit N       stop after N rows\n"
                "\nValues: numbers, \"NaN\"/\"Infinity\" strings, base64 bytes, decimal strings,\n"

@@ -24,12 +24,17 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: paimon " CMD " TABLE [--snapshot N] [--branch B] [--columns a,b] [--partition k=v]...\n"
-            "                   [--format jsonl|csv|parquet] [--output FILE] [--limit N] [--threads N]\n\n"
+            "                   [--where FILTER] [--format jsonl|csv|parquet] [--output FILE] [--limit N]\n"
+            "                   [--threads N]\n\n"
             "Print the rows of a Paimon table.\n\n"
             "  --snapshot N     read snapshot N (time travel; its schema is used), default latest\n"
             "  --branch B       read branch B (default main)\n"
             "  --columns a,b    only these columns, in this order\n"
             "  --partition k=v  only partitions matching k=v[,k2=v2] (repeatable: any of them)\n"
+            "  --where FILTER   only rows matching FILTER: col = v, col IN (v, ...), joined by AND\n"
+            "                   ('strings' in single quotes, numbers, TRUE/FALSE, \"odd names\" in double\n"
+            "                   quotes); data files whose file index excludes it are not read (their count\n"
+            "                   goes to stderr)\n"
             "  --format F       jsonl (default), csv or parquet\n"
             "  --output FILE    write to FILE (required for parquet) instead of stdout\n"
             "  --limit N        stop after N rows\n"
@@ -53,7 +58,8 @@ typedef struct sink {
     const char *path;         /* parquet: where the file goes */
 } sink;
 
-static pm_error *run(const pm_cli_table_args *ta, const pm_cli_list *cols, int64_t limit, size_t threads, sink *s)
+static pm_error *run(const pm_cli_table_args *ta, const pm_cli_list *cols, const char *where, int64_t limit,
+                     size_t threads, sink *s)
 {
     pm_table *t = NULL;
     pm_reader *r = NULL;
@@ -67,7 +73,10 @@ static pm_error *run(const pm_cli_table_args *ta, const pm_cli_list *cols, int64
     o.ncolumns = cols->n;
     o.limit = limit;
     o.threads = threads;
+    o.filter = where;
     PM_TRY_GOTO(e, pm_table_read(&r, t, &o), done);
+    if (where && pm_reader_files_skipped(r))
+        fprintf(stderr, "paimon read: %zu data files skipped by their file indexes\n", pm_reader_files_skipped(r));
     const pm_type *type = pm_reader_type(r);
     if (s->parquet)
         PM_TRY_GOTO(e, pm_format_writer_create(&fw, s->path, type, NULL), done);
@@ -105,7 +114,7 @@ int pm_cmd_read(int argc, char **argv)
     }
     pm_cli_table_args ta = {0};
     pm_cli_list cols = {0};
-    const char *output = NULL, *format = "jsonl";
+    const char *output = NULL, *format = "jsonl", *where = NULL;
     int64_t limit = -1, threads = (int64_t)pm_cli_cpu_count();
     if (threads > 8)
         threads = 8;
@@ -121,6 +130,8 @@ int pm_cmd_read(int argc, char **argv)
                 rc = pm_cli_usage_error(CMD, "--columns needs column names, got '%s'", argv[i]);
         } else if (!strcmp(a, "--format") && v) {
             format = argv[++i];
+        } else if (!strcmp(a, "--where") && v) {
+            where = argv[++i];
         } else if (!strcmp(a, "--output") && v) {
             output = argv[++i];
         } else if (!strcmp(a, "--limit") && v) {
@@ -161,7 +172,7 @@ int pm_cmd_read(int argc, char **argv)
     } else {
         s.f = stdout;
     }
-    pm_error *e = run(&ta, &cols, limit, (size_t)threads, &s);
+    pm_error *e = run(&ta, &cols, where, limit, (size_t)threads, &s);
     if (!e && s.f && fflush(s.f))
         e = pm_error_new(PM_EIO, "write failed: %s", strerror(errno));
     if (s.f && s.f != stdout) {

@@ -34,7 +34,7 @@ int pm_cmd_delete(int argc, char **argv);
 int pm_cmd_materialize(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
-    {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
+    {"cat", "print rows of a Parquet, ORC or Avro file as JSON lines", pm_cmd_cat},
     {"meta", "print the footer of a Parquet file as JSON", pm_cmd_meta},
     {"databases", "list the databases of a warehouse", pm_cmd_databases},
     {"create-database", "create a database in a warehouse", pm_cmd_create_database},

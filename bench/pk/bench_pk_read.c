@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         pm_scan_result *scan = NULL;
         if ((e = pm_table_scan(t, &so, &scan)))
             return fail(e);
-        pm_table_read_options ro = {NULL, 0, batch_rows};
+        pm_table_read_options ro = {NULL, 0, batch_rows, NULL};
         pm_table_reader *rd = NULL;
         if ((e = pm_table_reader_new(&rd, t, scan, &ro)))
             return fail(e);

@@ -1,12 +1,13 @@
 /*
- * paimon/format.h — single data files outside a table: read a Parquet or
- * Avro file as batches, write batches to a Parquet or Avro file the way
- * Paimon writes its data files, and describe a Parquet footer.
+ * paimon/format.h — single data files outside a table: read a Parquet,
+ * ORC or Avro file as batches, write batches to a Parquet, ORC or Avro
+ * file the way Paimon writes its data files, and describe a Parquet footer.
  *
  * The format of a file to read is found from its bytes (Parquet: "PAR1"
- * at both ends; Avro object container: "Obj\x01" at the start), not its
- * name.  Parquet columns map to Paimon types by Paimon's rules (field ids
- * kept); Avro files are read with their own schema.
+ * at both ends; Avro object container: "Obj\x01" at the start; ORC: "ORC"
+ * at the start), not its name.  Parquet and ORC columns map to Paimon
+ * types by Paimon's rules (field ids kept: Parquet field ids, ORC
+ * `paimon.id` attributes); Avro files are read with their own schema.
  *
  * A writer writes to a temporary name beside the target and renames it
  * over the target only when pm_format_writer_close succeeds, so a failed
@@ -39,11 +40,13 @@ typedef struct pm_format_options {
     size_t ncolumns;
     int64_t batch_rows;                   /* 0 = 4096 */
     /* writing */
-    const char *format;                   /* "parquet" (default) or "avro" */
+    const char *format;                   /* "parquet" (default), "orc" or "avro" */
     /* Paimon table options for the file (file.compression,
-     * file.compression.zstd-level, parquet.page.size, parquet.block.size,
-     * parquet.enable.dictionary, metadata.stats-mode is not used, ...),
-     * parallel arrays; unknown keys are refused. */
+     * file.compression.zstd-level, file.block-size, parquet.page.size,
+     * parquet.block.size, parquet.enable.dictionary, orc.stripe.size,
+     * orc.row.index.stride, orc.dictionary.key.threshold, ...;
+     * metadata.stats-mode is not used), parallel arrays; unknown keys are
+     * refused. */
     const char *const *option_keys;
     const char *const *option_values;
     size_t noptions;
@@ -57,7 +60,7 @@ typedef struct pm_format_writer pm_format_writer;
 
 /* Open a local data file (o NULL = every column). */
 PM_API pm_error *pm_format_reader_open(pm_format_reader **out, const char *path, const pm_format_options *o);
-/* "parquet" or "avro". */
+/* "parquet", "orc" or "avro". */
 PM_API const char *pm_format_reader_format(const pm_format_reader *r);
 /* Row type of the batches; owned by r. */
 PM_API const pm_type *pm_format_reader_type(const pm_format_reader *r);

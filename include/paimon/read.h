@@ -20,8 +20,9 @@
  * the partitions the branch lacks come from the fallback branch (unless
  * opts.no_fallback_branch).  Time travel (snapshot_id) reads in that
  * snapshot's schema.  Tables this version cannot read (data-evolution files
- * that must be merged by row id, blob columns, ORC manifests) return
- * PM_EUNSUPPORTED naming the feature.
+ * that must be merged by row id, blob columns) return PM_EUNSUPPORTED
+ * naming the feature.  Data files may be Parquet, ORC or Avro, manifests
+ * Avro or ORC.
  *
  * Ownership: the caller owns scans, splits it copied or parsed, and
  * readers; a split returned by pm_scan_split is owned by the scan.  A
@@ -47,8 +48,10 @@
 extern "C" {
 #endif
 
-#define PM_READ_OPTIONS_VERSION 1
+#define PM_READ_OPTIONS_VERSION 2
 
+/* Version 2 added `filter`; a version 1 struct (without it) is still
+ * accepted and reads every row. */
 typedef struct pm_read_options {
     int version;                      /* PM_READ_OPTIONS_VERSION */
     int64_t snapshot_id;              /* 0 = latest */
@@ -60,9 +63,19 @@ typedef struct pm_read_options {
     int64_t batch_rows;               /* rows per batch; 0 = 4096 */
     size_t threads;                   /* decoding threads; 0 or 1 = the caller's only */
     bool no_fallback_branch;          /* ignore the table's scan.fallback-branch */
+    /* Rows to return, e.g. "dt = '2024-01-01' AND id IN (1, 2)": atoms
+     * `column = literal` and `column IN (literal, ...)` joined by AND
+     * (string literals in single quotes, numbers, TRUE/FALSE; names in
+     * double quotes when not plain).  Only matching rows are returned
+     * (primary-key tables: after the merge); with the table's
+     * file-index.read.enabled (default true) append data files whose file
+     * index proves no row matches are not read.  Copied by the reader;
+     * NULL = every row.  PM_EINVALID for a syntax error or an unknown or
+     * non-atomic column. */
+    const char *filter;
 } pm_read_options;
 
-#define PM_READ_OPTIONS_INIT {PM_READ_OPTIONS_VERSION, 0, NULL, 0, NULL, 0, -1, 0, 0, false}
+#define PM_READ_OPTIONS_INIT {PM_READ_OPTIONS_VERSION, 0, NULL, 0, NULL, 0, -1, 0, 0, false, NULL}
 PM_API void pm_read_options_init(pm_read_options *o);
 
 typedef struct pm_scan pm_scan;
@@ -129,6 +142,9 @@ PM_API pm_error *pm_reader_next(const pm_batch **out, pm_reader *r);
  * struct array of the reader's row type. */
 PM_API pm_error *pm_reader_to_arrow_stream(struct ArrowArrayStream *out, pm_reader *r);
 PM_API void pm_reader_free(pm_reader *r);
+/* Data files the reader did not open because their file index proved no
+ * row matches the filter (0 without a filter or file indexes). */
+PM_API size_t pm_reader_files_skipped(const pm_reader *r);
 
 #ifdef __cplusplus
 }

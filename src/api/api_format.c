@@ -4,14 +4,16 @@
  * Reading: the format is detected from the file's first and last 16 bytes
  * (a table of detectors below: Parquet "PAR1" at both ends, or "PARE" at
  * the end for encrypted footers, which the Parquet reader then refuses;
- * Avro "Obj\x01" at the start); Parquet files are read by the Parquet
- * reader with its Paimon type mapping, Avro files with their own schema
- * mapped to Paimon types (pm_avro_schema_to_type), both projected to the
- * requested columns.
+ * Avro "Obj\x01" at the start; ORC "ORC" at the start); Parquet files are
+ * read by the Parquet reader with its Paimon type mapping, Avro files with
+ * their own schema mapped to Paimon types (pm_avro_schema_to_type), ORC
+ * files by the ORC reader (orc_schema.h's mapping, paimon.id field ids),
+ * all projected to the requested columns.
  * Writing: the options are checked against the keys the writers read,
- * then a Parquet writer (pm_pq_writer_options_from_table) or an Avro
- * writer (pm_roll_avro_codec) writes `.<name>.<uuid>.tmp` beside the
- * target, which is renamed to the target at close.
+ * then a Parquet writer (pm_pq_writer_options_from_table), an ORC writer
+ * (pm_orc_writer_options_from_table) or an Avro writer
+ * (pm_roll_avro_codec) writes `.<name>.<uuid>.tmp` beside the target,
+ * which is renamed to the target at close.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,8 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "format/avro/avro.h"
+#include "format/orc/orc_reader.h"
+#include "format/orc/orc_writer.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
 #include "format/parquet/pq_footer_json.h"
@@ -66,8 +70,15 @@ static bool avro_detect(const uint8_t *head, size_t nhead, const uint8_t *tail, 
     return nhead >= 4 && !memcmp(head, "Obj\x01", 4);
 }
 
-enum { FMT_PARQUET, FMT_AVRO };
-static const format_def FORMATS[] = {{"parquet", pq_detect}, {"avro", avro_detect}};
+static bool orc_detect(const uint8_t *head, size_t nhead, const uint8_t *tail, size_t ntail)
+{
+    (void)tail;
+    (void)ntail;
+    return nhead >= 3 && !memcmp(head, "ORC", 3);
+}
+
+enum { FMT_PARQUET, FMT_AVRO, FMT_ORC };
+static const format_def FORMATS[] = {{"parquet", pq_detect}, {"avro", avro_detect}, {"orc", orc_detect}};
 
 struct pm_format_reader {
     pm_fileio *fio;
@@ -75,6 +86,7 @@ struct pm_format_reader {
     int fmt;
     pm_pq_reader *pq;
     pm_avro_reader *avro;
+    pm_orc_reader *orc;
     pm_type *avro_type;
     int64_t rows;
 };
@@ -134,7 +146,7 @@ static pm_error *detect(pm_input *in, int *fmt)
         }
     if (!size)
         return pm_error_new(PM_ECORRUPT, "file %s: empty file", pm_input_path(in));
-    return pm_error_new(PM_EUNSUPPORTED, "file %s: unknown data file format (no Parquet or Avro magic)",
+    return pm_error_new(PM_EUNSUPPORTED, "file %s: unknown data file format (no Parquet, Avro or ORC magic)",
                         pm_input_path(in));
 }
 
@@ -160,6 +172,14 @@ pm_error *pm_format_reader_open(pm_format_reader **out, const char *path, const 
         e = pm_pq_reader_open(&r->pq, r->in, &ro);
         if (!e)
             r->rows = pm_pq_reader_meta(r->pq)->num_rows;
+    } else if (!e && r->fmt == FMT_ORC) {
+        pm_orc_reader_options ro = PM_ORC_READER_OPTIONS_INIT;
+        ro.columns = o->columns;
+        ro.ncolumns = o->ncolumns;
+        ro.batch_rows = o->batch_rows;
+        e = pm_orc_reader_open(&r->orc, r->in, &ro);
+        if (!e)
+            r->rows = (int64_t)pm_orc_reader_info(r->orc)->rows;
     } else if (!e) {
         e = avro_row_type(r->in, o, &r->avro_type, &r->rows);
         pm_avro_read_options ro = {o->batch_rows, 0};
@@ -178,7 +198,7 @@ const char *pm_format_reader_format(const pm_format_reader *r) { return FORMATS[
 
 const pm_type *pm_format_reader_type(const pm_format_reader *r)
 {
-    return r->pq ? pm_pq_reader_schema(r->pq) : pm_avro_reader_type(r->avro);
+    return r->pq ? pm_pq_reader_schema(r->pq) : r->orc ? pm_orc_reader_schema(r->orc) : pm_avro_reader_type(r->avro);
 }
 
 int64_t pm_format_reader_row_count(const pm_format_reader *r) { return r->rows; }
@@ -187,7 +207,9 @@ pm_error *pm_format_reader_next(const pm_batch **out, pm_format_reader *r)
 {
     pm_batch *b = NULL;
     *out = NULL;
-    PM_TRY(r->pq ? pm_pq_reader_next_batch(r->pq, &b) : pm_avro_reader_next(r->avro, &b));
+    PM_TRY(r->pq    ? pm_pq_reader_next_batch(r->pq, &b)
+           : r->orc ? pm_orc_reader_next_batch(r->orc, &b)
+                    : pm_avro_reader_next(r->avro, &b));
     *out = b;
     return NULL;
 }
@@ -198,6 +220,7 @@ void pm_format_reader_free(pm_format_reader *r)
         return;
     pm_pq_reader_free(r->pq);
     pm_avro_reader_free(r->avro);
+    pm_orc_reader_free(r->orc);
     pm_type_free(r->avro_type);
     pm_input_close(r->in);
     pm_fileio_free(r->fio);
@@ -212,6 +235,13 @@ static const char *const WRITE_KEYS[] = {
     "parquet.compression.codec.zstd.level", "parquet.block.size", "parquet.page.size",
     "parquet.dictionary.page.size", "parquet.page.row.count.limit", "parquet.enable.dictionary",
     "parquet.page.write-checksum.enabled", "parquet.writer.version",
+    /* ORC (pm_orc_writer_options_from_table) */
+    "orc.compress", "orc.compression.zstd.level", "orc.compression.zstd.windowlog", "orc.stripe.size",
+    "orc.stripe.row.count", "orc.block.size", "orc.block.padding", "orc.block.padding.tolerance",
+    "orc.row.index.stride", "orc.compress.size", "orc.buffer.size.enforce", "orc.dictionary.key.threshold",
+    "orc.dictionary.early.check", "orc.column.encoding.direct", "orc.write.format", "orc.encoding.strategy",
+    "orc.compression.strategy", "orc.rows.between.memory.checks", "write.batch-size", "orc.bloom.filter.columns",
+    "orc.encrypt", "orc.mask", "orc.proleptic.gregorian", "orc.create.index",
 };
 
 struct pm_format_writer {
@@ -221,6 +251,8 @@ struct pm_format_writer {
     pm_output *out;
     pm_pq_writer *pq;
     pm_avro_writer *avro;
+    pm_orc_writer *orc;
+    char *orc_names;
     pm_options *opts;
     pm_type *type;
 };
@@ -251,8 +283,8 @@ pm_error *pm_format_writer_create(pm_format_writer **out, const char *path, cons
         o = &defaults;
     PM_TRY(check_options(o));
     const char *format = o->format ? o->format : "parquet";
-    if (strcmp(format, "parquet") && strcmp(format, "avro"))
-        return pm_error_new(PM_EUNSUPPORTED, "file format '%s' (parquet or avro)", format);
+    if (strcmp(format, "parquet") && strcmp(format, "avro") && strcmp(format, "orc"))
+        return pm_error_new(PM_EUNSUPPORTED, "file format '%s' (parquet, avro or orc)", format);
     if (!row_type || row_type->id != PM_TYPE_ROW)
         return pm_error_new(PM_EINVALID, "a data file needs a ROW type");
     pm_format_writer *w;
@@ -289,6 +321,16 @@ pm_error *pm_format_writer_create(pm_format_writer **out, const char *path, cons
         e = pm_pq_writer_options_from_table(&po, lookup, w->opts);
         if (!e)
             e = pm_pq_writer_new(&w->pq, w->out, w->type, &po);
+    } else if (!e && !strcmp(format, "orc")) {
+        pm_orc_writer_options oo;
+        pm_orc_writer_options_default(&oo);
+        bool present = false;
+        int64_t block = -1;
+        e = pm_options_memory(w->opts, PM_OPT_FILE_BLOCK_SIZE, &present, &block);
+        if (!e)
+            e = pm_orc_writer_options_from_table(&oo, lookup, w->opts, present ? block : -1, &w->orc_names);
+        if (!e)
+            e = pm_orc_writer_new(&w->orc, w->out, w->type, &oo);
     } else if (!e) {
         pm_avro_write_options ao;
         e = pm_roll_avro_codec(w->opts, pm_options_get(w->opts, "file.compression"), &ao);
@@ -305,7 +347,7 @@ pm_error *pm_format_writer_create(pm_format_writer **out, const char *path, cons
 
 pm_error *pm_format_writer_write(pm_format_writer *w, const pm_batch *b)
 {
-    return w->pq ? pm_pq_writer_write(w->pq, b) : pm_avro_writer_write(w->avro, b);
+    return w->pq ? pm_pq_writer_write(w->pq, b) : w->orc ? pm_orc_writer_write(w->orc, b) : pm_avro_writer_write(w->avro, b);
 }
 
 static void writer_free(pm_format_writer *w)
@@ -314,6 +356,7 @@ static void writer_free(pm_format_writer *w)
     pm_fileio_free(w->fio);
     pm_options_free(w->opts);
     pm_type_free(w->type);
+    free(w->orc_names);
     free(w->path);
     free(w->tmp);
     free(w);
@@ -325,6 +368,9 @@ pm_error *pm_format_writer_close(pm_format_writer *w)
     if (w->pq) {
         e = pm_pq_writer_close(w->pq, NULL);
         w->pq = NULL;
+    } else if (w->orc) {
+        e = pm_orc_writer_close(w->orc, NULL);
+        w->orc = NULL;
     } else {
         e = pm_avro_writer_finish(w->avro);
         pm_avro_writer_free(w->avro);
@@ -348,6 +394,7 @@ void pm_format_writer_abort(pm_format_writer *w)
     if (!w)
         return;
     pm_pq_writer_abort(w->pq);
+    pm_orc_writer_abort(w->orc);
     pm_avro_writer_free(w->avro);
     writer_free(w);
 }

@@ -27,6 +27,7 @@
 #include "table/partition.h"
 #include "table/scan.h"
 #include "table/table_internal.h"
+#include "table/predicate.h"
 #include "table/table_read.h"
 #include "types/column.h"
 
@@ -40,6 +41,7 @@ struct pm_scan {
 
 struct pm_reader {
     pm_scan_result *sr;        /* private copy of the splits' buckets */
+    pm_predicate *filter;      /* parsed pm_read_options.filter, or NULL */
     pm_table_reader *tr;
     int64_t limit;             /* -1 = none */
     int64_t done;              /* rows handed out */
@@ -55,8 +57,8 @@ void pm_read_options_init(pm_read_options *o)
 
 static pm_error *check_options(const pm_read_options *o)
 {
-    if (o->version != PM_READ_OPTIONS_VERSION)
-        return pm_error_new(PM_EINVALID, "read options version %d (this library knows %d)", o->version,
+    if (o->version != 1 && o->version != PM_READ_OPTIONS_VERSION)
+        return pm_error_new(PM_EINVALID, "read options version %d (this library knows 1..%d)", o->version,
                             PM_READ_OPTIONS_VERSION);
     if (o->snapshot_id < 0)
         return pm_error_new(PM_EINVALID, "snapshot id %lld is negative", (long long)o->snapshot_id);
@@ -321,6 +323,7 @@ void pm_reader_free(pm_reader *r)
     if (!r)
         return;
     pm_table_reader_free(r->tr);
+    pm_predicate_free(r->filter);
     pm_scan_result_free(r->sr);
     pm_batch_free(r->cut);
     free(r->last_error);
@@ -416,8 +419,11 @@ pm_error *pm_reader_new(pm_reader **out, pm_table *t, const pm_split *const *spl
     PM_TRY(pm_calloc(&r, 1, sizeof *r));
     r->limit = o->limit;
     pm_error *e = splits_to_scan(t, splits, nsplits, &r->sr);
+    const char *filter = o->version >= 2 ? o->filter : NULL;
+    if (!e && filter)
+        e = pm_predicate_parse(&r->filter, filter, r->sr->schema ? r->sr->schema->row_type : t->schema->row_type);
     if (!e) {
-        pm_table_read_options ro = {o->columns, o->ncolumns, o->batch_rows};
+        pm_table_read_options ro = {o->columns, o->ncolumns, o->batch_rows, r->filter};
         e = pm_table_reader_new(&r->tr, t, r->sr, &ro);
     }
     if (e) {
@@ -441,6 +447,8 @@ pm_error *pm_table_read(pm_reader **out, pm_table *t, const pm_read_options *o)
 }
 
 const pm_type *pm_reader_type(const pm_reader *r) { return pm_table_reader_type(r->tr); }
+
+size_t pm_reader_files_skipped(const pm_reader *r) { return pm_table_reader_files_skipped(r->tr); }
 
 /* The first `rows` rows of b as the reader's cut batch. */
 static pm_error *cut_batch(pm_reader *r, const pm_batch *b, int64_t rows)

@@ -10,6 +10,10 @@
  * which packs the tail into one word).  Finish: h ^= length in bytes, then
  * fmix32 (h ^= h>>>16; h *= 0x85ebca6b; h ^= h>>>13; h *= 0xc2b2ae35;
  * h ^= h>>>16).  Results are Java ints (signed).
+ *
+ * XXH64 (Yann Collet's 64-bit xxHash, as the zero-allocation-hashing
+ * library's LongHashFunction.xx() computes it with seed 0): the hash of
+ * string and binary values in Paimon's bloom-filter file index.
  */
 #ifndef PM_BASE_HASH_H
 #define PM_BASE_HASH_H
@@ -24,5 +28,7 @@
 int32_t pm_hash_bytes_by_words(const void *data, size_t len);
 /* hashBytes: words, then every tail byte mixed separately. */
 int32_t pm_hash_bytes(const void *data, size_t len);
+/* XXH64 of the bytes with `seed`. */
+uint64_t pm_xxh64(const void *data, size_t len, uint64_t seed);
 
 #endif

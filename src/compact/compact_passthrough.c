@@ -13,7 +13,9 @@
  * output once it reached the target size.  Output files (names, rolling,
  * DataFileMeta, finished list, abort) are the rolling file writer's
  * (table/rolling_file_writer.h) with a raw body: "PAR1" when a file opens,
- * the footer and the merged statistics when it closes.
+ * the footer and the merged statistics when it closes.  With file indexes,
+ * the indexed columns alone are decoded from the input (a second reader on
+ * it) and fed to each output's index as its row groups are copied.
  */
 #include "compact/compact_passthrough.h"
 
@@ -26,7 +28,9 @@
 #include "codec/codec.h"
 #include "compact/compact_internal.h"
 #include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
+#include "index/file_index.h"
 #include "format/parquet/pq_schema_write.h"
 #include "meta/paths.h"
 #include "table/rolling_file_writer.h"
@@ -61,6 +65,11 @@ struct pm_pt_writer {
     int64_t rows;            /* rows of the open output */
     stat_acc *acc;           /* one per top-level field */
     uint8_t *buf;
+    /* file indexes: the indexed columns, decoded from each input */
+    const char **index_cols; /* names, distinct */
+    size_t *index_pos;       /* their positions in the row type */
+    size_t nindex;
+    pm_column **index_view;  /* one slot per row type field (indexed ones set) */
 };
 
 static pm_error *raw_open(void *ctx, pm_output *out);
@@ -79,6 +88,35 @@ static void acc_reset(pm_pt_writer *w)
         a->nc_known = true;
         a->mm_known = true;
     }
+}
+
+/* The distinct indexed columns of the table's file indexes. */
+static pm_error *index_columns(pm_pt_writer *w)
+{
+    pm_fi_options fo;
+    PM_TRY(pm_fi_options_parse(w->o.table_options, &fo));
+    const pm_type *rt = w->o.row_type;
+    pm_error *e = pm_calloc(&w->index_cols, fo.nspecs ? fo.nspecs : 1, sizeof *w->index_cols);
+    if (!e)
+        e = pm_calloc(&w->index_pos, fo.nspecs ? fo.nspecs : 1, sizeof *w->index_pos);
+    if (!e)
+        e = pm_calloc(&w->index_view, rt->nfields ? rt->nfields : 1, sizeof *w->index_view);
+    for (size_t i = 0; !e && i < fo.nspecs; i++) {
+        ptrdiff_t k = pm_type_field_index(rt, fo.specs[i].column);
+        if (k < 0) {
+            e = pm_error_new(PM_EINVALID, "file index column %s is not a column of the table", fo.specs[i].column);
+            break;
+        }
+        bool seen = false;
+        for (size_t j = 0; j < w->nindex && !seen; j++)
+            seen = w->index_pos[j] == (size_t)k;
+        if (!seen) {
+            w->index_cols[w->nindex] = rt->fields[k].name;
+            w->index_pos[w->nindex++] = (size_t)k;
+        }
+    }
+    pm_fi_options_clear(&fo);
+    return e;
 }
 
 pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_writer_options *o,
@@ -108,6 +146,8 @@ pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_
     ro.raw = &raw;
     ro.what = "passthrough output";
     PM_TRY_GOTO(e, pm_rolling_file_writer_new(&w->rw, &ro), fail);
+    if (pm_rolling_file_writer_has_index(w->rw))
+        PM_TRY_GOTO(e, index_columns(w), fail);
     *out = w;
     return NULL;
 fail:
@@ -592,15 +632,49 @@ done:
     return e ? pm_error_wrap(e, 0, "passthrough check of %s", f->file_name) : NULL;
 }
 
+/* The indexed columns of the input's next `rows` rows, to the open output's
+ * index (the reader decodes only those columns; `b`/`pos` carry the
+ * current batch across row groups). */
+static pm_error *feed_index(pm_pt_writer *w, pm_pq_reader *r, pm_batch **b, int64_t *pos, int64_t rows)
+{
+    while (rows > 0) {
+        if (!*b || *pos == (*b)->num_rows) {
+            PM_TRY(pm_pq_reader_next_batch(r, b));
+            *pos = 0;
+            if (!*b)
+                return pm_error_new(PM_ECORRUPT, "the file has fewer rows than its row groups say");
+        }
+        int64_t n = (*b)->num_rows - *pos < rows ? (*b)->num_rows - *pos : rows;
+        for (size_t i = 0; i < w->nindex; i++)
+            w->index_view[w->index_pos[i]] = (*b)->columns[i];
+        PM_TRY(pm_rolling_file_writer_raw_index(w->rw, w->index_view, *pos, *pos + n));
+        *pos += n;
+        rows -= n;
+    }
+    return NULL;
+}
+
 pm_error *pm_pt_copy(pm_pt_writer *w, pm_pt_input *pi)
 {
     pm_error *e = NULL;
     const pm_pq_file_meta *m = pi->meta;
+    pm_pq_reader *ir = NULL;
+    pm_batch *ib = NULL;
+    int64_t ipos = 0;
+    if (w->nindex) {
+        pm_pq_reader_options ro = PM_PQ_READER_OPTIONS_INIT;
+        ro.columns = w->index_cols;
+        ro.ncolumns = w->nindex;
+        PM_TRY_GOTO(e, pm_pq_reader_open(&ir, pi->in, &ro), done);
+    }
     for (uint32_t g = 0; g < m->num_row_groups; g++) {
         const pq_row_group *rg = &m->row_groups[g];
         pm_output *out = NULL;
         PM_TRY_GOTO(e, pm_rolling_file_writer_raw_begin(w->rw, rg->num_rows, &out), done);
-        e = copy_row_group(w, out, pi->in, rg);
+        if (ir)
+            e = feed_index(w, ir, &ib, &ipos, rg->num_rows);
+        if (!e)
+            e = copy_row_group(w, out, pi->in, rg);
         if (e) {
             pm_rolling_file_writer_discard_open(w->rw); /* the partial output is removed */
             goto done;
@@ -608,6 +682,7 @@ pm_error *pm_pt_copy(pm_pt_writer *w, pm_pt_input *pi)
         PM_TRY_GOTO(e, pm_rolling_file_writer_raw_end(w->rw, rg->num_rows), done);
     }
 done:
+    pm_pq_reader_free(ir);
     return e ? pm_error_wrap(e, 0, "passthrough of %s", pi->name) : NULL;
 }
 
@@ -643,6 +718,9 @@ void pm_pt_writer_free(pm_pt_writer *w)
         free(w->acc);
     }
     pm_arena_free(&w->schema_arena);
+    free(w->index_cols);
+    free(w->index_pos);
+    free(w->index_view);
     free(w->buf);
     free(w->dir);
     free(w->format);

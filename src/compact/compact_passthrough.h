@@ -24,7 +24,9 @@
  * bytes; null counts) merged per top-level field in the field type's order
  * and converted like the writer's (table/write_stats.h); a chunk without
  * them makes min/max (or the whole column) unknown.  Sequence numbers
- * continue from the executor's counter; FileSource COMPACT.
+ * continue from the executor's counter; FileSource COMPACT.  File indexes
+ * (file-index.*) are built as for rewritten outputs, from the indexed
+ * columns alone, decoded from each input.
  *
  * Trade-off: no decompression or encoding at all, but row groups and
  * dictionaries stay as small as the inputs' (one row group per input row

@@ -141,9 +141,9 @@ pm_error *pm_compact_output_for_level(const pm_options *o, int32_t level, bool p
     if (!e)
         for (char *c = out->format; *c; c++)
             *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    if (!e && strcmp(out->format, "parquet") && strcmp(out->format, "avro"))
+    if (!e && strcmp(out->format, "parquet") && strcmp(out->format, "avro") && strcmp(out->format, "orc"))
         e = pm_error_new(PM_EUNSUPPORTED, "compaction output format '%s' (level %d) is not supported (parquet, "
-                         "avro)", out->format, (int)level);
+                         "avro, orc)", out->format, (int)level);
     if (!e)
         e = pm_options_per_level(o, PM_OPT_FILE_COMPRESSION_PER_LEVEL, level, &out->compression);
     if (!e && !out->compression) {

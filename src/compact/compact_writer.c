@@ -44,6 +44,7 @@ void pm_compact_writer_rolling_options(const pm_compact_writer_options *o, pm_fi
     ro->level = o->level;
     ro->source = PM_FILE_SOURCE_COMPACT;
     ro->start_seq = o->start_seq;
+    ro->file_index = true; /* outputs get the table's file indexes, regenerated */
     ro->what = "compaction output";
 }
 

@@ -18,6 +18,7 @@
 
 #include "base/cursor.h"
 #include "dv/roaring_check.h"
+#include "dv/roaring_java.h"
 
 /* Portable serialization of an empty bitmap: no-run cookie, zero containers. */
 static const uint8_t EMPTY_BITMAP[8] = {0x3A, 0x30, 0, 0, 0, 0, 0, 0};
@@ -336,12 +337,8 @@ void pm_dv_clear_deleted(const pm_dv *dv, int64_t start, int64_t n, uint8_t *kee
 
 /* ---- serialization ---- */
 
-static void put_bitmap(pm_buf *out, roaring_bitmap_t *bm, size_t size)
-{
-    size_t w = roaring_bitmap_portable_serialize(bm, (char *)(out->data + out->len));
-    (void)w; /* equals size: both come from the same bitmap */
-    out->len += size;
-}
+/* Java's runOptimize + serialize (dv/roaring_java.h); the buffer is reserved. */
+static pm_error *put_bitmap(pm_buf *out, const roaring_bitmap_t *bm) { return pm_roaring_java_put(out, bm); }
 
 static uint32_t entry_crc(const uint8_t *p, size_t n)
 {
@@ -360,10 +357,10 @@ static uint64_t body_size(const pm_dv *dv)
 {
     uint64_t body = 4; /* magic */
     if (!dv->bitmap64)
-        return body + roaring_bitmap_portable_size_in_bytes(dv->slots[0].bm);
+        return body + pm_roaring_java_size(dv->slots[0].bm);
     uint64_t present = 0;
     for (size_t i = 0; i < dv->n; i++)
-        present += roaring_bitmap_portable_size_in_bytes(dv->slots[i].bm);
+        present += pm_roaring_java_size(dv->slots[i].bm);
     return body + 8 + 4 * dv->width + present + sizeof EMPTY_BITMAP * (dv->width - dv->n);
 }
 
@@ -371,8 +368,6 @@ uint64_t pm_dv_serialized_size(const pm_dv *dv) { return 4 + body_size(dv) + 4; 
 
 pm_error *pm_dv_serialize(pm_dv *dv, pm_buf *out, int32_t *meta_length)
 {
-    for (size_t i = 0; i < dv->n; i++)
-        roaring_bitmap_run_optimize(dv->slots[i].bm);
     uint64_t body = body_size(dv);
     if (4 + body + 4 > INT32_MAX)
         return pm_error_new(PM_EINVALID, "deletion vector: entry of %llu bytes exceeds 2 GiB",
@@ -386,7 +381,7 @@ pm_error *pm_dv_serialize(pm_dv *dv, pm_buf *out, int32_t *meta_length)
     if (!dv->bitmap64) {
         pm_store_u32be(p, PM_DV_MAGIC_V1);
         out->len += 4;
-        put_bitmap(out, dv->slots[0].bm, body - 4);
+        PM_TRY(put_bitmap(out, dv->slots[0].bm));
     } else {
         pm_store_u32le(p, PM_DV_MAGIC_V2);
         pm_store_u64le(p + 4, dv->width);
@@ -396,7 +391,7 @@ pm_error *pm_dv_serialize(pm_dv *dv, pm_buf *out, int32_t *meta_length)
             pm_store_u32le(out->data + out->len, (uint32_t)key);
             out->len += 4;
             if (s < dv->n && dv->slots[s].key == key) {
-                put_bitmap(out, dv->slots[s].bm, roaring_bitmap_portable_size_in_bytes(dv->slots[s].bm));
+                PM_TRY(put_bitmap(out, dv->slots[s].bm));
                 s++;
             } else {
                 pm_buf_put(out, EMPTY_BITMAP, sizeof EMPTY_BITMAP);

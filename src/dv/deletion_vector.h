@@ -13,8 +13,8 @@
  *           too) is serialized.  Here only non-empty or file-given keys are
  *           stored; `width` keeps the Java array length.
  *
- * Entry bytes (what DeletionVector.serializeTo writes; all bitmaps are
- * run-optimized first, as Java does):
+ * Entry bytes (what DeletionVector.serializeTo writes; every bitmap
+ * run-optimized and serialized as Java does, dv/roaring_java.h):
  *   V1 (32-bit): size i32 BE (= 4 + bitmap bytes) | magic i32 BE 1581511376
  *                | portable RoaringBitmap | CRC32 i32 BE over magic+bitmap
  *   V2 (64-bit): size i32 BE (= 4 + bitmap bytes) | magic i32 LE 1681511377

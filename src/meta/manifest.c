@@ -1,15 +1,15 @@
 /*
  * meta/manifest.c — read/write manifest files, manifest lists and index
- * manifests through the Avro module; merge manifest entries.  Rules are in
- * manifest.h.
+ * manifests through their file format (manifest_format.h: Avro or ORC);
+ * merge manifest entries.  Rules are in manifest.h.
  *
- * Reading steps: open the file, check its magic (Avro "Obj\x01"; ORC and
- * Parquet named as unsupported), decode batches with our row type (fields
- * by name), convert each row into a struct appended to a growing array,
+ * Reading steps: open the file (its magic picks the format), decode
+ * batches of our row type (fields by name), convert each row into a struct
+ * appended to a growing array,
  * checking that every file name it holds is a plain name (safe_path.h:
  * PM_ECORRUPT naming the manifest file and the field).
  * Writing steps: rows are appended to a pm_batch of the 2.0 row type and
- * handed to the Avro writer every 1000 rows (the rolling check cadence);
+ * handed to the format writer every 1000 rows (the rolling check cadence);
  * finishing a file closes (fsync) the output and records its size.
  */
 #include "meta/manifest.h"
@@ -53,23 +53,6 @@ void pm_index_manifest_entries_free(pm_index_manifest_entry *e, size_t n)
 typedef pm_error *(*row_fn)(const pm_batch *b, int64_t row, const char *what, void *elem);
 typedef void (*clear_fn)(void *elem);
 
-static pm_error *check_magic(pm_input *in, const char *path)
-{
-    uint8_t m[4] = {0};
-    uint64_t size = pm_input_size(in);
-    if (size >= 4)
-        PM_TRY(pm_input_read_at(in, 0, m, 4));
-    if (size >= 4 && memcmp(m, "Obj\x01", 4) == 0)
-        return NULL;
-    if (size >= 3 && memcmp(m, "ORC", 3) == 0)
-        return pm_error_new(PM_EUNSUPPORTED, "%s: manifest in ORC format (manifest.format=orc); "
-                            "only Avro manifests are supported", path);
-    if (size >= 4 && memcmp(m, "PAR1", 4) == 0)
-        return pm_error_new(PM_EUNSUPPORTED, "%s: manifest in Parquet format (manifest.format="
-                            "parquet); only Avro manifests are supported", path);
-    return pm_error_new(PM_ECORRUPT, "%s: not an Avro manifest file (bad magic)", path);
-}
-
 static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size_t elem_size,
                            row_fn fn, clear_fn clear, void **out, size_t *count)
 {
@@ -77,18 +60,13 @@ static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size
     *count = 0;
     if (!type)
         return pm_oom();
-    pm_input *in = NULL;
-    pm_avro_reader *r = NULL;
+    pm_mf_reader *r = NULL;
     uint8_t *arr = NULL;
     size_t n = 0, cap = 0;
-    pm_error *e = pm_input_open(fio, path, &in);
-    if (!e)
-        e = check_magic(in, path);
-    if (!e)
-        e = pm_avro_reader_open(in, type, NULL, &r);
+    pm_error *e = pm_mf_reader_open(&r, fio, path, type);
     while (!e) {
         pm_batch *b;
-        e = pm_avro_reader_next(r, &b);
+        e = pm_mf_reader_next(r, &b);
         if (e || !b)
             break;
         int64_t rows = pm_batch_num_rows(b);
@@ -105,8 +83,7 @@ static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size
                 n++;
         }
     }
-    pm_avro_reader_free(r);
-    pm_input_close(in);
+    pm_mf_reader_free(r);
     pm_type_free(type);
     if (e) {
         for (size_t i = 0; i < n; i++)
@@ -485,56 +462,15 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
 /* writing                                                              */
 /* ------------------------------------------------------------------ */
 
-static pm_error *avro_codec_by_name(const char *name, const char *option, pm_avro_write_options *out)
-{
-    if (strcmp(name, "null") == 0) {
-        out->codec = PM_CODEC_NONE;
-    } else if (strcmp(name, "deflate") == 0) {
-        out->codec = PM_CODEC_DEFLATE;
-        out->level = 6; /* Avro DEFAULT_DEFLATE_LEVEL -1 = Deflater default */
-    } else if (strcmp(name, "snappy") == 0) {
-        out->codec = PM_CODEC_SNAPPY;
-    } else if (strcmp(name, "zstandard") == 0) {
-        out->codec = PM_CODEC_ZSTD;
-        out->level = 3; /* Avro DEFAULT_ZSTANDARD_LEVEL */
-    } else if (strcmp(name, "bzip2") == 0 || strcmp(name, "xz") == 0) {
-        return pm_error_new(PM_EUNSUPPORTED, "Avro codec '%s' (option '%s')", name, option);
-    } else {
-        return pm_error_new(PM_EINVALID, "option '%s' has invalid value '%s': not an Avro codec "
-                            "(null, deflate, snappy, zstandard, bzip2, xz)", option, name);
-    }
-    return NULL;
-}
-
-pm_error *pm_manifest_avro_options(const pm_options *options, pm_avro_write_options *out)
-{
-    memset(out, 0, sizeof *out);
-    out->block_bytes = PM_AVRO_DEFAULT_BLOCK_BYTES;
-    const char *codec = options ? pm_options_get(options, "avro.codec") : NULL;
-    if (codec)
-        return avro_codec_by_name(codec, "avro.codec", out);
-    const char *comp;
-    PM_TRY(pm_options_string(options, PM_OPT_MANIFEST_COMPRESSION, &comp));
-    if (strlen(comp) == 4 && (comp[0] | 32) == 'z' && (comp[1] | 32) == 's' && (comp[2] | 32) == 't' &&
-        (comp[3] | 32) == 'd') {
-        out->codec = PM_CODEC_ZSTD;
-        int32_t level;
-        PM_TRY(pm_options_int(options, PM_OPT_FILE_COMPRESSION_ZSTD_LEVEL, NULL, &level));
-        out->level = level;
-        return NULL;
-    }
-    return avro_codec_by_name(comp, "manifest.compression", out);
-}
-
-/* One open Avro file being written. */
+/* One open metadata file being written. */
 typedef struct out_file {
     char *name;
     pm_output *out;
-    pm_avro_writer *w;
+    pm_mf_writer *w;
 } out_file;
 
 static pm_error *out_open(pm_fileio *fio, const pm_path_factory *pf, char *name, const pm_type *type,
-                          const pm_avro_write_options *opt, out_file *f)
+                          const pm_mf_write_options *opt, out_file *f)
 {
     memset(f, 0, sizeof *f);
     f->name = name;
@@ -543,7 +479,7 @@ static pm_error *out_open(pm_fileio *fio, const pm_path_factory *pf, char *name,
     pm_error *e = pm_output_create(fio, path, false, &f->out);
     free(path);
     if (!e) {
-        e = pm_avro_writer_open(f->out, type, opt, &f->w);
+        e = pm_mf_writer_open(&f->w, f->out, type, opt);
         if (e) {
             pm_output_abort(f->out);
             f->out = NULL;
@@ -554,7 +490,7 @@ static pm_error *out_open(pm_fileio *fio, const pm_path_factory *pf, char *name,
 
 static void out_abort(out_file *f)
 {
-    pm_avro_writer_free(f->w);
+    pm_mf_writer_abort(f->w);
     pm_output_abort(f->out);
     free(f->name);
     memset(f, 0, sizeof *f);
@@ -563,8 +499,7 @@ static void out_abort(out_file *f)
 /* Finish and close; *size = bytes written.  On error the file is removed. */
 static pm_error *out_close(out_file *f, int64_t *size)
 {
-    pm_error *e = pm_avro_writer_finish(f->w);
-    pm_avro_writer_free(f->w);
+    pm_error *e = pm_mf_writer_finish(f->w);
     f->w = NULL;
     if (e) {
         pm_output_abort(f->out);
@@ -577,12 +512,12 @@ static pm_error *out_close(out_file *f, int64_t *size)
     return e;
 }
 
-static pm_error *flush_batch(pm_avro_writer *w, pm_batch *b, int64_t rows)
+static pm_error *flush_batch(pm_mf_writer *w, pm_batch *b, int64_t rows)
 {
     if (!rows)
         return NULL;
     PM_TRY(pm_batch_finish(b, rows));
-    PM_TRY(pm_avro_writer_write(w, b));
+    PM_TRY(pm_mf_writer_write(w, b));
     return pm_batch_reset(b);
 }
 
@@ -690,13 +625,15 @@ pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_option
     *nmetas = 0;
     if (n == 0)
         return NULL;
-    pm_avro_write_options opt;
+    pm_mf_write_options opt;
     int64_t target;
-    PM_TRY(pm_manifest_avro_options(options, &opt));
     PM_TRY(pm_options_memory(options, PM_OPT_MANIFEST_TARGET_FILE_SIZE, NULL, &target));
+    PM_TRY(pm_mf_write_options_from(options, &opt));
     pm_type *type = pm_manifest_entry_row_type(true);
-    if (!type)
+    if (!type) {
+        pm_mf_write_options_clear(&opt);
         return pm_oom();
+    }
     pm_batch *b = NULL;
     pm_manifest_file_meta *out = NULL;
     size_t nout = 0;
@@ -731,7 +668,7 @@ pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_option
             rows = 0;
             if (e)
                 break;
-            if (last || pm_avro_writer_estimated_size(f.w) >= (uint64_t)target) {
+            if (last || pm_mf_writer_estimated_size(f.w) >= (uint64_t)target) {
                 int64_t size;
                 char *name = f.name;
                 f.name = NULL;
@@ -761,6 +698,7 @@ pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_option
     acc_free(&acc);
     pm_batch_free(b);
     pm_type_free(type);
+    pm_mf_write_options_clear(&opt);
     if (e)
         return pm_error_wrap(e, 0, "write manifest");
     *metas = out;
@@ -774,10 +712,11 @@ static pm_error *write_single(pm_fileio *fio, pm_path_factory *pf, const pm_opti
                               pm_type *type, char *name, const void *elems, size_t elem_size,
                               size_t n, append_fn fn, int64_t *size)
 {
-    pm_avro_write_options opt;
+    pm_mf_write_options opt;
     out_file f = {0};
     pm_batch *b = NULL;
-    pm_error *e = type ? pm_manifest_avro_options(options, &opt) : pm_oom();
+    memset(&opt, 0, sizeof opt);
+    pm_error *e = type ? pm_mf_write_options_from(options, &opt) : pm_oom();
     if (!e)
         e = pm_batch_new(&b, type);
     if (!e)
@@ -801,6 +740,7 @@ static pm_error *write_single(pm_fileio *fio, pm_path_factory *pf, const pm_opti
     }
     pm_batch_free(b);
     pm_type_free(type);
+    pm_mf_write_options_clear(&opt);
     return e;
 }
 

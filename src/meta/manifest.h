@@ -1,10 +1,11 @@
 /*
  * meta/manifest.h — manifest files, manifest lists and index manifests on
- * disk (Avro object container files under <table>/manifest/), and the
- * ADD/DELETE merge of manifest entries.
+ * disk (Avro object containers, or ORC files with `manifest.format=orc`,
+ * under <table>/manifest/; the formats are meta/manifest_format.h's), and
+ * the ADD/DELETE merge of manifest entries.
  *
- * Reading: the file's first bytes must be the Avro magic; ORC or Parquet
- * manifests (the old `manifest.format` option) are PM_EUNSUPPORTED.  Names
+ * Reading: the format comes from the file's magic (Avro or ORC; Parquet
+ * manifests are PM_EUNSUPPORTED, anything else PM_ECORRUPT).  Names
  * read from disk (a manifest list's manifest `_FILE_NAME`s, a manifest's
  * data or changelog `_FILE_NAME` and `_EXTRA_FILES`, an index manifest's
  * index `_FILE_NAME`) must be plain file names (meta/safe_path.h), else
@@ -14,10 +15,11 @@
  * any Paimon version (0.5 … master, top-level row nullable or not) read.
  *
  * Writing (what Paimon 2.0 does):
- *   - codec: table option `avro.codec` if set (Avro codec names), else
- *     `manifest.compression`: "zstd" (any case) → zstandard at
- *     `file.compression.zstd-level`; otherwise an Avro codec name (null,
- *     deflate, snappy, zstandard at level 3); bzip2/xz are unsupported.
+ *   - format `manifest.format` (avro, orc); Avro codec: table option
+ *     `avro.codec` if set (Avro codec names), else `manifest.compression`:
+ *     "zstd" (any case) → zstandard at `file.compression.zstd-level`;
+ *     otherwise an Avro codec name (null, deflate, snappy, zstandard at
+ *     level 3); bzip2/xz are unsupported.  ORC: manifest_format.h.
  *   - manifest files roll: after every 1000th entry, a new file is started
  *     when the current one reached `manifest.target-file-size`.  Each file
  *     yields a ManifestFileMeta: counts of ADD/DELETE entries, partition
@@ -43,9 +45,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/avro/avro.h"
 #include "io/fileio.h"
 #include "meta/data_file_meta.h"
+#include "meta/manifest_format.h"
 #include "meta/options.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
@@ -98,9 +100,6 @@ pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind ki
 void pm_manifest_entry_list_free(pm_manifest_entry_list *l);
 
 /* ---- writing ---- */
-/* Avro codec and level for manifests from table options (see top). */
-pm_error *pm_manifest_avro_options(const pm_options *options, pm_avro_write_options *out);
-
 /* Write entries into one or more manifest files (see top); *metas gets one
  * ManifestFileMeta per file (none when n == 0). */
 pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,

@@ -242,7 +242,7 @@ static pm_error *blob_meta(pm_blob_write *w, blob_col *c, uint64_t size, pm_data
     m->row_count = pm_blob_writer_rows(c->bw);
     PM_TRY(pm_roll_empty_keys(m));
     pm_col_stats *cs = NULL;
-    PM_TRY(pm_roll_col_stats(c->type, NULL, true, NULL, NULL, &cs)); /* stats mode none */
+    PM_TRY(pm_roll_col_stats(c->type, NULL, true, NULL, NULL, NULL, &cs)); /* stats mode none */
     pm_error *e = pm_col_stats_to_simple(c->type, cs, w->dense, &m->value_stats, &m->has_value_stats_cols,
                                          &m->value_stats_cols);
     pm_col_stats_clear(&cs[0]);

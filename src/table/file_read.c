@@ -6,7 +6,7 @@
  *  1. Path: `_EXTERNAL_PATH` (under the table's external roots; a "file:"
  *     scheme is stripped) or <bucket dir>/<file name> (a plain name), else
  *     PM_ECORRUPT (meta/safe_path.h); format from the extension (.parquet,
- *     .avro; .orc, .blob and others are PM_EUNSUPPORTED naming them).
+ *     .avro, .orc; .blob and others are PM_EUNSUPPORTED naming them).
  *  2. The file's schema (its `_SCHEMA_ID`) gives, for each requested field
  *     id, the name the column has in the file and its type then; a field
  *     the file's schema lacks, or one outside `_WRITE_COLS` when the file
@@ -14,7 +14,9 @@
  *     keys) hold [_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND, value fields]:
  *     only value fields and, on request, the two system columns are read.
  *  3. The format reader projects exactly those columns (Parquet by name;
- *     Avro with a read type made of the file schema's types).
+ *     Avro with a read type made of the file schema's types; ORC by name
+ *     with that read type carrying the file schema's field ids, which the
+ *     ORC reader matches first, as Paimon's ORC reader does).
  *  4. Each output column gets a plan: file reader type → file schema type
  *     (a relabel when only the label differs, e.g. TIMESTAMP(3) read for
  *     TIMESTAMP(0)) → requested type (a schema-evolution cast, cast.h).
@@ -33,6 +35,7 @@
 
 #include "base/mem.h"
 #include "format/avro/avro.h"
+#include "format/orc/orc_reader.h"
 #include "format/parquet/parquet_reader.h"
 #include "meta/safe_path.h"
 #include "table/cast.h"
@@ -41,7 +44,7 @@
 #define SEQ_NAME "_SEQUENCE_NUMBER"
 #define KIND_NAME "_VALUE_KIND"
 
-typedef enum fmt { FMT_PARQUET, FMT_AVRO } fmt;
+typedef enum fmt { FMT_PARQUET, FMT_AVRO, FMT_ORC } fmt;
 
 typedef struct out_map {
     ptrdiff_t phys;        /* index in the format batch, -1 = null column */
@@ -58,6 +61,7 @@ struct pm_file_reader {
     pm_input *in;
     pm_pq_reader *pq;
     pm_avro_reader *av;
+    pm_orc_reader *orc;
     pm_type *out_type;     /* requested row type (+ system columns) */
     pm_batch *out;
     out_map *map;
@@ -74,6 +78,7 @@ void pm_file_reader_free(pm_file_reader *r)
         return;
     pm_pq_reader_free(r->pq);
     pm_avro_reader_free(r->av);
+    pm_orc_reader_free(r->orc);
     pm_input_close(r->in);
     for (size_t i = 0; i < r->nout; i++) {
         pm_type_free(r->map[i].stage_type);
@@ -121,8 +126,10 @@ static pm_error *detect_format(const char *name, fmt *out)
         *out = FMT_AVRO;
         return NULL;
     }
-    if (ends_with(name, ".orc"))
-        return pm_error_new(PM_EUNSUPPORTED, "data file %s: ORC data files are not supported yet", name);
+    if (ends_with(name, ".orc")) {
+        *out = FMT_ORC;
+        return NULL;
+    }
     if (ends_with(name, ".blob"))
         return pm_error_new(PM_EUNSUPPORTED, "data file %s: blob files (data evolution tables) are not supported yet",
                             name);
@@ -138,14 +145,23 @@ static bool in_list(const pm_str_list *l, const char *s)
     return false;
 }
 
-/* Physical column requests: names (for Parquet) and types (for Avro). */
+/* Physical column requests: names (for Parquet), types (for Avro and
+ * ORC) and field ids (ORC). */
 typedef struct phys_list {
     const char **names;
     const pm_type **types;
+    int32_t *ids;
     size_t n;
 } phys_list;
 
-static pm_error *phys_add(phys_list *pl, const char *name, const pm_type *type, ptrdiff_t *idx)
+static void phys_free(phys_list *pl)
+{
+    free(pl->names);
+    free(pl->types);
+    free(pl->ids);
+}
+
+static pm_error *phys_add(phys_list *pl, int32_t id, const char *name, const pm_type *type, ptrdiff_t *idx)
 {
     for (size_t i = 0; i < pl->n; i++)
         if (!strcmp(pl->names[i], name)) {
@@ -154,8 +170,10 @@ static pm_error *phys_add(phys_list *pl, const char *name, const pm_type *type, 
         }
     PM_TRY(pm_realloc_array(&pl->names, pl->n + 1, sizeof *pl->names));
     PM_TRY(pm_realloc_array(&pl->types, pl->n + 1, sizeof *pl->types));
+    PM_TRY(pm_realloc_array(&pl->ids, pl->n + 1, sizeof *pl->ids));
     pl->names[pl->n] = name;
     pl->types[pl->n] = type;
+    pl->ids[pl->n] = id;
     *idx = (ptrdiff_t)pl->n++;
     return NULL;
 }
@@ -212,17 +230,28 @@ static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl
         }
         return pm_pq_reader_open(&r->pq, r->in, &po);
     }
+    /* Avro: a read type of the file schema's types; ORC: the same with the
+     * field ids (the file's paimon.id attributes), projected by name */
+    bool orc = r->format == FMT_ORC;
     pm_type *rt = pm_type_new_row(false);
     if (!rt)
         return pm_oom();
     pm_error *e = NULL;
     for (size_t i = 0; !e && i < pl->n; i++) {
         pm_type *ft = pm_type_clone(pl->types[i]);
-        e = ft ? pm_type_add_field(rt, (int32_t)i, pl->names[i], ft) : pm_oom();
+        e = ft ? pm_type_add_field(rt, orc ? pl->ids[i] : (int32_t)i, pl->names[i], ft) : pm_oom();
         if (e && ft)
             pm_type_free(ft);
     }
-    if (!e) {
+    if (!e && orc) {
+        pm_orc_reader_options oo = PM_ORC_READER_OPTIONS_INIT;
+        oo.batch_rows = r->batch_rows;
+        static const char *const no_columns[1] = {NULL}; /* count rows only */
+        oo.columns = pl->n ? pl->names : no_columns;
+        oo.ncolumns = pl->n;
+        oo.read_type = rt;
+        e = pm_orc_reader_open(&r->orc, r->in, &oo);
+    } else if (!e) {
         pm_avro_read_options ao = {r->batch_rows, 0};
         e = pm_avro_reader_open(r->in, rt, &ao, &r->av);
     }
@@ -262,13 +291,13 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
         const pm_field *of = &r->out_type->fields[i];
         if (sys && i < 2) {
             /* system columns: physical, NOT NULL, fixed types */
-            PM_TRY_GOTO(e, phys_add(&pl, of->name, of->type, &m->phys), fail);
+            PM_TRY_GOTO(e, phys_add(&pl, of->id, of->name, of->type, &m->phys), fail);
             continue;
         }
         if (of->id == PM_ROW_ID_FIELD_ID || of->id == PM_SEQUENCE_NUMBER_FIELD_ID) {
             /* row tracking: physical only where the file lists it */
             if (!kv && file->has_write_cols && in_list(&file->write_cols, of->name))
-                PM_TRY_GOTO(e, phys_add(&pl, of->name, of->type, &m->phys), fail);
+                PM_TRY_GOTO(e, phys_add(&pl, of->id, of->name, of->type, &m->phys), fail);
             continue;
         }
         ptrdiff_t fi = pm_type_field_index_by_id(ds->row_type, of->id);
@@ -277,7 +306,7 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
         const pm_field *df = &ds->row_type->fields[fi];
         if (file->has_write_cols && !in_list(&file->write_cols, df->name))
             continue; /* not in this file */
-        PM_TRY_GOTO(e, phys_add(&pl, df->name, df->type, &m->phys), fail);
+        PM_TRY_GOTO(e, phys_add(&pl, df->id, df->name, df->type, &m->phys), fail);
         PM_TRY_GOTO(e, pm_error_wrap(pm_cast_plan(df->type, of->type, &m->k2), 0, "field '%s'", of->name), fail);
         m->stage_type = pm_type_clone(df->type);
         if (!m->stage_type) {
@@ -287,7 +316,9 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
     }
     PM_TRY_GOTO(e, open_format(r, t, &pl), fail);
     /* reader type → file schema type */
-    const pm_type *rt = r->format == FMT_PARQUET ? pm_pq_reader_schema(r->pq) : pm_avro_reader_type(r->av);
+    const pm_type *rt = r->format == FMT_PARQUET ? pm_pq_reader_schema(r->pq)
+                        : r->format == FMT_ORC   ? pm_orc_reader_schema(r->orc)
+                                                 : pm_avro_reader_type(r->av);
     for (size_t i = 0; i < r->nout; i++) {
         out_map *m = &r->map[i];
         if (m->phys < 0)
@@ -307,13 +338,11 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
             m->k2 = PM_CAST_IDENTITY;
     }
     PM_TRY_GOTO(e, pm_batch_new(&r->out, r->out_type), fail);
-    free(pl.names);
-    free(pl.types);
+    phys_free(&pl);
     *out = r;
     return NULL;
 fail:
-    free(pl.names);
-    free(pl.types);
+    phys_free(&pl);
     e = pm_error_wrap(e, 0, "data file %s", r->path ? r->path : file->file_name);
     pm_file_reader_free(r);
     return e;
@@ -342,7 +371,9 @@ pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out)
     }
     r->out->num_rows = 0;
     pm_batch *b = NULL;
-    pm_error *e = r->format == FMT_PARQUET ? pm_pq_reader_next_batch(r->pq, &b) : pm_avro_reader_next(r->av, &b);
+    pm_error *e = r->format == FMT_PARQUET ? pm_pq_reader_next_batch(r->pq, &b)
+                  : r->format == FMT_ORC   ? pm_orc_reader_next_batch(r->orc, &b)
+                                           : pm_avro_reader_next(r->av, &b);
     if (e)
         return pm_error_wrap(e, 0, "data file %s", r->path);
     if (!b)

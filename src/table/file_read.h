@@ -12,7 +12,7 @@
  * `_SEQUENCE_NUMBER` (requested by their reserved ids) are read where the
  * file lists them in `_WRITE_COLS` and are null otherwise (the caller
  * derives them: table/de_read.h).  Format chosen by file extension (.parquet,
- * .avro; .orc → PM_EUNSUPPORTED).  Primary-key (KeyValue) files: the
+ * .avro, .orc).  Primary-key (KeyValue) files: the
  * physical layout is [_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND, values...];
  * the reader can expose the system columns on request (pm_file_read_options
  * .with_system_columns) for merge-on-read and compaction.

@@ -174,12 +174,6 @@ static pm_error *check_supported(const pm_options *o)
 {
     if (pm_options_get(o, "data-file.external-paths"))
         return pm_error_new(PM_EUNSUPPORTED, "writing to data-file.external-paths is not supported yet");
-    for (size_t i = 0; i < pm_options_count(o); i++) {
-        const char *k = pm_options_key_at(o, i);
-        size_t n = strlen(k);
-        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
-            return pm_error_new(PM_EUNSUPPORTED, "writing data-file indexes (%s) is not supported yet", k);
-    }
     return NULL;
 }
 
@@ -252,8 +246,8 @@ static pm_error *writer_init(pm_pk_file_writer *w, pm_table *t, const pm_schema 
     PM_TRY(file_layout(w));
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
-    if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro"))
-        return pm_error_new(PM_EUNSUPPORTED, "file.format=%s is not supported for writing (parquet, avro)",
+    if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro") && strcmp(w->format_name, "orc"))
+        return pm_error_new(PM_EUNSUPPORTED, "file.format=%s is not supported for writing (parquet, avro, orc)",
                             w->format_name);
     const char *comp = NULL;
     PM_TRY(pm_options_string(w->opts, PM_OPT_FILE_COMPRESSION, &comp));
@@ -288,6 +282,7 @@ static pm_error *writer_init(pm_pk_file_writer *w, pm_table *t, const pm_schema 
     ro.value_type = schema->row_type;
     ro.value_offset = w->thin ? 2 : w->nkey + 2;
     ro.kv = &kv;
+    ro.file_index = !w->changelog; /* Java writes no index for changelog files */
     ro.what = w->changelog ? "changelog file" : "key-value file";
     return pm_rolling_file_writer_new(&w->rw, &ro);
 }

@@ -28,6 +28,7 @@
 #include "base/fault.h"
 #include "base/mem.h"
 #include "base/util.h"
+#include "index/file_index.h"
 #include "meta/paths.h"
 #include "types/binary_row.h"
 #include "types/column.h"
@@ -153,7 +154,7 @@ void pm_roll_batch_view(pm_batch *v, pm_column *cols, pm_column **ptrs, const pm
 }
 
 pm_error *pm_roll_col_stats(const pm_type *type, const pm_stats_mode *modes, bool disabled, pm_stats_accum *accs,
-                            const pm_pq_write_result *res, pm_col_stats **out)
+                            const pm_pq_write_result *res, const pm_orc_write_result *orc, pm_col_stats **out)
 {
     size_t nf = type->nfields;
     pm_col_stats *cs;
@@ -164,6 +165,8 @@ pm_error *pm_roll_col_stats(const pm_type *type, const pm_stats_mode *modes, boo
             continue; /* NONE */
         if (accs)
             pm_stats_accum_result(&accs[i], &cs[i]);
+        else if (orc && i < orc->ncolumns)
+            e = pm_col_stats_from_orc(type->fields[i].type, modes[i], &orc->stats[i], &cs[i]);
         else if (res && i < res->ncolumns)
             e = pm_col_stats_from_parquet(type->fields[i].type, modes[i], &res->stats[i], &cs[i]);
     }
@@ -210,7 +213,7 @@ pm_error *pm_roll_push_file(pm_data_file_meta **arr, size_t *n, size_t *cap, con
 /* ------------------------------------------------------------------ */
 /* the writer                                                          */
 
-typedef enum { BODY_PARQUET, BODY_AVRO, BODY_RAW } body_kind;
+typedef enum { BODY_PARQUET, BODY_AVRO, BODY_ORC, BODY_RAW } body_kind;
 
 typedef struct open_file {
     char *name;
@@ -218,6 +221,9 @@ typedef struct open_file {
     pm_output *out;
     pm_pq_writer *pq;
     pm_avro_writer *avro;
+    pm_orc_writer *orc;
+    pm_fi_writer *fi;          /* the file's index (file-index.* options), or NULL */
+    char *index_path;          /* its sidecar once written (deleted if the close fails) */
     pm_stats_accum *accs;      /* Avro: one per file column */
     bool raw_open;             /* the raw body holds state for this file */
     int64_t rows;
@@ -238,6 +244,9 @@ struct pm_rolling_file_writer {
     bool stats_disabled, dense;
     pm_pq_writer_options pq_opts;
     pm_avro_write_options avro_opts;
+    pm_orc_writer_options orc_opts;
+    char *orc_names;           /* strings orc_opts points at */
+    pm_fi_options fi;          /* file indexes of data files (nspecs 0: none) */
     pm_data_file_namer namer;
     bool namer_ok;
     int64_t seq;               /* append layout: next sequence number */
@@ -306,8 +315,16 @@ static pm_error *writer_init(pm_rolling_file_writer *w, const pm_rolling_file_wr
     } else if (!strcmp(w->format, "avro")) {
         w->body = BODY_AVRO;
         PM_TRY(pm_roll_avro_codec(o->options, lc.compression, &w->avro_opts));
+    } else if (!strcmp(w->format, "orc")) {
+        w->body = BODY_ORC;
+        bool present = false;
+        int64_t block = -1;
+        PM_TRY(pm_options_memory(o->options, PM_OPT_FILE_BLOCK_SIZE, &present, &block));
+        pm_orc_writer_options_default(&w->orc_opts);
+        PM_TRY(pm_orc_writer_options_from_table(&w->orc_opts, opt_lookup, &lc, present ? block : -1,
+                                                &w->orc_names));
     } else {
-        return pm_error_new(PM_EUNSUPPORTED, "file format '%s' is not supported for writing (parquet, avro)",
+        return pm_error_new(PM_EUNSUPPORTED, "file format '%s' is not supported for writing (parquet, avro, orc)",
                             w->format);
     }
     PM_TRY(pm_calloc(&w->modes, w->fncols ? w->fncols : 1, sizeof *w->modes));
@@ -315,6 +332,10 @@ static pm_error *writer_init(pm_rolling_file_writer *w, const pm_rolling_file_wr
     PM_TRY(pm_options_bool(o->options, PM_OPT_METADATA_STATS_DENSE_STORE, &w->dense));
     PM_TRY(pm_data_file_namer_init(&w->namer, o->options, w->format, w->compression));
     w->namer_ok = true;
+    if (o->file_index) {
+        PM_TRY(pm_fi_options_parse(o->options, &w->fi));
+        PM_TRY(pm_fi_options_check(&w->fi, w->o.value_type));
+    }
     return pm_batch_new(&w->slice, o->file_type);
 }
 
@@ -340,6 +361,11 @@ static void file_release(pm_rolling_file_writer *w)
     pm_pq_writer_abort(f->pq);
     if (f->avro)
         pm_avro_writer_free(f->avro);
+    pm_orc_writer_abort(f->orc);
+    pm_fi_writer_free(f->fi);
+    if (f->index_path)
+        pm_error_free(pm_fileio_delete(w->o.fio, f->index_path));
+    free(f->index_path);
     pm_output_abort(f->out); /* deletes a partial file */
     if (f->raw_open && w->raw.discard)
         w->raw.discard(w->raw.ctx);
@@ -381,6 +407,8 @@ static pm_error *open_body(pm_rolling_file_writer *w, open_file *f)
             pm_stats_accum_init(&f->accs[i], w->o.file_type->fields[i].type,
                                 w->stats_disabled ? (pm_stats_mode){PM_STATS_NONE, 0} : w->modes[i]);
         return NULL;
+    case BODY_ORC:
+        return pm_orc_writer_new(&f->orc, f->out, w->o.file_type, &w->orc_opts);
     case BODY_RAW:
         f->raw_open = true;
         return w->raw.open(w->raw.ctx, f->out);
@@ -405,6 +433,8 @@ static pm_error *file_open(pm_rolling_file_writer *w)
     }
     PM_TRY_GOTO(e, pm_output_create(w->o.fio, f->path, false, &f->out), fail);
     PM_TRY_GOTO(e, open_body(w, f), fail);
+    if (w->fi.nspecs)
+        PM_TRY_GOTO(e, pm_fi_writer_new(&f->fi, &w->fi, w->o.value_type), fail);
     f->min_seq = w->has_kv ? INT64_MAX : w->seq;
     f->max_seq = INT64_MIN;
     w->open = true;
@@ -417,10 +447,17 @@ fail:
 }
 
 /* Finish the body and close the output: *size = the file's size. */
-static pm_error *close_body(pm_rolling_file_writer *w, open_file *f, pm_pq_write_result *res, uint64_t *size)
+static pm_error *close_body(pm_rolling_file_writer *w, open_file *f, pm_pq_write_result *res,
+                            pm_orc_write_result *orc, uint64_t *size)
 {
     pm_error *e = NULL;
-    if (f->pq) {
+    if (f->orc) {
+        pm_orc_writer *ow = f->orc;
+        f->orc = NULL;
+        e = pm_orc_writer_close(ow, orc);
+        if (!e)
+            *size = orc->file_size;
+    } else if (f->pq) {
         pm_pq_writer *pq = f->pq;
         f->pq = NULL;
         e = pm_pq_writer_close(pq, res);
@@ -473,10 +510,11 @@ static pm_error *file_keys(pm_rolling_file_writer *w, open_file *f, pm_col_stats
 }
 
 static pm_error *file_stats(pm_rolling_file_writer *w, open_file *f, const pm_pq_write_result *res,
-                            pm_data_file_meta *m)
+                            const pm_orc_write_result *orc, pm_data_file_meta *m)
 {
     pm_col_stats *cs = NULL;
-    PM_TRY(pm_roll_col_stats(w->o.file_type, w->modes, w->stats_disabled, f->accs, res, &cs));
+    PM_TRY(pm_roll_col_stats(w->o.file_type, w->modes, w->stats_disabled, f->accs, res,
+                             w->body == BODY_ORC ? orc : NULL, &cs));
     pm_error *e = file_keys(w, f, cs, m);
     if (!e)
         e = pm_col_stats_to_simple(w->o.value_type, cs + w->o.value_offset, w->dense, &m->value_stats,
@@ -487,16 +525,54 @@ static pm_error *file_stats(pm_rolling_file_writer *w, open_file *f, const pm_pq
     return e;
 }
 
+/* The file's index (DataFileIndexWriter.close): embedded in the meta up
+ * to file-index.in-manifest-threshold bytes, else the sidecar
+ * `<file>.index` beside it, listed in _EXTRA_FILES. */
+static pm_error *file_index_close(pm_rolling_file_writer *w, open_file *f, pm_data_file_meta *m)
+{
+    pm_buf b = PM_BUF_INIT;
+    pm_error *e = pm_fi_writer_finish(f->fi, &b);
+    if (!e && (int64_t)b.len <= w->fi.in_manifest_threshold) {
+        e = pm_bytes_set(&m->embedded_index, b.data, b.len);
+        pm_buf_free(&b);
+        return e;
+    }
+    char *name = NULL;
+    pm_output *out = NULL;
+    if (!e)
+        e = pm_data_file_index_name(f->name, &name);
+    if (!e && !(f->index_path = pm_path_join(w->dir, name)))
+        e = pm_oom();
+    if (!e)
+        e = pm_output_create(w->o.fio, f->index_path, false, &out);
+    if (!e) {
+        e = pm_output_write(out, b.data, b.len);
+        pm_error *c = e ? (pm_output_abort(out), NULL) : pm_output_close(out, true);
+        e = e ? e : c;
+    }
+    if (!e)
+        e = pm_realloc_array(&m->extra_files.items, m->extra_files.count + 1, sizeof *m->extra_files.items);
+    if (!e) {
+        m->extra_files.items[m->extra_files.count++] = name;
+        name = NULL;
+    } /* on failure index_path stays: releasing the file deletes it if it exists */
+    free(name);
+    pm_buf_free(&b);
+    return pm_error_wrap(e, 0, "file index of %s", f->name);
+}
+
 static pm_error *file_close(pm_rolling_file_writer *w)
 {
     open_file *f = &w->cur;
     pm_error *e = NULL;
     pm_pq_write_result res;
     memset(&res, 0, sizeof res);
+    pm_orc_write_result ores;
+    memset(&ores, 0, sizeof ores);
     uint64_t size = 0;
     pm_data_file_meta m;
     memset(&m, 0, sizeof m);
-    PM_TRY_GOTO(e, close_body(w, f, &res, &size), fail);
+    PM_TRY_GOTO(e, close_body(w, f, &res, &ores, &size), fail);
     if (w->o.fault_close && pm_fault(w->o.fault_close)) {
         e = pm_error_new(PM_EIO, "injected fault: %s", w->o.fault_close);
         goto fail_file;
@@ -504,7 +580,9 @@ static pm_error *file_close(pm_rolling_file_writer *w)
     PM_TRY_GOTO(e, pm_strdup(&m.file_name, f->name), fail_file);
     m.file_size = (int64_t)size;
     m.row_count = f->rows;
-    PM_TRY_GOTO(e, file_stats(w, f, &res, &m), fail_file);
+    PM_TRY_GOTO(e, file_stats(w, f, &res, &ores, &m), fail_file);
+    if (f->fi)
+        PM_TRY_GOTO(e, file_index_close(w, f, &m), fail_file);
     if (w->has_kv) {
         m.min_sequence_number = f->min_seq;
         m.max_sequence_number = f->max_seq;
@@ -518,6 +596,9 @@ static pm_error *file_close(pm_rolling_file_writer *w)
     PM_TRY_GOTO(e, pm_roll_push_file(&w->done, &w->ndone, &w->capdone, &m), fail_file);
     w->bytes_done += m.file_size;
     pm_pq_write_result_free(&res);
+    pm_orc_write_result_free(&ores);
+    free(f->index_path); /* the sidecar is the finished file's now */
+    f->index_path = NULL;
     file_release(w); /* frees the rest; output and format writer are gone */
     return NULL;
 fail_file:
@@ -525,6 +606,7 @@ fail_file:
 fail:
     pm_data_file_meta_clear(&m);
     pm_pq_write_result_free(&res);
+    pm_orc_write_result_free(&ores);
     file_release(w);
     return pm_error_wrap(e, 0, "close %s in %s", w->what, w->dir);
 }
@@ -534,6 +616,8 @@ static uint64_t file_size_now(const pm_rolling_file_writer *w)
     const open_file *f = &w->cur;
     if (f->pq)
         return pm_pq_writer_estimated_size(f->pq);
+    if (f->orc)
+        return pm_orc_writer_estimated_size(f->orc);
     if (f->avro && w->o.avro_size_buffered)
         return pm_avro_writer_estimated_size(f->avro);
     return pm_output_pos(f->out);
@@ -563,11 +647,15 @@ static pm_error *kv_account(pm_rolling_file_writer *w, const pm_batch *in, int64
 static pm_error *body_write(pm_rolling_file_writer *w, const pm_batch *part)
 {
     open_file *f = &w->cur;
+    if (f->fi)
+        PM_TRY(pm_fi_writer_add(f->fi, part->columns + w->o.value_offset, 0, part->num_rows));
     if (f->pq) {
         if (w->threads)
             pm_pq_writer_set_pool(f->pq, w->pool, w->threads);
         return pm_pq_writer_write(f->pq, part);
     }
+    if (f->orc)
+        return pm_orc_writer_write(f->orc, part);
     PM_TRY(pm_avro_writer_write(f->avro, part));
     for (size_t i = 0; i < w->fncols; i++)
         PM_TRY(pm_stats_accum_add(&f->accs[i], part->columns[i], 0, part->num_rows));
@@ -671,6 +759,16 @@ pm_error *pm_rolling_file_writer_raw_begin(pm_rolling_file_writer *w, int64_t ro
     return NULL;
 }
 
+bool pm_rolling_file_writer_has_index(const pm_rolling_file_writer *w) { return w->fi.nspecs > 0; }
+
+pm_error *pm_rolling_file_writer_raw_index(pm_rolling_file_writer *w, pm_column *const *cols, int64_t from,
+                                           int64_t to)
+{
+    if (!w->open || !w->cur.fi)
+        return pm_error_new(PM_EINTERNAL, "index rows without an open file with a file index");
+    return pm_fi_writer_add(w->cur.fi, cols, from, to);
+}
+
 pm_error *pm_rolling_file_writer_raw_end(pm_rolling_file_writer *w, int64_t rows)
 {
     if (!w->open)
@@ -741,6 +839,12 @@ static void writer_release(pm_rolling_file_writer *w, bool delete_files)
             if (p)
                 pm_error_free(pm_fileio_delete(w->o.fio, p));
             free(p);
+            for (size_t k = 0; k < w->done[i].extra_files.count; k++) {
+                p = pm_path_join(w->dir, w->done[i].extra_files.items[k]);
+                if (p)
+                    pm_error_free(pm_fileio_delete(w->o.fio, p));
+                free(p);
+            }
         }
         pm_data_file_meta_clear(&w->done[i]);
     }
@@ -751,6 +855,8 @@ static void writer_release(pm_rolling_file_writer *w, bool delete_files)
     pm_binrow_writer_free(&w->krow);
     free(w->key_idx);
     free(w->modes);
+    free(w->orc_names);
+    pm_fi_options_clear(&w->fi);
     free(w->dir);
     free(w->format);
     free(w->compression);

@@ -11,17 +11,20 @@
  *    never overwriting, then the format writer: Parquet (settings from the
  *    options, the codec from `compression` when the caller overrides it;
  *    row groups capped at row_group_limit and, when files share a write
- *    buffer, at shared_buffer / (open files + 1), at least 4 MiB) or Avro
- *    (codec: avro.codec, else the compression; one statistics accumulator
- *    per column) — or, for a raw body, the caller's header (the passthrough
- *    copy of Parquet row groups).
+ *    buffer, at shared_buffer / (open files + 1), at least 4 MiB), ORC
+ *    (orc.* options, file.block-size as the stripe size, the same
+ *    compression override) or Avro (codec: avro.codec, else the
+ *    compression; one statistics accumulator per column) — or, for a raw
+ *    body, the caller's header (the passthrough copy of Parquet row
+ *    groups).
  *  - write: rows go to the open file; a file takes at most target_rows
  *    rows (a batch is split exactly there).  The size check follows Java:
  *    PM_ROLL_CHECK_RECORDS checks after every 1000th record of the writer
  *    (RollingFileWriterImpl.write: rows are handed over in slices that end
  *    at those check points while a roll is possible, whole batches far
  *    from the target); PM_ROLL_CHECK_WRITE after every batch (writeBundle).
- *    The size is Parquet's written + buffered bytes, Avro's flushed bytes
+ *    The size is Parquet's written + buffered bytes, ORC's written + 0.2 x
+ *    buffered bytes (Paimon's OrcBulkWriter estimate), Avro's flushed bytes
  *    (plus the unflushed block with avro_size_buffered), a raw body's
  *    output position.  Slices are zero-copy views where the columns allow
  *    (flat columns, a start row that is a multiple of 8), else copies.
@@ -29,16 +32,22 @@
  *    name, size, rows, keys (append layout: the empty BinaryRow and empty
  *    key stats; key-value layout: _MIN/_MAX_KEY of the first / last row
  *    and key stats of the key columns), value stats per table/write_stats.h
- *    (Parquet footer statistics, Avro accumulators, or the raw body's
+ *    (Parquet footer statistics, ORC file statistics, Avro accumulators, or the raw body's
  *    statistics; NONE for every field when stats are disabled; dense store
  *    per option), sequence numbers (append layout: a counter, one per row,
  *    min = first row's, max = last row's; key-value layout: min / max of
  *    the _SEQUENCE_NUMBER column), delete rows (key-value: rows of kind -U
  *    or -D; else 0), schema id, level, creation time (local wall clock),
  *    file source.  The meta joins the list of finished files.
+ *    File indexes (file_index: index/file_index.h, over the value fields,
+ *    fed with every row written, raw bodies through raw_index): at close
+ *    the index goes into _EMBEDDED_FILE_INDEX when it has at most
+ *    file-index.in-manifest-threshold bytes, else into `<file>.index`
+ *    beside the file (created, never overwritten, synced), listed in
+ *    _EXTRA_FILES.
  *  - finish hands the finished files out; abort deletes the open file and
- *    every finished file not handed out.  A failure while closing deletes
- *    that file.  A failed write leaves the file open (the caller aborts, or
+ *    every finished file not handed out (their index sidecars too).  A
+ *    failure while closing deletes that file and its sidecar.  A failed write leaves the file open (the caller aborts, or
  *    discards the open file).
  * Key-value layout (pm_rolling_kv_layout): input batches hold
  * [_KEY_* (nkey), _SEQUENCE_NUMBER, _VALUE_KIND, values]; the file holds the
@@ -55,6 +64,7 @@
 
 #include "base/pool.h"
 #include "format/avro/avro.h"
+#include "format/orc/orc_writer.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
 #include "meta/data_file_meta.h"
@@ -115,6 +125,8 @@ typedef struct pm_rolling_file_writer_options {
     size_t value_offset;           /* file column of the first value field */
     const pm_rolling_kv_layout *kv;    /* NULL: append layout (copied) */
     const pm_rolling_raw_body *raw;    /* NULL: the Parquet / Avro format writer (copied) */
+    bool file_index;               /* data files: the table's file indexes (file-index.* of `options`)
+                                      over the value fields (not for changelog files) */
     const char *fault_open, *fault_close; /* fault points (base/fault.h), NULL = none */
     const char *what;              /* the files in messages: "data file" (default), ... */
 } pm_rolling_file_writer_options;
@@ -130,6 +142,12 @@ pm_error *pm_rolling_file_writer_write(pm_rolling_file_writer *w, const pm_batch
 /* Raw body: make a file ready to take `rows` more rows (the open one is
  * closed first when they would pass target_rows) and give its output. */
 pm_error *pm_rolling_file_writer_raw_begin(pm_rolling_file_writer *w, int64_t rows, pm_output **out);
+/* Does the writer build file indexes? */
+bool pm_rolling_file_writer_has_index(const pm_rolling_file_writer *w);
+/* Raw body: the value columns (value_type's) of rows [from, to) about to
+ * be written raw, for the open file's index. */
+pm_error *pm_rolling_file_writer_raw_index(pm_rolling_file_writer *w, pm_column *const *cols, int64_t from,
+                                           int64_t to);
 /* Raw body: `rows` rows were written; the file closes when it reached the
  * target size (output position) or row count. */
 pm_error *pm_rolling_file_writer_raw_end(pm_rolling_file_writer *w, int64_t rows);
@@ -190,10 +208,11 @@ void pm_roll_batch_view(pm_batch *v, pm_column *cols, pm_column **ptrs, const pm
 
 /* Column statistics of the fields of `type` (a ROW): none when
  * `disabled`, else from accs[i] (Avro) when accs is set, else from the
- * Parquet result with modes[i].  *out is an array of type->nfields (at
+ * ORC result when `orc` is set, else from the Parquet result, with
+ * modes[i].  *out is an array of type->nfields (at
  * least one) entries that the caller clears (pm_col_stats_clear) and frees. */
 pm_error *pm_roll_col_stats(const pm_type *type, const pm_stats_mode *modes, bool disabled, pm_stats_accum *accs,
-                            const pm_pq_write_result *res, pm_col_stats **out);
+                            const pm_pq_write_result *res, const pm_orc_write_result *orc, pm_col_stats **out);
 
 /* Append-table keys: min and max key = the empty BinaryRow, empty key stats. */
 pm_error *pm_roll_empty_keys(pm_data_file_meta *m);

@@ -3,10 +3,9 @@
  *
  * Steps of pm_table_scan:
  *  1. Snapshot: the given id (PM_ENOTFOUND naming it when missing) or the
- *     latest (none → empty result).  Manifests must be Avro: a
- *     `manifest.format` other than avro is PM_EUNSUPPORTED
- *     ("unsupported manifest format orc"); the manifest reader also checks
- *     each file's magic.
+ *     latest (none → empty result).  Manifests are Avro or ORC, whatever
+ *     `manifest.format` says: the manifest reader goes by each file's
+ *     magic (meta/manifest_format.h).
  *  2. Manifest lists: base then delta (meta/manifest.h).  A manifest is
  *     skipped when its bucket range excludes the bucket filter or its
  *     partition stats prove no partition can match (partition.h).
@@ -88,15 +87,6 @@ static int cmp_part_bucket(const pm_bytes *pa, int32_t ba, const pm_bytes *pb, i
     if (pa->len != pb->len)
         return pa->len < pb->len ? -1 : 1;
     return ba < bb ? -1 : ba > bb;
-}
-
-static pm_error *check_manifest_format(pm_table *t)
-{
-    const char *f = pm_options_get(pm_table_options(t), "manifest.format");
-    if (f && strcasecmp(f, "avro"))
-        return pm_error_new(PM_EUNSUPPORTED, "unsupported manifest format %s (table option manifest.format)",
-                            f);
-    return NULL;
 }
 
 /* Every external path of the entries lies under the table's roots (the
@@ -471,7 +461,6 @@ static pm_error *scan_fallback(pm_table *t, const pm_scan_options *o, pm_scan_re
     PM_TRY(pm_error_wrap(pm_table_open(&r->fallback, t->path, name), 0, "fallback branch (scan.fallback-branch=%s)",
                          name));
     pm_table *fb = r->fallback;
-    PM_TRY(check_manifest_format(fb));
     if (o->snapshot_id > 0 && r->snapshot)
         PM_TRY(fallback_snapshot_at(fb, r->snapshot->time_millis, &r->fallback_snapshot));
     else
@@ -534,7 +523,6 @@ pm_error *pm_table_scan(pm_table *t, const pm_scan_options *o, pm_scan_result **
     PM_TRY(pm_calloc(&r, 1, sizeof *r));
     pm_part_matcher *pm = NULL;
     pm_error *e = NULL;
-    PM_TRY_GOTO(e, check_manifest_format(t), fail);
     PM_TRY_GOTO(e, pm_part_matcher_new(t, o->partitions, o->npartitions, &pm), fail);
     PM_TRY_GOTO(e, load_snapshot(t, o->snapshot_id, &r->snapshot), fail);
     r->schema = pm_table_schema(t);

@@ -19,6 +19,10 @@
  * with every row kept share the file reader's columns; others are
  * compacted by pm_batch_filter (dv/dv_apply.h).  Batches left empty are
  * skipped.
+ * Filter (table/predicate.h): the read type is the projection followed by
+ * the filter's columns it lacks; append files whose file index excludes
+ * the filter get no task; every batch assembled below (any path) is then
+ * filtered in place and handed out as a view of its projected columns.
  * Read-ahead (threads > 1): the files of append tasks are opened and
  * decoded by a private pool, up to `threads` files at a time in task
  * order.  Each in-flight file has a slot: its worker pushes the decoded
@@ -44,6 +48,7 @@
 #include "table/file_read.h"
 #include "table/partition.h"
 #include "table/pk_read.h"
+#include "table/predicate.h"
 #include "types/binary_row.h"
 #include "types/column.h"
 
@@ -80,7 +85,14 @@ typedef struct ra_slot {
 struct pm_table_reader {
     pm_table *t;
     const pm_scan_result *scan;
-    pm_type *type;               /* output row type */
+    pm_type *type;               /* row type read: the projection, then the filter's other columns */
+    pm_type *out_type;           /* the projection (the batches handed out) */
+    const pm_predicate *filter;  /* NULL = every row */
+    size_t *fcols;               /* per filter atom: its column in `type` */
+    uint8_t *fkeep;
+    size_t fkeep_cap;
+    pm_batch view;               /* the projected columns of `out` */
+    size_t files_skipped;
     pm_type *fb_type;            /* same fields in the fallback branch's schema */
     int64_t batch_rows;
     read_task *tasks;
@@ -136,8 +148,27 @@ static void dv_apply(const pm_dv *dv, int64_t start, int64_t n, uint8_t *keep)
 /* ---------------------------------------------------------------- */
 /* planning                                                          */
 
-static pm_error *add_task(pm_table_reader *r, const pm_bucket_files *b, size_t file, bool kv)
+/* A task reading file `file` of b; a file that holds whole rows by itself
+ * (`whole`: not the anchor of a column-version group) gets none when its
+ * file index proves that no row matches the filter. */
+static pm_error *add_task(pm_table_reader *r, const pm_bucket_files *b, size_t file, bool kv, bool whole)
 {
+    if (whole && r->filter && b->table == r->t) {
+        bool use = false;
+        PM_TRY(pm_options_bool(pm_table_options(r->t), PM_OPT_FILE_INDEX_READ_ENABLED, &use));
+        if (use) {
+            char *dir = NULL;
+            bool may = true;
+            PM_TRY(pm_table_bucket_dir(b->table, b->partition.data, b->partition.len, b->bucket, &dir));
+            pm_error *e = pm_predicate_file_may_match(r->filter, r->t, dir, &b->files[file], &may);
+            free(dir);
+            PM_TRY(e);
+            if (!may) {
+                r->files_skipped++;
+                return NULL; /* its index proves no row matches */
+            }
+        }
+    }
     PM_TRY(pm_realloc_array(&r->tasks, r->ntasks + 1, sizeof *r->tasks));
     read_task *tk = &r->tasks[r->ntasks++];
     tk->b = b;
@@ -197,11 +228,11 @@ static pm_error *plan_row_tracking_bucket(pm_table_reader *r, const pm_bucket_fi
         const pm_data_file_meta *f0 = g[k].files[0];
         size_t fi = (size_t)(f0 - b->files);
         if (g[k].nfiles == 1 && !system_columns && !f0->has_write_cols) {
-            PM_TRY(add_task(r, b, fi, false));
+            PM_TRY(add_task(r, b, fi, false, true));
             continue;
         }
         size_t ai = (size_t)(g[k].anchor - b->files);
-        PM_TRY(add_task(r, b, ai, false));
+        PM_TRY(add_task(r, b, ai, false, false));
         r->tasks[r->ntasks - 1].grp = &g[k];
     }
     return NULL;
@@ -261,6 +292,32 @@ static pm_error *project(const pm_schema *s, const pm_table_read_options *o, pm_
         return e;
     }
     *out = row;
+    return NULL;
+}
+
+/* The read type: the projection plus the filter's columns it lacks; the
+ * position of every atom's column in it. */
+static pm_error *filter_columns(pm_table_reader *r, const pm_schema *s)
+{
+    const pm_predicate *p = r->filter;
+    PM_TRY(pm_calloc(&r->fcols, p->natoms ? p->natoms : 1, sizeof *r->fcols));
+    for (size_t k = 0; k < p->natoms; k++) {
+        ptrdiff_t i = pm_type_field_index_by_id(r->type, p->atoms[k].field_id);
+        if (i < 0) {
+            ptrdiff_t si = pm_type_field_index_by_id(s->row_type, p->atoms[k].field_id);
+            if (si < 0)
+                return pm_error_new(PM_EINVALID, "filter column %s is not in the read schema", p->atoms[k].column);
+            const pm_field *f = &s->row_type->fields[si];
+            pm_type *ft = pm_type_clone(f->type);
+            pm_error *e = ft ? pm_type_add_field(r->type, f->id, f->name, ft) : pm_oom();
+            if (e) {
+                pm_type_free(ft);
+                return e;
+            }
+            i = (ptrdiff_t)r->type->nfields - 1;
+        }
+        r->fcols[k] = (size_t)i;
+    }
     return NULL;
 }
 
@@ -360,7 +417,10 @@ void pm_table_reader_free(pm_table_reader *r)
         pm_pk_reader_free(r->tasks[i].pk);
     free(r->tasks);
     pm_type_free(r->type);
+    pm_type_free(r->out_type);
     pm_type_free(r->fb_type);
+    free(r->fcols);
+    free(r->fkeep);
     free(r);
 }
 
@@ -382,6 +442,11 @@ pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_
         PM_TRY_GOTO(e, pm_options_bool(scan->fallback_schema->options, PM_OPT_ROW_TRACKING_ENABLED, &fb_rt), fail);
     PM_TRY_GOTO(e, project(s, o, &r->type), fail);
     bool sys = has_system_columns(r->type);
+    if (!(r->out_type = pm_type_clone(r->type)))
+        PM_TRY_GOTO(e, pm_oom(), fail);
+    r->filter = o ? o->filter : NULL;
+    if (r->filter)
+        PM_TRY_GOTO(e, filter_columns(r, s), fail);
     if (scan->fallback && scan->fallback_schema)
         PM_TRY_GOTO(e, fallback_type(s, scan->fallback_schema, r->type, &r->fb_type), fail);
     for (size_t i = 0; i < scan->nbuckets; i++) {
@@ -396,10 +461,13 @@ pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_
             PM_TRY_GOTO(e, plan_row_tracking_bucket(r, b, de, sys), fail);
         } else {
             for (size_t f = 0; f < b->nfiles; f++)
-                PM_TRY_GOTO(e, add_task(r, b, f, false), fail);
+                PM_TRY_GOTO(e, add_task(r, b, f, false, true), fail);
         }
     }
     PM_TRY_GOTO(e, pm_batch_new(&r->out, r->type), fail);
+    r->view.type = r->out_type;
+    r->view.ncolumns = r->out_type->nfields;
+    r->view.columns = r->out->columns;
     *out = r;
     return NULL;
 fail:
@@ -407,7 +475,9 @@ fail:
     return pm_error_wrap(e, 0, "read table %s", t->path);
 }
 
-const pm_type *pm_table_reader_type(const pm_table_reader *r) { return r->type; }
+const pm_type *pm_table_reader_type(const pm_table_reader *r) { return r->out_type; }
+
+size_t pm_table_reader_files_skipped(const pm_table_reader *r) { return r->files_skipped; }
 
 void pm_table_reader_set_threads(pm_table_reader *r, size_t threads)
 {
@@ -730,7 +800,7 @@ static pm_error *next_threaded(pm_table_reader *r, const pm_batch **out)
     }
 }
 
-pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
+static pm_error *next_unfiltered(pm_table_reader *r, const pm_batch **out)
 {
     *out = NULL;
     size_t nf = r->type->nfields;
@@ -793,6 +863,42 @@ pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
         if (kept < n)
             PM_TRY(pm_batch_filter(r->out, r->keep)); /* new columns with the kept rows */
         *out = r->out;
+        return NULL;
+    }
+}
+
+/* The filter's rows of r->out (in place); *kept of them. */
+static pm_error *filter_rows(pm_table_reader *r, int64_t *kept)
+{
+    int64_t n = r->out->num_rows;
+    size_t kb = (size_t)(n + 7) / 8;
+    if (kb > r->fkeep_cap) {
+        PM_TRY(pm_realloc_array(&r->fkeep, kb, 1));
+        r->fkeep_cap = kb;
+    }
+    memset(r->fkeep, 0xff, kb);
+    PM_TRY(pm_predicate_rows(r->filter, r->out, r->fcols, r->fkeep, kept));
+    if (*kept && *kept < n)
+        PM_TRY(pm_batch_filter(r->out, r->fkeep));
+    return NULL;
+}
+
+pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
+{
+    *out = NULL;
+    for (;;) {
+        const pm_batch *b = NULL;
+        PM_TRY(next_unfiltered(r, &b));
+        if (!b)
+            return NULL;
+        if (r->filter) {
+            int64_t kept = 0;
+            PM_TRY(filter_rows(r, &kept));
+            if (!kept)
+                continue;
+        }
+        r->view.num_rows = r->out->num_rows;
+        *out = &r->view;
         return NULL;
     }
 }

@@ -3,7 +3,10 @@
  * (table_read.c).
  *
  * Append tables: every file of every selected bucket, in order, through
- * pm_file_reader, deletion vectors applied.  Primary-key tables: each
+ * pm_file_reader, deletion vectors applied; with a filter (table/
+ * predicate.h) files whose file index excludes it are skipped.  With a
+ * filter only rows satisfying it are returned, from any table (primary
+ * keys: after the merge).  Primary-key tables: each
  * bucket through table/pk_read.h (merge-on-read of overlapping sorted runs
  * with the table's merge engine, raw reads where no merge is needed, level
  * 0 skipped for DV and first-row tables as Java's batch scan does, retracts
@@ -28,10 +31,13 @@
 
 typedef struct pm_table_reader pm_table_reader;
 
+typedef struct pm_predicate pm_predicate;
+
 typedef struct pm_table_read_options {
     const char *const *columns; /* projection by name; NULL = all columns */
     size_t ncolumns;
     int64_t batch_rows;         /* 0 = 4096 */
+    const pm_predicate *filter; /* rows to keep (table/predicate.h; borrowed); NULL = all */
 } pm_table_read_options;
 
 /* `scan` is borrowed and must outlive the reader. */
@@ -46,6 +52,8 @@ void pm_table_reader_set_threads(pm_table_reader *r, size_t threads);
 const pm_type *pm_table_reader_type(const pm_table_reader *r);
 /* *out = NULL at the end. */
 pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out);
+/* Data files the filter's file indexes excluded (not read). */
+size_t pm_table_reader_files_skipped(const pm_table_reader *r);
 void pm_table_reader_free(pm_table_reader *r);
 
 #endif

@@ -164,12 +164,6 @@ static pm_error *check_supported(const pm_table *t, const pm_options *o)
 {
     if (pm_options_get(o, "data-file.external-paths"))
         return pm_error_new(PM_EUNSUPPORTED, "writing to data-file.external-paths is not supported yet");
-    for (size_t i = 0; i < pm_options_count(o); i++) {
-        const char *k = pm_options_key_at(o, i);
-        size_t n = strlen(k);
-        if (!strncmp(k, "file-index.", 11) && n > 8 && !strcmp(k + n - 8, ".columns"))
-            return pm_error_new(PM_EUNSUPPORTED, "writing data-file indexes (%s) is not supported yet", k);
-    }
     const pm_type *rt = t->schema->row_type;
     bool de = false;
     PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &de));
@@ -205,6 +199,7 @@ static pm_error *roll_settings(pm_table_writer *w)
     r->schema_id = w->schema->id;
     r->level = 0;
     r->source = PM_FILE_SOURCE_APPEND;
+    r->file_index = true;
     r->what = "data file";
     pm_rolling_file_writer *probe = NULL;
     PM_TRY(pm_rolling_file_writer_new(&probe, r));
@@ -228,8 +223,8 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     w->blob_fields = pm_blob_write_needed(w->row_type);
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
-    if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro"))
-        return pm_error_new(PM_EUNSUPPORTED, "file.format=%s is not supported for writing (parquet, avro)",
+    if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro") && strcmp(w->format_name, "orc"))
+        return pm_error_new(PM_EUNSUPPORTED, "file.format=%s is not supported for writing (parquet, avro, orc)",
                             w->format_name);
     PM_TRY(pm_options_string(w->opts, PM_OPT_FILE_COMPRESSION, &w->compression));
     bool present;

@@ -454,6 +454,54 @@ pm_error *pm_col_stats_from_parquet(const pm_type *type, pm_stats_mode mode,
 }
 
 /* ------------------------------------------------------------------ */
+/* step 2: ORC                                                         */
+
+static pm_error *value_from_orc(const pm_type *t, const pm_orc_value *o, pm_stat_value *v)
+{
+    switch (t->id) {
+    case PM_TYPE_BOOLEAN: v->b = o->b; return NULL;
+    case PM_TYPE_TINYINT:
+    case PM_TYPE_SMALLINT:
+    case PM_TYPE_INT:
+    case PM_TYPE_DATE:
+    case PM_TYPE_TIME:
+    case PM_TYPE_BIGINT: v->i = o->i; return NULL;
+    case PM_TYPE_FLOAT: v->d = o->f; return NULL;
+    case PM_TYPE_DOUBLE: v->d = o->d; return NULL;
+    case PM_TYPE_DECIMAL: v->dec = o->dec; return NULL;
+    case PM_TYPE_TIMESTAMP:
+    case PM_TYPE_TIMESTAMP_LTZ: pm_timestamp_to_millis_nanos(o->i, t->precision, &v->i, &v->nanos); return NULL;
+    default:
+        pm_buf_clear(&v->bytes);
+        return o->bytes.len ? pm_buf_append(&v->bytes, o->bytes.data, o->bytes.len) : NULL;
+    }
+}
+
+pm_error *pm_col_stats_from_orc(const pm_type *type, pm_stats_mode mode, const pm_orc_field_stats *s,
+                                pm_col_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->has_null_count)
+        return NULL; /* no statistics: NONE, not converted */
+    out->has_null_count = true;
+    out->null_count = s->null_count;
+    pm_error *e = NULL;
+    if (s->has_min) {
+        out->has_min = true;
+        e = value_from_orc(type, &s->min, &out->min);
+    }
+    if (!e && s->has_max) {
+        out->has_max = true;
+        e = value_from_orc(type, &s->max, &out->max);
+    }
+    if (!e)
+        e = convert(type, mode, out);
+    if (e)
+        pm_col_stats_clear(out);
+    return e;
+}
+
+/* ------------------------------------------------------------------ */
 /* step 2: Avro (per-row collection)                                   */
 
 void pm_stats_accum_init(pm_stats_accum *a, const pm_type *type, pm_stats_mode mode)

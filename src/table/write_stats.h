@@ -18,6 +18,10 @@
  *      nulls); then the mode converts: none → NONE, counts → (null, null,
  *      nulls), full → as is, truncate(n) → truncated min/max, both null
  *      when the max cannot be rounded up.
+ *    - ORC (OrcSimpleStatsExtractor): from the file statistics (format/
+ *      orc/orc_stats.h orc_field_stats: null count = rows - values, all
+ *      null → no min/max, truncated string bounds → none, binary and
+ *      nested → counts only), then the mode converts as for Parquet.
  *    - Avro (SimpleStatsCollector): every row is collected in order; null
  *      counts; min/max by Java's compareTo (numbers, Float/Double.compare
  *      with NaN largest and -0.0 < 0.0, unsigned bytes for strings and
@@ -46,6 +50,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "format/orc/orc_stats.h"
 #include "format/parquet/parquet_writer.h"
 #include "meta/data_file_meta.h"
 #include "meta/options.h"
@@ -83,6 +88,11 @@ pm_error *pm_write_stats_modes(const pm_options *o, const pm_type *row_type, pm_
 /* Step 2, Parquet: convert the writer's merged statistics of one field. */
 pm_error *pm_col_stats_from_parquet(const pm_type *type, pm_stats_mode mode,
                                     const pm_pq_column_stats *s, pm_col_stats *out);
+
+/* Step 2, ORC (OrcSimpleStatsExtractor): the Paimon view of the file
+ * statistics of one field (orc_field_stats), then the mode converts. */
+pm_error *pm_col_stats_from_orc(const pm_type *type, pm_stats_mode mode, const pm_orc_field_stats *s,
+                                pm_col_stats *out);
 
 /* Step 2, Avro: a per-row collector for one field. */
 typedef struct pm_stats_accum {

@@ -252,7 +252,7 @@ static void test_format_files(void **state)
     pm_format_writer *w = NULL;
     PM_EXPECT_ERR(pm_format_writer_create(&w, path, rt, &o), PM_EINVALID);
     o.noptions = 0;
-    o.format = "orc";
+    o.format = "csv";
     PM_EXPECT_ERR(pm_format_writer_create(&w, path, rt, &o), PM_EUNSUPPORTED);
     o.format = NULL;
     PM_OK_OR_FAIL(pm_format_writer_create(&w, path, rt, &o));

@@ -210,10 +210,14 @@ static void check_manifest_meta(const char *root, const pm_type *ptype, const pm
     pm_simple_stats_clear(&st);
     pm_stats_collector_free(sc);
 
-    /* write the same entries with our writer: identical ManifestFileMeta but name/size */
+    /* write the same entries with our writer, as Avro and as ORC: identical
+     * ManifestFileMeta but name/size, and the same entries read back */
+    for (int orc = 0; orc < 2; orc++) {
     pm_path_factory *pf;
     pm_options *o;
     PM_OK_OR_FAIL(pm_options_new(&o));
+    if (orc)
+        PM_OK_OR_FAIL(pm_options_set(o, "manifest.format", "orc"));
     PM_OK_OR_FAIL(pm_path_factory_new(&pf, tmp, ptype, o));
     if (n) {
         pm_manifest_file_meta *mine;
@@ -228,6 +232,14 @@ static void check_manifest_meta(const char *root, const pm_type *ptype, const pm
         PM_OK_OR_FAIL(pm_path_factory_manifest_path(pf, mine[0].file_name, &mp));
         PM_OK_OR_FAIL(pm_fileio_file_size(fio, mp, &size));
         assert_int_equal((int64_t)size, mine[0].file_size);
+        {
+            char magic[4] = {0};
+            FILE *mf = fopen(mp, "rb");
+            assert_non_null(mf);
+            assert_int_equal(fread(magic, 1, 4, mf), 4);
+            fclose(mf);
+            assert_memory_equal(magic, orc ? "ORC" : "Obj\x01", orc ? 3 : 4);
+        }
         pm_manifest_entry *back;
         size_t nb;
         PM_OK_OR_FAIL(pm_manifest_read(fio, mp, &back, &nb));
@@ -244,6 +256,7 @@ static void check_manifest_meta(const char *root, const pm_type *ptype, const pm
     }
     pm_path_factory_free(pf);
     pm_options_free(o);
+    }
     pm_manifest_entries_free(e, n);
 }
 
@@ -409,9 +422,9 @@ static void test_fixture_tables(void **state)
     (void)state;
     meta_paths latest = meta_find_files("snapshot", "LATEST");
     size_t tables = 0, snaps = 0;
+    size_t orc_tables = 0;
     for (size_t i = 0; i < latest.count; i++) {
-        if (strstr(latest.paths[i], "java-written-orc-manifests"))
-            continue;
+        orc_tables += strstr(latest.paths[i], "java-written-orc-manifests") != NULL;
         char *branch_root = strdup(latest.paths[i]);
         *strrchr(branch_root, '/') = 0;
         *strrchr(branch_root, '/') = 0;
@@ -424,8 +437,9 @@ static void test_fixture_tables(void **state)
         free(table_root);
         free(branch_root);
     }
-    assert_true(tables >= 30);
-    assert_true(snaps >= 90);
+    assert_true(tables >= 37);
+    assert_int_equal(orc_tables, 7);
+    assert_true(snaps >= 100);
     meta_paths_free(&latest);
 }
 
@@ -457,25 +471,37 @@ static void test_loose_fixture_files(void **state)
         assert_true(e[0].file.creation_time.has);
         pm_manifest_entries_free(e, n);
     }
-    /* ORC manifests: a clear "unsupported" */
+    /* ORC manifest lists Java wrote (Paimon 0.9 to 1.x field sets): every
+     * list reads, its files are the table's manifests, older lists lack
+     * the bucket/level/row id ranges (null) */
     meta_paths orc = meta_find_files("manifest", "manifest-list-");
-    size_t seen = 0;
+    size_t seen = 0, old = 0;
     for (size_t i = 0; i < orc.count; i++) {
         if (!strstr(orc.paths[i], "java-written-orc-manifests"))
             continue;
         pm_manifest_file_meta *m;
         size_t n;
-        pm_error *e = pm_manifest_list_read(fio, orc.paths[i], &m, &n);
-        assert_non_null(e);
-        assert_int_equal(pm_error_root_code(e), PM_EUNSUPPORTED);
-        char *msg = pm_error_format(e);
-        assert_non_null(strstr(msg, "ORC"));
-        free(msg);
-        pm_error_free(e);
+        PM_OK_OR_FAIL(pm_manifest_list_read(fio, orc.paths[i], &m, &n));
+        for (size_t k = 0; k < n; k++) {
+            assert_int_equal(strncmp(m[k].file_name, "manifest-", 9), 0);
+            assert_true(m[k].file_size > 0);
+            assert_true(m[k].num_added_files + m[k].num_deleted_files > 0);
+            old += !m[k].min_bucket.has;
+        }
+        pm_manifest_file_metas_free(m, n);
         seen++;
     }
-    assert_true(seen > 0);
+    assert_true(seen >= 14);
+    assert_true(old > 0);
     meta_paths_free(&orc);
+    /* a Parquet manifest is named as unsupported */
+    snprintf(p, sizeof p, "%s/pq-manifest", tmp);
+    PM_OK_OR_FAIL(pm_fileio_overwrite_atomic(fio, p, "PAR1....PAR1", 12));
+    {
+        pm_manifest_file_meta *m;
+        size_t n;
+        PM_EXPECT_ERR(pm_manifest_list_read(fio, p, &m, &n), PM_EUNSUPPORTED);
+    }
     /* not Avro at all */
     snprintf(p, sizeof p, "%s/junk", tmp);
     PM_OK_OR_FAIL(pm_fileio_overwrite_atomic(fio, p, "hello", 5));

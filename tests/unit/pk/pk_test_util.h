@@ -115,7 +115,7 @@ static inline char *pk_read_sorted(pm_table *t, int64_t snapshot, const char *co
     so.snapshot_id = snapshot;
     pm_scan_result *scan = NULL;
     PM_OK_OR_FAIL(pm_table_scan(t, &so, &scan));
-    pm_table_read_options ro = {cols, ncols, 0};
+    pm_table_read_options ro = {cols, ncols, 0, NULL};
     pm_table_reader *r = NULL;
     PM_OK_OR_FAIL(pm_table_reader_new(&r, t, scan, &ro));
     char **lines = NULL;

@@ -175,7 +175,7 @@ static char *read_all(pm_table *t, int64_t snapshot, const char *const *cols, si
     pm_scan_result *r = NULL;
     pm_table_reader *rd = NULL;
     pm_buf out = PM_BUF_INIT;
-    pm_table_read_options ro = {cols, ncols, 2};
+    pm_table_read_options ro = {cols, ncols, 2, NULL};
     pm_error *e = pm_table_scan(t, &o, &r);
     if (!e)
         e = pm_table_reader_new(&rd, t, r, &ro);
@@ -330,7 +330,7 @@ static void test_schema_evolution(void **state)
         pm_scan_result *sr = NULL;
         pm_table_reader *rd = NULL;
         PM_OK_OR_FAIL(pm_table_scan(t, NULL, &sr));
-        pm_table_read_options ro = {NULL, 0, 1};
+        pm_table_read_options ro = {NULL, 0, 1, NULL};
         PM_OK_OR_FAIL(pm_table_reader_new(&rd, t, sr, &ro));
         pm_table_reader_set_threads(rd, 3);
         const pm_batch *b = NULL;

@@ -68,7 +68,7 @@ static void test_col_stats_from_accumulators(void **state)
         PM_OK_OR_FAIL(pm_stats_accum_add(&accs[i], b->columns[i], 0, 2));
     }
     pm_col_stats *cs = NULL;
-    PM_OK_OR_FAIL(pm_roll_col_stats(rt, modes, false, accs, NULL, &cs));
+    PM_OK_OR_FAIL(pm_roll_col_stats(rt, modes, false, accs, NULL, NULL, &cs));
     assert_true(cs[0].has_min && cs[0].has_max);
     assert_int_equal(cs[0].min.i, -2);
     assert_int_equal(cs[0].max.i, 5);
@@ -78,7 +78,7 @@ static void test_col_stats_from_accumulators(void **state)
     free(cs);
 
     /* disabled: every field NONE */
-    PM_OK_OR_FAIL(pm_roll_col_stats(rt, modes, true, accs, NULL, &cs));
+    PM_OK_OR_FAIL(pm_roll_col_stats(rt, modes, true, accs, NULL, NULL, &cs));
     assert_true(pm_col_stats_is_none(&cs[0]) && pm_col_stats_is_none(&cs[1]));
     free(cs);
     for (size_t i = 0; i < 2; i++)
@@ -483,7 +483,7 @@ static void test_faults_abort_discard(void **state)
     assert_int_equal(files_in(f.dir), 0);
     pm_batch_free(b);
 
-    o.format = "orc";
+    o.format = "lance";
     PM_EXPECT_ERR(pm_rolling_file_writer_new(&w, &o), PM_EUNSUPPORTED);
     o.format = "parquet";
     o.target_rows = 0;

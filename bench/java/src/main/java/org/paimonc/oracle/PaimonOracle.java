@@ -2,10 +2,14 @@
  * PaimonOracle: Apache Paimon Java as a test oracle and speed anchor for
  * paimon-c. One command per process, or many through `serve`.
  *
- *   read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO]
- *                                               rows as JSON lines (JsonRows)
+ *   read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO] [--where-json P]
+ *               [--option k=v]...               rows as JSON lines (JsonRows); P filters
+ *                                               (RowsIn: Java's filter push-down, not exact)
  *   snapshots TABLE                             one JSON object per snapshot
- *   files TABLE [--snapshot N]                  one JSON object per live data file
+ *   files TABLE [--snapshot N] [--detail true]  one JSON object per live data file (detail:
+ *                                               embedded index, extra files, value stats)
+ *   write-rows TABLE --input ROWS.jsonl [--kinds true]
+ *                                               one commit of the given rows (RowsIn)
  *   write-append TABLE --rows N --commits C [--bucket B] [--partitions P] ...
  *   write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] ...
  *   compact-append TABLE / compact-pk TABLE / compact-de TABLE / compact TABLE [--warmup K]
@@ -57,9 +61,11 @@ import org.apache.paimon.types.RowType;
 public final class PaimonOracle {
     static final String USAGE =
             "usage: run.sh <command> ...\n"
-                    + "  read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO]\n"
+                    + "  read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO] [--where-json P]\n"
+                    + "       [--option k=v]...\n"
                     + "  snapshots TABLE\n"
-                    + "  files TABLE [--snapshot N]\n"
+                    + "  files TABLE [--snapshot N] [--detail true]\n"
+                    + "  write-rows TABLE --input ROWS.jsonl [--kinds true]\n"
                     + "  write-append TABLE --rows N --commits C [--bucket B] [--partitions P] [--seed S]\n"
                     + "               [--format parquet|orc|avro] [--option k=v]...\n"
                     + "  write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] [--overlap F]\n"
@@ -141,6 +147,7 @@ public final class PaimonOracle {
             case "snapshots": snapshots(a, out); break;
             case "files": files(a, out); break;
             case "write-append": TableGen.writeAppend(a, out); break;
+            case "write-rows": RowsIn.writeRows(a, out); break;
             case "write-pk": TableGen.writePk(a, out); break;
             case "compact":
             case "compact-append":
@@ -264,6 +271,8 @@ public final class PaimonOracle {
         FileStoreTable t = open(a.table, a.flags.get("map-path"));
         if (a.flags.containsKey("snapshot"))
             t = t.copy(Collections.singletonMap("scan.snapshot-id", String.valueOf(a.num("snapshot", 0))));
+        if (!a.options.isEmpty())
+            t = t.copy(a.optionMap());
         return t;
     }
 
@@ -279,6 +288,16 @@ public final class PaimonOracle {
                 if (proj[i] < 0) throw new UsageException("no column '" + want[i] + "' in " + names);
             }
             rb = rb.withProjection(proj);
+        }
+        String where = a.flags.get("where-json");
+        if (where != null) {
+            try {
+                rb = rb.withFilter(RowsIn.predicate(where, t.rowType()));
+            } catch (UsageException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new UsageException("--where-json: " + e);
+            }
         }
         return rb;
     }
@@ -351,9 +370,46 @@ public final class PaimonOracle {
                     .append(", \"maxSequenceNumber\": ").append(f.maxSequenceNumber())
                     .append(", \"deleteRowCount\": ").append(f.deleteRowCount().orElse(null))
                     .append(", \"fileSource\": ")
-                    .append(f.fileSource().map(s -> "\"" + s + "\"").orElse("null"))
-                    .append("}\n");
+                    .append(f.fileSource().map(s -> "\"" + s + "\"").orElse("null"));
+            if (Boolean.parseBoolean(a.str("detail", "false"))) detail(sb, f);
+            sb.append("}\n");
             out.append(sb);
+        }
+    }
+
+    /** Index and statistics facts of a file, as bytes (base64) where they are bytes. */
+    static void detail(StringBuilder sb, DataFileMeta f) {
+        java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+        sb.append(", \"embeddedIndex\": ");
+        if (f.embeddedIndex() == null) sb.append("null");
+        else sb.append('"').append(b64.encodeToString(f.embeddedIndex())).append('"');
+        sb.append(", \"extraFiles\": [");
+        for (int i = 0; i < f.extraFiles().size(); i++) {
+            if (i > 0) sb.append(", ");
+            JsonRows.string(sb, f.extraFiles().get(i));
+        }
+        sb.append("], \"valueStatsMin\": \"")
+                .append(b64.encodeToString(org.apache.paimon.utils.SerializationUtils.serializeBinaryRow(
+                        f.valueStats().minValues())))
+                .append("\", \"valueStatsMax\": \"")
+                .append(b64.encodeToString(org.apache.paimon.utils.SerializationUtils.serializeBinaryRow(
+                        f.valueStats().maxValues())))
+                .append("\", \"valueStatsNullCounts\": [");
+        org.apache.paimon.data.InternalArray nc = f.valueStats().nullCounts();
+        for (int i = 0; nc != null && i < nc.size(); i++) {
+            if (i > 0) sb.append(", ");
+            sb.append(nc.isNullAt(i) ? "null" : String.valueOf(nc.getLong(i)));
+        }
+        sb.append("], \"valueStatsCols\": ");
+        if (f.valueStatsCols() == null) {
+            sb.append("null");
+        } else {
+            sb.append('[');
+            for (int i = 0; i < f.valueStatsCols().size(); i++) {
+                if (i > 0) sb.append(", ");
+                JsonRows.string(sb, f.valueStatsCols().get(i));
+            }
+            sb.append(']');
         }
     }
 
