@@ -48,9 +48,9 @@ pm_error *pm_pk_lookup_setup(pm_pk_exec *x)
         PM_TRY(e);
         return pm_kv_layout_check(&x->lk.layout, x->lk.type);
     }
-    if (!x->pk->policy.dv && !x->pk->policy.changelog)
+    if (!x->lookup)
         return NULL;
-    /* deletion vectors or changelog: whole rows + _POS BIGINT + _FILE INT */
+    /* deletion vectors, changelog, force-lookup: whole rows + _POS BIGINT + _FILE INT */
     PM_TRY(pm_pk_system_type(rt, &x->lk.type));
     PM_TRY(pm_pk_add_field(x->lk.type, PM_PK_POS_ID, "_POS", pm_type_new(PM_TYPE_BIGINT, false)));
     PM_TRY(pm_pk_add_field(x->lk.type, PM_PK_FILE_ID, "_FILE", pm_type_new(PM_TYPE_INT, false)));
@@ -219,21 +219,19 @@ pm_error *pm_pk_lookup_find(pm_pk_lookup_cursor *c, const uint8_t *key, size_t l
     }
 }
 
-/* Merge one section (its runs) into the writer.  levels[i] = level of
- * run i's files. */
-pm_error *pm_pk_lookup_level0_and(pm_pk_exec *x, const pm_kv_group *g, const int32_t *run_level, size_t nr,
-                                 const pm_kv_rec *high)
+static pm_error *tmp_room(pm_pk_lookup *lk, size_t n)
 {
-    if (g->n > x->lk.tmp_cap) {
-        PM_TRY(pm_realloc_array(&x->lk.tmp, g->n, sizeof *x->lk.tmp));
-        x->lk.tmp_cap = g->n;
+    if (n > lk->tmp_cap) {
+        PM_TRY(pm_realloc_array(&lk->tmp, n, sizeof *lk->tmp));
+        lk->tmp_cap = n;
     }
-    x->lk.ntmp = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        const pm_kv_rec *r = &g->recs[i];
-        if (r == high || (r->source < nr && run_level[r->source] == 0))
-            x->lk.tmp[x->lk.ntmp++] = *r;
-    }
+    return NULL;
+}
+
+pm_error *pm_pk_lookup_pick(pm_pk_exec *x, const pm_kv_group *g, const int32_t *level, size_t nlevel)
+{
+    PM_TRY(tmp_room(&x->lk, g->n));
+    x->lk.ntmp = pm_merge_lookup_pick(g->recs, g->n, level, nlevel, x->lk.tmp);
     return NULL;
 }
 
@@ -247,10 +245,7 @@ pm_error *pm_pk_lookup_take_history(pm_pk_exec *x, const pm_kv_group *g, const p
     if (file < 0 || (size_t)file >= x->lk.nfiles)
         return pm_error_new(PM_EINTERNAL, "lookup file index %d out of range", (int)file);
     PM_TRY(pm_pk_dv_mark(x, x->lk.files[file]->meta.file_name, pos));
-    if (g->n + 1 > x->lk.tmp_cap) {
-        PM_TRY(pm_realloc_array(&x->lk.tmp, g->n + 1, sizeof *x->lk.tmp));
-        x->lk.tmp_cap = g->n + 1;
-    }
+    PM_TRY(tmp_room(&x->lk, g->n + 1));
     /* number of group records ordered before the history record */
     size_t at = 0;
     if (x->lk.enc_in) {

@@ -110,6 +110,11 @@ typedef struct pm_pk_exec {
     size_t nkey;
     pm_kv_layout out_layout;
     bool dedup, ignore_delete;
+    bool lookup;                  /* retained levels are looked up: first-row, deletion
+                                     vectors, changelog-producer=lookup, force-lookup */
+    bool lookup_merge;            /* LookupMergeFunction (lookup, not first-row): a key's
+                                     level-0 records merge with its lowest positive-level
+                                     record only */
     pm_merge_fn *mf;              /* reducer mode */
     pm_merge_fn *mf_full;         /* lookup rewrites */
     pm_pk_spill *spill;           /* merges beyond memory or fan-in */
@@ -123,11 +128,8 @@ typedef struct pm_pk_exec {
 static inline bool pm_pk_kind_is_add(uint8_t k) { return k == PM_KIND_INSERT || k == PM_KIND_UPDATE_AFTER; }
 
 /* Does the task look up retained levels (first-row, deletion vectors,
- * lookup changelog)? */
-static inline bool pm_pk_uses_lookup(const pm_pk_exec *x)
-{
-    return x->pk->policy.first_row || x->pk->policy.dv || x->pk->policy.changelog;
-}
+ * lookup changelog, force-lookup)? */
+static inline bool pm_pk_uses_lookup(const pm_pk_exec *x) { return x->lookup; }
 
 /* ---- pk_execute.c ---- */
 /* Append field (id, name, t) to row; t is taken, also on failure. */
@@ -181,10 +183,10 @@ pm_error *pm_pk_lookup_open(pm_pk_exec *x, const uint8_t *lo, size_t lolen, cons
 pm_error *pm_pk_lookup_find(pm_pk_lookup_cursor *c, const uint8_t *key, size_t len, bool *found,
                             const pm_kv_rec **rec);
 void pm_pk_lookup_close(pm_pk_lookup_cursor *c);
-/* lk.tmp = the group's level-0 records and `high`, in merge order (Java's
- * LookupMergeFunction: older levels do not merge). */
-pm_error *pm_pk_lookup_level0_and(pm_pk_exec *x, const pm_kv_group *g, const int32_t *run_level, size_t nr,
-                                  const pm_kv_rec *high);
+/* lk.tmp = the group's level-0 records and its lowest positive-level one,
+ * in merge order (Java's LookupMergeFunction: older levels do not merge
+ * again); level[s] = level of merge source s. */
+pm_error *pm_pk_lookup_pick(pm_pk_exec *x, const pm_kv_group *g, const int32_t *level, size_t nlevel);
 /* lk.tmp = the group's records with the history record inserted in merge
  * order; with deletion vectors the history row is marked deleted. */
 pm_error *pm_pk_lookup_take_history(pm_pk_exec *x, const pm_kv_group *g, const pm_kv_rec *hist);

@@ -8,8 +8,10 @@
  * index places each key in one bucket; compaction works per bucket and
  * leaves that index alone, as Java's does); merge engines deduplicate,
  * first-row, partial-update, aggregation; deletion vectors (not with
- * first-row); changelog-producer none / input / lookup (deduplicate,
- * first-row) / full-compaction (not with deletion vectors or first-row).
+ * first-row); changelog-producer none / input / lookup (every engine) /
+ * full-compaction (not with first-row; with deletion vectors the
+ * compactions below the max level mark replaced rows through lookups and
+ * the full compactions write the changelog).
  * Everything else is refused naming it.
  */
 #include <stdlib.h>
@@ -40,13 +42,9 @@ pm_error *pm_pk_check_options(pm_table *t, const pm_options *o)
                                          "(deletion-vectors.enabled=true): it never deletes old data");
     int producer = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
-    if (producer == PM_CHANGELOG_FULL_COMPACTION && (b || engine == PM_MERGE_FIRST_ROW))
+    if (producer == PM_CHANGELOG_FULL_COMPACTION && engine == PM_MERGE_FIRST_ROW)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer="
-                                             "full-compaction is not supported with %s",
-                            b ? "deletion vectors" : "merge-engine=first-row");
-    if (producer == PM_CHANGELOG_LOOKUP && engine != PM_MERGE_DEDUPLICATE && engine != PM_MERGE_FIRST_ROW)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=lookup is "
-                                             "supported for merge-engine=deduplicate and first-row only");
+                                             "full-compaction is not supported with merge-engine=first-row");
     const char *v = pm_options_get(o, "record-level.expire-time");
     if (v && *v)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with record-level.expire-time is not "

@@ -9,7 +9,10 @@
  *                 (ForceUpLevel0 when lookup is needed or
  *                 compaction.force-up-level-0; lookup-compact=gentle is
  *                 PM_EUNSUPPORTED for automatic rounds)
- *   whole_bucket  partial-update and aggregation whose merge depends on
+ *   whole_bucket  partial-update and aggregation without
+ *                 changelog-producer=lookup or force-lookup (those merge the
+ *                 key's looked-up history into every output, so they select
+ *                 incrementally) whose merge depends on
  *                 record order (the seed's rule).  They compact
  *                 incrementally only when every value field merges
  *                 independently of order: function min, max, bool_and or
@@ -181,7 +184,14 @@ pm_error *pm_pk_policy_from_options(const pm_schema *s, const pm_options *o, pm_
     int producer = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
     out->changelog = producer == PM_CHANGELOG_LOOKUP;
-    if (engine == PM_MERGE_PARTIAL_UPDATE || engine == PM_MERGE_AGGREGATION) {
+    bool force_lookup = false;
+    PM_TRY(pm_options_bool(o, PM_OPT_FORCE_LOOKUP, &force_lookup));
+    /* with lookup changelog or force-lookup every output carries the key's
+     * whole state (LookupMergeFunction over the looked-up history), so any
+     * subset of the runs may be compacted (the seed's rule; deletion
+     * vectors alone keep the whole bucket) */
+    bool lookup = out->changelog || force_lookup;
+    if ((engine == PM_MERGE_PARTIAL_UPDATE || engine == PM_MERGE_AGGREGATION) && !lookup) {
         bool free_order = false;
         PM_TRY(order_free_engine(s, o, engine, &free_order));
         out->whole_bucket = !free_order;
