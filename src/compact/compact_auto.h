@@ -13,7 +13,12 @@
  *     commit as a separate COMPACT snapshot with the writer's commit user
  *     (an empty plan publishes nothing).  A conflict with another
  *     compaction replans against the new latest snapshot, up to
- *     commit.max-retries times with the commit backoff.  On failure queued
+ *     commit.max-retries times with the commit backoff.  Primary-key tables
+ *     with changelog-producer=full-compaction or
+ *     full-compaction.delta-commits=N (default 1) get a full compaction
+ *     instead when the data commit's identifier is a multiple of N or the
+ *     batch identifier, over every pair the commit user wrote since its
+ *     previous such commit (Java's GlobalFullCompactionSinkWrite).  On failure queued
  *     buckets are skipped, started ones finish, unpublished outputs are
  *     deleted, and the error (with its cause) says the data commit stays.
  *   - touched pairs NULL/0: reconstructed from the data snapshot's delta
