@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 #define PM_COMPACT_OPTIONS_VERSION 1
-#define PM_COMPACT_METRICS_VERSION 1
+#define PM_COMPACT_METRICS_VERSION 2
 #define PM_COMPACT_COUNTERS_VERSION 1
 #define PM_COMPACT_FORMAT_VERSION 1
 
@@ -103,7 +103,9 @@ PM_API void pm_compact_options_init(pm_compact_options *o);
 /* What a run or a commit did.  The caller sets `version`
  * (PM_COMPACT_METRICS_INIT); the library fills the fields that version
  * knows and refuses (PM_EINVALID) a version it does not know, before doing
- * anything. */
+ * anything.  Version 1 ends at duration_ms; version 2 adds the changelog
+ * counts.  The data counts (files_*, rows_*, bytes_*) never include
+ * changelog files. */
 typedef struct pm_compact_metrics {
     int version;                         /* PM_COMPACT_METRICS_VERSION */
     int64_t snapshot_id;                 /* published (or found on retry); 0 = none */
@@ -115,6 +117,11 @@ typedef struct pm_compact_metrics {
     int64_t bytes_read;
     int64_t bytes_written;
     int64_t duration_ms;
+    /* version 2: changelog files the compaction wrote (changelog-producer
+     * lookup or full-compaction), their rows and bytes */
+    int64_t changelog_files_added;
+    int64_t changelog_rows_written;
+    int64_t changelog_bytes_written;
 } pm_compact_metrics;
 
 #define PM_COMPACT_METRICS_INIT {.version = PM_COMPACT_METRICS_VERSION}

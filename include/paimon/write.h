@@ -86,7 +86,9 @@ typedef struct pm_write_options {
 #define PM_WRITE_OPTIONS_INIT {PM_WRITE_OPTIONS_VERSION, NULL, PM_BATCH_COMMIT_IDENTIFIER, false, NULL, 0, 0}
 PM_API void pm_write_options_init(pm_write_options *o);
 
-#define PM_COMMIT_OUTCOME_VERSION 1
+/* Version 2: the embedded metrics are pm_compact_metrics version 2 (a
+ * version-1 outcome has another layout and is refused). */
+#define PM_COMMIT_OUTCOME_VERSION 2
 
 /* What a commit did.  Initialize with PM_COMMIT_OUTCOME_INIT (the library
  * fills the fields of that version). */
