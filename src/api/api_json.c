@@ -8,6 +8,8 @@
  *   split     {format: 1, kind: "split", table, branch, fallback,
  *              snapshot_id, schema_id, partition (base64 BinaryRow),
  *              partition_text, bucket, total_buckets,
+ *              incremental (null, "delta" or "changelog": a split of an
+ *              incremental scan),
  *              files [DataFileMeta], index_files [IndexEntry (ADD)]}
  *   messages  {format: 1, kind: "commit_messages", table,
  *              messages [{partition, bucket, total_buckets,
@@ -85,6 +87,9 @@ pm_error *pm_split_to_json(char **out, const pm_split *s)
     pm_cjw_set(&b, o, "partition_text", pm_cjw_str(&b, s->partition_text));
     pm_cjw_set(&b, o, "bucket", pm_cjw_long(&b, s->bf.bucket));
     pm_cjw_set(&b, o, "total_buckets", pm_cjw_long(&b, s->bf.total_buckets));
+    pm_cjw_set(&b, o, "incremental",
+               s->incremental ? pm_cjw_str(&b, s->incremental == PM_INCREMENTAL_DELTA ? "delta" : "changelog")
+                              : pm_cjw_take(&b, json_null()));
     pm_cjw_set(&b, o, "files", pm_cjw_files(&b, s->bf.files, s->bf.nfiles));
     pm_cjw_set(&b, o, "index_files", pm_cjw_index(&b, s->bf.index_entries, s->bf.nindex_entries));
     return finish(&b, o, "split", out);
@@ -92,7 +97,9 @@ pm_error *pm_split_to_json(char **out, const pm_split *s)
 
 static const char *const SPLIT_KEYS[] = {"format", "kind", "table", "branch", "fallback", "snapshot_id",
                                          "schema_id", "partition", "partition_text", "bucket", "total_buckets",
-                                         "files", "index_files", NULL};
+                                         "incremental", "files", "index_files", NULL};
+/* indexed by pm_incremental_mode: "delta", "changelog" */
+static const char *const INCREMENTAL_MODES[] = {"", "delta", "changelog"};
 
 static pm_error *read_split(const pm_jnode *root, pm_split *s)
 {
@@ -106,6 +113,17 @@ static pm_error *read_split(const pm_jnode *root, pm_split *s)
     PM_TRY(pm_json_str(root, "partition_text", 0, &s->partition_text));
     PM_TRY(pm_json_i32(root, "bucket", -2, INT32_MAX, &s->bf.bucket));
     PM_TRY(pm_json_i32(root, "total_buckets", -2, INT32_MAX, &s->bf.total_buckets));
+    pm_jnode inc;
+    pm_json_get(&inc, root, "incremental");
+    if (!pm_json_is_null(&inc)) {
+        int m = 0;
+        PM_TRY(pm_json_enum(root, "incremental", INCREMENTAL_MODES, 3, 0, &m));
+        if (!m)
+            return pm_json_error(&inc, "must be \"delta\", \"changelog\" or null");
+        s->incremental = m;
+        if (s->fallback)
+            return pm_json_error(&inc, "an incremental split of a fallback branch");
+    }
     PM_TRY(pm_cjr_files(root, "files", &s->bf.files, &s->bf.nfiles));
     PM_TRY(pm_cjr_index(root, "index_files", PM_FILE_ADD, &s->bf.index_entries, &s->bf.nindex_entries));
     PM_TRY(pm_compact_check_data_files("split", "files", s->bf.files, s->bf.nfiles, false, NULL));
