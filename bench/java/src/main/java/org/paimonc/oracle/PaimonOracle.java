@@ -3,7 +3,9 @@
  * paimon-c. One command per process, or many through `serve`.
  *
  *   read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO]
- *                                               rows as JSON lines (JsonRows)
+ *              [--incremental-between A,B [--mode auto|delta|changelog]]
+ *                                               rows as JSON lines (JsonRows); incremental
+ *                                               reads add "_ROW_KIND" (+I, -U, +U, -D) last
  *   snapshots TABLE                             one JSON object per snapshot
  *   files TABLE [--snapshot N]                  one JSON object per live data file
  *   write-append TABLE --rows N --commits C [--bucket B] [--partitions P] ...
@@ -58,6 +60,7 @@ public final class PaimonOracle {
     static final String USAGE =
             "usage: run.sh <command> ...\n"
                     + "  read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO]\n"
+                    + "       [--incremental-between A,B [--mode auto|delta|changelog]]\n"
                     + "  snapshots TABLE\n"
                     + "  files TABLE [--snapshot N]\n"
                     + "  write-append TABLE --rows N --commits C [--bucket B] [--partitions P] [--seed S]\n"
@@ -262,6 +265,12 @@ public final class PaimonOracle {
         FileStoreTable t = open(a.table, a.flags.get("map-path"));
         if (a.flags.containsKey("snapshot"))
             t = t.copy(Collections.singletonMap("scan.snapshot-id", String.valueOf(a.num("snapshot", 0))));
+        if (a.flags.containsKey("incremental-between")) {
+            Map<String, String> o = new HashMap<>();
+            o.put("incremental-between", a.flags.get("incremental-between"));
+            o.put("incremental-between-scan-mode", a.str("mode", "auto"));
+            t = t.copy(o);
+        }
         return t;
     }
 
@@ -285,6 +294,7 @@ public final class PaimonOracle {
         FileStoreTable t = openAt(a);
         ReadBuilder rb = readBuilder(t, a);
         RowType type = rb.readType();
+        boolean kinds = a.flags.containsKey("incremental-between");
         StringBuilder sb = new StringBuilder(256);
         try (RecordReader<InternalRow> r = rb.newRead().createReader(rb.newScan().plan())) {
             RecordReader.RecordIterator<InternalRow> batch;
@@ -293,6 +303,11 @@ public final class PaimonOracle {
                 while ((row = batch.next()) != null) {
                     sb.setLength(0);
                     JsonRows.row(sb, row, type);
+                    if (kinds) { // the row kind as paimon read --incremental-between prints it
+                        sb.setLength(sb.length() - 1);
+                        sb.append(type.getFieldCount() > 0 ? ",\"_ROW_KIND\":\"" : "\"_ROW_KIND\":\"")
+                                .append(row.getRowKind().shortString()).append("\"}");
+                    }
                     sb.append('\n');
                     out.append(sb);
                 }
