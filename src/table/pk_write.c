@@ -38,6 +38,7 @@
 #include "meta/manifest.h"
 #include "table/bucket_index.h"
 #include "table/bucket_restore.h"
+#include "table/pk_dynamic.h"
 #include "table/partition.h"
 #include "table/pk_column.h"
 #include "table/pk_file_writer.h"
@@ -101,6 +102,7 @@ struct pm_pk_writer {
     size_t nbuckets_used, capbuckets;
     pm_bucket_index index;     /* (partition, bucket) → index into buckets */
     pm_bucket_restore restore; /* live buckets of the latest snapshot */
+    pm_pk_dynamic *dyn;        /* bucket = -1: the dynamic-bucket assigner and its HASH index */
     /* per-batch scratch */
     pm_binrow_writer prow, brow;
     pm_buf pbuf;
@@ -653,7 +655,21 @@ pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
             plen = w->pbuf.len;
         }
         int32_t bucket = 0;
-        PM_TRY(pm_bucket_of_row(w->bfn, w->nbuckets, &w->brow, w->align.aligned, w->bkey_idx, w->nbkey, r, &bucket));
+        if (w->dyn) {
+            /* dynamic bucket: the key hash's bucket in its partition */
+            int32_t part_hash = 0;
+            if (w->npart) {
+                part_hash = pm_binrow_hash(&w->prow);
+            } else {
+                PM_TRY(pm_binrow_from_columns(&w->prow, w->align.aligned, NULL, 0, r));
+                part_hash = pm_binrow_hash(&w->prow);
+            }
+            PM_TRY(pm_binrow_from_columns(&w->brow, w->align.aligned, w->bkey_idx, w->nbkey, r));
+            PM_TRY(pm_pk_dynamic_assign(w->dyn, part, plen, part_hash, pm_binrow_hash(&w->brow), &bucket));
+        } else {
+            PM_TRY(pm_bucket_of_row(w->bfn, w->nbuckets, &w->brow, w->align.aligned, w->bkey_idx, w->nbkey, r,
+                                    &bucket));
+        }
         int32_t idx = -1;
         if (last_idx >= 0 && bucket == last_bucket && w->buckets[last_idx]->plen == plen &&
             !memcmp(w->buckets[last_idx]->partition, part, plen)) {
@@ -691,19 +707,63 @@ pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
     return relieve_memory(w);
 }
 
+/* Attach the dynamic bucket index changes to the messages of their
+ * (partition, bucket); a bucket without new files gets a message of its
+ * own (moved: the changes are cleared). */
+static pm_error *attach_index(pm_pk_writer *w, pm_commit_message **msgs, size_t *n, pm_pk_dynamic_change *cs,
+                              size_t nc)
+{
+    for (size_t i = 0; i < nc; i++) {
+        pm_pk_dynamic_change *c = &cs[i];
+        pm_commit_message *m = NULL;
+        for (size_t k = 0; k < *n && !m; k++)
+            if ((*msgs)[k].bucket == c->bucket && (*msgs)[k].partition.len == c->partition.len &&
+                (!c->partition.len || !memcmp((*msgs)[k].partition.data, c->partition.data, c->partition.len)))
+                m = &(*msgs)[k];
+        if (!m) {
+            PM_TRY(pm_realloc_array(msgs, *n + 1, sizeof **msgs));
+            m = &(*msgs)[(*n)++];
+            memset(m, 0, sizeof *m);
+            PM_TRY(pm_bytes_set(&m->partition, c->partition.data, c->partition.len));
+            m->bucket = c->bucket;
+            m->total_buckets = w->nbuckets;
+        }
+        PM_TRY(pm_calloc(&m->index_added, 1, sizeof *m->index_added));
+        m->index_added[0] = c->added; /* move */
+        memset(&c->added, 0, sizeof c->added);
+        m->n_index_added = 1;
+        if (c->has_removed) {
+            PM_TRY(pm_calloc(&m->index_removed, 1, sizeof *m->index_removed));
+            m->index_removed[0] = c->removed; /* move */
+            memset(&c->removed, 0, sizeof c->removed);
+            c->has_removed = false;
+            m->n_index_removed = 1;
+        }
+    }
+    return NULL;
+}
+
 pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs, size_t *n)
 {
     *msgs = NULL;
     *n = 0;
     for (size_t i = 0; i < w->nbuckets_used; i++)
         PM_TRY(flush_bucket(w, w->buckets[i]));
+    pm_pk_dynamic_change *cs = NULL;
+    size_t nc = 0;
+    if (w->dyn)
+        PM_TRY(pm_pk_dynamic_prepare(w->dyn, &cs, &nc));
     size_t count = 0;
     for (size_t i = 0; i < w->nbuckets_used; i++)
         count += w->buckets[i]->nfiles || w->buckets[i]->nchangelog;
-    if (!count)
+    if (!count && !nc)
         return NULL;
-    pm_commit_message *m;
-    PM_TRY(pm_calloc(&m, count, sizeof *m));
+    pm_commit_message *m = NULL;
+    pm_error *ce = count ? pm_calloc(&m, count, sizeof *m) : NULL;
+    if (ce) {
+        pm_pk_dynamic_changes_free(cs, nc);
+        return ce;
+    }
     size_t k = 0;
     pm_error *e = NULL;
     for (size_t i = 0; i < w->nbuckets_used && !e; i++) {
@@ -717,6 +777,7 @@ pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs,
     }
     if (e) {
         pm_commit_message_array_free(m, count);
+        pm_pk_dynamic_changes_free(cs, nc);
         return e;
     }
     k = 0;
@@ -732,6 +793,15 @@ pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs,
         b->files = b->changelog = NULL;
         b->nfiles = b->nchangelog = 0;
     }
+    e = attach_index(w, &m, &count, cs, nc);
+    pm_pk_dynamic_changes_free(cs, nc);
+    if (e) {
+        /* the data files are in m now: they go with it */
+        pm_commit_message_array_free(m, count);
+        return e;
+    }
+    if (w->dyn)
+        pm_pk_dynamic_handed_out(w->dyn);
     *msgs = m;
     *n = count;
     return NULL;
@@ -783,13 +853,10 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
         return pm_error_new(PM_EINVALID, "table %s has no primary key", pm_table_path(t));
     PM_TRY(check_supported(w));
     w->nbuckets = pm_table_num_buckets(t);
-    if (w->nbuckets == -1)
-        return pm_error_new(PM_EUNSUPPORTED, "dynamic bucket mode (bucket=-1) is not supported for primary-key "
-                                             "writes yet; set a fixed bucket number (bucket > 0)");
     if (w->nbuckets == -2)
         return pm_error_new(PM_EUNSUPPORTED, "postpone bucket mode (bucket=-2) is not supported for primary-key "
                                              "writes yet; set a fixed bucket number (bucket > 0)");
-    if (w->nbuckets <= 0)
+    if (w->nbuckets <= 0 && w->nbuckets != -1)
         return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)w->nbuckets);
     /* Java's SchemaValidation: a primary key without every partition field
      * (cross-partition update) needs dynamic buckets */
@@ -798,10 +865,19 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
         bool in_pk = false;
         for (size_t k = 0; k < pks->count && !in_pk; k++)
             in_pk = !strcmp(pks->items[k], parts->items[i]);
-        if (!in_pk)
+        if (!in_pk && w->nbuckets != -1)
             return pm_error_new(PM_EINVALID, "cross partition update (the primary key does not include partition "
                                              "field '%s') needs dynamic bucket mode (bucket=-1), not bucket=%d",
                                 parts->items[i], (int)w->nbuckets);
+        if (!in_pk)
+            return pm_error_new(PM_EUNSUPPORTED, "cross partition update (the primary key does not include "
+                                                 "partition field '%s') is not supported for writes yet",
+                                parts->items[i]);
+    }
+    if (w->nbuckets == -1) {
+        if (pm_options_get(w->opts, "bucket-key"))
+            return pm_error_new(PM_EINVALID, "bucket-key cannot be set in dynamic bucket mode (bucket=-1)");
+        PM_TRY(pm_pk_dynamic_new(&w->dyn, t, w->ignore_previous));
     }
 
     /* the merge engine: validates its options before anything is written */
@@ -890,6 +966,10 @@ static void writer_release(pm_pk_writer *w, bool delete_files)
     for (size_t i = 0; i < w->nbuckets_used; i++)
         bucket_free(w, w->buckets[i], delete_files);
     free(w->buckets);
+    if (delete_files)
+        pm_pk_dynamic_abort(w->dyn);
+    else
+        pm_pk_dynamic_free(w->dyn);
     pm_bucket_index_free(&w->index);
     pm_bucket_restore_free(&w->restore);
     pm_pk_spill_free(w->spill);
