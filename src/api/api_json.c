@@ -13,7 +13,10 @@
  *              files [DataFileMeta], index_files [IndexEntry (ADD)]}
  *   messages  {format: 1, kind: "commit_messages", table,
  *              messages [{partition, bucket, total_buckets,
- *                         new_files [DataFileMeta], changelog [DataFileMeta]}]}
+ *                         new_files [DataFileMeta], changelog [DataFileMeta],
+ *                         index_added [IndexEntry (ADD)],
+ *                         index_removed [IndexEntry (DELETE)]}]}
+ *              (index entries: the HASH files of dynamic-bucket writes)
  *
  * Values read are untrusted: file names must be plain names (PM_EINVALID
  * naming the field), external paths and existence are checked when they
@@ -165,6 +168,8 @@ pm_error *pm_commit_messages_to_json(char **out, const pm_commit_messages *m)
         pm_cjw_set(&b, x, "total_buckets", pm_cjw_long(&b, c->total_buckets));
         pm_cjw_set(&b, x, "new_files", pm_cjw_files(&b, c->new_files, c->n_new_files));
         pm_cjw_set(&b, x, "changelog", pm_cjw_files(&b, c->changelog, c->n_changelog));
+        pm_cjw_set(&b, x, "index_added", pm_cjw_index(&b, c->index_added, c->n_index_added));
+        pm_cjw_set(&b, x, "index_removed", pm_cjw_index(&b, c->index_removed, c->n_index_removed));
         pm_cjw_push(&b, arr, x);
     }
     pm_cjw_set(&b, o, "messages", arr);
@@ -172,7 +177,8 @@ pm_error *pm_commit_messages_to_json(char **out, const pm_commit_messages *m)
 }
 
 static const char *const MESSAGES_KEYS[] = {"format", "kind", "table", "messages", NULL};
-static const char *const MESSAGE_KEYS[] = {"partition", "bucket", "total_buckets", "new_files", "changelog", NULL};
+static const char *const MESSAGE_KEYS[] = {"partition", "bucket", "total_buckets", "new_files", "changelog",
+                                           "index_added", "index_removed", NULL};
 
 static pm_error *read_message(const pm_jnode *x, pm_commit_message *c)
 {
@@ -183,6 +189,8 @@ static pm_error *read_message(const pm_jnode *x, pm_commit_message *c)
     PM_TRY(pm_json_i32(x, "total_buckets", -2, INT32_MAX, &c->total_buckets));
     PM_TRY(pm_cjr_files(x, "new_files", &c->new_files, &c->n_new_files));
     PM_TRY(pm_cjr_files(x, "changelog", &c->changelog, &c->n_changelog));
+    PM_TRY(pm_cjr_index(x, "index_added", PM_FILE_ADD, &c->index_added, &c->n_index_added));
+    PM_TRY(pm_cjr_index(x, "index_removed", PM_FILE_DELETE, &c->index_removed, &c->n_index_removed));
     return NULL;
 }
 

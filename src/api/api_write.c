@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "meta/index_path.h"
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_auto.h"
@@ -343,7 +344,8 @@ void pm_commit_messages_free(pm_commit_messages *m)
     free(m);
 }
 
-/* Delete the data and changelog files the messages name (best effort). */
+/* Delete the data, changelog and new index files the messages name (best
+ * effort). */
 static void delete_message_files(pm_table *t, const pm_commit_messages *m)
 {
     for (size_t i = 0; m && i < m->n; i++) {
@@ -361,8 +363,39 @@ static void delete_message_files(pm_table *t, const pm_commit_messages *m)
                 pm_error_free(pm_fileio_delete(t->fio, p));
             free(p);
         }
+        for (size_t k = 0; k < c->n_index_added; k++) {
+            char *p = NULL;
+            if (!pm_index_file_path(t->paths, dir, &c->index_added[k].index_file, &p))
+                pm_error_free(pm_fileio_delete(t->fio, p));
+            free(p);
+        }
         free(dir);
     }
+}
+
+/* A write's index changes: HASH files only (dynamic-bucket writes), the
+ * new ones plain names without external paths. */
+static pm_error *check_index_changes(const char *field, const pm_commit_message *c)
+{
+    PM_TRY(pm_compact_check_index_files(field, "index_added", c->index_added, c->n_index_added, false, NULL));
+    PM_TRY(pm_compact_check_index_files(field, "index_removed", c->index_removed, c->n_index_removed, false, NULL));
+    for (size_t k = 0; k < c->n_index_added + c->n_index_removed; k++) {
+        const pm_index_manifest_entry *e =
+            k < c->n_index_added ? &c->index_added[k] : &c->index_removed[k - c->n_index_added];
+        if (!e->index_file.index_type || strcmp(e->index_file.index_type, "HASH"))
+            return pm_error_new(PM_EINVALID, "%s: a write's commit message holds a %s index change (writes change "
+                                "HASH indexes only)", field, e->index_file.index_type ? e->index_file.index_type : "?");
+        if (e->bucket != c->bucket || e->partition.len != c->partition.len ||
+            (c->partition.len && memcmp(e->partition.data, c->partition.data, c->partition.len)))
+            return pm_error_new(PM_EINVALID, "%s: index file %s is not of the message's partition and bucket", field,
+                                e->index_file.file_name);
+        if (k < c->n_index_added && e->index_file.external_path)
+            return pm_error_new(PM_EINVALID, "%s: new index file %s has an external path; writes never produce one",
+                                field, e->index_file.file_name);
+    }
+    if (c->n_index_added > 1 || c->n_index_removed > c->n_index_added)
+        return pm_error_new(PM_EINVALID, "%s: a write replaces at most one HASH index file per bucket", field);
+    return NULL;
 }
 
 pm_error *pm_commit_messages_check_names(const pm_commit_messages *m)
@@ -379,9 +412,9 @@ pm_error *pm_commit_messages_check_names(const pm_commit_messages *m)
                 return pm_error_new(PM_EINVALID, "%s: file %s has an external path; writes never produce one",
                                     field, f->file_name);
         }
-        if (c->n_compact_before || c->n_compact_after || c->n_index_added || c->n_index_removed)
-            return pm_error_new(PM_EINVALID, "%s: a write's commit message holds compaction or index changes",
-                                field);
+        if (c->n_compact_before || c->n_compact_after)
+            return pm_error_new(PM_EINVALID, "%s: a write's commit message holds compaction changes", field);
+        PM_TRY(check_index_changes(field, c));
     }
     return NULL;
 }
@@ -406,6 +439,22 @@ static pm_error *check_for_table(pm_table *t, const pm_commit_messages *m)
             char *p = pm_path_join(dir, f->file_name);
             uint64_t size = 0;
             e = p ? pm_fileio_file_size(t->fio, p, &size) : pm_oom();
+            if (!e && size != (uint64_t)f->file_size)
+                e = pm_error_new(PM_EINVALID, "%s has %llu bytes, its commit message says %lld", p,
+                                 (unsigned long long)size, (long long)f->file_size);
+            free(p);
+        }
+        if (!e && (c->n_index_added || c->n_index_removed) &&
+            (pm_table_num_buckets(t) != -1 || !pm_table_has_primary_key(t)))
+            e = pm_error_new(PM_EINVALID, "HASH index changes belong to dynamic-bucket primary-key tables, table %s "
+                             "is not one", t->path);
+        for (size_t k = 0; !e && k < c->n_index_added; k++) {
+            const pm_index_file_meta *f = &c->index_added[k].index_file;
+            char *p = NULL;
+            uint64_t size = 0;
+            e = pm_index_file_path(t->paths, dir, f, &p);
+            if (!e)
+                e = pm_fileio_file_size(t->fio, p, &size);
             if (!e && size != (uint64_t)f->file_size)
                 e = pm_error_new(PM_EINVALID, "%s has %llu bytes, its commit message says %lld", p,
                                  (unsigned long long)size, (long long)f->file_size);
