@@ -22,6 +22,11 @@
  *   values depend on (key, run) so later runs win. With --delete-every D > 0,
  *   rows of runs r > 0 with i % D == 0 are DELETE rows.
  *   Primary key (p, id) when partitioned, else id; --bucket default 1.
+ *   --bucket -1 (dynamic): keys are placed by Java's HashBucketAssigner
+ *   (one assigner, the table's HASH index restored; target row number
+ *   and max buckets from the table options), the writer maintains the
+ *   HASH index files.  --append true writes the runs into an existing
+ *   table instead of creating one (--seed varies the values).
  *
  * Both write with the dynamic option write-only=true (no compaction while
  * writing); the table itself keeps its own options. --format sets
@@ -35,7 +40,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.index.HashBucketAssigner;
+import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.fs.Path;
@@ -171,7 +179,10 @@ final class TableGen {
         if (n < 1 || runs < 1 || overlap < 0 || overlap > 1)
             throw new PaimonOracle.UsageException("need --rows >= 1, --runs >= 1, 0 <= --overlap <= 1");
         Metrics m = Metrics.start();
-        FileStoreTable t = create(a, schema(parts, true, bucket, a).build());
+        // --append true: more runs into an existing table (its own options; --bucket -1 for dynamic tables)
+        FileStoreTable t = a.str("append", "false").equals("true")
+                ? PaimonOracle.open(a.table).copy(Collections.singletonMap("write-only", "true"))
+                : create(a, schema(parts, true, bucket, a).build());
         Tally tally = new Tally();
         long stride = coprimeStride(n);
         List<Long> bases = new ArrayList<>();
@@ -179,11 +190,22 @@ final class TableGen {
             long base = (long) Math.floor(r * n * (1.0 - overlap));
             bases.add(base);
             BatchWriteBuilder wb = t.newBatchWriteBuilder();
+            HashBucketAssigner assigner = bucket != -1 ? null : new HashBucketAssigner(
+                    t.snapshotManager(), "table-gen", t.store().newIndexFileHandler(), 1, 1, 0,
+                    t.coreOptions().dynamicBucketTargetRowNum(), t.coreOptions().dynamicBucketMaxBuckets());
+            RowKeyExtractor keys = bucket != -1 ? null : t.createRowKeyExtractor();
             try (BatchTableWrite w = wb.newWrite(); BatchTableCommit cm = wb.newCommit()) {
                 for (long i = 0; i < n; i++) {
                     long key = base + Math.floorMod(i * stride, n);
                     boolean del = r > 0 && deleteEvery > 0 && i % deleteEvery == 0;
-                    w.write(row(del ? RowKind.DELETE : RowKind.INSERT, parts, seed, key, r));
+                    GenericRow row = row(del ? RowKind.DELETE : RowKind.INSERT, parts, seed, key, r);
+                    if (assigner == null) {
+                        w.write(row);
+                    } else {
+                        keys.setRecord(row);
+                        BinaryRow part = keys.partition();
+                        w.write(row, assigner.assign(part, keys.trimmedPrimaryKey().hashCode()));
+                    }
                 }
                 List<CommitMessage> msgs = w.prepareCommit();
                 tally.add(msgs);
