@@ -159,7 +159,7 @@ pm_error *pm_writer_new(pm_writer **out, pm_table *t, const pm_write_options *o)
     if (!e)
         e = input_type(t, &w->input_type);
     if (!e) {
-        pm_table_write_options wo = {0, o->overwrite, o->threads};
+        pm_table_write_options wo = {0, o->overwrite, o->threads, w->commit_user};
         e = pm_table_writer_new(&w->w, t, &wo);
     }
     if (e) {

@@ -26,16 +26,19 @@
  */
 #include "table/pk_write.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "base/mem.h"
+#include "base/util.h"
 #include "lsm/kv.h"
 #include "lsm/merge_engine.h"
 #include "lsm/merge_iter.h"
 #include "lsm/merge_reader.h"
 #include "meta/manifest.h"
+#include "meta/paths.h"
 #include "table/bucket_index.h"
 #include "table/bucket_restore.h"
 #include "table/pk_dynamic.h"
@@ -103,6 +106,12 @@ struct pm_pk_writer {
     pm_bucket_index index;     /* (partition, bucket) → index into buckets */
     pm_bucket_restore restore; /* live buckets of the latest snapshot */
     pm_pk_dynamic *dyn;        /* bucket = -1: the dynamic-bucket assigner and its HASH index */
+    bool postpone;             /* bucket = -2: arrival order into bucket-postpone */
+    bool retract_checked;      /* postpone: the first retract was checked with mf_full */
+    pm_merge_fn *mf_full;      /* postpone: that check */
+    pm_options *wopts;         /* postpone: the writer schema's options (avro, no stats, prefix) */
+    pm_schema wschema;
+    const pm_schema *file_schema; /* the schema files are written with */
     /* per-batch scratch */
     pm_binrow_writer prow, brow;
     pm_buf pbuf;
@@ -366,9 +375,53 @@ static pm_error *drain(pm_pk_file_writer *fw, pm_batch *out, int64_t rows)
     return pm_batch_reset(out);
 }
 
+/* Postpone: the buffer as it is (arrival order) into level-0 files; the
+ * first retract is checked with the merge engine (Java's
+ * validateRetract). */
+static pm_error *flush_direct(pm_pk_writer *w, pk_bucket *b)
+{
+    pm_batch *buf = b->buf;
+    if (!buf->num_rows)
+        return NULL;
+    for (int64_t r = 0; !w->retract_checked && r < buf->num_rows; r++) {
+        pm_kv_rec rec;
+        pm_kv_rec_at(&rec, buf, &w->layout, r);
+        if (!pm_kind_is_retract(rec.kind))
+            continue;
+        pm_merge_result res;
+        PM_TRY(pm_merge_fn_fold(w->mf_full, &w->layout, &rec, 1, &res));
+        w->retract_checked = true;
+    }
+    pm_pk_file_writer *fw = NULL;
+    pm_pk_file_writer_options fo = {0, PM_FILE_SOURCE_APPEND, false, 0, 0};
+    PM_TRY(pm_pk_file_writer_new(&fw, w->t, w->file_schema, b->partition, b->plen, b->bucket, &fo));
+    pm_data_file_meta *files = NULL;
+    size_t nfiles = 0;
+    pm_error *e = pm_pk_file_writer_write(fw, buf);
+    if (!e)
+        e = pm_pk_file_writer_finish(fw, &files, &nfiles);
+    if (e) {
+        pm_pk_file_writer_abort(fw);
+        return e;
+    }
+    pm_pk_file_writer_free(fw);
+    w->stats.records_written += buf->num_rows;
+    e = append_files(&b->files, &b->nfiles, files, nfiles);
+    if (e)
+        for (size_t i = 0; i < nfiles; i++)
+            pm_data_file_meta_clear(&files[i]);
+    free(files);
+    PM_TRY(e);
+    w->buffered -= b->buf_bytes;
+    b->buf_bytes = 0;
+    return pm_batch_reset(buf);
+}
+
 /* Merge the bucket's runs and buffer into level-0 files. */
 static pm_error *flush_bucket(pm_pk_writer *w, pk_bucket *b)
 {
+    if (w->postpone)
+        return flush_direct(w, b);
     size_t nsrc = b->nruns + (b->buf->num_rows ? 1 : 0);
     if (!nsrc)
         return NULL;
@@ -410,7 +463,7 @@ static pm_error *flush_bucket(pm_pk_writer *w, pk_bucket *b)
     pm_batch *out = NULL, *cl = NULL;
     int64_t nout = 0, ncl = 0;
     pm_pk_file_writer_options fo = {0, PM_FILE_SOURCE_APPEND, false, 0, 0};
-    PM_TRY_GOTO(e, pm_pk_file_writer_new(&fw, w->t, w->schema, b->partition, b->plen, b->bucket, &fo), fail);
+    PM_TRY_GOTO(e, pm_pk_file_writer_new(&fw, w->t, w->file_schema, b->partition, b->plen, b->bucket, &fo), fail);
     PM_TRY_GOTO(e, pm_batch_new(&out, w->kv_type), fail);
     if (w->changelog_input) {
         pm_pk_file_writer_options co = {0, PM_FILE_SOURCE_APPEND, true, 0, 0};
@@ -500,7 +553,7 @@ static pm_error *relieve_memory(pm_pk_writer *w)
                 big = w->buckets[i];
         if (!big || !big->buf->num_rows)
             return NULL;
-        if (w->spillable) {
+        if (w->spillable && !w->postpone) {
             PM_TRY(spill_bucket(w, big));
         } else {
             PM_TRY(flush_bucket(w, big));
@@ -655,7 +708,9 @@ pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
             plen = w->pbuf.len;
         }
         int32_t bucket = 0;
-        if (w->dyn) {
+        if (w->postpone) {
+            bucket = PM_BUCKET_POSTPONE;
+        } else if (w->dyn) {
             /* dynamic bucket: the key hash's bucket in its partition */
             int32_t part_hash = 0;
             if (w->npart) {
@@ -841,6 +896,38 @@ static pm_error *check_supported(pm_pk_writer *w)
     return NULL;
 }
 
+/* Postpone bucket (Java's PostponeBucketFileStoreWrite): files in Avro
+ * without statistics, named for the commit user and a write id, sequence
+ * numbers from 0; only changelog-producer=none. */
+static pm_error *postpone_init(pm_pk_writer *w, const pm_pk_write_options *o)
+{
+    w->postpone = true;
+    w->ignore_previous = true;
+    int producer = 0;
+    PM_TRY(pm_options_enum(w->opts, PM_OPT_CHANGELOG_PRODUCER, &producer));
+    if (producer != PM_CHANGELOG_NONE)
+        return pm_error_new(PM_EUNSUPPORTED, "postpone bucket mode (bucket=-2) with changelog-producer=%s is not "
+                                             "supported yet", pm_options_get(w->opts, "changelog-producer"));
+    PM_TRY(pm_options_clone(w->opts, &w->wopts));
+    PM_TRY(pm_options_set(w->wopts, "file.format", "avro"));
+    PM_TRY(pm_options_set(w->wopts, "metadata.stats-mode", "none"));
+    pm_options_remove(w->wopts, "metadata.stats-mode.per.level");
+    uint32_t id = 0;
+    PM_TRY(pm_random_bytes(&id, sizeof id));
+    const char *prefix = pm_options_get(w->opts, "data-file.prefix");
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s-u-%s-s-%u-w-", prefix ? prefix : "data-", o && o->commit_user ? o->commit_user
+                                                                                             : "anonymous",
+             (unsigned)(id & 0x7fffffffu));
+    PM_TRY(pm_options_set(w->wopts, "data-file.prefix", buf));
+    w->wschema = *w->schema;
+    w->wschema.options = w->wopts;
+    w->file_schema = &w->wschema;
+    pm_merge_fn_options fo = {PM_MERGE_FULL, false};
+    return pm_merge_fn_new(&w->mf_full, w->row_type, (const char *const *)w->schema->primary_keys.items,
+                           w->schema->primary_keys.count, w->opts, &fo);
+}
+
 static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_options *o)
 {
     w->t = t;
@@ -852,11 +939,11 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     if (!pm_table_has_primary_key(t))
         return pm_error_new(PM_EINVALID, "table %s has no primary key", pm_table_path(t));
     PM_TRY(check_supported(w));
-    w->nbuckets = pm_table_num_buckets(t);
-    if (w->nbuckets == -2)
-        return pm_error_new(PM_EUNSUPPORTED, "postpone bucket mode (bucket=-2) is not supported for primary-key "
-                                             "writes yet; set a fixed bucket number (bucket > 0)");
-    if (w->nbuckets <= 0 && w->nbuckets != -1)
+    w->nbuckets = o && o->buckets > 0 ? o->buckets : pm_table_num_buckets(t);
+    w->file_schema = w->schema;
+    if (w->nbuckets == PM_BUCKET_POSTPONE)
+        PM_TRY(postpone_init(w, o));
+    if (w->nbuckets <= 0 && w->nbuckets != -1 && !w->postpone)
         return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)w->nbuckets);
     /* Java's SchemaValidation: a primary key without every partition field
      * (cross-partition update) needs dynamic buckets */
@@ -865,7 +952,7 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
         bool in_pk = false;
         for (size_t k = 0; k < pks->count && !in_pk; k++)
             in_pk = !strcmp(pks->items[k], parts->items[i]);
-        if (!in_pk && w->nbuckets != -1)
+        if (!in_pk && w->nbuckets != -1 && !w->postpone)
             return pm_error_new(PM_EINVALID, "cross partition update (the primary key does not include partition "
                                              "field '%s') needs dynamic bucket mode (bucket=-1), not bucket=%d",
                                 parts->items[i], (int)w->nbuckets);
@@ -974,6 +1061,8 @@ static void writer_release(pm_pk_writer *w, bool delete_files)
     pm_bucket_restore_free(&w->restore);
     pm_pk_spill_free(w->spill);
     pm_merge_fn_free(w->mf);
+    pm_merge_fn_free(w->mf_full);
+    pm_options_free(w->wopts);
     pm_kv_keyenc_free(w->enc);
     pm_kv_layout_clear(&w->layout);
     pm_type_free(w->kv_type);

@@ -62,6 +62,9 @@ typedef struct pm_pk_write_options {
     bool ignore_previous_files;   /* sequence numbers start at 0 (overwrite) */
     const char *spill_dir;        /* NULL = $TMPDIR or /tmp */
     int64_t write_buffer_size;    /* 0 = the write-buffer-size option */
+    const char *commit_user;      /* postpone bucket: part of the file names (NULL = "anonymous") */
+    int32_t buckets;              /* > 0: write these fixed buckets instead of the table's mode
+                                     (postpone-bucket compaction); 0 = the table's */
 } pm_pk_write_options;
 
 typedef struct pm_pk_writer pm_pk_writer;

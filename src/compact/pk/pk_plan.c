@@ -40,6 +40,7 @@
 #include "lsm/lsm_compact.h"
 #include "lsm/merge_engine.h"
 #include "meta/manifest.h"
+#include "meta/paths.h"
 #include "table/partition.h"
 
 void pm_pk_selection_clear(pm_pk_selection *s)
@@ -337,6 +338,7 @@ struct pm_compact_planner {
     const pm_options *opts;       /* table + dynamic options (the builder's) */
     pm_type *key_type;            /* ROW of the trimmed primary key */
     pm_pk_policy policy;
+    bool skip;                    /* plan nothing (automatic round of a postpone table) */
 };
 
 void pm_pk_planner_free(pm_compact_planner *pl)
@@ -350,6 +352,12 @@ void pm_pk_planner_free(pm_compact_planner *pl)
 static pm_error *planner_init(pm_compact_planner *pl, pm_compact_builder *b)
 {
     pl->t = b->table;
+    if (pm_pk_is_postpone(b->table) && b->automatic) {
+        /* automatic rounds after postpone writes compact nothing (Java's
+         * postpone writers do not compact) */
+        pl->skip = true;
+        return NULL;
+    }
     pl->schema = pm_table_schema(b->table);
     pl->opts = b->opts;
     const pm_options *o = b->opts;
@@ -386,8 +394,13 @@ pm_error *pm_pk_planner_new(pm_compact_planner **out, pm_compact_builder *b)
 
 pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
 {
-    if (!bf->nfiles)
+    if (!bf->nfiles || pl->skip)
         return NULL;
+    if (bf->bucket == PM_BUCKET_POSTPONE && pm_pk_is_postpone(pl->t))
+        return NULL; /* assigned to real buckets by pm_compact_run (pk_postpone.c), not by plans */
+    if (bf->bucket == PM_BUCKET_POSTPONE)
+        return pm_error_new(PM_EUNSUPPORTED, "the postpone bucket (bucket-postpone) of a table that is no longer in "
+                                             "postpone bucket mode cannot be compacted");
     bool *has_dv = NULL;
     if (bf->ndvs) {
         PM_TRY(pm_calloc(&has_dv, bf->nfiles, sizeof *has_dv));

@@ -569,7 +569,7 @@ static void test_threads(void **state)
     (void)state;
     char *dir = pm_test_tmpdir();
     pm_table *t = wt_create(dir, "t", "ROW<id BIGINT NOT NULL, s STRING, b BOOLEAN>", NULL, NULL, 0);
-    pm_table_write_options o = {0, false, 2};
+    pm_table_write_options o = {0, false, 2, NULL};
     pm_table_writer *w = NULL;
     PM_OK_OR_FAIL(pm_table_writer_new(&w, t, &o));
     /* a large batch of flat columns goes to two lanes: two files, each with
