@@ -41,6 +41,7 @@
 #include "meta/paths.h"
 #include "table/bucket_index.h"
 #include "table/bucket_restore.h"
+#include "table/pk_cross.h"
 #include "table/pk_dynamic.h"
 #include "table/partition.h"
 #include "table/pk_column.h"
@@ -106,6 +107,7 @@ struct pm_pk_writer {
     pm_bucket_index index;     /* (partition, bucket) → index into buckets */
     pm_bucket_restore restore; /* live buckets of the latest snapshot */
     pm_pk_dynamic *dyn;        /* bucket = -1: the dynamic-bucket assigner and its HASH index */
+    pm_pk_cross *cross;        /* bucket = -1, cross-partition updates: routing at prepare */
     bool postpone;             /* bucket = -2: arrival order into bucket-postpone */
     bool retract_checked;      /* postpone: the first retract was checked with mf_full */
     pm_merge_fn *mf_full;      /* postpone: that check */
@@ -684,7 +686,37 @@ static pm_error *buffer_rows(pm_pk_writer *w, pk_bucket *b, const int64_t *rows,
     return NULL;
 }
 
+/* Rows of `in` into their buckets' buffers; forced (may be NULL): the
+ * bucket of every row (cross-partition routing). */
+static pm_error *write_batch(pm_pk_writer *w, const pm_batch *in, const int32_t *forced);
+
 pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
+{
+    if (!w->cross || !in->num_rows)
+        return write_batch(w, in, NULL);
+    /* cross-partition: kept until prepare, routed then */
+    PM_TRY(align(w, in));
+    int64_t n = in->num_rows, k = 0;
+    for (int64_t r = 0; r < n; r++) {
+        if (keep_kind(w, w->kinds[r]))
+            w->order[k++] = r;
+        else
+            w->stats.rows_dropped++;
+    }
+    w->stats.rows_in += k;
+    return pm_pk_cross_add(w->cross, w->align.aligned, w->kinds, w->order, k);
+}
+
+static pm_error *cross_emit(void *ctx, const pm_batch *rows, const int32_t *buckets)
+{
+    pm_pk_writer *w = ctx;
+    int64_t before = w->stats.rows_in;
+    PM_TRY(write_batch(w, rows, buckets));
+    w->stats.rows_in = before; /* counted when they arrived */
+    return NULL;
+}
+
+static pm_error *write_batch(pm_pk_writer *w, const pm_batch *in, const int32_t *forced)
 {
     int64_t n = in->num_rows;
     if (n == 0)
@@ -708,7 +740,9 @@ pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
             plen = w->pbuf.len;
         }
         int32_t bucket = 0;
-        if (w->postpone) {
+        if (forced) {
+            bucket = forced[r];
+        } else if (w->postpone) {
             bucket = PM_BUCKET_POSTPONE;
         } else if (w->dyn) {
             /* dynamic bucket: the key hash's bucket in its partition */
@@ -802,6 +836,8 @@ pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs,
 {
     *msgs = NULL;
     *n = 0;
+    if (w->cross)
+        PM_TRY(pm_pk_cross_route(w->cross, cross_emit, w));
     for (size_t i = 0; i < w->nbuckets_used; i++)
         PM_TRY(flush_bucket(w, w->buckets[i]));
     pm_pk_dynamic_change *cs = NULL;
@@ -948,6 +984,7 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     /* Java's SchemaValidation: a primary key without every partition field
      * (cross-partition update) needs dynamic buckets */
     const pm_str_list *pks = &w->schema->primary_keys, *parts = &w->schema->partition_keys;
+    bool cross = false;
     for (size_t i = 0; i < parts->count; i++) {
         bool in_pk = false;
         for (size_t k = 0; k < pks->count && !in_pk; k++)
@@ -956,12 +993,9 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
             return pm_error_new(PM_EINVALID, "cross partition update (the primary key does not include partition "
                                              "field '%s') needs dynamic bucket mode (bucket=-1), not bucket=%d",
                                 parts->items[i], (int)w->nbuckets);
-        if (!in_pk)
-            return pm_error_new(PM_EUNSUPPORTED, "cross partition update (the primary key does not include "
-                                                 "partition field '%s') is not supported for writes yet",
-                                parts->items[i]);
+        cross |= !in_pk && w->nbuckets == -1;
     }
-    if (w->nbuckets == -1) {
+    if (w->nbuckets == -1 && !cross) {
         if (pm_options_get(w->opts, "bucket-key"))
             return pm_error_new(PM_EINVALID, "bucket-key cannot be set in dynamic bucket mode (bucket=-1)");
         PM_TRY(pm_pk_dynamic_new(&w->dyn, t, w->ignore_previous));
@@ -990,6 +1024,11 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     PM_TRY(pm_options_memory(w->opts, PM_OPT_WRITE_BUFFER_SIZE, NULL, &w->buffer_limit));
     if (o && o->write_buffer_size > 0)
         w->buffer_limit = o->write_buffer_size;
+    if (cross) {
+        if (pm_options_get(w->opts, "bucket-key"))
+            return pm_error_new(PM_EINVALID, "bucket-key cannot be set in dynamic bucket mode (bucket=-1)");
+        PM_TRY(pm_pk_cross_new(&w->cross, t, w->buffer_limit, w->spill_dir));
+    }
 
     /* KV type, layout, sort keys */
     PM_TRY(pm_pk_kv_type(w->schema, &w->kv_type, &w->nkey));
@@ -1057,6 +1096,7 @@ static void writer_release(pm_pk_writer *w, bool delete_files)
         pm_pk_dynamic_abort(w->dyn);
     else
         pm_pk_dynamic_free(w->dyn);
+    pm_pk_cross_free(w->cross);
     pm_bucket_index_free(&w->index);
     pm_bucket_restore_free(&w->restore);
     pm_pk_spill_free(w->spill);
@@ -1091,4 +1131,12 @@ void pm_pk_writer_abort(pm_pk_writer *w)
         writer_release(w, true);
 }
 
-void pm_pk_writer_stats(const pm_pk_writer *w, pm_pk_write_stats *out) { *out = w->stats; }
+void pm_pk_writer_stats(const pm_pk_writer *w, pm_pk_write_stats *out)
+{
+    *out = w->stats;
+    if (w->cross) {
+        size_t g = 0;
+        pm_pk_cross_stats(w->cross, &g, &out->cross_spilled);
+        out->cross_groups = (int64_t)g;
+    }
+}

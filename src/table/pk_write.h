@@ -87,6 +87,8 @@ typedef struct pm_pk_write_stats {
     int64_t spilled_runs;     /* sorted runs written to disk */
     int64_t early_flushes;    /* buffers flushed to level 0 because memory was full */
     int64_t records_written;  /* KeyValue records in data files */
+    int64_t cross_groups;     /* cross-partition updates: groups of the key index */
+    int64_t cross_spilled;    /* ... and runs it spilled */
 } pm_pk_write_stats;
 void pm_pk_writer_stats(const pm_pk_writer *w, pm_pk_write_stats *out);
 
