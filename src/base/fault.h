@@ -28,6 +28,9 @@
  *                                  first input file of a task
  *   pk-execute-after-first-step    compact/pk_execute.c: after the first
  *                                  step of a primary-key task
+ *   lookup-file-write              table/lookup_file.c: a Lookup File's
+ *                                  block cannot be written (a full disk;
+ *                                  the build removes what it wrote)
  */
 #ifndef PM_BASE_FAULT_H
 #define PM_BASE_FAULT_H

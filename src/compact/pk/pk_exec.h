@@ -65,6 +65,7 @@ typedef struct pm_pk_output {
  * scratch group of a key with the record looked up. */
 typedef struct pm_pk_lookup {
     pm_levels *levels;            /* NULL = nothing retained */
+    struct pm_lookup_cache *cache; /* local-cache.enabled: point lookups in Lookup Files */
     const pm_lsm_file **files;    /* the retained files, levels ascending (_FILE numbering) */
     size_t nfiles;
     const pm_type *fields;        /* fields read (the row type, or keys) */
@@ -166,12 +167,25 @@ pm_error *pm_pk_lookup_setup(pm_pk_exec *x);
 pm_error *pm_pk_lookup_load(pm_pk_exec *x, const pm_type *key_type);
 void pm_pk_lookup_clear(pm_pk_lookup *lk);
 
+/* Lookup Files of one level's candidate files (local cache). */
+typedef struct pm_pk_lookup_level {
+    const pm_lsm_file **files;    /* overlapping the range, key order */
+    int32_t *file_idx;            /* their _FILE numbers */
+    size_t n, j;                  /* the file being looked in */
+    struct pm_lookup_file *cur, *next;
+} pm_pk_lookup_level;
+
 typedef struct pm_pk_lookup_cursor {
-    pm_merge_reader *mr;
+    pm_pk_exec *x;
+    pm_merge_reader *mr;          /* streaming: the retained files merged in step */
     bool eof;
     bool has;                     /* cur holds a key, g its records */
     pm_buf cur;
     pm_kv_group g;
+    pm_pk_lookup_level *lv;       /* local cache: per level (ascending) */
+    size_t nlv;
+    pm_batch *one;                /* local cache: the record found (lk.type) */
+    pm_kv_rec rec;
 } pm_pk_lookup_cursor;
 
 /* A cursor over the retained files overlapping [lo, hi]. */

@@ -22,6 +22,7 @@
 #include "compact/pk/pk_compact.h"
 #include "lsm/merge_engine.h"
 #include "meta/options.h"
+#include "table/lookup_file.h"
 
 pm_error *pm_pk_check_options(pm_table *t, const pm_options *o)
 {
@@ -52,6 +53,11 @@ pm_error *pm_pk_check_options(pm_table *t, const pm_options *o)
     if (producer == PM_CHANGELOG_FULL_COMPACTION && engine == PM_MERGE_FIRST_ROW)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer="
                                              "full-compaction is not supported with merge-engine=first-row");
+    /* the local cache's options (lookups of retained levels) */
+    bool cache = false;
+    pm_lookup_cache_options co;
+    PM_TRY(pm_lookup_cache_options_parse(o, &cache, &co));
+    pm_lookup_cache_options_clear(&co);
     const char *v = pm_options_get(o, "record-level.expire-time");
     if (v && *v)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with record-level.expire-time is not "

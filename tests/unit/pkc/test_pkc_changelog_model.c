@@ -190,10 +190,20 @@ static void no_level0(pm_table *t)
     pm_scan_result_free(scan);
 }
 
-static void run_model(const char *name, engine en, const char *const *opts, size_t nopts, bool full, uint64_t seed,
-                      int rounds)
+static void run_model_with(const char *name, engine en, const char *const *opts0, size_t nopts, bool full,
+                           uint64_t seed, int rounds, bool cache)
 {
     char *dir = pm_test_tmpdir();
+    /* cache: lookups through Lookup Files in a local cache under dir */
+    const char *opts[16];
+    char cdir[1200];
+    for (size_t i = 0; i < nopts; i++)
+        opts[i] = opts0[i];
+    if (cache) {
+        snprintf(cdir, sizeof cdir, "local-cache.dir=%s/cache", dir);
+        opts[nopts++] = "local-cache.enabled=true";
+        opts[nopts++] = cdir;
+    }
     pm_table *t = pk_create(dir, name, "ROW<id INT NOT NULL, a INT, b STRING>", NULL, "id", opts, nopts);
     model m;
     memset(&m, 0, sizeof m);
@@ -230,6 +240,12 @@ static void run_model(const char *name, engine en, const char *const *opts, size
     pm_table_free(t);
     pm_test_rmtree(dir);
     free(dir);
+}
+
+static void run_model(const char *name, engine en, const char *const *opts, size_t nopts, bool full, uint64_t seed,
+                      int rounds)
+{
+    run_model_with(name, en, opts, nopts, full, seed, rounds, false);
 }
 
 static void test_dedup_lookup(void **state)
@@ -279,6 +295,23 @@ static void test_full_compaction(void **state)
     run_model("fcpudv", E_PARTIAL, o3, 5, true, 0x8888ull, 10);
 }
 
+/* The same through the local cache's Lookup Files. */
+static void test_local_cache(void **state)
+{
+    (void)state;
+    const char *o[] = {"bucket=2", "changelog-producer=lookup", "write-only=true", "num-levels=4",
+                       "lookup.cache-spill-compression=lz4"};
+    run_model_with("cdedup", E_DEDUP, o, 5, false, 0x1111ull, 14, true);
+    const char *o2[] = {"bucket=1", "changelog-producer=lookup", "write-only=true", "deletion-vectors.enabled=true"};
+    run_model_with("cdedupdv", E_DEDUP, o2, 4, false, 0x2222ull, 12, true);
+    const char *o3[] = {"bucket=2", "merge-engine=aggregation", "fields.a.aggregate-function=sum",
+                        "fields.b.aggregate-function=max", "fields.b.ignore-retract=true", "changelog-producer=lookup",
+                        "write-only=true", "num-levels=3", "lookup.cache-spill-compression=none"};
+    run_model_with("cagg", E_AGG, o3, 9, false, 0x4444ull, 14, true);
+    const char *o4[] = {"bucket=2", "merge-engine=first-row", "changelog-producer=lookup", "write-only=true"};
+    run_model_with("cfr", E_FIRST, o4, 4, false, 0x5555ull, 12, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_aggregation_lookup),
         cmocka_unit_test(test_first_row_lookup),
         cmocka_unit_test(test_full_compaction),
+        cmocka_unit_test(test_local_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
