@@ -139,10 +139,27 @@ typedef struct pm_compact_counters {
 
 #define PM_COMPACT_COUNTERS_INIT {.version = PM_COMPACT_COUNTERS_VERSION}
 
+/* Round counters a long-lived caller (a streaming writer, a compaction
+ * service) keeps across the compactions of one table, per bucket, so
+ * lookup-compact=gentle can work: when the automatic pick selects nothing,
+ * a bucket's counter advances, and every lookup-compact.max-interval-th
+ * time (default 2 × num-sorted-run.compaction-trigger, at least the
+ * trigger) its level-0 files are forced up (Java's ForceUpLevel0Compaction
+ * with a max interval).  Without counters, automatic rounds refuse
+ * lookup-compact=gentle (PM_EUNSUPPORTED).  Not thread-safe: one caller at
+ * a time. */
+typedef struct pm_compact_triggers pm_compact_triggers;
+PM_API pm_error *pm_compact_triggers_new(pm_compact_triggers **out);
+PM_API void pm_compact_triggers_free(pm_compact_triggers *t);
+
 /* The builder borrows t (and o->resources) until it is freed; it copies
  * everything else it needs from o (NULL = defaults). */
 PM_API pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm_compact_options *o);
 PM_API void pm_compact_builder_free(pm_compact_builder *b);
+/* Plan as an automatic round (the strategies' own triggers, no forced
+ * progress) counting lookup-compact=gentle rounds in t (borrowed until the
+ * builder is freed; NULL = back to an explicit plan). */
+PM_API void pm_compact_builder_set_triggers(pm_compact_builder *b, pm_compact_triggers *t);
 
 /* Plan against the latest snapshot (nothing is written).  The plan is
  * independent of the builder and the table afterwards. */

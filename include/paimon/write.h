@@ -113,6 +113,11 @@ typedef struct pm_commit_messages pm_commit_messages;
 /* A writer for `t` (o NULL = defaults).  Writing nothing and committing is
  * "nothing to commit". */
 PM_API pm_error *pm_writer_new(pm_writer **out, pm_table *t, const pm_write_options *o);
+/* The automatic rounds after this writer's commits count
+ * lookup-compact=gentle rounds in t (compact.h; borrowed while the writer
+ * lives), so a writer that lives across commits may use
+ * lookup-compact=gentle.  NULL = none (gentle is refused). */
+PM_API void pm_writer_set_compact_triggers(pm_writer *w, pm_compact_triggers *t);
 /* The row type the writer accepts (the table's fields, plus `_ROW_KIND`
  * for primary-key tables); owned by w. */
 PM_API const pm_type *pm_writer_input_type(const pm_writer *w);
@@ -135,6 +140,10 @@ PM_API pm_error *pm_writer_write_rows(pm_writer *w, pm_rows_format fmt, pm_read_
 PM_API pm_error *pm_writer_prepare_commit(pm_commit_messages **out, pm_writer *w);
 /* prepare_commit + pm_commit with the writer's options. */
 PM_API pm_error *pm_writer_commit(pm_commit_outcome *out, pm_writer *w);
+/* The same with commit identifier `commit_identifier` instead of the
+ * options' (a writer that lives across commits: one identifier per
+ * commit); its automatic round counts in the writer's triggers. */
+PM_API pm_error *pm_writer_commit_as(pm_commit_outcome *out, pm_writer *w, int64_t commit_identifier);
 /* Delete every file written and not handed out, then free. */
 PM_API void pm_writer_abort(pm_writer *w);
 /* Free; files not handed out stay on disk (orphans a later

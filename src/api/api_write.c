@@ -50,7 +50,10 @@ struct pm_writer {
     size_t nspecs;
     char **spec_texts;
     int64_t rows;
+    pm_compact_triggers *triggers;     /* borrowed: lookup-compact=gentle round counters */
 };
+
+void pm_writer_set_compact_triggers(pm_writer *w, pm_compact_triggers *t) { w->triggers = t; }
 
 void pm_write_options_init(pm_write_options *o)
 {
@@ -260,13 +263,21 @@ pm_error *pm_writer_prepare_commit(pm_commit_messages **out, pm_writer *w)
 }
 
 static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_commit_messages *msgs,
-                                 const pm_write_options *o, const pm_partition_spec *specs, size_t nspecs);
+                                 const pm_write_options *o, const pm_partition_spec *specs, size_t nspecs,
+                                 pm_compact_triggers *triggers);
 
 pm_error *pm_writer_commit(pm_commit_outcome *out, pm_writer *w)
 {
+    return pm_writer_commit_as(out, w, w->o.commit_identifier);
+}
+
+pm_error *pm_writer_commit_as(pm_commit_outcome *out, pm_writer *w, int64_t commit_identifier)
+{
     pm_commit_messages *m = NULL;
     PM_TRY(pm_writer_prepare_commit(&m, w));
-    pm_error *e = commit_messages(out, w->t, m, &w->o, w->specs, w->nspecs);
+    pm_write_options o = w->o;
+    o.commit_identifier = commit_identifier;
+    pm_error *e = commit_messages(out, w->t, m, &o, w->specs, w->nspecs, w->triggers);
     pm_commit_messages_free(m);
     return e;
 }
@@ -520,17 +531,19 @@ static pm_error *touched_of(const pm_commit_messages *m, touched *tc)
 
 /* The automatic round after data snapshot `snapshot` (tc NULL: recovery,
  * the pairs come from the snapshot); its failure is the outcome's. */
-static void after_write(pm_commit_outcome *out, pm_table *t, int64_t snapshot, const char *user, const touched *tc)
+static void after_write(pm_commit_outcome *out, pm_table *t, int64_t snapshot, const char *user, const touched *tc,
+                        pm_compact_triggers *triggers)
 {
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     pm_error *e = pm_compact_after_write(&m, t, snapshot, user, tc && tc->n ? tc->parts : NULL,
-                                         tc && tc->n ? tc->buckets : NULL, tc ? tc->n : 0);
+                                         tc && tc->n ? tc->buckets : NULL, tc ? tc->n : 0, triggers);
     out->compaction = m;
     out->compaction_error = e;
 }
 
 static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_commit_messages *msgs,
-                                 const pm_write_options *o, const pm_partition_spec *specs, size_t nspecs)
+                                 const pm_write_options *o, const pm_partition_spec *specs, size_t nspecs,
+                                 pm_compact_triggers *triggers)
 {
     if (!out || out->version != PM_COMMIT_OUTCOME_VERSION)
         return pm_error_new(PM_EINVALID, "commit outcome version %d (this library knows %d): initialize it "
@@ -547,7 +560,7 @@ static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_c
              * are the very files that landed. */
             out->snapshot_id = found;
             out->already_committed = true;
-            after_write(out, t, found, user, NULL);
+            after_write(out, t, found, user, NULL, triggers);
             return NULL;
         }
     }
@@ -584,7 +597,7 @@ static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_c
     out->rows = pm_commit_messages_row_count(msgs);
     /* 4. the automatic round (a separate snapshot; the data commit stays either way) */
     if (snapshot)
-        after_write(out, t, snapshot, user, &tc);
+        after_write(out, t, snapshot, user, &tc, triggers);
 done:
     touched_free(&tc);
     return e;
@@ -605,7 +618,7 @@ pm_error *pm_commit(pm_commit_outcome *out, pm_table *t, const pm_commit_message
     pm_partition_spec *specs = NULL;
     size_t nspecs = 0;
     PM_TRY(parse_specs(o, &specs, &nspecs));
-    pm_error *e = commit_messages(out, t, msgs, &own, specs, nspecs);
+    pm_error *e = commit_messages(out, t, msgs, &own, specs, nspecs, NULL);
     free_specs(specs, nspecs);
     return e;
 }

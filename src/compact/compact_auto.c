@@ -116,6 +116,7 @@ typedef struct round {
     bool full;                    /* full compaction (full-compaction.delta-commits) */
     size_t threads;
     int64_t min_snapshot;         /* the latest snapshot may not be below it (0 = any) */
+    pm_compact_triggers *triggers; /* a long-lived writer's counters (NULL = none) */
 } round;
 
 static pm_error *run_round(pm_compact_metrics *m, pm_table *t, const round *rd)
@@ -140,6 +141,8 @@ static pm_error *run_round(pm_compact_metrics *m, pm_table *t, const round *rd)
     b->only_buckets = rd->buckets;
     b->nonly = rd->n;
     b->automatic = rd->automatic && !rd->full;
+    if (b->automatic)
+        b->triggers = rd->triggers;
     for (int attempt = 0;; attempt++) {
         PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
         if (p->snapshot_id < rd->min_snapshot) {
@@ -239,7 +242,7 @@ static pm_error *full_round(pm_table *t, int64_t data_snapshot_id, const char *u
 
 pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t data_snapshot_id,
                                  const char *commit_user, const pm_bytes *partitions, const int32_t *buckets,
-                                 size_t ntouched)
+                                 size_t ntouched, pm_compact_triggers *triggers)
 {
     PM_TRY(pm_compact_metrics_check(out));
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
@@ -267,7 +270,7 @@ pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t d
         ntouched = tc.n;
     }
     if (ntouched) {
-        round rd = {commit_user, partitions, buckets, ntouched, true, full, (size_t)par, data_snapshot_id};
+        round rd = {commit_user, partitions, buckets, ntouched, true, full, (size_t)par, data_snapshot_id, triggers};
         e = run_round(&m, t, &rd);
     }
 done:
@@ -313,7 +316,7 @@ pm_error *pm_compact_write_stall(pm_compact_metrics *out, pm_table *t, const cha
             sb[ns++] = buckets[i];
         }
     if (ns) {
-        round rd = {commit_user, sp, sb, ns, false, false, 1, 0};
+        round rd = {commit_user, sp, sb, ns, false, false, 1, 0, NULL};
         e = run_round(&m, t, &rd);
     }
 done:

@@ -48,9 +48,11 @@
 #include "meta/data_file_meta.h"
 #include "paimon/compact.h"
 
+/* triggers (may be NULL): a long-lived writer's round counters
+ * (lookup-compact=gentle). */
 pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t data_snapshot_id,
                                  const char *commit_user, const pm_bytes *partitions, const int32_t *buckets,
-                                 size_t ntouched);
+                                 size_t ntouched, pm_compact_triggers *triggers);
 
 pm_error *pm_compact_write_stall(pm_compact_metrics *out, pm_table *t, const char *commit_user,
                                  const pm_bytes *partitions, const int32_t *buckets, const size_t *new_files,

@@ -114,6 +114,12 @@ fail:
     return e;
 }
 
+void pm_compact_builder_set_triggers(pm_compact_builder *b, pm_compact_triggers *t)
+{
+    b->triggers = t;
+    b->automatic = t != NULL;
+}
+
 void pm_compact_builder_free(pm_compact_builder *b)
 {
     if (!b)

@@ -401,6 +401,81 @@ static void test_metrics_versions(void **state)
     free(dir);
 }
 
+/* lookup-compact=gentle: with a long-lived writer's triggers the
+ * automatic rounds pick as UniversalCompaction does and force level 0 up
+ * only every max(lookup-compact.max-interval, trigger)-th round (radical
+ * forces it every round); without triggers an automatic round refuses
+ * gentle (the data commit stays). */
+static void test_gentle(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "changelog-producer=lookup", "lookup-compact=gentle",
+                          "lookup-compact.max-interval=3"};
+    pm_table *t = pk_create(dir, "g", "ROW<id INT NOT NULL, v STRING>", NULL, "id", opts, 4);
+    const char *ropts[] = {"bucket=1", "changelog-producer=lookup"};
+    pm_table *rad = pk_create(dir, "r", "ROW<id INT NOT NULL, v STRING>", NULL, "id", ropts, 2);
+    pm_compact_triggers *tr = NULL;
+    PM_OK_OR_FAIL(pm_compact_triggers_new(&tr));
+    /* a one-shot commit (no triggers): refused, the data stays */
+    pm_writer *w = NULL;
+    PM_OK_OR_FAIL(pm_writer_new(&w, t, NULL));
+    pm_batch *b = pk_rows(t, "{\"id\":9,\"v\":\"once\"}\n");
+    PM_OK_OR_FAIL(pm_writer_write(w, b));
+    pm_batch_free(b);
+    pm_commit_outcome o = PM_COMMIT_OUTCOME_INIT;
+    PM_OK_OR_FAIL(pm_writer_commit(&o, w));
+    assert_true(o.snapshot_id > 0);
+    assert_non_null(o.compaction_error);
+    char *msg = pm_error_format(o.compaction_error);
+    assert_non_null(strstr(msg, "gentle"));
+    free(msg);
+    pm_error_free(o.compaction_error);
+    pm_writer_free(w);
+    pm_write_options wo = PM_WRITE_OPTIONS_INIT;
+    wo.commit_user = "streamer";
+    pm_writer *wr = NULL;
+    PM_OK_OR_FAIL(pm_writer_new(&w, t, &wo));
+    PM_OK_OR_FAIL(pm_writer_new(&wr, rad, &wo));
+    pm_writer_set_compact_triggers(w, tr);
+    int64_t gentle[6] = {0}, radical[6] = {0};
+    for (int i = 0; i < 6; i++) {
+        char row[64];
+        snprintf(row, sizeof row, "{\"id\":%d,\"v\":\"w%d\"}\n", i % 3, i);
+        pm_writer *ws[2] = {w, wr};
+        pm_table *ts[2] = {t, rad};
+        for (int k = 0; k < 2; k++) {
+            b = pk_rows(ts[k], row);
+            PM_OK_OR_FAIL(pm_writer_write(ws[k], b));
+            pm_batch_free(b);
+            pm_commit_outcome oc = PM_COMMIT_OUTCOME_INIT;
+            PM_OK_OR_FAIL(pm_writer_commit_as(&oc, ws[k], 100 + i)); /* one identifier per commit */
+            assert_null(oc.compaction_error);
+            (k ? radical : gentle)[i] = oc.compaction.snapshot_id;
+        }
+    }
+    for (int i = 0; i < 6; i++) {
+        print_message("round %d: gentle %lld radical %lld\n", i + 1, (long long)gentle[i], (long long)radical[i]);
+        assert_true(radical[i] > 0); /* radical: level 0 up after every commit */
+    }
+    /* gentle: the writer's rounds 1-3 compact nothing (2 to 4 runs, below
+     * num-sorted-run.compaction-trigger=5; the forced interval is max(3, 5)),
+     * round 4 reaches the trigger */
+    assert_int_equal(gentle[0], 0);
+    assert_int_equal(gentle[1], 0);
+    assert_int_equal(gentle[2], 0);
+    assert_true(gentle[3] > 0);
+    PK_EXPECT_ROWS(t, 0, "{\"id\":0,\"v\":\"w3\"}\n{\"id\":1,\"v\":\"w4\"}\n{\"id\":2,\"v\":\"w5\"}\n"
+                         "{\"id\":9,\"v\":\"once\"}\n");
+    pm_writer_free(w);
+    pm_writer_free(wr);
+    pm_compact_triggers_free(tr);
+    pm_table_free(t);
+    pm_table_free(rad);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_full_compaction_dv),
         cmocka_unit_test(test_delta_commits),
         cmocka_unit_test(test_metrics_versions),
+        cmocka_unit_test(test_gentle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
