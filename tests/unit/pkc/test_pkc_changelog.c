@@ -469,6 +469,21 @@ static void test_gentle(void **state)
                          "{\"id\":9,\"v\":\"once\"}\n");
     pm_writer_free(w);
     pm_writer_free(wr);
+    /* a builder with triggers plans as an automatic round: one new level-0
+     * file is left alone (an explicit plan would force it up) */
+    pk_commit_rows(t, "{\"id\":7,\"v\":\"x\"}\n");
+    pm_compact_builder *bld = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&bld, t, NULL));
+    pm_compact_builder_set_triggers(bld, tr);
+    pm_compact_plan *p = NULL;
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, bld));
+    assert_int_equal(pm_compact_plan_task_count(p), 0);
+    pm_compact_plan_free(p);
+    pm_compact_builder_set_triggers(bld, NULL); /* back to an explicit plan */
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, bld));
+    assert_int_equal(pm_compact_plan_task_count(p), 1);
+    pm_compact_plan_free(p);
+    pm_compact_builder_free(bld);
     pm_compact_triggers_free(tr);
     pm_table_free(t);
     pm_table_free(rad);
