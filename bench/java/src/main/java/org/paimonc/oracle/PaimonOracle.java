@@ -66,7 +66,7 @@ public final class PaimonOracle {
                     + "  write-append TABLE --rows N --commits C [--bucket B] [--partitions P] [--seed S]\n"
                     + "               [--format parquet|orc|avro] [--option k=v]...\n"
                     + "  write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] [--overlap F]\n"
-                    + "           [--delete-every D] [--seed S] [--format F] [--option k=v]... [--append true]\n"
+                    + "           [--delete-every D] [--seed S] [--format F] [--option k=v]... [--append true] [--warmup K]\n"
                     + "  compact-append TABLE | compact-pk TABLE | compact TABLE  [--full true|false]\n"
                     + "               [--option k=v]... [--warmup K] [--tmp DIR]\n"
                     + "  mor-read TABLE [--columns a,b] [--snapshot N] [--warmup K]\n"

@@ -26,7 +26,9 @@
  *   (one assigner, the table's HASH index restored; target row number
  *   and max buckets from the table options), the writer maintains the
  *   HASH index files.  --append true writes the runs into an existing
- *   table instead of creating one (--seed varies the values).
+ *   table instead of creating one (--seed varies the values).  --warmup K
+ *   first writes the same runs into K throw-away tables (TABLE.warmup-i)
+ *   in the same JVM, untimed (steady-state JIT numbers).
  *
  * Both write with the dynamic option write-only=true (no compaction while
  * writing); the table itself keeps its own options. --format sets
@@ -114,7 +116,11 @@ final class TableGen {
     }
 
     static FileStoreTable create(Args a, Schema s) throws Exception {
-        Path path = PaimonOracle.tablePath(a.table);
+        return create(a.table, s);
+    }
+
+    static FileStoreTable create(String table, Schema s) throws Exception {
+        Path path = PaimonOracle.tablePath(table);
         LocalFileIO io = LocalFileIO.create();
         SchemaManager sm = new SchemaManager(io, path);
         if (sm.latest().isPresent())
@@ -169,6 +175,24 @@ final class TableGen {
     }
 
     static void writePk(Args a, PrintStream out) throws Exception {
+        // --warmup K: K untimed writes of the same runs into new throw-away
+        // tables beside TABLE (TABLE.warmup-i), for steady-state JIT numbers
+        long warmup = a.num("warmup", 0);
+        if (warmup > 0 && a.str("append", "false").equals("true"))
+            throw new PaimonOracle.UsageException("--warmup needs a new table (not --append)");
+        for (long i = 0; i < warmup; i++) {
+            java.nio.file.Path src = java.nio.file.Paths.get(PaimonOracle.tablePath(a.table).toUri().getPath());
+            java.nio.file.Path copy = src.resolveSibling(src.getFileName() + ".warmup-" + i);
+            try {
+                writePkOnce(a, copy.toString());
+            } finally {
+                Compactor.deleteTree(copy);
+            }
+        }
+        out.println(writePkOnce(a, a.table).put("warmup_runs", warmup).json());
+    }
+
+    static Metrics.Json writePkOnce(Args a, String path) throws Exception {
         long n = a.required("rows");
         long runs = a.num("runs", 1);
         int bucket = (int) a.num("bucket", 1);
@@ -181,8 +205,8 @@ final class TableGen {
         Metrics m = Metrics.start();
         // --append true: more runs into an existing table (its own options; --bucket -1 for dynamic tables)
         FileStoreTable t = a.str("append", "false").equals("true")
-                ? PaimonOracle.open(a.table).copy(Collections.singletonMap("write-only", "true"))
-                : create(a, schema(parts, true, bucket, a).build());
+                ? PaimonOracle.open(path).copy(Collections.singletonMap("write-only", "true"))
+                : create(path, schema(parts, true, bucket, a).build());
         Tally tally = new Tally();
         long stride = coprimeStride(n);
         List<Long> bases = new ArrayList<>();
@@ -212,9 +236,8 @@ final class TableGen {
                 cm.commit(msgs);
             }
         }
-        out.println(m.finish("write-pk")
+        return m.finish("write-pk")
                 .put("rows_per_run", n).put("runs", runs).put("files", tally.files).put("bytes", tally.bytes)
-                .put("key_space", bases.get(bases.size() - 1) + n)
-                .json());
+                .put("key_space", bases.get(bases.size() - 1) + n);
     }
 }
