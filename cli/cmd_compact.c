@@ -41,9 +41,11 @@ static void print_metrics_json(const pm_compact_metrics *m)
 {
     printf("{\"snapshot_id\":%" PRId64 ",\"tasks\":%" PRId64 ",\"files_removed\":%" PRId64 ",\"files_added\":%" PRId64
            ",\"rows_read\":%" PRId64 ",\"rows_written\":%" PRId64 ",\"bytes_read\":%" PRId64 ",\"bytes_written\":%" PRId64
-           ",\"duration_ms\":%" PRId64 "}\n",
+           ",\"duration_ms\":%" PRId64 ",\"changelog_files_added\":%" PRId64 ",\"changelog_rows_written\":%" PRId64
+           ",\"changelog_bytes_written\":%" PRId64 "}\n",
            m->snapshot_id, m->tasks, m->files_removed, m->files_added, m->rows_read, m->rows_written, m->bytes_read,
-           m->bytes_written, m->duration_ms);
+           m->bytes_written, m->duration_ms, m->changelog_files_added, m->changelog_rows_written,
+           m->changelog_bytes_written);
 }
 
 static void print_metrics_text(const pm_compact_metrics *m, const char *what)
@@ -55,6 +57,12 @@ static void print_metrics_text(const pm_compact_metrics *m, const char *what)
            " rows)\n",
            what, m->tasks, m->tasks == 1 ? "" : "s", m->files_removed, a, m->rows_read, m->files_added, b,
            m->rows_written);
+    if (m->changelog_files_added) {
+        char c[32];
+        pm_cli_human_bytes(m->changelog_bytes_written, c, sizeof c);
+        printf("changelog: %" PRId64 " files (%s, %" PRId64 " rows)\n", m->changelog_files_added, c,
+               m->changelog_rows_written);
+    }
     printf("snapshot %" PRId64 " (COMPACT) in %.3f s\n", m->snapshot_id, (double)m->duration_ms / 1000.0);
 }
 

@@ -5,6 +5,8 @@
  * (paimon/rows.h) or one Parquet file (paimon/format.h, zstd).
  * With --output the result goes to a temporary file beside FILE that is
  * renamed over FILE only when everything succeeded.
+ * --incremental-between A,B [--mode auto|delta|changelog]: the changes of
+ * snapshots (A, B] instead (read.h's incremental read), with `_ROW_KIND`.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +27,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: paimon " CMD " TABLE [--snapshot N] [--branch B] [--columns a,b] [--partition k=v]...\n"
             "                   [--where FILTER] [--format jsonl|csv|parquet] [--output FILE] [--limit N]\n"
-            "                   [--threads N]\n\n"
+            "                   [--threads N] [--incremental-between A,B [--mode auto|delta|changelog]]\n\n"
             "Print the rows of a Paimon table.\n\n"
             "  --snapshot N     read snapshot N (time travel; its schema is used), default latest\n"
             "  --branch B       read branch B (default main)\n"
@@ -39,6 +41,13 @@ static void usage(FILE *f)
             "  --output FILE    write to FILE (required for parquet) instead of stdout\n"
             "  --limit N        stop after N rows\n"
             "  --threads N      decoding threads (default: CPUs, at most 8)\n"
+            "  --incremental-between A,B\n"
+            "                   the changes of snapshots A+1..B (Java's incremental-between), every\n"
+            "                   record not merged, with a _ROW_KIND column (+I, -U, +U, -D)\n"
+            "  --mode M         of an incremental read: delta (files APPEND snapshots added; COMPACT\n"
+            "                   ones skipped), changelog (the changelog files: changelog-producer\n"
+            "                   input, lookup or full-compaction) or auto (default: changelog when\n"
+            "                   the table has a changelog producer, else delta)\n"
             "\nPrimary-key tables are merged on read with the table's merge engine (deletes and\n"
             "update-befores dropped); deletion-vector and first-row tables skip level 0 as Java's\n"
             "batch read does.\n");
@@ -58,8 +67,14 @@ typedef struct sink {
     const char *path;         /* parquet: where the file goes */
 } sink;
 
+typedef struct incr_args {
+    bool on;
+    int64_t from, to;
+    pm_incremental_mode mode;
+} incr_args;
+
 static pm_error *run(const pm_cli_table_args *ta, const pm_cli_list *cols, const char *where, int64_t limit,
-                     size_t threads, sink *s)
+                     size_t threads, const incr_args *ia, sink *s)
 {
     pm_table *t = NULL;
     pm_reader *r = NULL;
@@ -74,6 +89,11 @@ static pm_error *run(const pm_cli_table_args *ta, const pm_cli_list *cols, const
     o.limit = limit;
     o.threads = threads;
     o.filter = where;
+    if (ia->on) {
+        o.incremental_from = ia->from;
+        o.incremental_to = ia->to;
+        o.incremental_mode = ia->mode;
+    }
     PM_TRY_GOTO(e, pm_table_read(&r, t, &o), done);
     if (where && pm_reader_files_skipped(r))
         fprintf(stderr, "paimon read: %zu data files skipped by their file indexes\n", pm_reader_files_skipped(r));
@@ -121,6 +141,8 @@ int pm_cmd_read(int argc, char **argv)
     int rc = 0;
     sink s = {0};
     char *tmp = NULL;
+    incr_args ia = {false, 0, 0, PM_INCREMENTAL_AUTO};
+    const char *mode = NULL;
     for (int i = 1; i < argc && !rc; i++) {
         const char *a = argv[i];
         bool v = i + 1 < argc;
@@ -138,12 +160,42 @@ int pm_cmd_read(int argc, char **argv)
             rc = pm_cli_parse_int(CMD, "--limit", argv[++i], 0, INT64_MAX, &limit);
         } else if (!strcmp(a, "--threads") && v) {
             rc = pm_cli_parse_int(CMD, "--threads", argv[++i], 1, 64, &threads);
+        } else if (!strcmp(a, "--incremental-between") && v) {
+            const char *arg = argv[++i], *comma = strchr(arg, ',');
+            char from[32];
+            if (!comma || (size_t)(comma - arg) >= sizeof from) {
+                rc = pm_cli_usage_error(CMD, "--incremental-between needs two snapshot ids A,B, got '%s'", arg);
+            } else {
+                snprintf(from, sizeof from, "%.*s", (int)(comma - arg), arg);
+                rc = pm_cli_parse_int(CMD, "--incremental-between", from, 0, INT64_MAX, &ia.from);
+                if (!rc)
+                    rc = pm_cli_parse_int(CMD, "--incremental-between", comma + 1, 0, INT64_MAX, &ia.to);
+                if (!rc && ia.to < ia.from)
+                    rc = pm_cli_usage_error(CMD, "--incremental-between %s: B must not be below A", arg);
+                ia.on = true;
+            }
+        } else if (!strcmp(a, "--mode") && v) {
+            mode = argv[++i];
         } else {
             rc = pm_cli_table_arg(CMD, argc, argv, &i, &ta);
         }
     }
     if (!rc)
         rc = pm_cli_table_args_check(CMD, &ta);
+    if (!rc && mode) {
+        if (!ia.on)
+            rc = pm_cli_usage_error(CMD, "--mode belongs to --incremental-between");
+        else if (!strcmp(mode, "auto"))
+            ia.mode = PM_INCREMENTAL_AUTO;
+        else if (!strcmp(mode, "delta"))
+            ia.mode = PM_INCREMENTAL_DELTA;
+        else if (!strcmp(mode, "changelog"))
+            ia.mode = PM_INCREMENTAL_CHANGELOG;
+        else
+            rc = pm_cli_usage_error(CMD, "unknown --mode '%s' (auto, delta or changelog)", mode);
+    }
+    if (!rc && ia.on && ta.snapshot)
+        rc = pm_cli_usage_error(CMD, "--incremental-between reads a range: it takes no --snapshot");
     if (!rc && !strcmp(format, "parquet")) {
         s.parquet = true;
         if (!output)
@@ -172,7 +224,7 @@ int pm_cmd_read(int argc, char **argv)
     } else {
         s.f = stdout;
     }
-    pm_error *e = run(&ta, &cols, where, limit, (size_t)threads, &s);
+    pm_error *e = run(&ta, &cols, where, limit, (size_t)threads, &ia, &s);
     if (!e && s.f && fflush(s.f))
         e = pm_error_new(PM_EIO, "write failed: %s", strerror(errno));
     if (s.f && s.f != stdout) {

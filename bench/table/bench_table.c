@@ -185,7 +185,7 @@ static pm_error *write_commit(pm_table *t, pm_batch **batches, size_t nb, size_t
     pm_commit_message *m = NULL;
     size_t n = 0;
     pm_error *e = NULL;
-    pm_table_write_options wo = {0, false, threads};
+    pm_table_write_options wo = {0, false, threads, NULL};
     PM_TRY_GOTO(e, pm_table_writer_new(&w, t, &wo), done);
     for (size_t i = 0; i < nb; i++)
         PM_TRY_GOTO(e, pm_table_writer_write(w, batches[i]), done);

@@ -54,7 +54,7 @@ extern "C" {
 #endif
 
 #define PM_COMPACT_OPTIONS_VERSION 1
-#define PM_COMPACT_METRICS_VERSION 1
+#define PM_COMPACT_METRICS_VERSION 2
 #define PM_COMPACT_COUNTERS_VERSION 1
 #define PM_COMPACT_FORMAT_VERSION 1
 
@@ -103,7 +103,9 @@ PM_API void pm_compact_options_init(pm_compact_options *o);
 /* What a run or a commit did.  The caller sets `version`
  * (PM_COMPACT_METRICS_INIT); the library fills the fields that version
  * knows and refuses (PM_EINVALID) a version it does not know, before doing
- * anything. */
+ * anything.  Version 1 ends at duration_ms; version 2 adds the changelog
+ * counts.  The data counts (files_*, rows_*, bytes_*) never include
+ * changelog files. */
 typedef struct pm_compact_metrics {
     int version;                         /* PM_COMPACT_METRICS_VERSION */
     int64_t snapshot_id;                 /* published (or found on retry); 0 = none */
@@ -115,6 +117,11 @@ typedef struct pm_compact_metrics {
     int64_t bytes_read;
     int64_t bytes_written;
     int64_t duration_ms;
+    /* version 2: changelog files the compaction wrote (changelog-producer
+     * lookup or full-compaction), their rows and bytes */
+    int64_t changelog_files_added;
+    int64_t changelog_rows_written;
+    int64_t changelog_bytes_written;
 } pm_compact_metrics;
 
 #define PM_COMPACT_METRICS_INIT {.version = PM_COMPACT_METRICS_VERSION}
@@ -132,10 +139,27 @@ typedef struct pm_compact_counters {
 
 #define PM_COMPACT_COUNTERS_INIT {.version = PM_COMPACT_COUNTERS_VERSION}
 
+/* Round counters a long-lived caller (a streaming writer, a compaction
+ * service) keeps across the compactions of one table, per bucket, so
+ * lookup-compact=gentle can work: when the automatic pick selects nothing,
+ * a bucket's counter advances, and every lookup-compact.max-interval-th
+ * time (default 2 × num-sorted-run.compaction-trigger, at least the
+ * trigger) its level-0 files are forced up (Java's ForceUpLevel0Compaction
+ * with a max interval).  Without counters, automatic rounds refuse
+ * lookup-compact=gentle (PM_EUNSUPPORTED).  Not thread-safe: one caller at
+ * a time. */
+typedef struct pm_compact_triggers pm_compact_triggers;
+PM_API pm_error *pm_compact_triggers_new(pm_compact_triggers **out);
+PM_API void pm_compact_triggers_free(pm_compact_triggers *t);
+
 /* The builder borrows t (and o->resources) until it is freed; it copies
  * everything else it needs from o (NULL = defaults). */
 PM_API pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm_compact_options *o);
 PM_API void pm_compact_builder_free(pm_compact_builder *b);
+/* Plan as an automatic round (the strategies' own triggers, no forced
+ * progress) counting lookup-compact=gentle rounds in t (borrowed until the
+ * builder is freed; NULL = back to an explicit plan). */
+PM_API void pm_compact_builder_set_triggers(pm_compact_builder *b, pm_compact_triggers *t);
 
 /* Plan against the latest snapshot (nothing is written).  The plan is
  * independent of the builder and the table afterwards. */

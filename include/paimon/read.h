@@ -14,6 +14,10 @@
  *   pm_reader_next(&batch, r)               batches until NULL
  *   pm_reader_to_arrow_stream(&stream, r)   the same as an ArrowArrayStream
  *
+ * Incremental reads (options version 2: incremental_from/_to/_mode) scan
+ * the changes of a snapshot range instead: the added or changelog files,
+ * each record with its row kind in a `_ROW_KIND` column.
+ *
  * Primary-key tables are merged on read with the table's merge engine
  * (deletes and update-befores dropped); deletion-vector and first-row
  * tables skip level 0 as Java's batch read does.  With `scan.fallback-branch`
@@ -50,8 +54,16 @@ extern "C" {
 
 #define PM_READ_OPTIONS_VERSION 2
 
-/* Version 2 added `filter`; a version 1 struct (without it) is still
- * accepted and reads every row. */
+/* What an incremental read returns (Java's incremental-between-scan-mode). */
+typedef enum pm_incremental_mode {
+    PM_INCREMENTAL_AUTO = 0,          /* changelog when the table has a changelog producer, else delta */
+    PM_INCREMENTAL_DELTA = 1,         /* the files APPEND snapshots added (COMPACT, OVERWRITE skipped) */
+    PM_INCREMENTAL_CHANGELOG = 2      /* the changelog files of the snapshots (OVERWRITE skipped) */
+} pm_incremental_mode;
+
+/* Version 2 added `filter` and the incremental read fields; a version 1
+ * struct (without them) is still accepted and reads every row of its
+ * snapshot. */
 typedef struct pm_read_options {
     int version;                      /* PM_READ_OPTIONS_VERSION */
     int64_t snapshot_id;              /* 0 = latest */
@@ -73,9 +85,21 @@ typedef struct pm_read_options {
      * NULL = every row.  PM_EINVALID for a syntax error or an unknown or
      * non-atomic column. */
     const char *filter;
+    /* An incremental read of the snapshots (incremental_from,
+     * incremental_to] (Java's incremental-between 'A,B') when
+     * incremental_to > 0: every record of the files they added (delta) or
+     * of their changelog files, not merged, with a `_ROW_KIND` STRING
+     * column ("+I", "-U", "+U", "-D"; last unless the projection names
+     * it).  Rows are in the current schema; snapshot_id must be 0, the
+     * fallback branch and deletion vectors do not apply.  from = to reads
+     * nothing; from must be >= earliest - 1 and to <= latest. */
+    int64_t incremental_from;
+    int64_t incremental_to;
+    pm_incremental_mode incremental_mode;
 } pm_read_options;
 
-#define PM_READ_OPTIONS_INIT {PM_READ_OPTIONS_VERSION, 0, NULL, 0, NULL, 0, -1, 0, 0, false, NULL}
+#define PM_READ_OPTIONS_INIT \
+    {PM_READ_OPTIONS_VERSION, 0, NULL, 0, NULL, 0, -1, 0, 0, false, NULL, 0, 0, PM_INCREMENTAL_AUTO}
 PM_API void pm_read_options_init(pm_read_options *o);
 
 typedef struct pm_scan pm_scan;
@@ -92,7 +116,8 @@ PM_API pm_error *pm_partition_filter_check(const char *text);
  * metadata.  A table without snapshots gives a scan with no splits. */
 PM_API pm_error *pm_scan_new(pm_scan **out, pm_table *t, const pm_read_options *o);
 PM_API void pm_scan_free(pm_scan *s);
-/* The snapshot scanned (0 = the table had none). */
+/* The snapshot scanned (0 = the table had none; incremental: the end of the
+ * range, 0 when it is empty). */
 PM_API int64_t pm_scan_snapshot_id(const pm_scan *s);
 /* The schema rows are read in (the latest, or the snapshot's for time travel). */
 PM_API int64_t pm_scan_schema_id(const pm_scan *s);
@@ -111,6 +136,9 @@ PM_API int32_t pm_split_bucket(const pm_split *s);
  * fallback branch); owned by s. */
 PM_API const char *pm_split_branch(const pm_split *s);
 PM_API int64_t pm_split_snapshot_id(const pm_split *s);
+/* The split of an incremental scan: its mode (DELTA or CHANGELOG, never
+ * AUTO); *incremental = false for a split of a normal scan. */
+PM_API void pm_split_incremental(const pm_split *s, bool *incremental, pm_incremental_mode *mode);
 PM_API size_t pm_split_file_count(const pm_split *s);
 /* Rows and bytes in the split's files (before merging and deletion vectors). */
 PM_API int64_t pm_split_row_count(const pm_split *s);
@@ -128,7 +156,9 @@ PM_API pm_error *pm_split_from_json(pm_split **out, const char *json, size_t len
 /* Rows of `splits` (all from scans of `t`'s table: one scan, or scans of
  * one snapshot) with o's columns, limit, batch_rows and threads (o NULL =
  * defaults); the other fields of o are ignored here (they belong to the
- * scan).  Splits whose path is not t's table are PM_EINVALID. */
+ * scan).  Splits whose path is not t's table are PM_EINVALID, and so is a
+ * mix of incremental and normal splits; incremental splits are read
+ * record by record with `_ROW_KIND`. */
 PM_API pm_error *pm_reader_new(pm_reader **out, pm_table *t, const pm_split *const *splits, size_t nsplits,
                                const pm_read_options *o);
 /* Scan and reader in one step: every split of pm_scan_new(t, o). */

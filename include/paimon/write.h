@@ -86,7 +86,9 @@ typedef struct pm_write_options {
 #define PM_WRITE_OPTIONS_INIT {PM_WRITE_OPTIONS_VERSION, NULL, PM_BATCH_COMMIT_IDENTIFIER, false, NULL, 0, 0}
 PM_API void pm_write_options_init(pm_write_options *o);
 
-#define PM_COMMIT_OUTCOME_VERSION 1
+/* Version 2: the embedded metrics are pm_compact_metrics version 2 (a
+ * version-1 outcome has another layout and is refused). */
+#define PM_COMMIT_OUTCOME_VERSION 2
 
 /* What a commit did.  Initialize with PM_COMMIT_OUTCOME_INIT (the library
  * fills the fields of that version). */
@@ -111,6 +113,11 @@ typedef struct pm_commit_messages pm_commit_messages;
 /* A writer for `t` (o NULL = defaults).  Writing nothing and committing is
  * "nothing to commit". */
 PM_API pm_error *pm_writer_new(pm_writer **out, pm_table *t, const pm_write_options *o);
+/* The automatic rounds after this writer's commits count
+ * lookup-compact=gentle rounds in t (compact.h; borrowed while the writer
+ * lives), so a writer that lives across commits may use
+ * lookup-compact=gentle.  NULL = none (gentle is refused). */
+PM_API void pm_writer_set_compact_triggers(pm_writer *w, pm_compact_triggers *t);
 /* The row type the writer accepts (the table's fields, plus `_ROW_KIND`
  * for primary-key tables); owned by w. */
 PM_API const pm_type *pm_writer_input_type(const pm_writer *w);
@@ -139,6 +146,10 @@ PM_API pm_error *pm_writer_write_rows(pm_writer *w, pm_rows_format fmt, pm_read_
 PM_API pm_error *pm_writer_prepare_commit(pm_commit_messages **out, pm_writer *w);
 /* prepare_commit + pm_commit with the writer's options. */
 PM_API pm_error *pm_writer_commit(pm_commit_outcome *out, pm_writer *w);
+/* The same with commit identifier `commit_identifier` instead of the
+ * options' (a writer that lives across commits: one identifier per
+ * commit); its automatic round counts in the writer's triggers. */
+PM_API pm_error *pm_writer_commit_as(pm_commit_outcome *out, pm_writer *w, int64_t commit_identifier);
 /* Delete every file written and not handed out, then free. */
 PM_API void pm_writer_abort(pm_writer *w);
 /* Free; files not handed out stay on disk (orphans a later

@@ -29,7 +29,9 @@ __all__ = ["CompactBuilder", "CompactPlanner", "CompactPlan", "CompactTask", "Co
 @dataclass(frozen=True)
 class CompactMetrics:
     """What a compaction commit (or run) did: the fields of libpaimon's
-    pm_compact_metrics.  ``snapshot_id`` 0 = nothing was published."""
+    pm_compact_metrics.  ``snapshot_id`` 0 = nothing was published.  The
+    data counts never include changelog files; ``changelog_*`` count the
+    changelog files written (changelog-producer lookup or full-compaction)."""
 
     snapshot_id: int = 0
     tasks: int = 0
@@ -40,6 +42,9 @@ class CompactMetrics:
     bytes_read: int = 0
     bytes_written: int = 0
     duration_ms: int = 0
+    changelog_files_added: int = 0
+    changelog_rows_written: int = 0
+    changelog_bytes_written: int = 0
 
     def to_dict(self) -> Dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

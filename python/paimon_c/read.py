@@ -23,7 +23,8 @@ __all__ = ["ReadBuilder", "TableScan", "Plan", "Split", "TableRead"]
 
 class ReadBuilder:
     """What to read.  Offers what libpaimon's reader offers: a projection,
-    partition filters, a row limit and a snapshot (time travel)."""
+    partition filters, a row limit, a snapshot (time travel) or an
+    incremental range."""
 
     def __init__(self, table):
         self._table = table
@@ -33,6 +34,7 @@ class ReadBuilder:
         self._snapshot_id = 0
         self._batch_rows = 0
         self._threads = 0
+        self._incremental = (0, 0, 0)
 
     def with_projection(self, projection: Sequence[str]) -> "ReadBuilder":
         """Only these columns, in this order (names)."""
@@ -64,6 +66,23 @@ class ReadBuilder:
     def with_snapshot(self, snapshot_id: int) -> "ReadBuilder":
         """Read snapshot ``snapshot_id`` (in that snapshot's schema)."""
         self._snapshot_id = int(snapshot_id)
+        return self
+
+    _MODES = {"auto": 0, "delta": 1, "changelog": 2}
+
+    def with_incremental_between(self, start: int, end: int, mode: str = "auto") -> "ReadBuilder":
+        """Read the changes of snapshots ``start`` (exclusive) .. ``end``
+        (Java's ``incremental-between``): ``delta`` = the files APPEND
+        snapshots added, ``changelog`` = the changelog files (producers
+        input, lookup, full-compaction), ``auto`` = changelog when the table
+        has a changelog producer.  Records are not merged; a ``_ROW_KIND``
+        string column (``+I``, ``-U``, ``+U``, ``-D``) says what each is."""
+        if mode not in self._MODES:
+            raise ValueError("mode must be 'auto', 'delta' or 'changelog'")
+        start, end = int(start), int(end)
+        if start < 0 or end < start:
+            raise ValueError("need 0 <= start <= end")
+        self._incremental = (start, end, self._MODES[mode])
         return self
 
     def with_batch_rows(self, rows: int) -> "ReadBuilder":
@@ -118,6 +137,8 @@ class TableScan:
         """Pick the snapshot, prune partitions, split the live files (reads
         only metadata)."""
         b = self._b
+        if b._incremental[1] or b._incremental[0]:
+            return Plan(_native.scan_new(b._table._h, b._snapshot_id, b._partitions, *b._incremental))
         return Plan(_native.scan_new(b._table._h, b._snapshot_id, b._partitions))
 
 

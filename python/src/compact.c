@@ -40,10 +40,11 @@ static void result_free(void *p)
 
 PyObject *pmx_metrics_tuple(const pm_compact_metrics *m)
 {
-    return Py_BuildValue("(LLLLLLLLL)", (long long)m->snapshot_id, (long long)m->tasks,
+    return Py_BuildValue("(LLLLLLLLLLLL)", (long long)m->snapshot_id, (long long)m->tasks,
                          (long long)m->files_removed, (long long)m->files_added, (long long)m->rows_read,
                          (long long)m->rows_written, (long long)m->bytes_read, (long long)m->bytes_written,
-                         (long long)m->duration_ms);
+                         (long long)m->duration_ms, (long long)m->changelog_files_added,
+                         (long long)m->changelog_rows_written, (long long)m->changelog_bytes_written);
 }
 
 /* compact_builder_new(table, commit_user, partitions, full, dynamic_options) -> builder */

@@ -40,12 +40,14 @@ int pmx_scan_options(pm_read_options *o, pmx_strv *pv, long long snapshot_id, Py
     return 0;
 }
 
-/* scan_new(table, snapshot_id, partitions or None) -> scan */
+/* scan_new(table, snapshot_id, partitions or None[, incr_from, incr_to, incr_mode]) -> scan;
+ * incr_to > 0: an incremental scan of (incr_from, incr_to], mode 0 auto, 1 delta, 2 changelog */
 static PyObject *scan_new(PyObject *self, PyObject *args)
 {
     PyObject *th, *parts;
-    long long sid;
-    if (!PyArg_ParseTuple(args, "OLO", &th, &sid, &parts))
+    long long sid, ifrom = 0, ito = 0;
+    int imode = 0;
+    if (!PyArg_ParseTuple(args, "OLO|LLi", &th, &sid, &parts, &ifrom, &ito, &imode))
         return NULL;
     pm_table *t = pmx_get(th, PMX_TABLE);
     if (!t)
@@ -54,6 +56,9 @@ static PyObject *scan_new(PyObject *self, PyObject *args)
     pm_read_options o;
     if (pmx_scan_options(&o, &pv, sid, parts) < 0)
         return NULL;
+    o.incremental_from = ifrom;
+    o.incremental_to = ito;
+    o.incremental_mode = (pm_incremental_mode)imode;
     pm_scan *s = NULL;
     pm_error *e;
     PMX_NOGIL_BEGIN

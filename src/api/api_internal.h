@@ -22,6 +22,7 @@ struct pm_split {
     int64_t snapshot_id;       /* of that branch */
     int64_t schema_id;         /* read schema of that branch */
     char *partition_text;      /* display only */
+    int incremental;           /* 0 = a normal scan's, else PM_INCREMENTAL_DELTA / _CHANGELOG */
     pm_bucket_files bf;        /* owned; bf.table is NULL outside a reader;
                                   bf.dvs are rebuilt from bf.index_entries by
                                   every reader (and empty after JSON) */

@@ -8,10 +8,15 @@
  *   split     {format: 1, kind: "split", table, branch, fallback,
  *              snapshot_id, schema_id, partition (base64 BinaryRow),
  *              partition_text, bucket, total_buckets,
+ *              incremental (null, "delta" or "changelog": a split of an
+ *              incremental scan),
  *              files [DataFileMeta], index_files [IndexEntry (ADD)]}
  *   messages  {format: 1, kind: "commit_messages", table,
  *              messages [{partition, bucket, total_buckets,
- *                         new_files [DataFileMeta], changelog [DataFileMeta]}]}
+ *                         new_files [DataFileMeta], changelog [DataFileMeta],
+ *                         index_added [IndexEntry (ADD)],
+ *                         index_removed [IndexEntry (DELETE)]}]}
+ *              (index entries: the HASH files of dynamic-bucket writes)
  *
  * Values read are untrusted: file names must be plain names (PM_EINVALID
  * naming the field), external paths and existence are checked when they
@@ -85,6 +90,9 @@ pm_error *pm_split_to_json(char **out, const pm_split *s)
     pm_cjw_set(&b, o, "partition_text", pm_cjw_str(&b, s->partition_text));
     pm_cjw_set(&b, o, "bucket", pm_cjw_long(&b, s->bf.bucket));
     pm_cjw_set(&b, o, "total_buckets", pm_cjw_long(&b, s->bf.total_buckets));
+    pm_cjw_set(&b, o, "incremental",
+               s->incremental ? pm_cjw_str(&b, s->incremental == PM_INCREMENTAL_DELTA ? "delta" : "changelog")
+                              : pm_cjw_take(&b, json_null()));
     pm_cjw_set(&b, o, "files", pm_cjw_files(&b, s->bf.files, s->bf.nfiles));
     pm_cjw_set(&b, o, "index_files", pm_cjw_index(&b, s->bf.index_entries, s->bf.nindex_entries));
     return finish(&b, o, "split", out);
@@ -92,7 +100,9 @@ pm_error *pm_split_to_json(char **out, const pm_split *s)
 
 static const char *const SPLIT_KEYS[] = {"format", "kind", "table", "branch", "fallback", "snapshot_id",
                                          "schema_id", "partition", "partition_text", "bucket", "total_buckets",
-                                         "files", "index_files", NULL};
+                                         "incremental", "files", "index_files", NULL};
+/* indexed by pm_incremental_mode: "delta", "changelog" */
+static const char *const INCREMENTAL_MODES[] = {"", "delta", "changelog"};
 
 static pm_error *read_split(const pm_jnode *root, pm_split *s)
 {
@@ -106,6 +116,17 @@ static pm_error *read_split(const pm_jnode *root, pm_split *s)
     PM_TRY(pm_json_str(root, "partition_text", 0, &s->partition_text));
     PM_TRY(pm_json_i32(root, "bucket", -2, INT32_MAX, &s->bf.bucket));
     PM_TRY(pm_json_i32(root, "total_buckets", -2, INT32_MAX, &s->bf.total_buckets));
+    pm_jnode inc;
+    pm_json_get(&inc, root, "incremental");
+    if (!pm_json_is_null(&inc)) {
+        int m = 0;
+        PM_TRY(pm_json_enum(root, "incremental", INCREMENTAL_MODES, 3, 0, &m));
+        if (!m)
+            return pm_json_error(&inc, "must be \"delta\", \"changelog\" or null");
+        s->incremental = m;
+        if (s->fallback)
+            return pm_json_error(&inc, "an incremental split of a fallback branch");
+    }
     PM_TRY(pm_cjr_files(root, "files", &s->bf.files, &s->bf.nfiles));
     PM_TRY(pm_cjr_index(root, "index_files", PM_FILE_ADD, &s->bf.index_entries, &s->bf.nindex_entries));
     PM_TRY(pm_compact_check_data_files("split", "files", s->bf.files, s->bf.nfiles, false, NULL));
@@ -147,6 +168,8 @@ pm_error *pm_commit_messages_to_json(char **out, const pm_commit_messages *m)
         pm_cjw_set(&b, x, "total_buckets", pm_cjw_long(&b, c->total_buckets));
         pm_cjw_set(&b, x, "new_files", pm_cjw_files(&b, c->new_files, c->n_new_files));
         pm_cjw_set(&b, x, "changelog", pm_cjw_files(&b, c->changelog, c->n_changelog));
+        pm_cjw_set(&b, x, "index_added", pm_cjw_index(&b, c->index_added, c->n_index_added));
+        pm_cjw_set(&b, x, "index_removed", pm_cjw_index(&b, c->index_removed, c->n_index_removed));
         pm_cjw_push(&b, arr, x);
     }
     pm_cjw_set(&b, o, "messages", arr);
@@ -154,7 +177,8 @@ pm_error *pm_commit_messages_to_json(char **out, const pm_commit_messages *m)
 }
 
 static const char *const MESSAGES_KEYS[] = {"format", "kind", "table", "messages", NULL};
-static const char *const MESSAGE_KEYS[] = {"partition", "bucket", "total_buckets", "new_files", "changelog", NULL};
+static const char *const MESSAGE_KEYS[] = {"partition", "bucket", "total_buckets", "new_files", "changelog",
+                                           "index_added", "index_removed", NULL};
 
 static pm_error *read_message(const pm_jnode *x, pm_commit_message *c)
 {
@@ -165,6 +189,8 @@ static pm_error *read_message(const pm_jnode *x, pm_commit_message *c)
     PM_TRY(pm_json_i32(x, "total_buckets", -2, INT32_MAX, &c->total_buckets));
     PM_TRY(pm_cjr_files(x, "new_files", &c->new_files, &c->n_new_files));
     PM_TRY(pm_cjr_files(x, "changelog", &c->changelog, &c->n_changelog));
+    PM_TRY(pm_cjr_index(x, "index_added", PM_FILE_ADD, &c->index_added, &c->n_index_added));
+    PM_TRY(pm_cjr_index(x, "index_removed", PM_FILE_DELETE, &c->index_removed, &c->n_index_removed));
     return NULL;
 }
 

@@ -25,6 +25,7 @@
 #include "meta/manifest.h"
 #include "paimon/read.h"
 #include "table/partition.h"
+#include "table/incremental.h"
 #include "table/scan.h"
 #include "table/table_internal.h"
 #include "table/predicate.h"
@@ -43,6 +44,7 @@ struct pm_reader {
     pm_scan_result *sr;        /* private copy of the splits' buckets */
     pm_predicate *filter;      /* parsed pm_read_options.filter, or NULL */
     pm_table_reader *tr;
+    pm_incr_reader *ir;        /* incremental splits: read record by record instead */
     int64_t limit;             /* -1 = none */
     int64_t done;              /* rows handed out */
     pm_batch *cut;             /* the last batch under a limit */
@@ -55,11 +57,28 @@ void pm_read_options_init(pm_read_options *o)
     *o = init;
 }
 
+/* Is o an incremental read (version 2 fields; a version-1 struct has none)? */
+static bool incremental(const pm_read_options *o)
+{
+    return o->version >= 2 && (o->incremental_from || o->incremental_to);
+}
+
 static pm_error *check_options(const pm_read_options *o)
 {
-    if (o->version != 1 && o->version != PM_READ_OPTIONS_VERSION)
+    if (o->version < 1 || o->version > PM_READ_OPTIONS_VERSION)
         return pm_error_new(PM_EINVALID, "read options version %d (this library knows 1..%d)", o->version,
                             PM_READ_OPTIONS_VERSION);
+    if (incremental(o)) {
+        if (o->incremental_from < 0 || o->incremental_to < o->incremental_from)
+            return pm_error_new(PM_EINVALID, "incremental read between %lld and %lld: need 0 <= from <= to",
+                                (long long)o->incremental_from, (long long)o->incremental_to);
+        if (o->incremental_mode != PM_INCREMENTAL_AUTO && o->incremental_mode != PM_INCREMENTAL_DELTA &&
+            o->incremental_mode != PM_INCREMENTAL_CHANGELOG)
+            return pm_error_new(PM_EINVALID, "incremental_mode %d is not a pm_incremental_mode",
+                                (int)o->incremental_mode);
+        if (o->snapshot_id)
+            return pm_error_new(PM_EINVALID, "an incremental read takes no snapshot_id (it reads the range)");
+    }
     if (o->snapshot_id < 0)
         return pm_error_new(PM_EINVALID, "snapshot id %lld is negative", (long long)o->snapshot_id);
     if (o->limit < -1)
@@ -153,6 +172,7 @@ pm_error *pm_split_copy(pm_split **out, const pm_split *s)
     pm_split *c;
     PM_TRY(pm_calloc(&c, 1, sizeof *c));
     c->fallback = s->fallback;
+    c->incremental = s->incremental;
     c->snapshot_id = s->snapshot_id;
     c->schema_id = s->schema_id;
     pm_error *e = pm_strdup(&c->table_path, s->table_path);
@@ -174,6 +194,12 @@ const char *pm_split_partition(const pm_split *s) { return s->partition_text; }
 int32_t pm_split_bucket(const pm_split *s) { return s->bf.bucket; }
 const char *pm_split_branch(const pm_split *s) { return s->branch; }
 int64_t pm_split_snapshot_id(const pm_split *s) { return s->snapshot_id; }
+
+void pm_split_incremental(const pm_split *s, bool *incremental, pm_incremental_mode *mode)
+{
+    *incremental = s->incremental != 0;
+    *mode = s->incremental ? (pm_incremental_mode)s->incremental : PM_INCREMENTAL_AUTO;
+}
 size_t pm_split_file_count(const pm_split *s) { return s->bf.nfiles; }
 
 int64_t pm_split_row_count(const pm_split *s)
@@ -281,7 +307,14 @@ pm_error *pm_scan_new(pm_scan **out, pm_table *t, const pm_read_options *o)
     PM_TRY(partition_specs(o, &specs, &nspecs));
     pm_scan *s = NULL;
     pm_error *e = pm_calloc(&s, 1, sizeof *s);
-    if (!e) {
+    int incr = 0;
+    if (!e && incremental(o)) {
+        pm_incr_mode m = (pm_incr_mode)o->incremental_mode;
+        e = pm_incr_mode_resolve(t, m, &m);
+        incr = (int)m;
+        if (!e)
+            e = pm_incremental_scan(t, o->incremental_from, o->incremental_to, m, specs, nspecs, &s->sr);
+    } else if (!e) {
         pm_scan_options so = pm_scan_options_default();
         so.snapshot_id = o->snapshot_id;
         so.partitions = specs;
@@ -297,8 +330,10 @@ pm_error *pm_scan_new(pm_scan **out, pm_table *t, const pm_read_options *o)
     }
     for (size_t i = 0; !e && s->sr && i < s->sr->nbuckets; i++) {
         e = make_split(s, t, i, &s->splits[i]);
-        if (!e)
+        if (!e) {
+            s->splits[i]->incremental = incr;
             s->nsplits = i + 1;
+        }
     }
     for (size_t i = 0; i < nspecs; i++)
         pm_partition_spec_clear(&specs[i]);
@@ -324,6 +359,7 @@ void pm_reader_free(pm_reader *r)
         return;
     pm_table_reader_free(r->tr);
     pm_predicate_free(r->filter);
+    pm_incr_reader_free(r->ir);
     pm_scan_result_free(r->sr);
     pm_batch_free(r->cut);
     free(r->last_error);
@@ -366,6 +402,11 @@ static pm_error *splits_to_scan(pm_table *t, const pm_split *const *splits, size
             return pm_error_new(PM_EINVALID, "split %zu is NULL", i);
         if (strcmp(s->table_path, t->path))
             return pm_error_new(PM_EINVALID, "split %zu belongs to table %s, not %s", i, s->table_path, t->path);
+        if ((s->incremental != 0) != (splits[0]->incremental != 0))
+            return pm_error_new(PM_EINVALID, "split %zu is %san incremental split, split 0 is %s", i,
+                                s->incremental ? "" : "not ", splits[0]->incremental ? "one" : "not");
+        if (s->incremental && s->fallback)
+            return pm_error_new(PM_EINVALID, "split %zu: an incremental split of a fallback branch", i);
         const pm_split **first = s->fallback ? &fb : &main;
         if (!s->fallback && strcmp(s->branch, t->branch))
             return pm_error_new(PM_EINVALID, "split %zu is of branch %s, the table is open on %s", i, s->branch,
@@ -381,7 +422,9 @@ static pm_error *splits_to_scan(pm_table *t, const pm_split *const *splits, size
     PM_TRY(pm_calloc(&sr, 1, sizeof *sr));
     pm_error *e = NULL;
     const pm_schema *schema = NULL;
-    e = pm_table_schema_by_id(t, main ? main->schema_id : t->schema->id, &schema);
+    /* incremental splits are read in the table's current schema */
+    bool incr = n && splits[0]->incremental;
+    e = pm_table_schema_by_id(t, main && !incr ? main->schema_id : t->schema->id, &schema);
     sr->schema = schema;
     if (!e && fb) {
         e = pm_table_open(&sr->fallback, t->path, fb->branch);
@@ -420,9 +463,14 @@ pm_error *pm_reader_new(pm_reader **out, pm_table *t, const pm_split *const *spl
     r->limit = o->limit;
     pm_error *e = splits_to_scan(t, splits, nsplits, &r->sr);
     const char *filter = o->version >= 2 ? o->filter : NULL;
+    bool incr = nsplits && splits[0]->incremental;
+    if (!e && filter && incr)
+        e = pm_error_new(PM_EUNSUPPORTED, "a filter on an incremental read (its records are not merged rows)");
     if (!e && filter)
         e = pm_predicate_parse(&r->filter, filter, r->sr->schema ? r->sr->schema->row_type : t->schema->row_type);
-    if (!e) {
+    if (!e && incr) {
+        e = pm_incr_reader_new(&r->ir, t, r->sr, o->columns, o->ncolumns, o->batch_rows);
+    } else if (!e) {
         pm_table_read_options ro = {o->columns, o->ncolumns, o->batch_rows, r->filter};
         e = pm_table_reader_new(&r->tr, t, r->sr, &ro);
     }
@@ -430,7 +478,7 @@ pm_error *pm_reader_new(pm_reader **out, pm_table *t, const pm_split *const *spl
         pm_reader_free(r);
         return pm_error_wrap(e, 0, "read table %s", t->path);
     }
-    if (o->threads > 1)
+    if (o->threads > 1 && r->tr)
         pm_table_reader_set_threads(r->tr, o->threads);
     *out = r;
     return NULL;
@@ -441,14 +489,36 @@ pm_error *pm_table_read(pm_reader **out, pm_table *t, const pm_read_options *o)
     *out = NULL;
     pm_scan *s = NULL;
     PM_TRY(pm_scan_new(&s, t, o));
-    pm_error *e = pm_reader_new(out, t, (const pm_split *const *)s->splits, s->nsplits, o);
+    pm_error *e = NULL;
+    if (!s->nsplits && o && incremental(o)) {
+        /* an empty range still has the incremental row type */
+        pm_reader *r = NULL;
+        e = pm_calloc(&r, 1, sizeof *r);
+        if (!e) {
+            r->limit = o->limit;
+            e = pm_calloc(&r->sr, 1, sizeof *r->sr);
+        }
+        if (!e) {
+            r->sr->schema = pm_table_schema(t);
+            e = pm_incr_reader_new(&r->ir, t, r->sr, o->columns, o->ncolumns, o->batch_rows);
+        }
+        if (e)
+            pm_reader_free(r);
+        else
+            *out = r;
+    } else {
+        e = pm_reader_new(out, t, (const pm_split *const *)s->splits, s->nsplits, o);
+    }
     pm_scan_free(s);
     return e;
 }
 
-const pm_type *pm_reader_type(const pm_reader *r) { return pm_table_reader_type(r->tr); }
+const pm_type *pm_reader_type(const pm_reader *r)
+{
+    return r->ir ? pm_incr_reader_type(r->ir) : pm_table_reader_type(r->tr);
+}
 
-size_t pm_reader_files_skipped(const pm_reader *r) { return pm_table_reader_files_skipped(r->tr); }
+size_t pm_reader_files_skipped(const pm_reader *r) { return r->tr ? pm_table_reader_files_skipped(r->tr) : 0; }
 
 /* The first `rows` rows of b as the reader's cut batch. */
 static pm_error *cut_batch(pm_reader *r, const pm_batch *b, int64_t rows)
@@ -468,7 +538,7 @@ pm_error *pm_reader_next(const pm_batch **out, pm_reader *r)
     if (r->limit >= 0 && r->done >= r->limit)
         return NULL;
     const pm_batch *b = NULL;
-    PM_TRY(pm_table_reader_next(r->tr, &b));
+    PM_TRY(r->ir ? pm_incr_reader_next(r->ir, &b) : pm_table_reader_next(r->tr, &b));
     if (!b)
         return NULL;
     int64_t rows = b->num_rows;

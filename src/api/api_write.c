@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "meta/index_path.h"
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/compact_auto.h"
@@ -51,7 +52,10 @@ struct pm_writer {
     size_t nspecs;
     char **spec_texts;
     int64_t rows;
+    pm_compact_triggers *triggers;     /* borrowed: lookup-compact=gentle round counters */
 };
+
+void pm_writer_set_compact_triggers(pm_writer *w, pm_compact_triggers *t) { w->triggers = t; }
 
 void pm_write_options_init(pm_write_options *o)
 {
@@ -160,7 +164,7 @@ pm_error *pm_writer_new(pm_writer **out, pm_table *t, const pm_write_options *o)
     if (!e)
         e = input_type(t, &w->input_type);
     if (!e) {
-        pm_table_write_options wo = {0, o->overwrite, o->threads};
+        pm_table_write_options wo = {0, o->overwrite, o->threads, w->commit_user};
         e = pm_table_writer_new(&w->w, t, &wo);
     }
     if (e) {
@@ -269,13 +273,21 @@ pm_error *pm_writer_prepare_commit(pm_commit_messages **out, pm_writer *w)
 }
 
 static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_commit_messages *msgs,
-                                 const pm_write_options *o, const pm_partition_spec *specs, size_t nspecs);
+                                 const pm_write_options *o, const pm_partition_spec *specs, size_t nspecs,
+                                 pm_compact_triggers *triggers);
 
 pm_error *pm_writer_commit(pm_commit_outcome *out, pm_writer *w)
 {
+    return pm_writer_commit_as(out, w, w->o.commit_identifier);
+}
+
+pm_error *pm_writer_commit_as(pm_commit_outcome *out, pm_writer *w, int64_t commit_identifier)
+{
     pm_commit_messages *m = NULL;
     PM_TRY(pm_writer_prepare_commit(&m, w));
-    pm_error *e = commit_messages(out, w->t, m, &w->o, w->specs, w->nspecs);
+    pm_write_options o = w->o;
+    o.commit_identifier = commit_identifier;
+    pm_error *e = commit_messages(out, w->t, m, &o, w->specs, w->nspecs, w->triggers);
     pm_commit_messages_free(m);
     return e;
 }
@@ -354,7 +366,8 @@ void pm_commit_messages_free(pm_commit_messages *m)
     free(m);
 }
 
-/* Delete the data and changelog files the messages name (best effort). */
+/* Delete the data, changelog and new index files the messages name (best
+ * effort). */
 static void delete_message_files(pm_table *t, const pm_commit_messages *m)
 {
     for (size_t i = 0; m && i < m->n; i++) {
@@ -372,8 +385,39 @@ static void delete_message_files(pm_table *t, const pm_commit_messages *m)
                 pm_error_free(pm_fileio_delete(t->fio, p));
             free(p);
         }
+        for (size_t k = 0; k < c->n_index_added; k++) {
+            char *p = NULL;
+            if (!pm_index_file_path(t->paths, dir, &c->index_added[k].index_file, &p))
+                pm_error_free(pm_fileio_delete(t->fio, p));
+            free(p);
+        }
         free(dir);
     }
+}
+
+/* A write's index changes: HASH files only (dynamic-bucket writes), the
+ * new ones plain names without external paths. */
+static pm_error *check_index_changes(const char *field, const pm_commit_message *c)
+{
+    PM_TRY(pm_compact_check_index_files(field, "index_added", c->index_added, c->n_index_added, false, NULL));
+    PM_TRY(pm_compact_check_index_files(field, "index_removed", c->index_removed, c->n_index_removed, false, NULL));
+    for (size_t k = 0; k < c->n_index_added + c->n_index_removed; k++) {
+        const pm_index_manifest_entry *e =
+            k < c->n_index_added ? &c->index_added[k] : &c->index_removed[k - c->n_index_added];
+        if (!e->index_file.index_type || strcmp(e->index_file.index_type, "HASH"))
+            return pm_error_new(PM_EINVALID, "%s: a write's commit message holds a %s index change (writes change "
+                                "HASH indexes only)", field, e->index_file.index_type ? e->index_file.index_type : "?");
+        if (e->bucket != c->bucket || e->partition.len != c->partition.len ||
+            (c->partition.len && memcmp(e->partition.data, c->partition.data, c->partition.len)))
+            return pm_error_new(PM_EINVALID, "%s: index file %s is not of the message's partition and bucket", field,
+                                e->index_file.file_name);
+        if (k < c->n_index_added && e->index_file.external_path)
+            return pm_error_new(PM_EINVALID, "%s: new index file %s has an external path; writes never produce one",
+                                field, e->index_file.file_name);
+    }
+    if (c->n_index_added > 1 || c->n_index_removed > c->n_index_added)
+        return pm_error_new(PM_EINVALID, "%s: a write replaces at most one HASH index file per bucket", field);
+    return NULL;
 }
 
 pm_error *pm_commit_messages_check_names(const pm_commit_messages *m)
@@ -390,9 +434,9 @@ pm_error *pm_commit_messages_check_names(const pm_commit_messages *m)
                 return pm_error_new(PM_EINVALID, "%s: file %s has an external path; writes never produce one",
                                     field, f->file_name);
         }
-        if (c->n_compact_before || c->n_compact_after || c->n_index_added || c->n_index_removed)
-            return pm_error_new(PM_EINVALID, "%s: a write's commit message holds compaction or index changes",
-                                field);
+        if (c->n_compact_before || c->n_compact_after)
+            return pm_error_new(PM_EINVALID, "%s: a write's commit message holds compaction changes", field);
+        PM_TRY(check_index_changes(field, c));
     }
     return NULL;
 }
@@ -417,6 +461,22 @@ static pm_error *check_for_table(pm_table *t, const pm_commit_messages *m)
             char *p = pm_path_join(dir, f->file_name);
             uint64_t size = 0;
             e = p ? pm_fileio_file_size(t->fio, p, &size) : pm_oom();
+            if (!e && size != (uint64_t)f->file_size)
+                e = pm_error_new(PM_EINVALID, "%s has %llu bytes, its commit message says %lld", p,
+                                 (unsigned long long)size, (long long)f->file_size);
+            free(p);
+        }
+        if (!e && (c->n_index_added || c->n_index_removed) &&
+            (pm_table_num_buckets(t) != -1 || !pm_table_has_primary_key(t)))
+            e = pm_error_new(PM_EINVALID, "HASH index changes belong to dynamic-bucket primary-key tables, table %s "
+                             "is not one", t->path);
+        for (size_t k = 0; !e && k < c->n_index_added; k++) {
+            const pm_index_file_meta *f = &c->index_added[k].index_file;
+            char *p = NULL;
+            uint64_t size = 0;
+            e = pm_index_file_path(t->paths, dir, f, &p);
+            if (!e)
+                e = pm_fileio_file_size(t->fio, p, &size);
             if (!e && size != (uint64_t)f->file_size)
                 e = pm_error_new(PM_EINVALID, "%s has %llu bytes, its commit message says %lld", p,
                                  (unsigned long long)size, (long long)f->file_size);
@@ -482,17 +542,19 @@ static pm_error *touched_of(const pm_commit_messages *m, touched *tc)
 
 /* The automatic round after data snapshot `snapshot` (tc NULL: recovery,
  * the pairs come from the snapshot); its failure is the outcome's. */
-static void after_write(pm_commit_outcome *out, pm_table *t, int64_t snapshot, const char *user, const touched *tc)
+static void after_write(pm_commit_outcome *out, pm_table *t, int64_t snapshot, const char *user, const touched *tc,
+                        pm_compact_triggers *triggers)
 {
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     pm_error *e = pm_compact_after_write(&m, t, snapshot, user, tc && tc->n ? tc->parts : NULL,
-                                         tc && tc->n ? tc->buckets : NULL, tc ? tc->n : 0);
+                                         tc && tc->n ? tc->buckets : NULL, tc ? tc->n : 0, triggers);
     out->compaction = m;
     out->compaction_error = e;
 }
 
 static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_commit_messages *msgs,
-                                 const pm_write_options *o, const pm_partition_spec *specs, size_t nspecs)
+                                 const pm_write_options *o, const pm_partition_spec *specs, size_t nspecs,
+                                 pm_compact_triggers *triggers)
 {
     if (!out || out->version != PM_COMMIT_OUTCOME_VERSION)
         return pm_error_new(PM_EINVALID, "commit outcome version %d (this library knows %d): initialize it "
@@ -509,7 +571,7 @@ static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_c
              * are the very files that landed. */
             out->snapshot_id = found;
             out->already_committed = true;
-            after_write(out, t, found, user, NULL);
+            after_write(out, t, found, user, NULL, triggers);
             return NULL;
         }
     }
@@ -546,7 +608,7 @@ static pm_error *commit_messages(pm_commit_outcome *out, pm_table *t, const pm_c
     out->rows = pm_commit_messages_row_count(msgs);
     /* 4. the automatic round (a separate snapshot; the data commit stays either way) */
     if (snapshot)
-        after_write(out, t, snapshot, user, &tc);
+        after_write(out, t, snapshot, user, &tc, triggers);
 done:
     touched_free(&tc);
     return e;
@@ -567,7 +629,7 @@ pm_error *pm_commit(pm_commit_outcome *out, pm_table *t, const pm_commit_message
     pm_partition_spec *specs = NULL;
     size_t nspecs = 0;
     PM_TRY(parse_specs(o, &specs, &nspecs));
-    pm_error *e = commit_messages(out, t, msgs, &own, specs, nspecs);
+    pm_error *e = commit_messages(out, t, msgs, &own, specs, nspecs, NULL);
     free_specs(specs, nspecs);
     return e;
 }
@@ -616,7 +678,7 @@ pm_error *pm_table_update_by_row_id(pm_commit_outcome *out, pm_table *t, const p
             PM_TRY(pm_uuid(uuid));
             user = uuid;
         }
-        after_write(out, t, r.snapshot_id, user, NULL);
+        after_write(out, t, r.snapshot_id, user, NULL, NULL);
     }
     return NULL;
 }

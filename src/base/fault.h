@@ -34,6 +34,9 @@
  *   de-rebase-after-write          compact/de/de_commit.c: after the
  *                                  commit attempt's moved deletion
  *                                  vectors were written to a new index file
+ *   lookup-file-write              table/lookup_file.c: a Lookup File's
+ *                                  block cannot be written (a full disk;
+ *                                  the build removes what it wrote)
  */
 #ifndef PM_BASE_FAULT_H
 #define PM_BASE_FAULT_H

@@ -12,7 +12,8 @@
  * doubling, 20% jitter).
  * After a write: write-only / mode check → write.compaction.parallelism →
  * touched pairs (given, or read from the data snapshot's delta manifests)
- * → an automatic round (the planners' automatic thresholds); a latest
+ * → an automatic round (the planners' automatic thresholds; a full
+ * compaction when full-compaction.delta-commits says so); a latest
  * snapshot below the data snapshot is a conflict.  Errors are wrapped so
  * the message says the data commit stays committed, keeping the cause.
  * Write stall: write-only / mode check → the mode's write_stall over the
@@ -112,8 +113,10 @@ typedef struct round {
     const int32_t *buckets;
     size_t n;
     bool automatic;               /* automatic thresholds (else the explicit pick) */
+    bool full;                    /* full compaction (full-compaction.delta-commits) */
     size_t threads;
     int64_t min_snapshot;         /* the latest snapshot may not be below it (0 = any) */
+    pm_compact_triggers *triggers; /* a long-lived writer's counters (NULL = none) */
 } round;
 
 static pm_error *run_round(pm_compact_metrics *m, pm_table *t, const round *rd)
@@ -132,11 +135,14 @@ static pm_error *run_round(pm_compact_metrics *m, pm_table *t, const round *rd)
     pm_compact_options co = PM_COMPACT_OPTIONS_INIT;
     co.commit_user = rd->commit_user;
     co.resources = res;
+    co.full = rd->full;
     PM_TRY_GOTO(e, pm_compact_builder_new(&b, t, &co), done);
     b->only_partitions = rd->partitions;
     b->only_buckets = rd->buckets;
     b->nonly = rd->n;
-    b->automatic = rd->automatic;
+    b->automatic = rd->automatic && !rd->full;
+    if (b->automatic)
+        b->triggers = rd->triggers;
     for (int attempt = 0;; attempt++) {
         PM_TRY_GOTO(e, pm_compact_plan_new(&p, b), done);
         if (p->snapshot_id < rd->min_snapshot) {
@@ -180,9 +186,63 @@ static pm_error *automatic_mode(pm_table *t, const pm_compact_mode_ops **mode, b
     return NULL;
 }
 
+/* full-compaction.delta-commits (Java's GlobalFullCompactionSinkWrite):
+ * with changelog-producer=full-compaction or the option set, a data
+ * commit whose identifier is a multiple of N (the option, default 1) or
+ * the batch identifier makes the round a full compaction of every pair
+ * this commit user wrote since its previous such commit (its data
+ * snapshots are walked back to that one, or to the earliest snapshot).
+ * *full = the round is full; out then holds those pairs and the given
+ * ones. */
+static pm_error *full_round(pm_table *t, int64_t data_snapshot_id, const char *user, const pm_bytes *partitions,
+                            const int32_t *buckets, size_t n, bool *full, touched *out)
+{
+    *full = false;
+    if (!pm_table_has_primary_key(t))
+        return NULL;
+    const pm_options *o = pm_table_options(t);
+    int producer = 0;
+    PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
+    bool has = false;
+    int32_t every = 1;
+    PM_TRY(pm_options_int(o, PM_OPT_FULL_COMPACTION_DELTA_COMMITS, &has, &every));
+    if (!has && producer != PM_CHANGELOG_FULL_COMPACTION)
+        return NULL;
+    if (every < 1)
+        every = 1;
+    pm_snapshot *s = NULL;
+    PM_TRY(pm_snapshot_store_load(t->snapshots, data_snapshot_id, &s));
+    int64_t id = s->commit_identifier;
+    pm_snapshot_free(s);
+    if (id != INT64_MAX && id % every != 0)
+        return NULL;
+    *full = true;
+    for (size_t i = 0; i < n; i++)
+        PM_TRY(touched_add(out, &partitions[i], buckets[i]));
+    bool found = false;
+    int64_t earliest = 0;
+    PM_TRY(pm_snapshot_store_earliest_id(t->snapshots, &found, &earliest));
+    for (int64_t sid = data_snapshot_id - 1; found && sid >= earliest; sid--) {
+        bool exists = false;
+        PM_TRY(pm_snapshot_store_exists(t->snapshots, sid, &exists));
+        if (!exists)
+            break; /* expired meanwhile */
+        PM_TRY(pm_snapshot_store_load(t->snapshots, sid, &s));
+        bool mine = user && s->commit_user && !strcmp(s->commit_user, user) &&
+                    (s->commit_kind == PM_COMMIT_APPEND || s->commit_kind == PM_COMMIT_OVERWRITE);
+        bool stop = mine && (s->commit_identifier == INT64_MAX || s->commit_identifier % every == 0);
+        pm_snapshot_free(s);
+        if (stop)
+            break;
+        if (mine)
+            PM_TRY(touched_from_snapshot(t, sid, out));
+    }
+    return NULL;
+}
+
 pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t data_snapshot_id,
                                  const char *commit_user, const pm_bytes *partitions, const int32_t *buckets,
-                                 size_t ntouched)
+                                 size_t ntouched, pm_compact_triggers *triggers)
 {
     PM_TRY(pm_compact_metrics_check(out));
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
@@ -202,8 +262,15 @@ pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t d
         buckets = tc.buckets;
         ntouched = tc.n;
     }
+    bool full = false;
+    PM_TRY_GOTO(e, full_round(t, data_snapshot_id, commit_user, partitions, buckets, ntouched, &full, &tc), done);
+    if (full && tc.n) {
+        partitions = tc.parts;
+        buckets = tc.buckets;
+        ntouched = tc.n;
+    }
     if (ntouched) {
-        round rd = {commit_user, partitions, buckets, ntouched, true, (size_t)par, data_snapshot_id};
+        round rd = {commit_user, partitions, buckets, ntouched, true, full, (size_t)par, data_snapshot_id, triggers};
         e = run_round(&m, t, &rd);
     }
 done:
@@ -249,7 +316,7 @@ pm_error *pm_compact_write_stall(pm_compact_metrics *out, pm_table *t, const cha
             sb[ns++] = buckets[i];
         }
     if (ns) {
-        round rd = {commit_user, sp, sb, ns, false, 1, 0};
+        round rd = {commit_user, sp, sb, ns, false, false, 1, 0, NULL};
         e = run_round(&m, t, &rd);
     }
 done:

@@ -13,7 +13,12 @@
  *     commit as a separate COMPACT snapshot with the writer's commit user
  *     (an empty plan publishes nothing).  A conflict with another
  *     compaction replans against the new latest snapshot, up to
- *     commit.max-retries times with the commit backoff.  On failure queued
+ *     commit.max-retries times with the commit backoff.  Primary-key tables
+ *     with changelog-producer=full-compaction or
+ *     full-compaction.delta-commits=N (default 1) get a full compaction
+ *     instead when the data commit's identifier is a multiple of N or the
+ *     batch identifier, over every pair the commit user wrote since its
+ *     previous such commit (Java's GlobalFullCompactionSinkWrite).  On failure queued
  *     buckets are skipped, started ones finish, unpublished outputs are
  *     deleted, and the error (with its cause) says the data commit stays.
  *   - touched pairs NULL/0: reconstructed from the data snapshot's delta
@@ -43,9 +48,11 @@
 #include "meta/data_file_meta.h"
 #include "paimon/compact.h"
 
+/* triggers (may be NULL): a long-lived writer's round counters
+ * (lookup-compact=gentle). */
 pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t data_snapshot_id,
                                  const char *commit_user, const pm_bytes *partitions, const int32_t *buckets,
-                                 size_t ntouched);
+                                 size_t ntouched, pm_compact_triggers *triggers);
 
 pm_error *pm_compact_write_stall(pm_compact_metrics *out, pm_table *t, const char *commit_user,
                                  const pm_bytes *partitions, const int32_t *buckets, const size_t *new_files,

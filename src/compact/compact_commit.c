@@ -415,6 +415,11 @@ pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *co
         m.rows_written += r->counters.rows_written;
         m.bytes_read += r->counters.bytes_read;
         m.bytes_written += r->counters.bytes_written;
+        m.changelog_files_added += (int64_t)r->nchangelog;
+        for (size_t k = 0; k < r->nchangelog; k++) {
+            m.changelog_rows_written += r->changelog[k].row_count;
+            m.changelog_bytes_written += r->changelog[k].file_size;
+        }
     }
     m.tasks = (int64_t)n;
     validate_ctx vc = {t, mode, results, n, NULL};

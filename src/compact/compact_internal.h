@@ -140,7 +140,13 @@ struct pm_compact_builder {
     pm_compact_progress_fn progress; /* pm_compact_run */
     void *progress_ctx;
     size_t parallelism;           /* pm_compact_run: 0 = the resources' threads */
+    pm_compact_triggers *triggers; /* borrowed: a long-lived caller's round counters */
 };
+
+/* A round that selected nothing for (partition, bucket): its counter
+ * advances; *fire when it reaches `interval` (then it restarts at 0). */
+pm_error *pm_compact_triggers_bump(pm_compact_triggers *t, const pm_bytes *part, int32_t bucket, int32_t interval,
+                                   bool *fire);
 
 /* ---- values ---- */
 void pm_compact_output_clear(pm_compact_output *o);

@@ -88,6 +88,11 @@ struct pm_compact_mode_ops {
                               pm_index_manifest_entry **added, size_t *nadded, pm_index_manifest_entry **removed,
                               size_t *nremoved);
 
+    /* Optional: a whole pm_compact_run for tables of the mode that are not
+     * compacted as planned tasks (primary keys: postpone buckets); *done =
+     * false leaves the run to the planning loop.  NULL = never. */
+    pm_error *(*run)(pm_compact_metrics *out, pm_compact_builder *b, bool *done);
+
     /* stalled[i] = bucket (partitions[i], buckets[i]) of the latest
      * snapshot `live` must compact before new_files[i] more files. */
     pm_error *(*write_stall)(pm_table *t, const pm_scan_result *live, const pm_bytes *partitions,

@@ -28,6 +28,7 @@
 #include "base/pool.h"
 #include "base/util.h"
 #include "compact/compact_internal.h"
+#include "meta/paths.h"
 #include "meta/options.h"
 #include "table/partition.h"
 
@@ -111,6 +112,12 @@ pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm
 fail:
     pm_compact_builder_free(b);
     return e;
+}
+
+void pm_compact_builder_set_triggers(pm_compact_builder *b, pm_compact_triggers *t)
+{
+    b->triggers = t;
+    b->automatic = t != NULL;
 }
 
 void pm_compact_builder_free(pm_compact_builder *b)
@@ -315,7 +322,7 @@ pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b)
         const pm_bucket_files *bf = &scan->buckets[i];
         if (!wanted(b, bf))
             continue;
-        if (bf->bucket < 0)
+        if (bf->bucket < 0 && bf->bucket != PM_BUCKET_POSTPONE) /* postpone: the mode decides */
             e = pm_error_new(PM_EUNSUPPORTED, "bucket %d of the snapshot cannot be compacted", (int)bf->bucket);
         else
             e = mode->plan_bucket(pl, p, bf);

@@ -249,6 +249,14 @@ static size_t count_chains(const pm_compact_plan *p)
 pm_error *pm_compact_run(pm_compact_metrics *out, pm_compact_builder *b)
 {
     PM_TRY(pm_compact_metrics_check(out));
+    const pm_compact_mode_ops *mode = NULL;
+    PM_TRY(pm_compact_table_mode(b->table, &mode));
+    if (mode->run) {
+        bool done = false;
+        PM_TRY(mode->run(out, b, &done));
+        if (done)
+            return NULL;
+    }
     uint64_t t0 = pm_monotonic_ns();
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     pm_compact_metrics_put(out, &m);

@@ -5,6 +5,7 @@
  * identifier of a subset of a plan, lookups in scans, pm_resources and
  * the fault-injection switch used by tests.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -495,7 +496,9 @@ void pm_compact_metrics_put(pm_compact_metrics *out, const pm_compact_metrics *m
     if (!out)
         return;
     int v = out->version;
-    *out = *m; /* version 1 knows every field */
+    /* a version-1 struct ends before the changelog counts */
+    size_t n = v == 1 ? offsetof(pm_compact_metrics, changelog_files_added) : sizeof *out;
+    memcpy(out, m, n);
     out->version = v;
 }
 

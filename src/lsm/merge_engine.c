@@ -896,3 +896,23 @@ pm_error *pm_merge_fn_emit(pm_merge_fn *e, pm_batch *out, const pm_kv_layout *ol
     }
     return NULL;
 }
+
+size_t pm_merge_lookup_pick(const pm_kv_rec *recs, size_t n, const int32_t *level, size_t nlevel, pm_kv_rec *out)
+{
+    size_t high = SIZE_MAX;
+    int32_t high_level = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t l = recs[i].source < nlevel ? level[recs[i].source] : 0;
+        if (l > 0 && (high == SIZE_MAX || l < high_level)) {
+            high = i;
+            high_level = l;
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t l = recs[i].source < nlevel ? level[recs[i].source] : 0;
+        if (l <= 0 || i == high)
+            out[k++] = recs[i];
+    }
+    return k;
+}

@@ -104,4 +104,14 @@ pm_error *pm_merge_fn_fold(pm_merge_fn *e, const pm_kv_layout *in, const pm_kv_r
  * caller finishes the batch (pm_batch_finish). */
 pm_error *pm_merge_fn_emit(pm_merge_fn *e, pm_batch *out, const pm_kv_layout *out_layout);
 
+/* Java's LookupMergeFunction, the merge of tables that need lookup
+ * (changelog-producer=lookup, deletion vectors, force-lookup) other than
+ * first-row: of one key's records only those of level 0 and the one of
+ * the lowest positive level (the latest materialized state; older levels
+ * already contributed to it) are merged.  level[s] = the level of merge
+ * source s (records of a source outside [0, nlevel) count as level 0).
+ * Copies the kept records, in their order, to out (room for n); returns
+ * how many. */
+size_t pm_merge_lookup_pick(const pm_kv_rec *recs, size_t n, const int32_t *level, size_t nlevel, pm_kv_rec *out);
+
 #endif

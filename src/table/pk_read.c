@@ -49,6 +49,7 @@ typedef struct unit {
     size_t nruns;         /* MERGE: runs, each run_len[i] files of run_files */
     size_t *run_len;
     size_t *run_files;
+    int32_t *run_level;   /* MERGE with lookup_merge: the level of run i's files */
 } unit;
 
 struct pm_pk_reader {
@@ -65,8 +66,12 @@ struct pm_pk_reader {
     pm_type *msys;         /* [_SEQUENCE_NUMBER, _VALUE_KIND, mtype...] */
     pm_kv_layout in_layout, out_layout;
     pm_merge_fn *mf;
+    pm_merge_fn *mf_full;  /* lookup_merge: groups of several records */
     pm_merge_kind engine;
     bool ignore_delete;
+    bool lookup_merge;     /* LookupMergeFunction (see plan) */
+    pm_kv_rec *pick;       /* lookup_merge: the kept records of a group */
+    size_t pick_cap;
     size_t *src_col;       /* output field i comes from msys column src_col[i] */
     pm_pk_spill *spill;
     pm_pool *pool;         /* decodes merged runs ahead (NULL = none) */
@@ -98,6 +103,18 @@ pm_error *pm_pk_read_skips_level0(const pm_schema *s, bool *out)
     int engine = 0;
     PM_TRY(pm_options_enum(s->options, PM_OPT_MERGE_ENGINE, &engine));
     *out = dv ? !dv_mor : engine == PM_MERGE_FIRST_ROW;
+    return NULL;
+}
+
+pm_error *pm_pk_read_lookup_merge(const pm_schema *s, bool *out)
+{
+    bool dv = false, force = false;
+    int engine = 0, producer = 0;
+    PM_TRY(pm_options_bool(s->options, PM_OPT_DELETION_VECTORS_ENABLED, &dv));
+    PM_TRY(pm_options_bool(s->options, PM_OPT_FORCE_LOOKUP, &force));
+    PM_TRY(pm_options_enum(s->options, PM_OPT_MERGE_ENGINE, &engine));
+    PM_TRY(pm_options_enum(s->options, PM_OPT_CHANGELOG_PRODUCER, &producer));
+    *out = engine != PM_MERGE_FIRST_ROW && (dv || force || producer == PM_CHANGELOG_LOOKUP);
     return NULL;
 }
 
@@ -167,7 +184,7 @@ static pm_error *add_unit(pm_pk_reader *r, unit *u)
 
 static pm_error *add_raw(pm_pk_reader *r, size_t file)
 {
-    unit u = {UNIT_RAW, file, 0, NULL, NULL};
+    unit u = {UNIT_RAW, file, 0, NULL, NULL, NULL};
     return add_unit(r, &u);
 }
 
@@ -217,21 +234,45 @@ static pm_error *plan_sections(pm_pk_reader *r, const size_t *idx, size_t n)
         size_t total = 0;
         for (size_t k = 0; k < sec->nruns; k++)
             total += sec->runs[k].nfiles;
-        unit u = {UNIT_MERGE, 0, sec->nruns, NULL, NULL};
-        e = pm_calloc(&u.run_len, sec->nruns, sizeof *u.run_len);
+        /* lookup_merge: one run per (run, level), so every record's level
+         * is its run's (a run may chain files of different levels) */
+        unit u = {UNIT_MERGE, 0, 0, NULL, NULL, NULL};
+        e = pm_calloc(&u.run_len, total, sizeof *u.run_len);
         if (!e)
             e = pm_calloc(&u.run_files, total, sizeof *u.run_files);
+        if (!e && r->lookup_merge)
+            e = pm_calloc(&u.run_level, total, sizeof *u.run_level);
         size_t p = 0;
         for (size_t k = 0; !e && k < sec->nruns; k++) {
-            u.run_len[k] = sec->runs[k].nfiles;
-            for (size_t j = 0; j < sec->runs[k].nfiles; j++)
-                u.run_files[p++] = idx[sec->runs[k].files[j] - lf];
+            const pm_iv_run *run = &sec->runs[k];
+            for (size_t j = 0; j < run->nfiles; j++) {
+                int32_t lvl = run->files[j]->meta.level;
+                bool seen = false;
+                for (size_t i = 0; r->lookup_merge && i < j && !seen; i++)
+                    seen = run->files[i]->meta.level == lvl;
+                if (seen)
+                    continue;
+                size_t start = p;
+                for (size_t i = j; i < run->nfiles; i++)
+                    if (!r->lookup_merge || run->files[i]->meta.level == lvl)
+                        u.run_files[p++] = idx[run->files[i] - lf];
+                if (u.run_level)
+                    u.run_level[u.nruns] = lvl;
+                u.run_len[u.nruns++] = p - start;
+                if (!r->lookup_merge)
+                    break;
+            }
         }
+        if (!e && r->lookup_merge && u.nruns > PM_MERGE_MAX_FAN_IN)
+            e = pm_error_new(PM_EUNSUPPORTED, "merge-on-read of %zu overlapping sorted runs (more than %d) of a "
+                             "table that needs lookup (changelog-producer=lookup, deletion vectors or "
+                             "force-lookup) is not supported; compact the bucket", u.nruns, PM_MERGE_MAX_FAN_IN);
         if (!e)
             e = add_unit(r, &u);
         if (e) {
             free(u.run_len);
             free(u.run_files);
+            free(u.run_level);
         }
     }
     pm_iv_partition_clear(&part);
@@ -256,6 +297,11 @@ static pm_error *merge_setup(pm_pk_reader *r)
                            &mo));
     pm_merge_kind kind = pm_merge_fn_kind(r->mf);
     r->engine = kind;
+    if (r->lookup_merge) {
+        pm_merge_fn_options fo = {PM_MERGE_FULL, false};
+        PM_TRY(pm_merge_fn_new(&r->mf_full, rt, (const char *const *)s->primary_keys.items, s->primary_keys.count,
+                               s->options, &fo));
+    }
     PM_TRY(pm_options_bool(s->options, PM_OPT_IGNORE_DELETE, &r->ignore_delete));
     bool all = kind == PM_ENGINE_PARTIAL_UPDATE || kind == PM_ENGINE_AGGREGATION;
     size_t nf = rt->nfields;
@@ -384,6 +430,7 @@ static pm_error *plan(pm_pk_reader *r)
         return NULL; /* the postpone bucket is not visible to batch reads */
     bool skip_l0 = false;
     PM_TRY(pm_pk_read_skips_level0(r->s, &skip_l0));
+    PM_TRY(pm_pk_read_lookup_merge(r->s, &r->lookup_merge));
     size_t *idx = NULL;
     PM_TRY(pm_calloc(&idx, b->nfiles, sizeof *idx));
     size_t n = 0;
@@ -798,8 +845,20 @@ static pm_error *merge_next(pm_pk_reader *r, bool *got)
         PM_TRY_GOTO(e, pm_merge_reader_next(r->mr, &g, &eof), fail);
         if (eof)
             break;
+        pm_merge_fn *mf = r->mf;
+        if (r->lookup_merge && g.n > 1) {
+            /* LookupMergeFunction: level-0 records and the lowest positive
+             * level's, merged in full mode */
+            if (g.n > r->pick_cap) {
+                PM_TRY_GOTO(e, pm_realloc_array(&r->pick, g.n, sizeof *r->pick), fail);
+                r->pick_cap = g.n;
+            }
+            g.n = pm_merge_lookup_pick(g.recs, g.n, r->cur->run_level, r->cur->nruns, r->pick);
+            g.recs = r->pick;
+            mf = r->mf_full;
+        }
         bool none = false;
-        const pm_kv_rec *pt = pass_through(r, &g, &none);
+        const pm_kv_rec *pt = mf == r->mf ? pass_through(r, &g, &none) : NULL;
         if (none)
             continue;
         if (pt) {
@@ -810,11 +869,11 @@ static pm_error *merge_next(pm_pk_reader *r, bool *got)
             continue;
         }
         pm_merge_result res;
-        PM_TRY_GOTO(e, pm_merge_fn_fold(r->mf, &r->in_layout, g.recs, g.n, &res), fail);
+        PM_TRY_GOTO(e, pm_merge_fn_fold(mf, &r->in_layout, g.recs, g.n, &res), fail);
         if (!res.has || pm_kind_is_retract(res.kind))
             continue;
         PM_TRY_GOTO(e, pend_flush(r), fail);
-        PM_TRY_GOTO(e, pm_merge_fn_emit(r->mf, &emit, &r->out_layout), fail);
+        PM_TRY_GOTO(e, pm_merge_fn_emit(mf, &emit, &r->out_layout), fail);
         rows++;
     }
     PM_TRY_GOTO(e, pend_flush(r), fail);
@@ -897,8 +956,11 @@ void pm_pk_reader_free(pm_pk_reader *r)
     for (size_t i = 0; i < r->nunits; i++) {
         free(r->units[i].run_len);
         free(r->units[i].run_files);
+        free(r->units[i].run_level);
     }
     free(r->units);
+    free(r->pick);
+    pm_merge_fn_free(r->mf_full);
     if (r->out) {
         release_out(r);
         pm_batch_free(r->out);

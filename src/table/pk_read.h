@@ -32,6 +32,9 @@
  *            keeps unchanged (single records, deduplicate winners) are
  *            copied as row ranges.  Sections of 2..16 runs decode their
  *            runs ahead on a small thread pool (up to 4 batches per run);
+ *            tables that need lookup (pm_pk_read_lookup_merge) merge one
+ *            run per level and only a key's level-0 records with its
+ *            lowest positive-level one;
  *            more than 256 runs merge in several passes through files in
  *            a private temporary directory (pk_spill.h).
  * Output batches have the requested row type; they are owned by the
@@ -48,6 +51,13 @@
 #include "table/scan.h"
 
 typedef struct pm_pk_reader pm_pk_reader;
+
+/* Does a merge of this table follow Java's LookupMergeFunction (tables
+ * that need lookup — changelog-producer=lookup, deletion vectors,
+ * force-lookup — except first-row)?  A key's records of level 0 then merge
+ * with its lowest positive-level record only (older levels already
+ * contributed to that state), in full mode. */
+pm_error *pm_pk_read_lookup_merge(const pm_schema *s, bool *out);
 
 typedef struct pm_pk_read_stats {
     int64_t raw_files;        /* files read without a merge */

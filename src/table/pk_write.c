@@ -26,18 +26,23 @@
  */
 #include "table/pk_write.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "base/mem.h"
+#include "base/util.h"
 #include "lsm/kv.h"
 #include "lsm/merge_engine.h"
 #include "lsm/merge_iter.h"
 #include "lsm/merge_reader.h"
 #include "meta/manifest.h"
+#include "meta/paths.h"
 #include "table/bucket_index.h"
 #include "table/bucket_restore.h"
+#include "table/pk_cross.h"
+#include "table/pk_dynamic.h"
 #include "table/partition.h"
 #include "table/pk_column.h"
 #include "table/pk_file_writer.h"
@@ -101,6 +106,14 @@ struct pm_pk_writer {
     size_t nbuckets_used, capbuckets;
     pm_bucket_index index;     /* (partition, bucket) → index into buckets */
     pm_bucket_restore restore; /* live buckets of the latest snapshot */
+    pm_pk_dynamic *dyn;        /* bucket = -1: the dynamic-bucket assigner and its HASH index */
+    pm_pk_cross *cross;        /* bucket = -1, cross-partition updates: routing at prepare */
+    bool postpone;             /* bucket = -2: arrival order into bucket-postpone */
+    bool retract_checked;      /* postpone: the first retract was checked with mf_full */
+    pm_merge_fn *mf_full;      /* postpone: that check */
+    pm_options *wopts;         /* postpone: the writer schema's options (avro, no stats, prefix) */
+    pm_schema wschema;
+    const pm_schema *file_schema; /* the schema files are written with */
     /* per-batch scratch */
     pm_binrow_writer prow, brow;
     pm_buf pbuf;
@@ -364,9 +377,53 @@ static pm_error *drain(pm_pk_file_writer *fw, pm_batch *out, int64_t rows)
     return pm_batch_reset(out);
 }
 
+/* Postpone: the buffer as it is (arrival order) into level-0 files; the
+ * first retract is checked with the merge engine (Java's
+ * validateRetract). */
+static pm_error *flush_direct(pm_pk_writer *w, pk_bucket *b)
+{
+    pm_batch *buf = b->buf;
+    if (!buf->num_rows)
+        return NULL;
+    for (int64_t r = 0; !w->retract_checked && r < buf->num_rows; r++) {
+        pm_kv_rec rec;
+        pm_kv_rec_at(&rec, buf, &w->layout, r);
+        if (!pm_kind_is_retract(rec.kind))
+            continue;
+        pm_merge_result res;
+        PM_TRY(pm_merge_fn_fold(w->mf_full, &w->layout, &rec, 1, &res));
+        w->retract_checked = true;
+    }
+    pm_pk_file_writer *fw = NULL;
+    pm_pk_file_writer_options fo = {0, PM_FILE_SOURCE_APPEND, false, 0, 0};
+    PM_TRY(pm_pk_file_writer_new(&fw, w->t, w->file_schema, b->partition, b->plen, b->bucket, &fo));
+    pm_data_file_meta *files = NULL;
+    size_t nfiles = 0;
+    pm_error *e = pm_pk_file_writer_write(fw, buf);
+    if (!e)
+        e = pm_pk_file_writer_finish(fw, &files, &nfiles);
+    if (e) {
+        pm_pk_file_writer_abort(fw);
+        return e;
+    }
+    pm_pk_file_writer_free(fw);
+    w->stats.records_written += buf->num_rows;
+    e = append_files(&b->files, &b->nfiles, files, nfiles);
+    if (e)
+        for (size_t i = 0; i < nfiles; i++)
+            pm_data_file_meta_clear(&files[i]);
+    free(files);
+    PM_TRY(e);
+    w->buffered -= b->buf_bytes;
+    b->buf_bytes = 0;
+    return pm_batch_reset(buf);
+}
+
 /* Merge the bucket's runs and buffer into level-0 files. */
 static pm_error *flush_bucket(pm_pk_writer *w, pk_bucket *b)
 {
+    if (w->postpone)
+        return flush_direct(w, b);
     size_t nsrc = b->nruns + (b->buf->num_rows ? 1 : 0);
     if (!nsrc)
         return NULL;
@@ -408,7 +465,7 @@ static pm_error *flush_bucket(pm_pk_writer *w, pk_bucket *b)
     pm_batch *out = NULL, *cl = NULL;
     int64_t nout = 0, ncl = 0;
     pm_pk_file_writer_options fo = {0, PM_FILE_SOURCE_APPEND, false, 0, 0};
-    PM_TRY_GOTO(e, pm_pk_file_writer_new(&fw, w->t, w->schema, b->partition, b->plen, b->bucket, &fo), fail);
+    PM_TRY_GOTO(e, pm_pk_file_writer_new(&fw, w->t, w->file_schema, b->partition, b->plen, b->bucket, &fo), fail);
     PM_TRY_GOTO(e, pm_batch_new(&out, w->kv_type), fail);
     if (w->changelog_input) {
         pm_pk_file_writer_options co = {0, PM_FILE_SOURCE_APPEND, true, 0, 0};
@@ -498,7 +555,7 @@ static pm_error *relieve_memory(pm_pk_writer *w)
                 big = w->buckets[i];
         if (!big || !big->buf->num_rows)
             return NULL;
-        if (w->spillable) {
+        if (w->spillable && !w->postpone) {
             PM_TRY(spill_bucket(w, big));
         } else {
             PM_TRY(flush_bucket(w, big));
@@ -629,7 +686,37 @@ static pm_error *buffer_rows(pm_pk_writer *w, pk_bucket *b, const int64_t *rows,
     return NULL;
 }
 
+/* Rows of `in` into their buckets' buffers; forced (may be NULL): the
+ * bucket of every row (cross-partition routing). */
+static pm_error *write_batch(pm_pk_writer *w, const pm_batch *in, const int32_t *forced);
+
 pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
+{
+    if (!w->cross || !in->num_rows)
+        return write_batch(w, in, NULL);
+    /* cross-partition: kept until prepare, routed then */
+    PM_TRY(align(w, in));
+    int64_t n = in->num_rows, k = 0;
+    for (int64_t r = 0; r < n; r++) {
+        if (keep_kind(w, w->kinds[r]))
+            w->order[k++] = r;
+        else
+            w->stats.rows_dropped++;
+    }
+    w->stats.rows_in += k;
+    return pm_pk_cross_add(w->cross, w->align.aligned, w->kinds, w->order, k);
+}
+
+static pm_error *cross_emit(void *ctx, const pm_batch *rows, const int32_t *buckets)
+{
+    pm_pk_writer *w = ctx;
+    int64_t before = w->stats.rows_in;
+    PM_TRY(write_batch(w, rows, buckets));
+    w->stats.rows_in = before; /* counted when they arrived */
+    return NULL;
+}
+
+static pm_error *write_batch(pm_pk_writer *w, const pm_batch *in, const int32_t *forced)
 {
     int64_t n = in->num_rows;
     if (n == 0)
@@ -653,7 +740,25 @@ pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
             plen = w->pbuf.len;
         }
         int32_t bucket = 0;
-        PM_TRY(pm_bucket_of_row(w->bfn, w->nbuckets, &w->brow, w->align.aligned, w->bkey_idx, w->nbkey, r, &bucket));
+        if (forced) {
+            bucket = forced[r];
+        } else if (w->postpone) {
+            bucket = PM_BUCKET_POSTPONE;
+        } else if (w->dyn) {
+            /* dynamic bucket: the key hash's bucket in its partition */
+            int32_t part_hash = 0;
+            if (w->npart) {
+                part_hash = pm_binrow_hash(&w->prow);
+            } else {
+                PM_TRY(pm_binrow_from_columns(&w->prow, w->align.aligned, NULL, 0, r));
+                part_hash = pm_binrow_hash(&w->prow);
+            }
+            PM_TRY(pm_binrow_from_columns(&w->brow, w->align.aligned, w->bkey_idx, w->nbkey, r));
+            PM_TRY(pm_pk_dynamic_assign(w->dyn, part, plen, part_hash, pm_binrow_hash(&w->brow), &bucket));
+        } else {
+            PM_TRY(pm_bucket_of_row(w->bfn, w->nbuckets, &w->brow, w->align.aligned, w->bkey_idx, w->nbkey, r,
+                                    &bucket));
+        }
         int32_t idx = -1;
         if (last_idx >= 0 && bucket == last_bucket && w->buckets[last_idx]->plen == plen &&
             !memcmp(w->buckets[last_idx]->partition, part, plen)) {
@@ -691,19 +796,65 @@ pm_error *pm_pk_writer_write(pm_pk_writer *w, const pm_batch *in)
     return relieve_memory(w);
 }
 
+/* Attach the dynamic bucket index changes to the messages of their
+ * (partition, bucket); a bucket without new files gets a message of its
+ * own (moved: the changes are cleared). */
+static pm_error *attach_index(pm_pk_writer *w, pm_commit_message **msgs, size_t *n, pm_pk_dynamic_change *cs,
+                              size_t nc)
+{
+    for (size_t i = 0; i < nc; i++) {
+        pm_pk_dynamic_change *c = &cs[i];
+        pm_commit_message *m = NULL;
+        for (size_t k = 0; k < *n && !m; k++)
+            if ((*msgs)[k].bucket == c->bucket && (*msgs)[k].partition.len == c->partition.len &&
+                (!c->partition.len || !memcmp((*msgs)[k].partition.data, c->partition.data, c->partition.len)))
+                m = &(*msgs)[k];
+        if (!m) {
+            PM_TRY(pm_realloc_array(msgs, *n + 1, sizeof **msgs));
+            m = &(*msgs)[(*n)++];
+            memset(m, 0, sizeof *m);
+            PM_TRY(pm_bytes_set(&m->partition, c->partition.data, c->partition.len));
+            m->bucket = c->bucket;
+            m->total_buckets = w->nbuckets;
+        }
+        PM_TRY(pm_calloc(&m->index_added, 1, sizeof *m->index_added));
+        m->index_added[0] = c->added; /* move */
+        memset(&c->added, 0, sizeof c->added);
+        m->n_index_added = 1;
+        if (c->has_removed) {
+            PM_TRY(pm_calloc(&m->index_removed, 1, sizeof *m->index_removed));
+            m->index_removed[0] = c->removed; /* move */
+            memset(&c->removed, 0, sizeof c->removed);
+            c->has_removed = false;
+            m->n_index_removed = 1;
+        }
+    }
+    return NULL;
+}
+
 pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs, size_t *n)
 {
     *msgs = NULL;
     *n = 0;
+    if (w->cross)
+        PM_TRY(pm_pk_cross_route(w->cross, cross_emit, w));
     for (size_t i = 0; i < w->nbuckets_used; i++)
         PM_TRY(flush_bucket(w, w->buckets[i]));
+    pm_pk_dynamic_change *cs = NULL;
+    size_t nc = 0;
+    if (w->dyn)
+        PM_TRY(pm_pk_dynamic_prepare(w->dyn, &cs, &nc));
     size_t count = 0;
     for (size_t i = 0; i < w->nbuckets_used; i++)
         count += w->buckets[i]->nfiles || w->buckets[i]->nchangelog;
-    if (!count)
+    if (!count && !nc)
         return NULL;
-    pm_commit_message *m;
-    PM_TRY(pm_calloc(&m, count, sizeof *m));
+    pm_commit_message *m = NULL;
+    pm_error *ce = count ? pm_calloc(&m, count, sizeof *m) : NULL;
+    if (ce) {
+        pm_pk_dynamic_changes_free(cs, nc);
+        return ce;
+    }
     size_t k = 0;
     pm_error *e = NULL;
     for (size_t i = 0; i < w->nbuckets_used && !e; i++) {
@@ -717,6 +868,7 @@ pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs,
     }
     if (e) {
         pm_commit_message_array_free(m, count);
+        pm_pk_dynamic_changes_free(cs, nc);
         return e;
     }
     k = 0;
@@ -732,6 +884,15 @@ pm_error *pm_pk_writer_prepare_commit(pm_pk_writer *w, pm_commit_message **msgs,
         b->files = b->changelog = NULL;
         b->nfiles = b->nchangelog = 0;
     }
+    e = attach_index(w, &m, &count, cs, nc);
+    pm_pk_dynamic_changes_free(cs, nc);
+    if (e) {
+        /* the data files are in m now: they go with it */
+        pm_commit_message_array_free(m, count);
+        return e;
+    }
+    if (w->dyn)
+        pm_pk_dynamic_handed_out(w->dyn);
     *msgs = m;
     *n = count;
     return NULL;
@@ -771,6 +932,38 @@ static pm_error *check_supported(pm_pk_writer *w)
     return NULL;
 }
 
+/* Postpone bucket (Java's PostponeBucketFileStoreWrite): files in Avro
+ * without statistics, named for the commit user and a write id, sequence
+ * numbers from 0; only changelog-producer=none. */
+static pm_error *postpone_init(pm_pk_writer *w, const pm_pk_write_options *o)
+{
+    w->postpone = true;
+    w->ignore_previous = true;
+    int producer = 0;
+    PM_TRY(pm_options_enum(w->opts, PM_OPT_CHANGELOG_PRODUCER, &producer));
+    if (producer != PM_CHANGELOG_NONE)
+        return pm_error_new(PM_EUNSUPPORTED, "postpone bucket mode (bucket=-2) with changelog-producer=%s is not "
+                                             "supported yet", pm_options_get(w->opts, "changelog-producer"));
+    PM_TRY(pm_options_clone(w->opts, &w->wopts));
+    PM_TRY(pm_options_set(w->wopts, "file.format", "avro"));
+    PM_TRY(pm_options_set(w->wopts, "metadata.stats-mode", "none"));
+    pm_options_remove(w->wopts, "metadata.stats-mode.per.level");
+    uint32_t id = 0;
+    PM_TRY(pm_random_bytes(&id, sizeof id));
+    const char *prefix = pm_options_get(w->opts, "data-file.prefix");
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s-u-%s-s-%u-w-", prefix ? prefix : "data-", o && o->commit_user ? o->commit_user
+                                                                                             : "anonymous",
+             (unsigned)(id & 0x7fffffffu));
+    PM_TRY(pm_options_set(w->wopts, "data-file.prefix", buf));
+    w->wschema = *w->schema;
+    w->wschema.options = w->wopts;
+    w->file_schema = &w->wschema;
+    pm_merge_fn_options fo = {PM_MERGE_FULL, false};
+    return pm_merge_fn_new(&w->mf_full, w->row_type, (const char *const *)w->schema->primary_keys.items,
+                           w->schema->primary_keys.count, w->opts, &fo);
+}
+
 static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_options *o)
 {
     w->t = t;
@@ -782,26 +975,30 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     if (!pm_table_has_primary_key(t))
         return pm_error_new(PM_EINVALID, "table %s has no primary key", pm_table_path(t));
     PM_TRY(check_supported(w));
-    w->nbuckets = pm_table_num_buckets(t);
-    if (w->nbuckets == -1)
-        return pm_error_new(PM_EUNSUPPORTED, "dynamic bucket mode (bucket=-1) is not supported for primary-key "
-                                             "writes yet; set a fixed bucket number (bucket > 0)");
-    if (w->nbuckets == -2)
-        return pm_error_new(PM_EUNSUPPORTED, "postpone bucket mode (bucket=-2) is not supported for primary-key "
-                                             "writes yet; set a fixed bucket number (bucket > 0)");
-    if (w->nbuckets <= 0)
+    w->nbuckets = o && o->buckets > 0 ? o->buckets : pm_table_num_buckets(t);
+    w->file_schema = w->schema;
+    if (w->nbuckets == PM_BUCKET_POSTPONE)
+        PM_TRY(postpone_init(w, o));
+    if (w->nbuckets <= 0 && w->nbuckets != -1 && !w->postpone)
         return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)w->nbuckets);
     /* Java's SchemaValidation: a primary key without every partition field
      * (cross-partition update) needs dynamic buckets */
     const pm_str_list *pks = &w->schema->primary_keys, *parts = &w->schema->partition_keys;
+    bool cross = false;
     for (size_t i = 0; i < parts->count; i++) {
         bool in_pk = false;
         for (size_t k = 0; k < pks->count && !in_pk; k++)
             in_pk = !strcmp(pks->items[k], parts->items[i]);
-        if (!in_pk)
+        if (!in_pk && w->nbuckets != -1 && !w->postpone)
             return pm_error_new(PM_EINVALID, "cross partition update (the primary key does not include partition "
                                              "field '%s') needs dynamic bucket mode (bucket=-1), not bucket=%d",
                                 parts->items[i], (int)w->nbuckets);
+        cross |= !in_pk && w->nbuckets == -1;
+    }
+    if (w->nbuckets == -1 && !cross) {
+        if (pm_options_get(w->opts, "bucket-key"))
+            return pm_error_new(PM_EINVALID, "bucket-key cannot be set in dynamic bucket mode (bucket=-1)");
+        PM_TRY(pm_pk_dynamic_new(&w->dyn, t, w->ignore_previous));
     }
 
     /* the merge engine: validates its options before anything is written */
@@ -827,6 +1024,11 @@ static pm_error *writer_init(pm_pk_writer *w, pm_table *t, const pm_pk_write_opt
     PM_TRY(pm_options_memory(w->opts, PM_OPT_WRITE_BUFFER_SIZE, NULL, &w->buffer_limit));
     if (o && o->write_buffer_size > 0)
         w->buffer_limit = o->write_buffer_size;
+    if (cross) {
+        if (pm_options_get(w->opts, "bucket-key"))
+            return pm_error_new(PM_EINVALID, "bucket-key cannot be set in dynamic bucket mode (bucket=-1)");
+        PM_TRY(pm_pk_cross_new(&w->cross, t, w->buffer_limit, w->spill_dir));
+    }
 
     /* KV type, layout, sort keys */
     PM_TRY(pm_pk_kv_type(w->schema, &w->kv_type, &w->nkey));
@@ -890,10 +1092,17 @@ static void writer_release(pm_pk_writer *w, bool delete_files)
     for (size_t i = 0; i < w->nbuckets_used; i++)
         bucket_free(w, w->buckets[i], delete_files);
     free(w->buckets);
+    if (delete_files)
+        pm_pk_dynamic_abort(w->dyn);
+    else
+        pm_pk_dynamic_free(w->dyn);
+    pm_pk_cross_free(w->cross);
     pm_bucket_index_free(&w->index);
     pm_bucket_restore_free(&w->restore);
     pm_pk_spill_free(w->spill);
     pm_merge_fn_free(w->mf);
+    pm_merge_fn_free(w->mf_full);
+    pm_options_free(w->wopts);
     pm_kv_keyenc_free(w->enc);
     pm_kv_layout_clear(&w->layout);
     pm_type_free(w->kv_type);
@@ -922,4 +1131,12 @@ void pm_pk_writer_abort(pm_pk_writer *w)
         writer_release(w, true);
 }
 
-void pm_pk_writer_stats(const pm_pk_writer *w, pm_pk_write_stats *out) { *out = w->stats; }
+void pm_pk_writer_stats(const pm_pk_writer *w, pm_pk_write_stats *out)
+{
+    *out = w->stats;
+    if (w->cross) {
+        size_t g = 0;
+        pm_pk_cross_stats(w->cross, &g, &out->cross_spilled);
+        out->cross_groups = (int64_t)g;
+    }
+}

@@ -62,6 +62,9 @@ typedef struct pm_pk_write_options {
     bool ignore_previous_files;   /* sequence numbers start at 0 (overwrite) */
     const char *spill_dir;        /* NULL = $TMPDIR or /tmp */
     int64_t write_buffer_size;    /* 0 = the write-buffer-size option */
+    const char *commit_user;      /* postpone bucket: part of the file names (NULL = "anonymous") */
+    int32_t buckets;              /* > 0: write these fixed buckets instead of the table's mode
+                                     (postpone-bucket compaction); 0 = the table's */
 } pm_pk_write_options;
 
 typedef struct pm_pk_writer pm_pk_writer;
@@ -84,6 +87,8 @@ typedef struct pm_pk_write_stats {
     int64_t spilled_runs;     /* sorted runs written to disk */
     int64_t early_flushes;    /* buffers flushed to level 0 because memory was full */
     int64_t records_written;  /* KeyValue records in data files */
+    int64_t cross_groups;     /* cross-partition updates: groups of the key index */
+    int64_t cross_spilled;    /* ... and runs it spilled */
 } pm_pk_write_stats;
 void pm_pk_writer_stats(const pm_pk_writer *w, pm_pk_write_stats *out);
 

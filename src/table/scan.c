@@ -240,6 +240,31 @@ done:
     return NULL;
 }
 
+pm_error *pm_scan_manifest_list_entries(pm_table *t, int64_t read_schema_id, const char *list,
+                                        const pm_partition_spec *specs, size_t nspecs, pm_manifest_entry_list *ev)
+{
+    pm_part_matcher *pm = NULL;
+    PM_TRY(pm_part_matcher_new(t, specs, nspecs, &pm));
+    char *path = NULL;
+    pm_manifest_file_meta *metas = NULL;
+    size_t nm = 0;
+    pm_error *e = pm_path_factory_manifest_path(t->paths, list, &path);
+    if (!e)
+        e = pm_manifest_list_read(t->fio, path, &metas, &nm);
+    for (size_t i = 0; i < nm && !e; i++)
+        if (pm_part_matcher_may_match_stats(pm, &metas[i].partition_stats))
+            e = collect_manifest(t, read_schema_id, metas[i].file_name, pm, PM_SCAN_ALL_BUCKETS, ev);
+    pm_manifest_file_metas_free(metas, nm);
+    free(path);
+    pm_part_matcher_free(pm);
+    return e ? pm_error_wrap(e, 0, "manifest list %s", list) : NULL;
+}
+
+pm_error *pm_scan_group_entries(pm_table *t, pm_manifest_entry_list *ev, pm_bucket_files **out, size_t *nout)
+{
+    return group_entries(t, ev, out, nout);
+}
+
 static pm_bucket_files *find_bucket(pm_bucket_files *bs, size_t n, const pm_bytes *p, int32_t bucket)
 {
     size_t lo = 0, hi = n;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "meta/data_file_meta.h"
+#include "meta/manifest.h"
 #include "meta/snapshot.h"
 #include "paimon/error.h"
 #include "table/table_internal.h"
@@ -111,6 +112,15 @@ pm_error *pm_table_scan(pm_table *t, const pm_scan_options *o, pm_scan_result **
  * for one data file are PM_ECORRUPT).  Ranges of files b lacks are skipped. */
 pm_error *pm_bucket_files_add_dvs(pm_table *t, pm_bucket_files *b, const pm_index_file_meta *f, const char *what);
 void pm_scan_result_free(pm_scan_result *r);
+/* The entries of the manifests of manifest list `list` (a snapshot's delta
+ * or changelog list) whose partition matches the specs (OR; none = all),
+ * appended to ev in manifest order; external paths checked against the
+ * table's roots as of schema read_schema_id. */
+pm_error *pm_scan_manifest_list_entries(pm_table *t, int64_t read_schema_id, const char *list,
+                                        const pm_partition_spec *specs, size_t nspecs, pm_manifest_entry_list *ev);
+/* The ADD entries of ev grouped into buckets sorted by (partition bytes,
+ * bucket), files in entry order; ev's moved parts are zeroed. */
+pm_error *pm_scan_group_entries(pm_table *t, pm_manifest_entry_list *ev, pm_bucket_files **out, size_t *nout);
 /* Options with defaults: latest snapshot, every partition and bucket. */
 static inline pm_scan_options pm_scan_options_default(void)
 {

@@ -210,6 +210,13 @@ static pm_error *combine_index(pm_table *t, const index_list *prev, const index_
                     break;
             }
             if (want == PM_FILE_DELETE) {
+                /* a write's HASH file replaces the one it read: another file
+                 * (or none) means a concurrent writer changed the bucket's
+                 * key assignment */
+                if (hash && (k == out->n || !str_eq(out->v[k].index_file.file_name, ch->index_file.file_name)))
+                    return pm_error_new(PM_ECONFLICT, "the HASH index of bucket %d changed concurrently (%s "
+                                        "replaced by %s); write again", (int)ch->bucket, ch->index_file.file_name,
+                                        k == out->n ? "nothing" : out->v[k].index_file.file_name);
                 if (k == out->n) {
                     if (!bucketed && dv)
                         return pm_error_new(PM_ECONFLICT, "index file %s to delete does not exist",

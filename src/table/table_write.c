@@ -215,7 +215,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
     w->opts = pm_table_options(t);
     w->ignore_previous = o && o->ignore_previous_files;
     if (pm_table_has_primary_key(t)) {
-        pm_pk_write_options po = {w->ignore_previous, NULL, 0};
+        pm_pk_write_options po = {w->ignore_previous, NULL, 0, o ? o->commit_user : NULL, 0};
         return pm_pk_writer_new(&w->pk, t, &po);
     }
     PM_TRY(check_supported(t, w->opts));

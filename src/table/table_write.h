@@ -45,6 +45,9 @@ typedef struct pm_table_write_options {
      * would write them), and a batch of 8192+ rows that goes to one writer
      * has its Parquet columns encoded in parallel (same bytes). */
     size_t threads;
+    /* The commit user the files will be committed with (postpone-bucket
+     * primary-key tables name their files after it); NULL = unknown. */
+    const char *commit_user;
 } pm_table_write_options;
 
 pm_error *pm_table_writer_new(pm_table_writer **out, pm_table *t, const pm_table_write_options *o);

@@ -12,7 +12,12 @@
  *                       marked deleted in its file (pk_dv.c).
  * One source per level, levels ascending, so a key's record from the
  * lowest level has the smallest source index; files outside [lo, hi] are
- * not opened.  When the group has a freshest positive-level record of its
+ * not opened.  With the local cache (local-cache.enabled;
+ * table/lookup_file.h) keys are point lookups instead: per level, the
+ * candidate files overlapping [lo, hi] in key order, at most two Lookup
+ * Files open (the file looked in and the next one, whose first key ends
+ * the current file's range), the first level holding the key (its row not
+ * deleted by the bucket's vectors) wins.  When the group has a freshest positive-level record of its
  * own (a selected input above level 0), deduplicate merges only the
  * level-0 records with it (Java's LookupMergeFunction).
  */
@@ -21,12 +26,27 @@
 
 #include "base/mem.h"
 #include "compact/pk/pk_exec.h"
+#include "dv/deletion_vector.h"
+#include "table/lookup_file.h"
 #include "table/scan.h"
+
+/* The local cache of the table's options (local-cache.enabled). */
+static pm_error *cache_setup(pm_pk_exec *x)
+{
+    bool enabled = false;
+    pm_lookup_cache_options co;
+    PM_TRY(pm_lookup_cache_options_parse(x->schema->options, &enabled, &co));
+    pm_error *e = enabled ? pm_lookup_cache_new(&x->lk.cache, &co) : NULL;
+    pm_lookup_cache_options_clear(&co);
+    return e;
+}
 
 pm_error *pm_pk_lookup_setup(pm_pk_exec *x)
 {
     const pm_type *rt = x->schema->row_type;
     const pm_kv_layout *in = &x->in_layout;
+    if (x->lookup)
+        PM_TRY(cache_setup(x));
     if (x->pk->policy.first_row) {
         /* key fields only */
         pm_type *kt = pm_type_new_row(false);
@@ -48,9 +68,9 @@ pm_error *pm_pk_lookup_setup(pm_pk_exec *x)
         PM_TRY(e);
         return pm_kv_layout_check(&x->lk.layout, x->lk.type);
     }
-    if (!x->pk->policy.dv && !x->pk->policy.changelog)
+    if (!x->lookup)
         return NULL;
-    /* deletion vectors or changelog: whole rows + _POS BIGINT + _FILE INT */
+    /* deletion vectors, changelog, force-lookup: whole rows + _POS BIGINT + _FILE INT */
     PM_TRY(pm_pk_system_type(rt, &x->lk.type));
     PM_TRY(pm_pk_add_field(x->lk.type, PM_PK_POS_ID, "_POS", pm_type_new(PM_TYPE_BIGINT, false)));
     PM_TRY(pm_pk_add_field(x->lk.type, PM_PK_FILE_ID, "_FILE", pm_type_new(PM_TYPE_INT, false)));
@@ -65,6 +85,7 @@ pm_error *pm_pk_lookup_setup(pm_pk_exec *x)
 
 void pm_pk_lookup_clear(pm_pk_lookup *lk)
 {
+    pm_lookup_cache_free(lk->cache);
     pm_levels_free(lk->levels);
     free(lk->files);
     pm_type_free(lk->type);
@@ -121,8 +142,20 @@ void pm_pk_lookup_close(pm_pk_lookup_cursor *c)
 {
     pm_merge_reader_free(c->mr);
     pm_buf_free(&c->cur);
+    for (size_t i = 0; i < c->nlv; i++) {
+        pm_lookup_file_close(c->lv[i].cur);
+        pm_lookup_file_close(c->lv[i].next);
+        free(c->lv[i].files);
+        free(c->lv[i].file_idx);
+    }
+    free(c->lv);
+    pm_batch_free(c->one);
     memset(c, 0, sizeof *c);
 }
+
+/* Local cache: the candidate files of every level. */
+static pm_error *open_levels(pm_pk_exec *x, const uint8_t *lo, size_t lolen, const uint8_t *hi, size_t hilen,
+                             pm_pk_lookup_cursor *c);
 
 static bool overlaps(const pm_lsm_file *f, const uint8_t *lo, size_t lolen, const uint8_t *hi, size_t hilen)
 {
@@ -133,9 +166,12 @@ pm_error *pm_pk_lookup_open(pm_pk_exec *x, const uint8_t *lo, size_t lolen, cons
                             pm_pk_lookup_cursor *c)
 {
     memset(c, 0, sizeof *c);
+    c->x = x;
     c->eof = true;
     if (!x->lk.levels)
         return NULL;
+    if (x->lk.cache)
+        return open_levels(x, lo, lolen, hi, hilen, c);
     int32_t nl = pm_levels_num_levels(x->lk.levels);
     pm_kv_source *srcs = NULL;
     const pm_lsm_file **sel = NULL;
@@ -180,11 +216,114 @@ pm_error *pm_pk_lookup_open(pm_pk_exec *x, const uint8_t *lo, size_t lolen, cons
     return e;
 }
 
+static pm_error *open_levels(pm_pk_exec *x, const uint8_t *lo, size_t lolen, const uint8_t *hi, size_t hilen,
+                             pm_pk_lookup_cursor *c)
+{
+    int32_t nl = pm_levels_num_levels(x->lk.levels);
+    PM_TRY(pm_calloc(&c->lv, (size_t)nl, sizeof *c->lv));
+    int32_t base = 0;
+    for (int32_t lvl = 1; lvl < nl; lvl++) {
+        size_t n = 0;
+        pm_lsm_file *const *files = pm_levels_files(x->lk.levels, lvl, &n);
+        pm_pk_lookup_level *L = &c->lv[c->nlv];
+        PM_TRY(pm_calloc(&L->files, n ? n : 1, sizeof *L->files));
+        PM_TRY(pm_calloc(&L->file_idx, n ? n : 1, sizeof *L->file_idx));
+        c->nlv++;
+        for (size_t i = 0; i < n; i++)
+            if (overlaps(files[i], lo, lolen, hi, hilen)) {
+                L->files[L->n] = files[i];
+                L->file_idx[L->n++] = base + (int32_t)i;
+            }
+        base += (int32_t)n;
+    }
+    c->has = true;
+    return pm_batch_new(&c->one, x->lk.type);
+}
+
+static pm_error *open_file(pm_pk_exec *x, const pm_lsm_file *f, struct pm_lookup_file **out)
+{
+    return pm_lookup_file_open(out, x->lk.cache, x->t, x->dir, &f->meta, x->lk.fields, &x->lk.layout);
+}
+
+/* Key in level L?  *row of its file's batch; keys come in ascending order. */
+static pm_error *level_find(pm_pk_exec *x, pm_pk_lookup_level *L, const uint8_t *key, size_t len, bool *found,
+                            const pm_batch **b, int64_t *row, int32_t *file)
+{
+    *found = false;
+    while (L->j < L->n) {
+        if (!L->cur)
+            PM_TRY(open_file(x, L->files[L->j], &L->cur));
+        const uint8_t *fk = NULL;
+        size_t fl = 0;
+        if (!pm_lookup_file_first_key(L->cur, &fk, &fl)) { /* an empty file */
+            pm_lookup_file_close(L->cur);
+            L->cur = L->next;
+            L->next = NULL;
+            L->j++;
+            continue;
+        }
+        if (pm_kv_keycmp(key, len, fk, fl) < 0)
+            return NULL; /* before this file: not in the level */
+        if (L->j + 1 < L->n) {
+            if (!L->next)
+                PM_TRY(open_file(x, L->files[L->j + 1], &L->next));
+            const uint8_t *nk = NULL;
+            size_t nl = 0;
+            if (pm_lookup_file_first_key(L->next, &nk, &nl) && pm_kv_keycmp(key, len, nk, nl) >= 0) {
+                pm_lookup_file_close(L->cur);
+                L->cur = L->next;
+                L->next = NULL;
+                L->j++;
+                continue;
+            }
+        }
+        PM_TRY(pm_lookup_file_get(L->cur, key, len, found, b, row));
+        *file = L->file_idx[L->j];
+        return NULL;
+    }
+    return NULL;
+}
+
+/* Local cache: the key's record of the lowest level holding it. */
+static pm_error *files_find(pm_pk_lookup_cursor *c, const uint8_t *key, size_t len, bool *found,
+                            const pm_kv_rec **rec)
+{
+    pm_pk_exec *x = c->x;
+    for (size_t i = 0; i < c->nlv; i++) {
+        bool hit = false;
+        const pm_batch *b = NULL;
+        int64_t row = 0;
+        int32_t file = 0;
+        PM_TRY(level_find(x, &c->lv[i], key, len, &hit, &b, &row, &file));
+        if (!hit)
+            continue;
+        int64_t pos = pm_column_i64(b->columns[b->ncolumns - 1], row);
+        const char *name = x->lk.files[file]->meta.file_name;
+        const pm_dv *dv = x->dv.m ? pm_dv_maintainer_get(x->dv.m, name) : NULL;
+        if (dv && pm_dv_contains(dv, pos))
+            continue; /* deleted there: the key lives lower */
+        *found = true;
+        if (!rec)
+            return NULL;
+        PM_TRY(pm_batch_reset(c->one));
+        for (size_t k = 0; k < b->ncolumns; k++)
+            PM_TRY(pm_column_append_from(c->one->columns[k], b->columns[k], row));
+        PM_TRY(pm_column_append_i32(c->one->columns[b->ncolumns], file));
+        PM_TRY(pm_batch_finish(c->one, 1));
+        pm_kv_rec_at(&c->rec, c->one, &x->lk.layout, 0);
+        *rec = &c->rec;
+        return NULL;
+    }
+    return NULL;
+}
+
 pm_error *pm_pk_lookup_find(pm_pk_lookup_cursor *c, const uint8_t *key, size_t len, bool *found, const pm_kv_rec **rec)
 {
     *found = false;
     if (rec)
         *rec = NULL;
+    if (c->lv)
+        return files_find(c, key, len, found, rec);
     for (;;) {
         if (c->has) {
             int cmp = pm_kv_keycmp(c->cur.data, c->cur.len, key, len);
@@ -219,21 +358,19 @@ pm_error *pm_pk_lookup_find(pm_pk_lookup_cursor *c, const uint8_t *key, size_t l
     }
 }
 
-/* Merge one section (its runs) into the writer.  levels[i] = level of
- * run i's files. */
-pm_error *pm_pk_lookup_level0_and(pm_pk_exec *x, const pm_kv_group *g, const int32_t *run_level, size_t nr,
-                                 const pm_kv_rec *high)
+static pm_error *tmp_room(pm_pk_lookup *lk, size_t n)
 {
-    if (g->n > x->lk.tmp_cap) {
-        PM_TRY(pm_realloc_array(&x->lk.tmp, g->n, sizeof *x->lk.tmp));
-        x->lk.tmp_cap = g->n;
+    if (n > lk->tmp_cap) {
+        PM_TRY(pm_realloc_array(&lk->tmp, n, sizeof *lk->tmp));
+        lk->tmp_cap = n;
     }
-    x->lk.ntmp = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        const pm_kv_rec *r = &g->recs[i];
-        if (r == high || (r->source < nr && run_level[r->source] == 0))
-            x->lk.tmp[x->lk.ntmp++] = *r;
-    }
+    return NULL;
+}
+
+pm_error *pm_pk_lookup_pick(pm_pk_exec *x, const pm_kv_group *g, const int32_t *level, size_t nlevel)
+{
+    PM_TRY(tmp_room(&x->lk, g->n));
+    x->lk.ntmp = pm_merge_lookup_pick(g->recs, g->n, level, nlevel, x->lk.tmp);
     return NULL;
 }
 
@@ -247,10 +384,7 @@ pm_error *pm_pk_lookup_take_history(pm_pk_exec *x, const pm_kv_group *g, const p
     if (file < 0 || (size_t)file >= x->lk.nfiles)
         return pm_error_new(PM_EINTERNAL, "lookup file index %d out of range", (int)file);
     PM_TRY(pm_pk_dv_mark(x, x->lk.files[file]->meta.file_name, pos));
-    if (g->n + 1 > x->lk.tmp_cap) {
-        PM_TRY(pm_realloc_array(&x->lk.tmp, g->n + 1, sizeof *x->lk.tmp));
-        x->lk.tmp_cap = g->n + 1;
-    }
+    PM_TRY(tmp_room(&x->lk, g->n + 1));
     /* number of group records ordered before the history record */
     size_t at = 0;
     if (x->lk.enc_in) {

@@ -18,6 +18,8 @@
  *   pk_dv.c            the bucket's deletion vectors during a task
  *   pk_commit.c      the commit checks (validate)
  *   pk_stall.c       the write stall (num-sorted-run.stop-trigger)
+ *   pk_postpone.c    postpone-bucket tables (bucket = -2): the whole run
+ *                    that assigns real buckets to the postponed files
  *
  * Selection (pm_pk_select, pure: no I/O), per (partition, bucket):
  *   1. the bucket's live files become Levels (lsm/levels.h: level-0 files
@@ -157,6 +159,12 @@ struct json_t;
 struct pm_jnode;
 struct json_t *pm_compact_pk_to_json(const pm_compact_part *p);
 pm_error *pm_compact_pk_from_json(const struct pm_jnode *n, pm_compact_part **out);
+
+/* Postpone bucket (pk_postpone.c). */
+bool pm_pk_is_postpone(pm_table *t);
+/* The postponed files assigned to real buckets in one COMPACT snapshot;
+ * *done = false when there were none (the caller runs a normal round). */
+pm_error *pm_pk_postpone_run(pm_compact_metrics *out, pm_compact_builder *b, bool *done);
 
 /* Write stall (pk_stall.c): stalled[i] = the sorted runs of bucket
  * (partitions[i], buckets[i]) in `live` plus new_files[i] new level-0

@@ -65,6 +65,7 @@ typedef struct pm_pk_output {
  * scratch group of a key with the record looked up. */
 typedef struct pm_pk_lookup {
     pm_levels *levels;            /* NULL = nothing retained */
+    struct pm_lookup_cache *cache; /* local-cache.enabled: point lookups in Lookup Files */
     const pm_lsm_file **files;    /* the retained files, levels ascending (_FILE numbering) */
     size_t nfiles;
     const pm_type *fields;        /* fields read (the row type, or keys) */
@@ -110,6 +111,11 @@ typedef struct pm_pk_exec {
     size_t nkey;
     pm_kv_layout out_layout;
     bool dedup, ignore_delete;
+    bool lookup;                  /* retained levels are looked up: first-row, deletion
+                                     vectors, changelog-producer=lookup, force-lookup */
+    bool lookup_merge;            /* LookupMergeFunction (lookup, not first-row): a key's
+                                     level-0 records merge with its lowest positive-level
+                                     record only */
     pm_merge_fn *mf;              /* reducer mode */
     pm_merge_fn *mf_full;         /* lookup rewrites */
     pm_pk_spill *spill;           /* merges beyond memory or fan-in */
@@ -123,11 +129,8 @@ typedef struct pm_pk_exec {
 static inline bool pm_pk_kind_is_add(uint8_t k) { return k == PM_KIND_INSERT || k == PM_KIND_UPDATE_AFTER; }
 
 /* Does the task look up retained levels (first-row, deletion vectors,
- * lookup changelog)? */
-static inline bool pm_pk_uses_lookup(const pm_pk_exec *x)
-{
-    return x->pk->policy.first_row || x->pk->policy.dv || x->pk->policy.changelog;
-}
+ * lookup changelog, force-lookup)? */
+static inline bool pm_pk_uses_lookup(const pm_pk_exec *x) { return x->lookup; }
 
 /* ---- pk_execute.c ---- */
 /* Append field (id, name, t) to row; t is taken, also on failure. */
@@ -164,12 +167,25 @@ pm_error *pm_pk_lookup_setup(pm_pk_exec *x);
 pm_error *pm_pk_lookup_load(pm_pk_exec *x, const pm_type *key_type);
 void pm_pk_lookup_clear(pm_pk_lookup *lk);
 
+/* Lookup Files of one level's candidate files (local cache). */
+typedef struct pm_pk_lookup_level {
+    const pm_lsm_file **files;    /* overlapping the range, key order */
+    int32_t *file_idx;            /* their _FILE numbers */
+    size_t n, j;                  /* the file being looked in */
+    struct pm_lookup_file *cur, *next;
+} pm_pk_lookup_level;
+
 typedef struct pm_pk_lookup_cursor {
-    pm_merge_reader *mr;
+    pm_pk_exec *x;
+    pm_merge_reader *mr;          /* streaming: the retained files merged in step */
     bool eof;
     bool has;                     /* cur holds a key, g its records */
     pm_buf cur;
     pm_kv_group g;
+    pm_pk_lookup_level *lv;       /* local cache: per level (ascending) */
+    size_t nlv;
+    pm_batch *one;                /* local cache: the record found (lk.type) */
+    pm_kv_rec rec;
 } pm_pk_lookup_cursor;
 
 /* A cursor over the retained files overlapping [lo, hi]. */
@@ -181,10 +197,10 @@ pm_error *pm_pk_lookup_open(pm_pk_exec *x, const uint8_t *lo, size_t lolen, cons
 pm_error *pm_pk_lookup_find(pm_pk_lookup_cursor *c, const uint8_t *key, size_t len, bool *found,
                             const pm_kv_rec **rec);
 void pm_pk_lookup_close(pm_pk_lookup_cursor *c);
-/* lk.tmp = the group's level-0 records and `high`, in merge order (Java's
- * LookupMergeFunction: older levels do not merge). */
-pm_error *pm_pk_lookup_level0_and(pm_pk_exec *x, const pm_kv_group *g, const int32_t *run_level, size_t nr,
-                                  const pm_kv_rec *high);
+/* lk.tmp = the group's level-0 records and its lowest positive-level one,
+ * in merge order (Java's LookupMergeFunction: older levels do not merge
+ * again); level[s] = level of merge source s. */
+pm_error *pm_pk_lookup_pick(pm_pk_exec *x, const pm_kv_group *g, const int32_t *level, size_t nlevel);
 /* lk.tmp = the group's records with the history record inserted in merge
  * order; with deletion vectors the history row is marked deleted. */
 pm_error *pm_pk_lookup_take_history(pm_pk_exec *x, const pm_kv_group *g, const pm_kv_rec *hist);

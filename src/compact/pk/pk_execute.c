@@ -106,7 +106,12 @@ static pm_error *merge_setup(pm_pk_exec *x)
     pm_merge_fn_options mo = {PM_MERGE_REDUCE, true};
     const char *const *pks = (const char *const *)s->primary_keys.items;
     PM_TRY(pm_merge_fn_new(&x->mf, rt, pks, s->primary_keys.count, s->options, &mo));
-    if (pm_pk_uses_lookup(x)) {
+    bool force_lookup = false;
+    PM_TRY(pm_options_bool(s->options, PM_OPT_FORCE_LOOKUP, &force_lookup));
+    const pm_pk_policy *y = &x->pk->policy;
+    x->lookup = y->first_row || y->dv || y->changelog || force_lookup;
+    x->lookup_merge = x->lookup && !y->first_row;
+    if (x->lookup) {
         pm_merge_fn_options fo = {PM_MERGE_FULL, true};
         PM_TRY(pm_merge_fn_new(&x->mf_full, rt, pks, s->primary_keys.count, s->options, &fo));
     }
@@ -181,8 +186,10 @@ static pm_error *plain_upgrade(pm_pk_exec *x, const pm_lsm_file *f)
 }
 
 /* An UPGRADE step.  Tables that look up retained levels (first-row,
- * deletion vectors) follow Java's LookupMergeTreeCompactRewriter for
- * level-0 files: with deletion vectors a file that may hold deletes is
+ * deletion vectors, lookup changelog, force-lookup) follow Java's
+ * LookupMergeTreeCompactRewriter for level-0 files: a file whose format
+ * differs from the output level's is rewritten; with deletion vectors a
+ * file that may hold deletes is
  * rewritten (deletes dropped); at the max level, or for deduplicate
  * without sequence fields, the file is upgraded after a lookup pass (the
  * rows it replaces above are marked deleted); otherwise it is rewritten
@@ -203,6 +210,10 @@ static pm_error *upgrade(pm_pk_exec *x, const pm_lsm_file *f)
     const pm_lsm_file *one[1] = {f};
     pm_iv_run run = {1, one};
     pm_iv_section sec = {1, &run};
+    /* another file format at the output level (file.format.per.level) */
+    const char *ext = strrchr(f->meta.file_name, '.');
+    if (ext && strcmp(ext + 1, x->task->output.format))
+        return pm_pk_rewrite(x, &sec, 1, x->pk->policy.dv);
     bool deletes = !f->meta.delete_row_count.has || f->meta.delete_row_count.v > 0;
     if (x->pk->policy.dv && deletes)
         return pm_pk_rewrite(x, &sec, 1, true);

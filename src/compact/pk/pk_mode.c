@@ -4,12 +4,15 @@
  * value, copy, its agreement with the task), and pm_compact_pk_mode, the
  * ops the shared core calls (compact_mode.h).
  *
- * Supported: fixed buckets and dynamic buckets (bucket = -1: the hash
+ * Supported: fixed buckets, dynamic buckets (bucket = -1: the hash
  * index places each key in one bucket; compaction works per bucket and
- * leaves that index alone, as Java's does); merge engines deduplicate,
+ * leaves that index alone, as Java's does) and postpone buckets (bucket =
+ * -2: one run assigns real buckets, pk_postpone.c); merge engines deduplicate,
  * first-row, partial-update, aggregation; deletion vectors (not with
- * first-row); changelog-producer none / input / lookup (deduplicate,
- * first-row) / full-compaction (not with deletion vectors or first-row).
+ * first-row); changelog-producer none / input / lookup (every engine) /
+ * full-compaction (not with first-row; with deletion vectors the
+ * compactions below the max level mark replaced rows through lookups and
+ * the full compactions write the changelog).
  * Everything else is refused naming it.
  */
 #include <stdlib.h>
@@ -19,16 +22,23 @@
 #include "compact/pk/pk_compact.h"
 #include "lsm/merge_engine.h"
 #include "meta/options.h"
+#include "table/lookup_file.h"
 
 pm_error *pm_pk_check_options(pm_table *t, const pm_options *o)
 {
     int32_t nb = pm_table_num_buckets(t);
     /* Dynamic bucket mode (bucket=-1): the hash index places each key in
      * one bucket; compaction works per bucket as for fixed buckets and
-     * leaves that index alone (Java's too). */
-    if (nb == -2)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables in postpone bucket mode (bucket=-2) "
-                                             "is not supported");
+     * leaves that index alone (Java's too).  Postpone (bucket=-2):
+     * pk_postpone.c. */
+    if (nb == -2) {
+        int producer = 0;
+        PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
+        if (producer != PM_CHANGELOG_NONE)
+            return pm_error_new(PM_EUNSUPPORTED, "compaction of postpone-bucket tables (bucket=-2) with "
+                                                 "changelog-producer=%s is not supported yet",
+                                pm_options_get(o, "changelog-producer"));
+    }
     if (nb == 0 || nb < -2)
         return pm_error_new(PM_EINVALID, "bucket=%d is not valid for a primary-key table", (int)nb);
     bool b = false;
@@ -40,13 +50,14 @@ pm_error *pm_pk_check_options(pm_table *t, const pm_options *o)
                                          "(deletion-vectors.enabled=true): it never deletes old data");
     int producer = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
-    if (producer == PM_CHANGELOG_FULL_COMPACTION && (b || engine == PM_MERGE_FIRST_ROW))
+    if (producer == PM_CHANGELOG_FULL_COMPACTION && engine == PM_MERGE_FIRST_ROW)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer="
-                                             "full-compaction is not supported with %s",
-                            b ? "deletion vectors" : "merge-engine=first-row");
-    if (producer == PM_CHANGELOG_LOOKUP && engine != PM_MERGE_DEDUPLICATE && engine != PM_MERGE_FIRST_ROW)
-        return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with changelog-producer=lookup is "
-                                             "supported for merge-engine=deduplicate and first-row only");
+                                             "full-compaction is not supported with merge-engine=first-row");
+    /* the local cache's options (lookups of retained levels) */
+    bool cache = false;
+    pm_lookup_cache_options co;
+    PM_TRY(pm_lookup_cache_options_parse(o, &cache, &co));
+    pm_lookup_cache_options_clear(&co);
     const char *v = pm_options_get(o, "record-level.expire-time");
     if (v && *v)
         return pm_error_new(PM_EUNSUPPORTED, "compaction of primary-key tables with record-level.expire-time is not "
@@ -110,6 +121,13 @@ static pm_error *part_check(const pm_compact_task *t, const char *doc)
 /* ------------------------------------------------------------------ */
 /* the mode                                                            */
 
+/* Postpone-bucket tables compact in one run (pk_postpone.c). */
+static pm_error *run(pm_compact_metrics *out, pm_compact_builder *b, bool *done)
+{
+    *done = false;
+    return pm_pk_is_postpone(b->table) ? pm_pk_postpone_run(out, b, done) : NULL;
+}
+
 /* A bucket's tasks of one plan follow each other (levels). */
 const pm_compact_mode_ops pm_compact_pk_mode = {
     .name = "primary-key",
@@ -121,6 +139,7 @@ const pm_compact_mode_ops pm_compact_pk_mode = {
     .execute = pm_pk_execute,
     .validate = pm_pk_validate,
     .validate_free = pm_pk_validate_free,
+    .run = run,
     .write_stall = pm_pk_write_stall,
     .part_free = part_free,
     .part_copy = part_copy,

@@ -7,9 +7,16 @@
  * Policy from options:
  *   strategy      lsm/universal.h pm_compact_strategy_from_options
  *                 (ForceUpLevel0 when lookup is needed or
- *                 compaction.force-up-level-0; lookup-compact=gentle is
- *                 PM_EUNSUPPORTED for automatic rounds)
- *   whole_bucket  partial-update and aggregation whose merge depends on
+ *                 compaction.force-up-level-0; lookup-compact=gentle:
+ *                 with a long-lived caller's triggers the automatic pick
+ *                 forces level 0 up every lookup-compact.max-interval-th
+ *                 round that selected nothing, the task recording whether
+ *                 it did; without them PM_EUNSUPPORTED for automatic
+ *                 rounds)
+ *   whole_bucket  partial-update and aggregation without
+ *                 changelog-producer=lookup or force-lookup (those merge the
+ *                 key's looked-up history into every output, so they select
+ *                 incrementally) whose merge depends on
  *                 record order (the seed's rule).  They compact
  *                 incrementally only when every value field merges
  *                 independently of order: function min, max, bool_and or
@@ -37,6 +44,7 @@
 #include "lsm/lsm_compact.h"
 #include "lsm/merge_engine.h"
 #include "meta/manifest.h"
+#include "meta/paths.h"
 #include "table/partition.h"
 
 void pm_pk_selection_clear(pm_pk_selection *s)
@@ -181,7 +189,14 @@ pm_error *pm_pk_policy_from_options(const pm_schema *s, const pm_options *o, pm_
     int producer = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_CHANGELOG_PRODUCER, &producer));
     out->changelog = producer == PM_CHANGELOG_LOOKUP;
-    if (engine == PM_MERGE_PARTIAL_UPDATE || engine == PM_MERGE_AGGREGATION) {
+    bool force_lookup = false;
+    PM_TRY(pm_options_bool(o, PM_OPT_FORCE_LOOKUP, &force_lookup));
+    /* with lookup changelog or force-lookup every output carries the key's
+     * whole state (LookupMergeFunction over the looked-up history), so any
+     * subset of the runs may be compacted (the seed's rule; deletion
+     * vectors alone keep the whole bucket) */
+    bool lookup = out->changelog || force_lookup;
+    if ((engine == PM_MERGE_PARTIAL_UPDATE || engine == PM_MERGE_AGGREGATION) && !lookup) {
         bool free_order = false;
         PM_TRY(order_free_engine(s, o, engine, &free_order));
         out->whole_bucket = !free_order;
@@ -327,6 +342,9 @@ struct pm_compact_planner {
     const pm_options *opts;       /* table + dynamic options (the builder's) */
     pm_type *key_type;            /* ROW of the trimmed primary key */
     pm_pk_policy policy;
+    bool skip;                    /* plan nothing (automatic round of a postpone table) */
+    pm_compact_triggers *triggers; /* lookup-compact=gentle: the caller's round counters */
+    int32_t gentle_interval;      /* > 0: force level 0 up every this many empty rounds */
 };
 
 void pm_pk_planner_free(pm_compact_planner *pl)
@@ -340,6 +358,12 @@ void pm_pk_planner_free(pm_compact_planner *pl)
 static pm_error *planner_init(pm_compact_planner *pl, pm_compact_builder *b)
 {
     pl->t = b->table;
+    if (pm_pk_is_postpone(b->table) && b->automatic) {
+        /* automatic rounds after postpone writes compact nothing (Java's
+         * postpone writers do not compact) */
+        pl->skip = true;
+        return NULL;
+    }
     pl->schema = pm_table_schema(b->table);
     pl->opts = b->opts;
     const pm_options *o = b->opts;
@@ -356,7 +380,23 @@ static pm_error *planner_init(pm_compact_planner *pl, pm_compact_builder *b)
     int32_t hour = (int32_t)((now / 3600000) % 24);
     if (hour < 0)
         hour += 24;
-    PM_TRY(pm_pk_policy_from_options(s, o, pick, b->automatic, now, hour, &pl->policy));
+    /* lookup-compact=gentle: counted by a long-lived caller's triggers, else
+     * refused in automatic rounds */
+    PM_TRY(pm_pk_policy_from_options(s, o, pick, b->automatic && !b->triggers, now, hour, &pl->policy));
+    int lc = 0;
+    PM_TRY(pm_options_enum(o, PM_OPT_LOOKUP_COMPACT, &lc));
+    if (b->triggers && b->automatic && lc == PM_LOOKUP_COMPACT_GENTLE && pl->policy.strategy.force_up_level0) {
+        bool force_l0 = false, has = false;
+        int32_t interval = 0;
+        PM_TRY(pm_options_bool(o, PM_OPT_COMPACTION_FORCE_UP_LEVEL_0, &force_l0));
+        PM_TRY(pm_options_int(o, PM_OPT_LOOKUP_COMPACT_MAX_INTERVAL, &has, &interval));
+        int32_t trigger = pl->policy.strategy.u.run_trigger;
+        if (!has)
+            interval = trigger > INT32_MAX / 2 ? INT32_MAX : trigger * 2;
+        pl->gentle_interval = interval > trigger ? interval : trigger;
+        pl->triggers = b->triggers;
+        pl->policy.strategy.force_up_level0 = force_l0;
+    }
     return pm_schema_trimmed_primary_key_type(s, &pl->key_type);
 }
 
@@ -376,8 +416,13 @@ pm_error *pm_pk_planner_new(pm_compact_planner **out, pm_compact_builder *b)
 
 pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
 {
-    if (!bf->nfiles)
+    if (!bf->nfiles || pl->skip)
         return NULL;
+    if (bf->bucket == PM_BUCKET_POSTPONE && pm_pk_is_postpone(pl->t))
+        return NULL; /* assigned to real buckets by pm_compact_run (pk_postpone.c), not by plans */
+    if (bf->bucket == PM_BUCKET_POSTPONE)
+        return pm_error_new(PM_EUNSUPPORTED, "the postpone bucket (bucket-postpone) of a table that is no longer in "
+                                             "postpone bucket mode cannot be compacted");
     bool *has_dv = NULL;
     if (bf->ndvs) {
         PM_TRY(pm_calloc(&has_dv, bf->nfiles, sizeof *has_dv));
@@ -385,7 +430,18 @@ pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm
             has_dv[i] = pm_compact_find_dv(bf, bf->files[i].file_name) != NULL;
     }
     pm_pk_selection sel;
-    pm_error *se = pm_pk_select(&pl->policy, pl->key_type, bf->files, bf->nfiles, has_dv, &sel);
+    pm_pk_policy pol = pl->policy;
+    pm_error *se = pm_pk_select(&pol, pl->key_type, bf->files, bf->nfiles, has_dv, &sel);
+    if (!se && !sel.has && pl->gentle_interval > 0) {
+        /* gentle: nothing picked counts a round; every interval-th forces level 0 up */
+        bool fire = false;
+        se = pm_compact_triggers_bump(pl->triggers, &bf->partition, bf->bucket, pl->gentle_interval, &fire);
+        if (!se && fire) {
+            pm_pk_selection_clear(&sel);
+            pol.strategy.force_up_level0 = true;
+            se = pm_pk_select(&pol, pl->key_type, bf->files, bf->nfiles, has_dv, &sel);
+        }
+    }
     free(has_dv);
     PM_TRY(pm_error_wrap(se, 0, "levels of bucket %d", (int)bf->bucket));
     if (!sel.has) {
@@ -401,7 +457,7 @@ pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm
     if (!e)
         e = pm_compact_pk_new(&pk);
     if (!e) {
-        pk->policy = pl->policy;
+        pk->policy = pol;
         pk->output_level = sel.output_level;
         pk->max_level = sel.num_levels - 1;
         pk->drop_delete = sel.drop_delete;

@@ -168,14 +168,16 @@ static pm_error *emit_merged(pm_pk_exec *x, pm_merge_fn *mf, pm_pk_file_writer *
 /* ------------------------------------------------------------------ */
 /* merging a section                                                   */
 
-/* One section being merged: a source per sorted run — in lookup mode one
- * per (run, level), so every record's level is its source's (a run of the
- * interval partition may chain files of different levels) — the level of
+/* One section being merged: a source per sorted run — in lookup mode and
+ * for LookupMergeFunction one per (run, level), so every record's level is
+ * its source's (a run of the interval partition may chain files of
+ * different levels) — the level of
  * each source, the section's key range, the merge, and in lookup mode the
  * cursor over the retained levels in that range. */
 typedef struct section_merge {
     const pm_iv_section *sec;
     bool lookup_mode, drop_delete;
+    bool per_level;               /* one source per (run, level): lookup mode, LookupMergeFunction */
     pm_pk_file_writer *w;         /* NULL: marks and changelog only */
     pm_merge_fn *mf;
     pm_kv_source *srcs;
@@ -217,7 +219,7 @@ static pm_error *make_sources(pm_pk_exec *x, section_merge *m)
     const pm_iv_section *sec = m->sec;
     size_t cap = 0, maxf = 0;
     for (size_t i = 0; i < sec->nruns; i++) {
-        cap += m->lookup_mode ? sec->runs[i].nfiles : 1;
+        cap += m->per_level ? sec->runs[i].nfiles : 1;
         if (sec->runs[i].nfiles > maxf)
             maxf = sec->runs[i].nfiles;
     }
@@ -228,7 +230,7 @@ static pm_error *make_sources(pm_pk_exec *x, section_merge *m)
     pm_error *e = NULL;
     for (size_t i = 0; !e && i < sec->nruns; i++) {
         const pm_iv_run *run = &sec->runs[i];
-        if (!m->lookup_mode) {
+        if (!m->per_level) {
             e = add_source(x, m, (const pm_lsm_file *const *)run->files, run->nfiles,
                            run->nfiles ? run->files[0]->meta.level : 0);
             continue;
@@ -255,12 +257,14 @@ static pm_error *make_sources(pm_pk_exec *x, section_merge *m)
  * mode, the cursor over the retained levels. */
 static pm_error *open_merge(pm_pk_exec *x, section_merge *m)
 {
-    if (m->lookup_mode && m->nr > PM_MERGE_MAX_FAN_IN)
-        return pm_error_new(PM_EUNSUPPORTED, "lookup compaction (first-row, deletion vectors) of %zu overlapping "
-                            "sorted runs (more than %d) is not supported", m->nr, PM_MERGE_MAX_FAN_IN);
+    if (m->per_level && m->nr > PM_MERGE_MAX_FAN_IN)
+        return pm_error_new(PM_EUNSUPPORTED, "lookup compaction (first-row, deletion vectors, lookup changelog, "
+                            "force-lookup) of %zu overlapping sorted runs (more than %d) is not supported", m->nr,
+                            PM_MERGE_MAX_FAN_IN);
     /* the merge may hold half the task's memory (the writer's row group the
-     * rest); beyond that it merges in passes through the spill */
-    bool budgeted = !m->lookup_mode && x->budget > 0;
+     * rest); beyond that it merges in passes through the spill (not when
+     * records must keep their level) */
+    bool budgeted = !m->per_level && x->budget > 0;
     if ((m->nr > PM_MERGE_MAX_FAN_IN || budgeted) && !x->spill)
         PM_TRY(pm_pk_spill_new(&x->spill, NULL));
     const pm_kv_spill *spill = NULL;
@@ -290,9 +294,14 @@ static int32_t level_of(const section_merge *m, const pm_kv_rec *r)
     return r->source < m->nr ? m->run_level[r->source] : 0;
 }
 
-/* Lookup mode (first-row, deletion vectors, lookup changelog): the key's
- * history — the freshest selected positive-level record, else the record
- * looked up in the retained levels — joins or drops the merge. */
+/* Lookup mode (first-row, deletion vectors, lookup changelog,
+ * force-lookup; Java's LookupChangelogMergeFunctionWrapper over
+ * LookupMergeFunction): the key's history — its lowest selected
+ * positive-level record, else the record looked up in the retained
+ * levels — joins the merge (first-row: a key that exists above is
+ * dropped).  Other engines than first-row merge only the level-0 records
+ * with the history, and run their merge function on single records too
+ * (a lone retract of an aggregation becomes state). */
 static pm_error *group_lookup(pm_pk_exec *x, section_merge *m, const pm_kv_group *g)
 {
     const pm_kv_rec *recs = g->recs, *before = NULL, *high = NULL;
@@ -309,12 +318,12 @@ static pm_error *group_lookup(pm_pk_exec *x, section_merge *m, const pm_kv_group
         }
     }
     if (high) {
-        before = high;
-        if (x->dedup && g->n > 1) {
-            PM_TRY(pm_pk_lookup_level0_and(x, g, m->run_level, m->nr, high));
+        if (x->lookup_merge) {
+            PM_TRY(pm_pk_lookup_pick(x, g, m->run_level, m->nr));
             recs = x->lk.tmp;
             nrecs = x->lk.ntmp;
         }
+        before = high;
     } else {
         bool exists = false;
         const pm_kv_rec *hist = NULL;
@@ -345,21 +354,43 @@ static pm_error *group_lookup(pm_pk_exec *x, section_merge *m, const pm_kv_group
     return emit_merged(x, m->mf, m->w, &res, m->drop_delete);
 }
 
+/* LookupMergeFunction outside lookup mode (ReducerMergeFunctionWrapper
+ * over it): a group of several records merges its level-0 records and its
+ * lowest positive-level one with the merge function in full mode.
+ * *view = the group to merge (g itself, or the kept records). */
+static pm_error *lookup_merge_view(pm_pk_exec *x, section_merge *m, const pm_kv_group *g, pm_kv_group *view,
+                                   pm_merge_fn **mf)
+{
+    *view = *g;
+    *mf = m->mf;
+    if (!x->lookup_merge || g->n < 2)
+        return NULL;
+    PM_TRY(pm_pk_lookup_pick(x, g, m->run_level, m->nr));
+    view->recs = x->lk.tmp;
+    view->n = x->lk.ntmp;
+    *mf = x->mf_full;
+    return NULL;
+}
+
 /* changelog-producer=full-compaction (FullChangelogMergeFunctionWrapper):
  * the key's record at the max level (if any) is the before image of the
  * merge.  *done = nothing is left for the plain merge. */
-static pm_error *group_full_changelog(pm_pk_exec *x, section_merge *m, const pm_kv_group *g, bool *done)
+static pm_error *group_full_changelog(pm_pk_exec *x, section_merge *m, const pm_kv_group *g0, bool *done)
 {
     *done = true;
+    pm_kv_group view;
+    pm_merge_fn *mf = NULL;
+    PM_TRY(lookup_merge_view(x, m, g0, &view, &mf));
+    const pm_kv_group *g = &view;
     const pm_kv_rec *top = NULL;
-    for (size_t i = 0; i < g->n && !top; i++)
-        if (level_of(m, &g->recs[i]) == x->max_level)
-            top = &g->recs[i];
-    if (g->n > 1) {
+    for (size_t i = 0; i < g0->n && !top; i++)
+        if (level_of(m, &g0->recs[i]) == x->max_level)
+            top = &g0->recs[i];
+    if (g0->n > 1) {
         pm_merge_result res;
-        PM_TRY(pm_merge_fn_fold(m->mf, &x->in_layout, g->recs, g->n, &res));
-        PM_TRY(pm_pk_changelog_events(x, m->mf, top, &res));
-        return emit_merged(x, m->mf, m->w, &res, m->drop_delete);
+        PM_TRY(pm_merge_fn_fold(mf, &x->in_layout, g->recs, g->n, &res));
+        PM_TRY(pm_pk_changelog_events(x, mf, top, &res));
+        return emit_merged(x, mf, m->w, &res, m->drop_delete);
     }
     if (!top && pm_pk_kind_is_add(g->recs[0].kind))
         PM_TRY(pm_pk_changelog_rec(x, &g->recs[0], PM_KIND_INSERT));
@@ -368,8 +399,17 @@ static pm_error *group_full_changelog(pm_pk_exec *x, section_merge *m, const pm_
 }
 
 /* A lone record or a deduplicate winner passes unchanged; others fold. */
-static pm_error *group_plain(pm_pk_exec *x, section_merge *m, const pm_kv_group *g)
+static pm_error *group_plain(pm_pk_exec *x, section_merge *m, const pm_kv_group *g0)
 {
+    pm_kv_group view;
+    pm_merge_fn *mf = NULL;
+    PM_TRY(lookup_merge_view(x, m, g0, &view, &mf));
+    const pm_kv_group *g = &view;
+    if (mf != m->mf) {
+        pm_merge_result res;
+        PM_TRY(pm_merge_fn_fold(mf, &x->in_layout, g->recs, g->n, &res));
+        return emit_merged(x, mf, m->w, &res, m->drop_delete);
+    }
     bool none = false;
     const pm_kv_rec *pt = pass_through(x, g, &none);
     if (none)
@@ -412,6 +452,7 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     memset(&m, 0, sizeof m);
     m.sec = sec;
     m.lookup_mode = lookup_mode;
+    m.per_level = lookup_mode || x->lookup_merge;
     m.drop_delete = drop_delete;
     m.w = w;
     m.mf = lookup_mode ? x->mf_full : x->mf;
@@ -456,7 +497,9 @@ static bool has_level0(const pm_iv_section *secs, size_t n)
 pm_error *pm_pk_rewrite(pm_pk_exec *x, const pm_iv_section *secs, size_t nsec, bool drop_delete)
 {
     const pm_compact_task *task = x->task;
-    bool lookup_mode = pm_pk_uses_lookup(x) && x->pk->output_level != 0 && has_level0(secs, nsec);
+    /* lookup mode below the max level; a full-compaction changelog at the
+     * max level has nothing retained to look up */
+    bool lookup_mode = pm_pk_uses_lookup(x) && x->pk->output_level != 0 && !x->cl.full && has_level0(secs, nsec);
     pm_pk_file_writer_options wo = {x->pk->output_level, PM_FILE_SOURCE_COMPACT, false, task->output.target_file_size,
                                     task->output.target_file_row_num};
     pm_pk_file_writer *w = NULL;

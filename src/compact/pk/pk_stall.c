@@ -21,6 +21,11 @@ pm_error *pm_pk_write_stall(pm_table *t, const pm_scan_result *live, const pm_by
                             const int32_t *buckets, const size_t *new_files, size_t n, bool *stalled)
 {
     const pm_options *o = pm_table_options(t);
+    if (pm_pk_is_postpone(t)) {
+        for (size_t i = 0; i < n; i++)
+            stalled[i] = false; /* postpone writes never wait for compaction */
+        return NULL;
+    }
     int32_t stop = 0, num_levels = 0;
     PM_TRY(pm_options_stop_trigger(o, &stop));
     PM_TRY(pm_options_num_levels(o, &num_levels));

@@ -420,13 +420,19 @@ static void test_unsupported(void **state)
     (void)state;
     char *dir = pm_test_tmpdir();
     pm_table_writer *w = NULL;
+    /* (dynamic buckets are written: test_pk_dynamic.c) */
     const char *dyn[] = {"bucket=-1"};
     pm_table *t = pk_create(dir, "dyn", "ROW<id INT NOT NULL, v STRING>", NULL, "id", dyn, 1);
-    PM_EXPECT_ERR(pm_table_writer_new(&w, t, NULL), PM_EUNSUPPORTED);
+    PM_OK_OR_FAIL(pm_table_writer_new(&w, t, NULL));
+    pm_table_writer_free(w);
+    w = NULL;
     pm_table_free(t);
+    /* (postpone buckets are written: pkc/test_pkc_postpone.c) */
     const char *pp[] = {"bucket=-2"};
     t = pk_create(dir, "postpone", "ROW<id INT NOT NULL, v STRING>", NULL, "id", pp, 1);
-    PM_EXPECT_ERR(pm_table_writer_new(&w, t, NULL), PM_EUNSUPPORTED);
+    PM_OK_OR_FAIL(pm_table_writer_new(&w, t, NULL));
+    pm_table_writer_free(w);
+    w = NULL;
     pm_table_free(t);
     const char *bad[] = {"bucket=1", "merge-engine=aggregation", "fields.v.aggregate-function=no_such_fn"};
     t = pk_create(dir, "badagg", "ROW<id INT NOT NULL, v STRING>", NULL, "id", bad, 3);

@@ -588,13 +588,11 @@ static void test_unsupported_modes(void **state)
     pm_table *t = pk_create(dir, "dvfr", "ROW<id INT NOT NULL, v INT>", NULL, "id", o1, 3);
     expect_builder_error(t, PM_EINVALID, "first-row does not use deletion vectors");
     pm_table_free(t);
-    const char *o2[] = {"bucket=1", "changelog-producer=lookup", "merge-engine=aggregation"};
-    t = pk_create(dir, "cl", "ROW<id INT NOT NULL, v INT>", NULL, "id", o2, 3);
-    expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=lookup");
-    pm_table_free(t);
-    const char *o3[] = {"bucket=1", "changelog-producer=full-compaction", "deletion-vectors.enabled=true"};
+    /* (lookup changelog with aggregation and full-compaction changelog with
+     * deletion vectors are supported: test_pkc_changelog.c) */
+    const char *o3[] = {"bucket=1", "changelog-producer=full-compaction", "merge-engine=first-row"};
     t = pk_create(dir, "fc", "ROW<id INT NOT NULL, v INT>", NULL, "id", o3, 3);
-    expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=full-compaction is not supported with deletion");
+    expect_builder_error(t, PM_EUNSUPPORTED, "changelog-producer=full-compaction is not supported with merge-engine=first-row");
     pm_table_free(t);
     const char *o4[] = {"bucket=1", "record-level.expire-time=1 d", "record-level.time-field=v"};
     t = pk_create(dir, "exp", "ROW<id INT NOT NULL, v INT>", NULL, "id", o4, 3);

@@ -360,7 +360,7 @@ static void test_bucketed_restore(void **state)
     pm_commit_message_array_free(m, n);
     pm_table_writer_free(w);
     /* ignoring previous files (overwrite) starts at 0 */
-    pm_table_write_options wo = {0, true, 1};
+    pm_table_write_options wo = {0, true, 1, NULL};
     PM_OK_OR_FAIL(pm_table_writer_new(&w, t, &wo));
     m = wt_write(w, t, "{\"id\":1}\n", &n);
     assert_int_equal(m[0].new_files[0].min_sequence_number, 0);

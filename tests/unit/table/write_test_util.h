@@ -62,7 +62,7 @@ static inline int64_t wt_commit_rows(pm_table *t, const char *jsonl, pm_commit_k
                                      const pm_partition_spec *spec, size_t nspec)
 {
     pm_table_writer *w = NULL;
-    pm_table_write_options wo = {0, kind == PM_COMMIT_OVERWRITE, 1};
+    pm_table_write_options wo = {0, kind == PM_COMMIT_OVERWRITE, 1, NULL};
     PM_OK_OR_FAIL(pm_table_writer_new(&w, t, &wo));
     size_t n = 0;
     pm_commit_message *m = wt_write(w, t, jsonl, &n);

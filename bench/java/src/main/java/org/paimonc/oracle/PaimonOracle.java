@@ -3,8 +3,10 @@
  * paimon-c. One command per process, or many through `serve`.
  *
  *   read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO] [--where-json P]
- *               [--option k=v]...               rows as JSON lines (JsonRows); P filters
- *                                               (RowsIn: Java's filter push-down, not exact)
+ *              [--option k=v]... [--incremental-between A,B [--mode auto|delta|changelog]]
+ *                                               rows as JSON lines (JsonRows); P filters
+ *                                               (RowsIn: Java's filter push-down, not exact);
+ *                                               incremental reads add "_ROW_KIND" last
  *   snapshots TABLE                             one JSON object per snapshot
  *   files TABLE [--snapshot N] [--detail true]  one JSON object per live data file (detail:
  *                                               embedded index, extra files, value stats)
@@ -62,14 +64,14 @@ public final class PaimonOracle {
     static final String USAGE =
             "usage: run.sh <command> ...\n"
                     + "  read TABLE [--snapshot N] [--columns a,b] [--map-path FROM=TO] [--where-json P]\n"
-                    + "       [--option k=v]...\n"
+                    + "       [--option k=v]... [--incremental-between A,B [--mode auto|delta|changelog]]\n"
                     + "  snapshots TABLE\n"
                     + "  files TABLE [--snapshot N] [--detail true]\n"
                     + "  write-rows TABLE --input ROWS.jsonl [--kinds true]\n"
                     + "  write-append TABLE --rows N --commits C [--bucket B] [--partitions P] [--seed S]\n"
                     + "               [--format parquet|orc|avro] [--option k=v]...\n"
                     + "  write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] [--overlap F]\n"
-                    + "           [--delete-every D] [--seed S] [--format F] [--option k=v]...\n"
+                    + "           [--delete-every D] [--seed S] [--format F] [--option k=v]... [--append true] [--warmup K]\n"
                     + "  compact-append TABLE | compact-pk TABLE | compact-de TABLE | compact TABLE\n"
                     + "               [--full true|false]\n"
                     + "               [--option k=v]... [--warmup K] [--tmp DIR]\n"
@@ -273,6 +275,12 @@ public final class PaimonOracle {
             t = t.copy(Collections.singletonMap("scan.snapshot-id", String.valueOf(a.num("snapshot", 0))));
         if (!a.options.isEmpty())
             t = t.copy(a.optionMap());
+        if (a.flags.containsKey("incremental-between")) {
+            Map<String, String> o = new HashMap<>();
+            o.put("incremental-between", a.flags.get("incremental-between"));
+            o.put("incremental-between-scan-mode", a.str("mode", "auto"));
+            t = t.copy(o);
+        }
         return t;
     }
 
@@ -306,6 +314,7 @@ public final class PaimonOracle {
         FileStoreTable t = openAt(a);
         ReadBuilder rb = readBuilder(t, a);
         RowType type = rb.readType();
+        boolean kinds = a.flags.containsKey("incremental-between");
         StringBuilder sb = new StringBuilder(256);
         try (RecordReader<InternalRow> r = rb.newRead().createReader(rb.newScan().plan())) {
             RecordReader.RecordIterator<InternalRow> batch;
@@ -314,6 +323,11 @@ public final class PaimonOracle {
                 while ((row = batch.next()) != null) {
                     sb.setLength(0);
                     JsonRows.row(sb, row, type);
+                    if (kinds) { // the row kind as paimon read --incremental-between prints it
+                        sb.setLength(sb.length() - 1);
+                        sb.append(type.getFieldCount() > 0 ? ",\"_ROW_KIND\":\"" : "\"_ROW_KIND\":\"")
+                                .append(row.getRowKind().shortString()).append("\"}");
+                    }
                     sb.append('\n');
                     out.append(sb);
                 }

@@ -22,6 +22,13 @@
  *   values depend on (key, run) so later runs win. With --delete-every D > 0,
  *   rows of runs r > 0 with i % D == 0 are DELETE rows.
  *   Primary key (p, id) when partitioned, else id; --bucket default 1.
+ *   --bucket -1 (dynamic): keys are placed by Java's HashBucketAssigner
+ *   (one assigner, the table's HASH index restored; target row number
+ *   and max buckets from the table options), the writer maintains the
+ *   HASH index files.  --append true writes the runs into an existing
+ *   table instead of creating one (--seed varies the values).  --warmup K
+ *   first writes the same runs into K throw-away tables (TABLE.warmup-i)
+ *   in the same JVM, untimed (steady-state JIT numbers).
  *
  * Both write with the dynamic option write-only=true (no compaction while
  * writing); the table itself keeps its own options. --format sets
@@ -35,7 +42,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.index.HashBucketAssigner;
+import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.fs.Path;
@@ -106,7 +116,11 @@ final class TableGen {
     }
 
     static FileStoreTable create(Args a, Schema s) throws Exception {
-        Path path = PaimonOracle.tablePath(a.table);
+        return create(a.table, s);
+    }
+
+    static FileStoreTable create(String table, Schema s) throws Exception {
+        Path path = PaimonOracle.tablePath(table);
         LocalFileIO io = LocalFileIO.create();
         SchemaManager sm = new SchemaManager(io, path);
         if (sm.latest().isPresent())
@@ -161,6 +175,24 @@ final class TableGen {
     }
 
     static void writePk(Args a, PrintStream out) throws Exception {
+        // --warmup K: K untimed writes of the same runs into new throw-away
+        // tables beside TABLE (TABLE.warmup-i), for steady-state JIT numbers
+        long warmup = a.num("warmup", 0);
+        if (warmup > 0 && a.str("append", "false").equals("true"))
+            throw new PaimonOracle.UsageException("--warmup needs a new table (not --append)");
+        for (long i = 0; i < warmup; i++) {
+            java.nio.file.Path src = java.nio.file.Paths.get(PaimonOracle.tablePath(a.table).toUri().getPath());
+            java.nio.file.Path copy = src.resolveSibling(src.getFileName() + ".warmup-" + i);
+            try {
+                writePkOnce(a, copy.toString());
+            } finally {
+                Compactor.deleteTree(copy);
+            }
+        }
+        out.println(writePkOnce(a, a.table).put("warmup_runs", warmup).json());
+    }
+
+    static Metrics.Json writePkOnce(Args a, String path) throws Exception {
         long n = a.required("rows");
         long runs = a.num("runs", 1);
         int bucket = (int) a.num("bucket", 1);
@@ -171,7 +203,10 @@ final class TableGen {
         if (n < 1 || runs < 1 || overlap < 0 || overlap > 1)
             throw new PaimonOracle.UsageException("need --rows >= 1, --runs >= 1, 0 <= --overlap <= 1");
         Metrics m = Metrics.start();
-        FileStoreTable t = create(a, schema(parts, true, bucket, a).build());
+        // --append true: more runs into an existing table (its own options; --bucket -1 for dynamic tables)
+        FileStoreTable t = a.str("append", "false").equals("true")
+                ? PaimonOracle.open(path).copy(Collections.singletonMap("write-only", "true"))
+                : create(path, schema(parts, true, bucket, a).build());
         Tally tally = new Tally();
         long stride = coprimeStride(n);
         List<Long> bases = new ArrayList<>();
@@ -179,20 +214,30 @@ final class TableGen {
             long base = (long) Math.floor(r * n * (1.0 - overlap));
             bases.add(base);
             BatchWriteBuilder wb = t.newBatchWriteBuilder();
+            HashBucketAssigner assigner = bucket != -1 ? null : new HashBucketAssigner(
+                    t.snapshotManager(), "table-gen", t.store().newIndexFileHandler(), 1, 1, 0,
+                    t.coreOptions().dynamicBucketTargetRowNum(), t.coreOptions().dynamicBucketMaxBuckets());
+            RowKeyExtractor keys = bucket != -1 ? null : t.createRowKeyExtractor();
             try (BatchTableWrite w = wb.newWrite(); BatchTableCommit cm = wb.newCommit()) {
                 for (long i = 0; i < n; i++) {
                     long key = base + Math.floorMod(i * stride, n);
                     boolean del = r > 0 && deleteEvery > 0 && i % deleteEvery == 0;
-                    w.write(row(del ? RowKind.DELETE : RowKind.INSERT, parts, seed, key, r));
+                    GenericRow row = row(del ? RowKind.DELETE : RowKind.INSERT, parts, seed, key, r);
+                    if (assigner == null) {
+                        w.write(row);
+                    } else {
+                        keys.setRecord(row);
+                        BinaryRow part = keys.partition();
+                        w.write(row, assigner.assign(part, keys.trimmedPrimaryKey().hashCode()));
+                    }
                 }
                 List<CommitMessage> msgs = w.prepareCommit();
                 tally.add(msgs);
                 cm.commit(msgs);
             }
         }
-        out.println(m.finish("write-pk")
+        return m.finish("write-pk")
                 .put("rows_per_run", n).put("runs", runs).put("files", tally.files).put("bytes", tally.bytes)
-                .put("key_space", bases.get(bases.size() - 1) + n)
-                .json());
+                .put("key_space", bases.get(bases.size() - 1) + n);
     }
 }
