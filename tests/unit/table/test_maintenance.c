@@ -165,13 +165,15 @@ static void test_expire_keeps_retained(void **state)
     free(dir);
 }
 
-static void write_text(const char *path, const char *text)
+static void write_bytes(const char *path, const void *data, size_t n)
 {
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs(text, f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
     fclose(f);
 }
+
+static void write_text(const char *path, const char *text) { write_bytes(path, text, strlen(text)); }
 
 static void test_expire_tags_consumers_time(void **state)
 {
@@ -188,7 +190,7 @@ static void test_expire_tags_consumers_time(void **state)
     size_t n6 = 0;
     char *j6 = (char *)pm_test_read_file(s6, &n6);
     assert_non_null(j6);
-    write_text(tag, j6);
+    write_bytes(tag, j6, n6);
     free(j6);
     /* a consumer still at snapshot 3 */
     char *cdir = api_path(path, "consumer");
