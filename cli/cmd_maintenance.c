@@ -43,8 +43,37 @@ static void orphan_usage(FILE *f)
                "  --json                  print the result as one JSON object\n");
 }
 
+/* The arguments both commands share: --dry-run, --json, TABLE; anything
+ * else is a usage error (returns 2, else 0). */
+static int common_arg(const char *cmd, const char *a, const char **path, bool *dry_run, bool *json)
+{
+    if (!strcmp(a, "--dry-run"))
+        *dry_run = true;
+    else if (!strcmp(a, "--json"))
+        *json = true;
+    else if (a[0] == '-')
+        return pm_cli_usage_error(cmd, "unknown option or missing value: %s", a);
+    else if (!*path)
+        *path = a;
+    else
+        return pm_cli_usage_error(cmd, "unexpected argument: %s", a);
+    return 0;
+}
+
+/* --older-than DURATION into *ms (and *has); 0 or the exit code. */
+static int older_than(const char *cmd, const char *text, bool *has, int64_t *ms)
+{
+    pm_error *e = pm_option_parse_duration(ms, text);
+    if (e)
+        return pm_cli_bad_argument(cmd, e);
+    *has = true;
+    return 0;
+}
+
 static int open_table(const char *cmd, const char *path, pm_table **t)
 {
+    if (!path)
+        return pm_cli_usage_error(cmd, "missing TABLE");
     pm_error *e = pm_table_open(t, path, NULL);
     return e ? pm_cli_fail(cmd, e) : 0;
 }
@@ -79,24 +108,15 @@ int pm_cmd_expire_snapshots(int argc, char **argv)
                 return rc;
             o.max_deletes = (int32_t)n;
         } else if (!strcmp(a, "--older-than") && v) {
-            pm_error *e = pm_option_parse_duration(&o.time_retained_ms, argv[++i]);
-            if (e)
-                return pm_cli_bad_argument(cmd, e);
-            o.has_time_retained = true;
-        } else if (!strcmp(a, "--dry-run")) {
-            o.dry_run = true;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (a[0] == '-') {
-            return pm_cli_usage_error(cmd, "unknown option or missing value: %s", a);
-        } else if (!path) {
-            path = a;
+            int rc = older_than(cmd, argv[++i], &o.has_time_retained, &o.time_retained_ms);
+            if (rc)
+                return rc;
         } else {
-            return pm_cli_usage_error(cmd, "unexpected argument: %s", a);
+            int rc = common_arg(cmd, a, &path, &o.dry_run, &json);
+            if (rc)
+                return rc;
         }
     }
-    if (!path)
-        return pm_cli_usage_error(cmd, "missing TABLE");
     pm_table *t = NULL;
     int rc = open_table(cmd, path, &t);
     if (rc)
@@ -141,24 +161,15 @@ int pm_cmd_remove_orphan_files(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--older-than") && i + 1 < argc) {
-            pm_error *e = pm_option_parse_duration(&o.older_than_ms, argv[++i]);
-            if (e)
-                return pm_cli_bad_argument(cmd, e);
-            o.has_older_than = true;
-        } else if (!strcmp(a, "--dry-run")) {
-            o.dry_run = true;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (a[0] == '-') {
-            return pm_cli_usage_error(cmd, "unknown option or missing value: %s", a);
-        } else if (!path) {
-            path = a;
+            int rc = older_than(cmd, argv[++i], &o.has_older_than, &o.older_than_ms);
+            if (rc)
+                return rc;
         } else {
-            return pm_cli_usage_error(cmd, "unexpected argument: %s", a);
+            int rc = common_arg(cmd, a, &path, &o.dry_run, &json);
+            if (rc)
+                return rc;
         }
     }
-    if (!path)
-        return pm_cli_usage_error(cmd, "missing TABLE");
     pm_table *t = NULL;
     int rc = open_table(cmd, path, &t);
     if (rc)

@@ -49,30 +49,6 @@ static void deadline_ts(struct timespec *ts, int64_t ms_from_now)
     }
 }
 
-/* The LATEST hint, with "+" when the snapshot after it exists. */
-static void latest_token(const char *path, char *out, size_t cap)
-{
-    out[0] = 0;
-    size_t n = strlen(path) + 64;
-    char *p = malloc(n);
-    if (!p)
-        return;
-    snprintf(p, n, "%s/snapshot/LATEST", path);
-    FILE *f = fopen(p, "r");
-    if (f) {
-        if (fgets(out, (int)cap - 1, f))
-            out[strcspn(out, "\r\n")] = 0;
-        fclose(f);
-        char *end = NULL;
-        long long id = strtoll(out, &end, 10);
-        struct stat st;
-        snprintf(p, n, "%s/snapshot/snapshot-%lld", path, id + 1);
-        if (end != out && stat(p, &st) == 0)
-            strcat(out, "+");
-    }
-    free(p);
-}
-
 /* ------------------------------------------------------------------ */
 /* queue                                                               */
 
@@ -443,7 +419,7 @@ static void *tick_main(void *arg)
             if (never || due) {
                 t->last_walk = now;
                 char tok[40];
-                latest_token(t->path, tok, sizeof tok);
+                svc_latest_token(t->path, tok, sizeof tok);
                 if (never || strcmp(tok, t->latest_hint) || t->error) {
                     pthread_mutex_unlock(&s->mu);
                     pm_error *e = svc_refresh_table(s, names[i], SVC_TRIGGER_INTERVAL);
@@ -494,7 +470,7 @@ static void *watch_main(void *arg)
             char *path = strdup(t->path);
             pthread_mutex_unlock(&s->mu);
             if (path)
-                latest_token(path, tok, sizeof tok);
+                svc_latest_token(path, tok, sizeof tok);
             pthread_mutex_lock(&s->mu);
             t = svc_find_table(s, names[i]);
             bool moved = path && t && strcmp(tok, t->latest_hint);

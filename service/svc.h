@@ -192,7 +192,7 @@ typedef struct svc_table {
     svc_thresholds th;
     svc_bucket *buckets;
     size_t nbuckets;
-    char latest_hint[32];         /* snapshot/LATEST as last seen */
+    char latest_hint[40];         /* svc_latest_token as last seen */
     int64_t last_refresh;         /* when the pending files were read */
     int64_t last_walk;            /* the last periodic walk */
     int64_t last_expire, last_orphans;
@@ -277,6 +277,9 @@ char *svc_error_text(pm_error *e);
  * warehouse; called without svc->mu held. */
 pm_error *svc_discover(svc *s);
 pm_error *svc_refresh_table(svc *s, const char *name, svc_trigger reason);
+/* What the watcher compares: the first line of <path>/snapshot/LATEST,
+ * with "+" when the snapshot after it exists ("" without a hint). */
+void svc_latest_token(const char *path, char *out, size_t cap);
 /* svc->mu held: the table named (NULL = none). */
 svc_table *svc_find_table(svc *s, const char *name);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "paimon/table.h"
 #include "svc.h"
@@ -44,24 +45,29 @@ svc_table *svc_find_table(svc *s, const char *name)
     return NULL;
 }
 
-/* The first line of <path>/snapshot/LATEST ("" when absent). */
-static void read_latest_hint(const char *path, char *out, size_t cap)
+void svc_latest_token(const char *path, char *out, size_t cap)
 {
     out[0] = 0;
-    size_t n = strlen(path) + 32;
+    size_t n = strlen(path) + 64;
     char *p = malloc(n);
     if (!p)
         return;
     snprintf(p, n, "%s/snapshot/LATEST", path);
     FILE *f = fopen(p, "r");
+    if (f) {
+        if (fgets(out, (int)cap - 1, f))
+            out[strcspn(out, "\r\n")] = 0;
+        else
+            out[0] = 0;
+        fclose(f);
+        char *end = NULL;
+        long long id = strtoll(out, &end, 10);
+        struct stat st;
+        snprintf(p, n, "%s/snapshot/snapshot-%lld", path, id + 1);
+        if (end != out && stat(p, &st) == 0)
+            strcat(out, "+");
+    }
     free(p);
-    if (!f)
-        return;
-    if (fgets(out, (int)cap, f))
-        out[strcspn(out, "\r\n")] = 0;
-    else
-        out[0] = 0;
-    fclose(f);
 }
 
 /* A fresh status of the table at path (never NULL unless out of memory). */
@@ -73,7 +79,7 @@ static svc_table *load_status(svc *s, const char *name, const char *path)
     st->name = strdup(name);
     st->path = strdup(path);
     st->th = s->cfg.th;
-    read_latest_hint(path, st->latest_hint, sizeof st->latest_hint);
+    svc_latest_token(path, st->latest_hint, sizeof st->latest_hint);
     pm_table *t = NULL;
     pm_compact_pending_list *l = NULL;
     pm_error *e = pm_table_open(&t, path, NULL);

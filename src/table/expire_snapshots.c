@@ -37,38 +37,28 @@ static int64_t now_millis(void)
     return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
+static pm_error *consumer_next(void *ctx, const char *path, const char *name, const pm_buf *data)
+{
+    (void)name;
+    int64_t *lowest = ctx;
+    json_t *root = NULL;
+    pm_error *e = pm_json_parse_object(data->data, data->len, path, &root);
+    if (!e) {
+        json_t *n = json_object_get(root, "nextSnapshot");
+        if (!json_is_integer(n))
+            e = pm_error_new(PM_ECORRUPT, "%s: nextSnapshot is not an integer", path);
+        else if (json_integer_value(n) < *lowest)
+            *lowest = json_integer_value(n);
+    }
+    json_decref(root);
+    return e;
+}
+
 /* The lowest nextSnapshot of the branch's consumers (INT64_MAX = none). */
 static pm_error *min_consumer(pm_table *t, int64_t *out)
 {
     *out = INT64_MAX;
-    char *dir = pm_path_join(t->branch_root, "consumer");
-    if (!dir)
-        return pm_error_new(PM_ENOMEM, "out of memory");
-    pm_name_list names = {0};
-    pm_error *e = pm_fileio_list(t->fio, dir, &names);
-    for (size_t i = 0; !e && i < names.count; i++) {
-        if (strncmp(names.names[i], "consumer-", 9))
-            continue;
-        char *p = pm_path_join(dir, names.names[i]);
-        pm_buf b = {0};
-        json_t *root = NULL;
-        e = p ? pm_fileio_read_file(t->fio, p, &b) : pm_error_new(PM_ENOMEM, "out of memory");
-        if (!e)
-            e = pm_json_parse_object(b.data, b.len, p, &root);
-        if (!e) {
-            json_t *n = json_object_get(root, "nextSnapshot");
-            if (!json_is_integer(n))
-                e = pm_error_new(PM_ECORRUPT, "%s: nextSnapshot is not an integer", p);
-            else if (json_integer_value(n) < *out)
-                *out = json_integer_value(n);
-        }
-        json_decref(root);
-        pm_buf_free(&b);
-        free(p);
-    }
-    pm_fileio_list_free(&names);
-    free(dir);
-    return e;
+    return pm_table_meta_files(t, "consumer", "consumer-", consumer_next, out);
 }
 
 typedef struct expire_plan {

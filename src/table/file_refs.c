@@ -235,30 +235,65 @@ pm_error *pm_file_refs_add_range(pm_file_refs *r, pm_table *t, int64_t from, int
     return NULL;
 }
 
-pm_error *pm_file_refs_add_tags(pm_file_refs *r, pm_table *t)
+pm_error *pm_table_meta_files(pm_table *t, const char *dir_name, const char *prefix,
+                              pm_error *(*fn)(void *ctx, const char *path, const char *name, const pm_buf *data),
+                              void *ctx)
 {
-    char *dir = pm_path_join(t->branch_root, "tag");
+    char *dir = pm_path_join(t->branch_root, dir_name);
     if (!dir)
         return pm_error_new(PM_ENOMEM, "out of memory");
+    size_t pl = strlen(prefix);
     pm_name_list names = {0};
     pm_error *e = pm_fileio_list(t->fio, dir, &names);
     for (size_t i = 0; !e && i < names.count; i++) {
-        if (strncmp(names.names[i], "tag-", 4))
+        if (strncmp(names.names[i], prefix, pl))
             continue;
         char *p = pm_path_join(dir, names.names[i]);
         pm_buf b = {0};
         e = p ? pm_fileio_read_file(t->fio, p, &b) : pm_error_new(PM_ENOMEM, "out of memory");
-        pm_snapshot *s = NULL;
         if (!e)
-            e = pm_snapshot_parse(b.data, b.len, p, &s);
-        if (!e)
-            e = pm_error_wrap(pm_file_refs_add_snapshot(r, t, s, true), 0, "files of tag %s", names.names[i] + 4);
-        pm_snapshot_free(s);
+            e = fn(ctx, p, names.names[i] + pl, &b);
         pm_buf_free(&b);
         free(p);
     }
     pm_fileio_list_free(&names);
     free(dir);
+    return e;
+}
+
+typedef struct tag_ctx {
+    pm_file_refs *r;
+    pm_table *t;
+} tag_ctx;
+
+static pm_error *add_tag(void *ctx, const char *path, const char *name, const pm_buf *data)
+{
+    tag_ctx *c = ctx;
+    pm_snapshot *s = NULL;
+    pm_error *e = pm_snapshot_parse(data->data, data->len, path, &s);
+    if (!e)
+        e = pm_error_wrap(pm_file_refs_add_snapshot(c->r, c->t, s, true), 0, "files of tag %s", name);
+    pm_snapshot_free(s);
+    return e;
+}
+
+pm_error *pm_file_refs_add_tags(pm_file_refs *r, pm_table *t)
+{
+    tag_ctx c = {r, t};
+    return pm_table_meta_files(t, "tag", "tag-", add_tag, &c);
+}
+
+/* Every snapshot and tag of the branch of bt. */
+static pm_error *add_branch(pm_file_refs *r, pm_table *bt)
+{
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    pm_error *e = pm_snapshot_store_list_ids(bt->snapshots, &ids, &nids);
+    if (!e && nids)
+        e = pm_file_refs_add_range(r, bt, ids[0], ids[nids - 1]);
+    if (!e)
+        e = pm_file_refs_add_tags(r, bt);
+    free(ids);
     return e;
 }
 
@@ -280,15 +315,8 @@ pm_error *pm_file_refs_add_other_branches(pm_file_refs *r, pm_table *t)
             e = NULL;
             continue;
         }
-        int64_t *ids = NULL;
-        size_t nids = 0;
         if (!e)
-            e = pm_snapshot_store_list_ids(bt->snapshots, &ids, &nids);
-        if (!e && nids)
-            e = pm_file_refs_add_range(r, bt, ids[0], ids[nids - 1]);
-        if (!e)
-            e = pm_file_refs_add_tags(r, bt);
-        free(ids);
+            e = add_branch(r, bt);
         pm_table_free(bt);
         if (e)
             e = pm_error_wrap(e, 0, "branch %s", br + 7);
@@ -297,15 +325,8 @@ pm_error *pm_file_refs_add_other_branches(pm_file_refs *r, pm_table *t)
         /* seen from a branch, main is the other branch */
         pm_table *mt = NULL;
         e = pm_table_open(&mt, t->path, NULL);
-        int64_t *ids = NULL;
-        size_t nids = 0;
         if (!e)
-            e = pm_snapshot_store_list_ids(mt->snapshots, &ids, &nids);
-        if (!e && nids)
-            e = pm_file_refs_add_range(r, mt, ids[0], ids[nids - 1]);
-        if (!e)
-            e = pm_file_refs_add_tags(r, mt);
-        free(ids);
+            e = add_branch(r, mt);
         pm_table_free(mt);
     }
     pm_fileio_list_free(&names);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "meta/snapshot.h"
 #include "paimon/table.h"
 
@@ -54,6 +55,12 @@ pm_error *pm_file_refs_add_snapshot(pm_file_refs *r, pm_table *t, const pm_snaps
 /* Everything snapshots [from, to] of t reference (missing ids skipped;
  * the first existing one contributes its live files). */
 pm_error *pm_file_refs_add_range(pm_file_refs *r, pm_table *t, int64_t from, int64_t to);
+/* fn(ctx, path, name after the prefix, content) for every file of
+ * <branch root>/<dir_name>/ whose name starts with prefix (tags,
+ * consumers); a missing directory has none. */
+pm_error *pm_table_meta_files(pm_table *t, const char *dir_name, const char *prefix,
+                              pm_error *(*fn)(void *ctx, const char *path, const char *name, const pm_buf *data),
+                              void *ctx);
 /* The tags of t's branch (tag/tag-*), each a snapshot with its live files. */
 pm_error *pm_file_refs_add_tags(pm_file_refs *r, pm_table *t);
 /* Every snapshot and tag of every other branch of the table (branch/branch-*). */
