@@ -624,7 +624,8 @@ static int hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* %XX decoding in place; %00 becomes \x01, which no name accepts. */
+/* %XX decoding in place ('+' stays '+'); %00 becomes \x01, which no name
+ * accepts. */
 static size_t unescape(void *cls, struct MHD_Connection *mc, char *s)
 {
     (void)cls;
@@ -636,8 +637,6 @@ static size_t unescape(void *cls, struct MHD_Connection *mc, char *s)
             char ch = (char)(hi * 16 + lo);
             *w++ = ch ? ch : '\x01';
             r += 2;
-        } else if (*r == '+') {
-            *w++ = ' ';
         } else {
             *w++ = *r;
         }

@@ -418,8 +418,16 @@ static void *tick_main(void *arg)
             bool due = t->th.interval_ms > 0 && now - t->last_walk >= t->th.interval_ms;
             if (never || due) {
                 t->last_walk = now;
-                char tok[40];
-                svc_latest_token(t->path, tok, sizeof tok);
+                char tok[40] = "";
+                char *path = strdup(t->path);
+                pthread_mutex_unlock(&s->mu);
+                if (path)
+                    svc_latest_token(path, tok, sizeof tok);
+                free(path);
+                pthread_mutex_lock(&s->mu);
+                t = svc_find_table(s, names[i]);
+                if (!t)
+                    continue;
                 if (never || strcmp(tok, t->latest_hint) || t->error) {
                     pthread_mutex_unlock(&s->mu);
                     pm_error *e = svc_refresh_table(s, names[i], SVC_TRIGGER_INTERVAL);
