@@ -229,7 +229,6 @@ int pm_cmd_compact(int argc, char **argv)
     pm_table *t = NULL;
     pm_resources *res = NULL;
     pm_compact_builder *b = NULL;
-    pm_compact_plan *p = NULL;
     pm_error *e = NULL;
     progress pr = {isatty(STDERR_FILENO) && !a.json, {0, 0}};
     clock_gettime(CLOCK_MONOTONIC, &pr.start);
@@ -250,7 +249,6 @@ int pm_cmd_compact(int argc, char **argv)
     else
         printf("nothing to compact\n");
 done:
-    pm_compact_plan_free(p);
     pm_compact_builder_free(b);
     pm_resources_free(res);
     pm_table_free(t);

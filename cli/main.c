@@ -32,6 +32,9 @@ int pm_cmd_compact_abort(int argc, char **argv);
 int pm_cmd_serve(int argc, char **argv);
 int pm_cmd_expire_snapshots(int argc, char **argv);
 int pm_cmd_remove_orphan_files(int argc, char **argv);
+int pm_cmd_update(int argc, char **argv);
+int pm_cmd_delete(int argc, char **argv);
+int pm_cmd_materialize(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet or Avro file as JSON lines", pm_cmd_cat},
@@ -43,6 +46,10 @@ static const pm_cli_command commands[] = {
     {"create", "create a table at a path (schema/schema-0)", pm_cmd_create},
     {"drop-table", "drop a table", pm_cmd_drop_table},
     {"write", "write rows (JSON lines, CSV, Parquet) into a table as one commit", pm_cmd_write},
+    {"update", "update columns of rows by _ROW_ID (data-evolution tables) as one commit", pm_cmd_update},
+    {"delete", "delete rows by _ROW_ID through deletion vectors (data-evolution tables)", pm_cmd_delete},
+    {"materialize-deletions", "remove logically deleted rows of a data-evolution table (new row IDs)",
+     pm_cmd_materialize},
     {"read", "print the rows of a table (jsonl, csv or parquet)", pm_cmd_read},
     {"snapshots", "list the snapshots of a table", pm_cmd_snapshots},
     {"files", "list the live data files of a table ($files)", pm_cmd_files},

@@ -47,6 +47,15 @@ PM_API pm_error *pm_type_export_schema(const pm_type *row_type, struct ArrowSche
  * (matched by name), else are numbered from 0. */
 PM_API pm_error *pm_batch_import(pm_batch **out, const pm_type *row_type,
                                  const struct ArrowSchema *schema, const struct ArrowArray *array);
+/* The same, without copying where the layout allows: takes `array` (moved:
+ * array->release is NULL on return, also on failure) and lends the batch
+ * its buffers for columns whose Arrow layout is the batch's (no offset;
+ * booleans; fixed-width values in the column's unit; strings and binaries
+ * with 32-bit offsets from 0); other columns are copied.  The array is
+ * released when the last column borrowing from it is freed (an exported
+ * batch keeps it alive too).  The schema is borrowed for the call. */
+PM_API pm_error *pm_batch_import_move(pm_batch **out, const pm_type *row_type, const struct ArrowSchema *schema,
+                                      struct ArrowArray *array);
 
 #ifdef __cplusplus
 }

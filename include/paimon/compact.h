@@ -287,6 +287,50 @@ typedef enum { PM_COMPACT_DOC_PLAN, PM_COMPACT_DOC_TASK, PM_COMPACT_DOC_RESULT }
  * PM_EUNSUPPORTED for another format version. */
 PM_API pm_error *pm_compact_doc_kind_of(pm_compact_doc_kind *out, const char *json, size_t len);
 
+/* ---- data-evolution tables: materializing deletion vectors ----
+ * pm_materialize_deletions rewrites the row-ID groups whose deletion
+ * vectors hold logical deletes: each group is read with its deletions
+ * applied and its surviving rows written as new files (they get NEW row
+ * IDs at commit, from the snapshot's nextRowId), its files are replaced,
+ * its vector removed and the global index entries of its range dropped,
+ * in one COMPACT snapshot per batch.  A batch gathers groups until about
+ * `batch_vectors` vectors (a soft target: a group is never split); batches
+ * repeat until nothing is left, each reported through `progress`.
+ * Needs a data-evolution table with deletion-vectors.enabled=true;
+ * a table without logical deletes is reported as nothing to materialize
+ * (metrics all zero).  Groups with dedicated (blob or vector) files are
+ * PM_EUNSUPPORTED.  A batch whose groups changed before its commit (a
+ * concurrent write, delete or compaction) fails with PM_ECONFLICT and
+ * publishes nothing (its files are deleted); the batches before it stay. */
+#define PM_MATERIALIZE_OPTIONS_VERSION 1
+typedef struct pm_materialize_options {
+    int version;                       /* PM_MATERIALIZE_OPTIONS_VERSION */
+    const char *const *partitions;     /* "k=v[,k2=v2]" specs (any of them); NULL = every partition */
+    size_t npartitions;
+    int64_t batch_vectors;             /* soft target per batch; 0 = 100000 */
+    const char *commit_user;           /* NULL = a random UUID */
+    /* after each committed batch (may be NULL) */
+    void (*progress)(void *ctx, int64_t batch, int64_t groups, int64_t rows_removed, int64_t snapshot_id);
+    void *progress_ctx;
+} pm_materialize_options;
+#define PM_MATERIALIZE_OPTIONS_INIT {PM_MATERIALIZE_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, NULL}
+PM_API void pm_materialize_options_init(pm_materialize_options *o);
+
+#define PM_MATERIALIZE_METRICS_VERSION 1
+typedef struct pm_materialize_metrics {
+    int version;                       /* PM_MATERIALIZE_METRICS_VERSION */
+    int64_t batches;                   /* COMMIT snapshots published */
+    int64_t groups;                    /* row-ID groups rewritten */
+    int64_t rows_removed;              /* logically deleted rows dropped */
+    int64_t rows_kept;                 /* surviving rows rewritten (new row IDs) */
+    int64_t last_snapshot_id;          /* 0 = none */
+} pm_materialize_metrics;
+#define PM_MATERIALIZE_METRICS_INIT {PM_MATERIALIZE_METRICS_VERSION, 0, 0, 0, 0, 0}
+
+/* out must be initialized with PM_MATERIALIZE_METRICS_INIT; o NULL = defaults. */
+PM_API pm_error *pm_materialize_deletions(pm_materialize_metrics *out, pm_table *t,
+                                          const pm_materialize_options *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,8 +20,8 @@
  * primary-key tables (fixed buckets) buffer rows per bucket
  * (write-buffer-size, spilling sorted runs), merge them with the merge
  * engine and write level-0 key-value files.  Tables this version cannot
- * write (dynamic or postpone bucket primary keys, data evolution, blob
- * columns, external data paths) return PM_EUNSUPPORTED naming the mode
+ * write (dynamic or postpone bucket primary keys, blob columns, external
+ * data paths) return PM_EUNSUPPORTED naming the mode
  * from pm_writer_new.
  *
  * The commit (pm_commit, pm_writer_commit):
@@ -124,7 +124,13 @@ PM_API pm_error *pm_writer_write(pm_writer *w, const pm_batch *b);
  * structs are borrowed for the call and not released. */
 PM_API pm_error *pm_writer_write_arrow(pm_writer *w, const struct ArrowSchema *schema,
                                        const struct ArrowArray *array);
-/* Write every array of an Arrow C stream, then release the stream. */
+/* The same, taking the array (moved: array->release is NULL on return,
+ * also on failure) so columns whose layout is the table's are written
+ * without a copy (pm_batch_import_move). */
+PM_API pm_error *pm_writer_write_arrow_move(pm_writer *w, const struct ArrowSchema *schema,
+                                            struct ArrowArray *array);
+/* Write every array of an Arrow C stream without copying where the layout
+ * allows, then release the stream. */
 PM_API pm_error *pm_writer_write_arrow_stream(pm_writer *w, struct ArrowArrayStream *stream);
 /* Write text rows (JSON lines or CSV, see rows.h) read from `src`. */
 PM_API pm_error *pm_writer_write_rows(pm_writer *w, pm_rows_format fmt, pm_read_fn src, void *ctx);
@@ -163,6 +169,32 @@ PM_API void pm_commit_messages_free(pm_commit_messages *m);
  * round) with o's commit user, identifier and overwrite settings. */
 PM_API pm_error *pm_commit(pm_commit_outcome *out, pm_table *t, const pm_commit_messages *msgs,
                            const pm_write_options *o);
+
+/* ---- data-evolution tables: changes by row ID ----
+ * Prepared from the latest snapshot and committed as one APPEND snapshot
+ * (idempotent by o's commit user and identifier when a user is given).
+ * The commit fails with PM_ECONFLICT "... prepare again from the latest
+ * snapshot" when a group the change was prepared against was rewritten
+ * meanwhile (a compaction, a materialization) or its deletion vectors
+ * changed; nothing is published then and the prepared files are deleted.
+ * Only the data commit is made: no automatic compaction round runs.
+ * out->rows = rows updated / newly deleted, out->files = files written. */
+
+/* Partial-column update (pypaimon's update_by_arrow_with_row_id): `rows`
+ * holds `_ROW_ID` (BIGINT, no nulls or duplicates, each a live row) and
+ * one or more non-partition, non-BLOB columns of the table (by name, the
+ * table's types); those columns take the new values, the others keep
+ * theirs, row IDs stay.  o NULL = defaults (only commit_user and
+ * commit_identifier are used).  PM_EINVALID before anything is written for
+ * bad rows or a table without data-evolution.enabled.  `rows` is borrowed. */
+PM_API pm_error *pm_table_update_by_row_id(pm_commit_outcome *out, pm_table *t, const pm_batch *rows,
+                                           const pm_write_options *o);
+/* Logical deletes (pypaimon's delete_by_row_id) through deletion vectors
+ * of the rows' groups: needs deletion-vectors.enabled=true; row IDs that
+ * are already deleted change nothing; a row ID that is no live row is
+ * PM_EINVALID.  `row_ids` is borrowed. */
+PM_API pm_error *pm_table_delete_by_row_id(pm_commit_outcome *out, pm_table *t, const int64_t *row_ids, size_t n,
+                                           const pm_write_options *o);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,9 @@
  * Rows arrive through the Arrow PyCapsule interface: an
  * "arrow_array_stream" capsule (moved out of the capsule, then written and
  * released by pm_writer_write_arrow_stream) or an "arrow_schema" +
- * "arrow_array" pair (borrowed for pm_writer_write_arrow; the producer's
- * capsules release them).  A writer handle that dies unclosed aborts its
+ * "arrow_array" pair (the array moved out of its capsule into
+ * pm_writer_write_arrow_move; the schema is borrowed).  Both write columns
+ * whose layout is the table's without copying their buffers.  A writer handle that dies unclosed aborts its
  * writer (deletes the files it wrote and did not hand out).
  */
 #include "native.h"
@@ -152,9 +153,11 @@ static PyObject *writer_write_array(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "the Arrow array was already consumed");
         return NULL;
     }
+    struct ArrowArray array = *a;
+    a->release = NULL; /* moved: the capsule's destructor leaves it alone */
     pm_error *e;
     PMX_NOGIL_BEGIN
-    e = pm_writer_write_arrow(w, s, a);
+    e = pm_writer_write_arrow_move(w, s, &array);
     PMX_NOGIL_END
     if (e)
         return pmx_raise(self, e);

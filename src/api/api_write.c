@@ -36,6 +36,7 @@
 #include "table/pk_write.h"
 #include "table/table_commit.h"
 #include "table/table_internal.h"
+#include "table/de_write.h"
 #include "table/table_write.h"
 #include "table/write_input.h"
 
@@ -189,6 +190,15 @@ pm_error *pm_writer_write_arrow(pm_writer *w, const struct ArrowSchema *schema, 
     return e;
 }
 
+pm_error *pm_writer_write_arrow_move(pm_writer *w, const struct ArrowSchema *schema, struct ArrowArray *array)
+{
+    pm_batch *b = NULL;
+    PM_TRY(pm_error_wrap(pm_batch_import_move(&b, w->input_type, schema, array), 0, "Arrow input"));
+    pm_error *e = pm_writer_write(w, b);
+    pm_batch_free(b);
+    return e;
+}
+
 pm_error *pm_writer_write_arrow_stream(pm_writer *w, struct ArrowArrayStream *stream)
 {
     if (!stream || !stream->release)
@@ -212,8 +222,7 @@ pm_error *pm_writer_write_arrow_stream(pm_writer *w, struct ArrowArrayStream *st
         }
         if (!array.release)
             break; /* end of stream */
-        e = pm_writer_write_arrow(w, &schema, &array);
-        array.release(&array);
+        e = pm_writer_write_arrow_move(w, &schema, &array); /* takes the array */
     }
     if (schema.release)
         schema.release(&schema);
@@ -559,4 +568,56 @@ pm_error *pm_commit(pm_commit_outcome *out, pm_table *t, const pm_commit_message
     pm_error *e = commit_messages(out, t, msgs, &own, specs, nspecs);
     free_specs(specs, nspecs);
     return e;
+}
+
+/* ---- changes by row ID (table/de_write.h) ---- */
+
+static pm_error *row_id_change_prepare(pm_commit_outcome *out, const pm_write_options *o, const char **user,
+                                       int64_t *ident)
+{
+    if (!out || out->version != PM_COMMIT_OUTCOME_VERSION)
+        return pm_error_new(PM_EINVALID, "pm_commit_outcome must be initialized with PM_COMMIT_OUTCOME_INIT");
+    PM_TRY(check_options(o));
+    pm_commit_outcome_init(out);
+    *user = o ? o->commit_user : NULL;
+    *ident = o ? o->commit_identifier : PM_BATCH_COMMIT_IDENTIFIER;
+    if (o && (o->overwrite || o->noverwrite_partitions))
+        return pm_error_new(PM_EINVALID, "changes by row ID cannot overwrite partitions");
+    return NULL;
+}
+
+static void row_id_change_put(pm_commit_outcome *out, const pm_de_change_result *r)
+{
+    out->snapshot_id = r->snapshot_id;
+    out->already_committed = r->already_committed;
+    out->rows = r->rows;
+    out->files = r->files;
+}
+
+pm_error *pm_table_update_by_row_id(pm_commit_outcome *out, pm_table *t, const pm_batch *rows,
+                                    const pm_write_options *o)
+{
+    const char *user = NULL;
+    int64_t ident = 0;
+    PM_TRY(row_id_change_prepare(out, o, &user, &ident));
+    if (!rows)
+        return pm_error_new(PM_EINVALID, "update by row ID: no rows");
+    pm_de_change_result r;
+    PM_TRY(pm_de_update(t, rows, user, ident, &r));
+    row_id_change_put(out, &r);
+    return NULL;
+}
+
+pm_error *pm_table_delete_by_row_id(pm_commit_outcome *out, pm_table *t, const int64_t *row_ids, size_t n,
+                                    const pm_write_options *o)
+{
+    const char *user = NULL;
+    int64_t ident = 0;
+    PM_TRY(row_id_change_prepare(out, o, &user, &ident));
+    if (n && !row_ids)
+        return pm_error_new(PM_EINVALID, "delete by row ID: no row IDs");
+    pm_de_change_result r;
+    PM_TRY(pm_de_delete(t, row_ids, n, user, ident, &r));
+    row_id_change_put(out, &r);
+    return NULL;
 }

@@ -11,8 +11,16 @@
 
 void pm_buf_free(pm_buf *b)
 {
-    free(b->data);
+    if (b->cap) /* borrowed bytes (cap 0) belong to someone else */
+        free(b->data);
     pm_buf_init(b);
+}
+
+void pm_buf_borrow(pm_buf *b, const void *data, size_t len)
+{
+    b->data = (uint8_t *)(uintptr_t)data;
+    b->len = len;
+    b->cap = 0;
 }
 
 pm_error *pm_buf_reserve(pm_buf *b, size_t extra)
@@ -23,6 +31,15 @@ pm_error *pm_buf_reserve(pm_buf *b, size_t extra)
     if (need <= b->cap)
         return NULL;
     size_t cap = pm_grow_cap(b->cap, need);
+    if (!b->cap && b->data) { /* borrowed: copy before the first write */
+        uint8_t *p = malloc(cap);
+        if (!p)
+            return pm_oom();
+        memcpy(p, b->data, b->len);
+        b->data = p;
+        b->cap = cap;
+        return NULL;
+    }
     uint8_t *p = realloc(b->data, cap);
     if (!p)
         return pm_oom();
@@ -103,6 +120,11 @@ pm_error *pm_buf_cstr(pm_buf *b, const char **out)
 uint8_t *pm_buf_detach(pm_buf *b, size_t *len)
 {
     uint8_t *p = b->data;
+    if (!b->cap && p) { /* borrowed: hand out a copy the caller owns */
+        p = malloc(b->len ? b->len : 1);
+        if (p)
+            memcpy(p, b->data, b->len);
+    }
     if (len)
         *len = b->len;
     pm_buf_init(b);

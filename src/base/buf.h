@@ -5,6 +5,13 @@
  * Appends grow geometrically and report allocation failure as a pm_error;
  * on failure the buffer keeps its previous contents.  pm_buf_free releases
  * the storage and resets the struct, so a buffer can be reused afterwards.
+ *
+ * Borrowed bytes: a buffer with cap 0 and data set views bytes it does not
+ * own (pm_buf_borrow; zero-copy imports, views of a column).  Reading is as
+ * usual; pm_buf_free forgets them without freeing; the first growing write
+ * (reserve, append, resize) copies them into storage of its own, so a
+ * borrowed buffer is never written through.  Whoever borrows keeps the
+ * bytes alive for as long as the buffer may read them.
  */
 #ifndef PM_BASE_BUF_H
 #define PM_BASE_BUF_H
@@ -25,6 +32,8 @@ typedef struct pm_buf {
 
 static inline void pm_buf_init(pm_buf *b) { b->data = NULL; b->len = b->cap = 0; }
 void pm_buf_free(pm_buf *b);
+/* View `len` bytes at `data` without owning them (see above). */
+void pm_buf_borrow(pm_buf *b, const void *data, size_t len);
 /* Ensure room for `extra` more bytes beyond len. */
 pm_error *pm_buf_reserve(pm_buf *b, size_t extra);
 /* Set len (growing and zero-filling as needed). */

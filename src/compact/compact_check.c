@@ -140,6 +140,11 @@ pm_error *pm_compact_check_common(pm_table *t, const pm_options *o, const char *
             return pm_error_new(PM_EUNSUPPORTED, "compaction of %s with %s column '%s' is not supported", kind,
                                 pm_type_id_name(id), rt->fields[i].name);
     }
+    return pm_compact_check_outputs(t, o);
+}
+
+pm_error *pm_compact_check_outputs(pm_table *t, const pm_options *o)
+{
     /* outputs must be complete: no data-file indexes, no external data paths */
     for (size_t i = 0; i < pm_options_count(o); i++) {
         const char *k = pm_options_key_at(o, i);

@@ -29,7 +29,12 @@
  *        - no output (but an upgraded input), changelog file or added
  *          index file is live already (PM_EINVALID: a result's outputs
  *          are new files);
- *        - the mode's validate (primary keys: pk/pk_commit.c).
+ *        - the mode's validate (primary keys: pk/pk_commit.c; data
+ *          evolution: de/de_commit.c);
+ *        - a mode with rebase_index (data evolution) skips the deletion-
+ *          vector checks above: its hook computes the index changes from
+ *          L on every attempt (table_commit.h index_rebase), and their
+ *          files are deleted when the attempt does not publish.
  *      New files appended concurrently are not inspected: they commit
  *      alongside.  Every PM_ECONFLICT is reported with "replan".
  *   5. PM_EUNCERTAIN is passed on: the caller keeps the result files and
@@ -230,7 +235,7 @@ static pm_error *conflict(const char *fmt_detail, const char *file, int64_t task
 /* Every input is live with the metadata and deletion vector the plan saw;
  * every DV index file the result replaces is live. */
 static pm_error *check_inputs(const pm_compact_result *r, const pm_bucket_files *bf, const fset *s, int64_t captured,
-                              int64_t latest)
+                              int64_t latest, bool dvs_rebased)
 {
     for (size_t k = 0; k < r->nbefore; k++) {
         const pm_data_file_meta *want = &r->before[k];
@@ -241,6 +246,8 @@ static pm_error *check_inputs(const pm_compact_result *r, const pm_bucket_files 
                                  want->file_name, latest);
         if (!pm_data_file_meta_equal(f->value, want))
             return conflict("metadata of input file", want->file_name, r->task_index, captured);
+        if (dvs_rebased)
+            continue; /* the mode carries the latest vectors over (rebase_index) */
         /* deletion vector as planned */
         const pm_deletion_file *d = bf ? pm_compact_find_dv(bf, want->file_name) : NULL;
         const pm_compact_dv_ref *ref = NULL;
@@ -321,7 +328,7 @@ static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_re
     for (size_t i = 0; i < c->n && !e; i++) {
         const pm_compact_result *r = c->r[i];
         const pm_bucket_files *bf = pm_compact_find_bucket(live, &r->partition, r->bucket);
-        e = check_inputs(r, bf, &s, captured, latest->id);
+        e = check_inputs(r, bf, &s, captured, latest->id, c->mode->rebase_index != NULL);
         if (!e)
             e = check_outputs_new(r, i, bf, &s);
     }
@@ -329,6 +336,30 @@ static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_re
     if (!e && c->mode->validate)
         e = c->mode->validate(&c->state, c->t, c->r, c->n, live);
     return e;
+}
+
+/* The mode's per-attempt index changes (compact_mode.h rebase_index). */
+static pm_error *rebase(void *arg, const pm_snapshot *latest, const pm_scan_result *live,
+                        pm_index_manifest_entry **added, size_t *nadded, pm_index_manifest_entry **removed,
+                        size_t *nremoved)
+{
+    (void)latest;
+    validate_ctx *c = arg;
+    return c->mode->rebase_index(c->t, c->r, c->n, live, added, nadded, removed, nremoved);
+}
+
+/* An attempt that did not publish: its rebased index files go. */
+static void rebase_discard(void *arg, const pm_index_manifest_entry *added, size_t n)
+{
+    validate_ctx *c = arg;
+    for (size_t i = 0; i < n; i++) {
+        char *dir = NULL, *p = NULL;
+        if (!pm_table_bucket_dir(c->t, added[i].partition.data, added[i].partition.len, added[i].bucket, &dir) &&
+            !pm_index_file_path(c->t->paths, dir, &added[i].index_file, &p))
+            pm_error_free(pm_fileio_delete(c->t->fio, p));
+        free(p);
+        free(dir);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -390,6 +421,10 @@ pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *co
     co.since_snapshot_id = r0->snapshot_id;
     co.validate = validate;
     co.validate_arg = &vc;
+    if (mode->rebase_index) {
+        co.index_rebase = rebase;
+        co.index_discard = rebase_discard;
+    }
     if (pm_fault("compact-commit-before-publish")) {
         e = pm_error_new(PM_EIO, "injected fault: compact-commit-before-publish");
         goto done;

@@ -249,6 +249,9 @@ pm_error *pm_compact_result_check_files(const pm_compact_result *r, const char *
  * outputs would lack them), new files not to external paths.  `kind` names
  * the tables in messages ("append tables").  PM_EUNSUPPORTED otherwise. */
 pm_error *pm_compact_check_common(pm_table *t, const pm_options *o, const char *kind);
+/* The part of those checks about outputs (no data-file indexes, new files
+ * not to external paths), for modes with their own table rules. */
+pm_error *pm_compact_check_outputs(pm_table *t, const pm_options *o);
 /* The table's data-file.external-paths (NULL = none). */
 const char *pm_compact_external_roots(pm_table *t);
 /* Do paths a and b name the same table (textually or after realpath)? */

@@ -1,8 +1,8 @@
 /*
  * compact/compact_mode.c — the dispatch of compact_mode.h: the registered
- * modes, which family a table belongs to (primary keys first, then
- * append), mode names, part keys, and the mode-neutral handling of parts
- * (free, copy, "this value carries its mode's part").
+ * modes, which family a table belongs to (primary keys first, then data
+ * evolution, then append), mode names, part keys, and the mode-neutral
+ * handling of parts (free, copy, "this value carries its mode's part").
  */
 #include "compact/compact_mode.h"
 
@@ -10,18 +10,20 @@
 #include <string.h>
 
 #include "compact/append/append.h"
+#include "compact/de/de_compact.h"
 #include "compact/pk/pk_compact.h"
 
 static const pm_compact_mode_ops *const MODES[] = {
     &pm_compact_append_unaware_mode,
     &pm_compact_append_bucketed_mode,
     &pm_compact_pk_mode,
+    &pm_compact_de_mode,
 };
 #define NMODES (sizeof MODES / sizeof *MODES)
 
 /* A family claims a table (*out = its mode) or leaves it (*out = NULL). */
 typedef pm_error *(*family_select)(pm_table *t, const pm_compact_mode_ops **out);
-static const family_select FAMILIES[] = {pm_pk_mode_select, pm_append_mode_select};
+static const family_select FAMILIES[] = {pm_pk_mode_select, pm_de_mode_select, pm_append_mode_select};
 
 pm_error *pm_compact_table_mode(pm_table *t, const pm_compact_mode_ops **out)
 {

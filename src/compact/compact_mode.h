@@ -8,13 +8,13 @@
  *   append-unaware    append table, bucket = -1            (append/append.h)
  *   append-bucketed   append table, bucket > 0             (append/append.h)
  *   primary-key       primary-key table, fixed or dynamic  (pk/pk_compact.h)
- * (data evolution joins as src/compact/de/.)  The shared files never test
+ *   data-evolution    append table, data-evolution.enabled (de/de_compact.h)  The shared files never test
  * the mode: they call the mode's functions, read its two flags, and hand
  * its part around.
  *
  * Stages and their hooks, in the order the core calls them:
  *   table     pm_compact_table_mode: each family's `select` is asked in
- *             turn (primary keys, then append) whether the table is its
+ *             turn (primary keys, data evolution, then append) whether the table is its
  *             own; the one that claims it names the mode or refuses the
  *             table (PM_EUNSUPPORTED naming what is unsupported).
  *   pending   pending(planner, bucket files, flags): which live files the
@@ -33,6 +33,7 @@
  *             checks, on every commit attempt against the latest
  *             snapshot; *state caches work across attempts and is freed
  *             with validate_free.  NULL = nothing beyond the shared checks.
+ *             rebase_index (optional): index changes of the attempt.
  *   stall     write_stall(table, touched buckets, new file counts, scan of
  *             the latest snapshot, out flags): which buckets a writer must
  *             compact before it adds files (NULL = never).
@@ -81,6 +82,15 @@ struct pm_compact_mode_ops {
     pm_error *(*validate)(void **state, pm_table *t, pm_compact_result *const *r, size_t n,
                           const pm_scan_result *live);
     void (*validate_free)(void *state);
+    /* Index changes computed on every commit attempt from the latest
+     * snapshot `live` (data evolution moves the inputs' deletion vectors to
+     * the outputs): *added (files written by the hook) and *removed
+     * (malloc'd arrays) join the commit.  When set, the inputs' deletion
+     * vectors may change between plan and commit (concurrent deletes are
+     * carried over, not a conflict).  NULL = the results' own changes. */
+    pm_error *(*rebase_index)(pm_table *t, pm_compact_result *const *r, size_t n, const pm_scan_result *live,
+                              pm_index_manifest_entry **added, size_t *nadded, pm_index_manifest_entry **removed,
+                              size_t *nremoved);
 
     /* stalled[i] = bucket (partitions[i], buckets[i]) of the latest
      * snapshot `live` must compact before new_files[i] more files. */

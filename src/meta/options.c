@@ -259,6 +259,9 @@ static const pm_option_def REGISTRY[PM_OPT__COUNT] = {
     DEF(PM_OPT_DYNAMIC_BUCKET_MAX_BUCKETS, "dynamic-bucket.max-buckets", PM_OPTK_INT, "-1"),
     DEF(PM_OPT_ROW_TRACKING_ENABLED, "row-tracking.enabled", PM_OPTK_BOOL, "false"),
     DEF(PM_OPT_DATA_EVOLUTION_ENABLED, "data-evolution.enabled", PM_OPTK_BOOL, "false"),
+    DEF(PM_OPT_DE_COMPACTION_SPLIT_LARGE_FILES, "data-evolution.compaction.split-large-files", PM_OPTK_BOOL, "false"),
+    DEF(PM_OPT_DE_COMPACTION_LARGE_FILE_RATIO, "data-evolution.compaction.large-file-ratio", PM_OPTK_DOUBLE, "2.0"),
+    DEF(PM_OPT_DE_COMPACTION_REWRITE_ROW_IDS, "data-evolution.compaction.rewrite-row-ids", PM_OPTK_BOOL, "false"),
     DEF(PM_OPT_COMMIT_MAX_RETRIES, "commit.max-retries", PM_OPTK_INT, "10"),
     DEF(PM_OPT_COMMIT_MIN_RETRY_WAIT, "commit.min-retry-wait", PM_OPTK_DURATION, "10 ms"),
     DEF(PM_OPT_COMMIT_MAX_RETRY_WAIT, "commit.max-retry-wait", PM_OPTK_DURATION, "10 s"),
@@ -830,6 +833,10 @@ static pm_error *check_rules(const pm_options *o)
     if (rmin > rmax)
         return out_of_range(o, PM_OPT_SNAPSHOT_NUM_RETAINED_MIN, "must not be larger than "
                                                                   "snapshot.num-retained.max (%d)", (int)rmax);
+    double ratio = 2.0;
+    PM_TRY(pm_options_double(o, PM_OPT_DE_COMPACTION_LARGE_FILE_RATIO, NULL, &ratio));
+    if (!isfinite(ratio) || ratio < 1.0)
+        return out_of_range(o, PM_OPT_DE_COMPACTION_LARGE_FILE_RATIO, "must be a finite number of at least 1.0");
     return check_path_directory(o);
 }
 

@@ -53,6 +53,14 @@
 
 #define PM_SCHEMA_VERSION 3
 
+/* Row-tracking system fields (SpecialFields): readable columns of tables
+ * with row-tracking.enabled, physical only in files that list them in
+ * `_WRITE_COLS`. */
+#define PM_ROW_ID_FIELD_ID 2147483642
+#define PM_ROW_ID_NAME "_ROW_ID"
+#define PM_SEQUENCE_NUMBER_FIELD_ID 2147483646
+#define PM_SEQUENCE_NUMBER_NAME "_SEQUENCE_NUMBER"
+
 typedef struct pm_schema {
     int32_t version;
     int64_t id;

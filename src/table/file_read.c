@@ -253,10 +253,6 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
         e = pm_error_new(PM_EINVALID, "system columns requested from a file of a table without primary keys");
         goto fail;
     }
-    if (file->has_write_cols_sequences) {
-        e = pm_error_new(PM_EUNSUPPORTED, "files with _WRITE_COLS_SEQUENCES are not supported yet");
-        goto fail;
-    }
     PM_TRY_GOTO(e, build_out_type(o, sys, &r->out_type), fail);
     r->nout = r->out_type->nfields;
     PM_TRY_GOTO(e, pm_calloc(&r->map, r->nout ? r->nout : 1, sizeof *r->map), fail);
@@ -267,6 +263,12 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
         if (sys && i < 2) {
             /* system columns: physical, NOT NULL, fixed types */
             PM_TRY_GOTO(e, phys_add(&pl, of->name, of->type, &m->phys), fail);
+            continue;
+        }
+        if (of->id == PM_ROW_ID_FIELD_ID || of->id == PM_SEQUENCE_NUMBER_FIELD_ID) {
+            /* row tracking: physical only where the file lists it */
+            if (!kv && file->has_write_cols && in_list(&file->write_cols, of->name))
+                PM_TRY_GOTO(e, phys_add(&pl, of->name, of->type, &m->phys), fail);
             continue;
         }
         ptrdiff_t fi = pm_type_field_index_by_id(ds->row_type, of->id);

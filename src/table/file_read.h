@@ -8,7 +8,10 @@
  * widened (INT→BIGINT, FLOAT→DOUBLE, …, as Paimon's CastExecutors allow; an
  * impossible cast is PM_EUNSUPPORTED naming the field).  Fields added after
  * the file was written read as null.  `_WRITE_COLS` (files holding a subset
- * of columns) is honored.  Format chosen by file extension (.parquet,
+ * of columns) is honored; the row-tracking fields `_ROW_ID` and
+ * `_SEQUENCE_NUMBER` (requested by their reserved ids) are read where the
+ * file lists them in `_WRITE_COLS` and are null otherwise (the caller
+ * derives them: table/de_read.h).  Format chosen by file extension (.parquet,
  * .avro; .orc → PM_EUNSUPPORTED).  Primary-key (KeyValue) files: the
  * physical layout is [_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND, values...];
  * the reader can expose the system columns on request (pm_file_read_options

@@ -23,12 +23,27 @@
  *   5. Snapshot L+1: schema id = latest schema on disk; record counts
  *      (total = L's + delta, delta = added − deleted rows); watermark and
  *      statistics (when its schema id is the latest) inherited;
- *      nextRowId = L's or 0; no operation (Java core sets none); then
+ *      nextRowId = L's or 0 (row tracking: after the new files, below);
+ *      no operation (Java core sets none); then
  *      publish-if-absent.  Lost race → delete this attempt's files, back
  *      off min(min-wait·2^n, max-wait) + up to 20 % jitter, go to 1.  An
  *      error while publishing is resolved by looking at snapshot-N: ours →
  *      success, absent → definite failure (files removed), unknown →
  *      PM_EUNCERTAIN (files kept).
+ *
+ * Row tracking (`row-tracking.enabled`, RowTrackingCommitUtils), on every
+ * attempt after step 3, over the delta's ADD entries grouped by partition
+ * (first appearance order): sequence numbers — min 0 → (N, N), else max 0
+ * → (min, N), else kept (N = the new snapshot id); row IDs from L's
+ * nextRowId (0 without): an APPEND file without first row ID whose
+ * _WRITE_COLS lacks _ROW_ID gets the running start — a normal file then
+ * advances it by its rows, a `.blob` file takes the running start of its
+ * column since the last normal file; other files keep theirs.  The new
+ * nextRowId is the final start.
+ * Index rebase (the caller's index_rebase hook, data-evolution
+ * compaction): after the validate hook, on every attempt, index changes
+ * computed from L join the attempt's; the hook's added files are handed
+ * to index_discard when the attempt is lost or fails.
  *
  * Test fault points (base/fault.h, PAIMON_FAULT_INJECT):
  * "commit-before-publish" (fail after the manifests are written, before
@@ -40,6 +55,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "base/fault.h"
@@ -262,7 +278,7 @@ static pm_error *latest_schema_id(pm_table *t, int64_t *out)
 
 static bool needs_live(const commit_ctx *c)
 {
-    if (c->o->kind == PM_COMMIT_OVERWRITE || c->o->validate)
+    if (c->o->kind == PM_COMMIT_OVERWRITE || c->o->validate || c->o->index_rebase)
         return true;
     for (size_t i = 0; i < c->n; i++)
         if (c->msgs[i].n_compact_before)
@@ -281,6 +297,10 @@ typedef struct attempt {
     pm_part_matcher *matcher;       /* OVERWRITE partition specs */
     pm_manifest_entry_list delta, changelog;
     index_list idx_changes;
+    pm_scan_result *live_scan;      /* L's live files (for the hooks; NULL without hooks or L) */
+    pm_index_manifest_entry *rebased; /* the index_rebase hook's ADD entries (for index_discard) */
+    size_t nrebased;
+    int64_t next_row_id;            /* row tracking: nextRowId after this attempt's files */
     /* written files */
     char *base_list, *delta_list, *cl_list, *index_manifest;
     int64_t base_size, delta_size, cl_size;
@@ -297,6 +317,8 @@ static void attempt_free(attempt *a)
     pm_manifest_entry_list_free(&a->delta);
     pm_manifest_entry_list_free(&a->changelog);
     pm_manifest_entries_free(a->live, a->nlive);
+    pm_scan_result_free(a->live_scan);
+    pm_index_manifest_entries_free(a->rebased, a->nrebased);
     pm_manifest_file_metas_free(a->base, a->nbase);
     pm_snapshot_free(a->latest);
 }
@@ -397,17 +419,123 @@ static pm_error *check_conflicts(commit_ctx *c, attempt *a)
                              a->latest ? (long long)a->latest->id : 0LL);
     }
     pm_manifest_ident_set_free(&live_set);
-    if (e || !c->o->validate)
+    if (e || (!c->o->validate && !c->o->index_rebase))
         return e;
-    pm_scan_result *sr = NULL;
     pm_scan_result empty = {0};
     if (a->latest) {
         pm_scan_options so = pm_scan_options_default();
         so.snapshot_id = a->latest->id;
-        PM_TRY(pm_table_scan(c->t, &so, &sr));
+        PM_TRY(pm_table_scan(c->t, &so, &a->live_scan));
     }
-    e = c->o->validate(c->o->validate_arg, a->latest, sr ? sr : &empty);
-    pm_scan_result_free(sr);
+    if (c->o->validate)
+        PM_TRY(c->o->validate(c->o->validate_arg, a->latest, a->live_scan ? a->live_scan : &empty));
+    if (!c->o->index_rebase)
+        return NULL;
+    pm_index_manifest_entry *rm = NULL;
+    size_t nrm = 0;
+    PM_TRY(c->o->index_rebase(c->o->validate_arg, a->latest, a->live_scan ? a->live_scan : &empty, &a->rebased,
+                              &a->nrebased, &rm, &nrm));
+    for (size_t i = 0; i < nrm && !e; i++)
+        e = index_list_push(&a->idx_changes, &rm[i], PM_FILE_DELETE);
+    for (size_t i = 0; i < a->nrebased && !e; i++)
+        e = index_list_push(&a->idx_changes, &a->rebased[i], PM_FILE_ADD);
+    pm_index_manifest_entries_free(rm, nrm);
+    return e;
+}
+
+/* ---- row tracking (RowTrackingCommitUtils) ---- */
+
+static bool is_blob_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 5 && !strcasecmp(name + n - 5, ".blob");
+}
+
+static bool lists_row_id(const pm_data_file_meta *f)
+{
+    for (size_t i = 0; f->has_write_cols && i < f->write_cols.count; i++)
+        if (!strcmp(f->write_cols.items[i], PM_ROW_ID_NAME))
+            return true;
+    return false;
+}
+
+/* Stamp sequence numbers and assign first row IDs to the delta's ADD
+ * entries (see top); a->next_row_id = the snapshot's nextRowId. */
+static pm_error *assign_row_tracking(attempt *a, int64_t snapshot_id)
+{
+    int64_t start = a->latest && a->latest->next_row_id.has ? a->latest->next_row_id.v : 0;
+    /* partitions in first-appearance order */
+    pm_manifest_entry *v = a->delta.v;
+    size_t n = a->delta.n;
+    bool *done = NULL;
+    PM_TRY(pm_calloc(&done, n ? n : 1, sizeof *done));
+    typedef struct { char *col; int64_t start; } blob_start;
+    blob_start *bs = NULL;
+    size_t nbs = 0;
+    int64_t blob_default = start;
+    pm_error *e = NULL;
+    for (size_t i = 0; i < n && !e; i++) {
+        if (done[i])
+            continue;
+        for (size_t k = i; k < n && !e; k++) {
+            pm_manifest_entry *en = &v[k];
+            if (done[k] || en->partition.len != v[i].partition.len ||
+                (en->partition.len && memcmp(en->partition.data, v[i].partition.data, en->partition.len)))
+                continue;
+            done[k] = true;
+            if (en->kind != PM_FILE_ADD)
+                continue;
+            pm_data_file_meta *f = &en->file;
+            if (f->min_sequence_number == 0) {
+                f->min_sequence_number = snapshot_id;
+                f->max_sequence_number = snapshot_id;
+            } else if (f->max_sequence_number == 0) {
+                f->max_sequence_number = snapshot_id;
+            }
+            if (!f->file_source.has) {
+                e = pm_error_new(PM_EINVALID, "file %s of a row-tracking table has no file source", f->file_name);
+                break;
+            }
+            if (f->file_source.v != PM_FILE_SOURCE_APPEND || f->first_row_id.has || lists_row_id(f))
+                continue;
+            if (is_blob_name(f->file_name)) {
+                if (!f->has_write_cols || f->write_cols.count < 1) {
+                    e = pm_error_new(PM_EINVALID, "blob file %s lists no column", f->file_name);
+                    break;
+                }
+                size_t j = 0;
+                while (j < nbs && strcmp(bs[j].col, f->write_cols.items[0]))
+                    j++;
+                if (j == nbs) {
+                    e = pm_realloc_array(&bs, nbs + 1, sizeof *bs);
+                    if (!e)
+                        e = pm_strdup(&bs[nbs].col, f->write_cols.items[0]);
+                    if (e)
+                        break;
+                    bs[nbs++].start = blob_default;
+                }
+                if (bs[j].start >= start) {
+                    e = pm_error_new(PM_EINVALID, "blob file %s has no normal file before it in the commit",
+                                     f->file_name);
+                    break;
+                }
+                f->first_row_id = (pm_opt_long){true, bs[j].start};
+                bs[j].start += f->row_count;
+            } else {
+                f->first_row_id = (pm_opt_long){true, start};
+                blob_default = start;
+                for (size_t j = 0; j < nbs; j++)
+                    free(bs[j].col);
+                nbs = 0;
+                start += f->row_count;
+            }
+        }
+    }
+    for (size_t j = 0; j < nbs; j++)
+        free(bs[j].col);
+    free(bs);
+    free(done);
+    a->next_row_id = start;
     return e;
 }
 
@@ -503,7 +631,7 @@ static pm_error *build_snapshot(commit_ctx *c, attempt *a, pm_snapshot **out)
         if (found && sid == c->schema_id)
             PM_TRY_GOTO(e, pm_strdup(&snap->statistics, latest->statistics), fail);
     }
-    snap->next_row_id = (pm_opt_long){true, latest && latest->next_row_id.has ? latest->next_row_id.v : 0};
+    snap->next_row_id = (pm_opt_long){true, a->next_row_id};
     snap->operation = PM_SNAPSHOT_OP_NONE;
     *out = snap;
     return NULL;
@@ -573,6 +701,11 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
         PM_TRY_GOTO(e, pm_manifest_read_merged(t->fio, t->paths, a.base, a.nbase, &a.live, &a.nlive), out);
     PM_TRY_GOTO(e, collect_changes(c, &a), out);
     PM_TRY_GOTO(e, check_conflicts(c, &a), out);
+    a.next_row_id = a.latest && a.latest->next_row_id.has ? a.latest->next_row_id.v : 0;
+    bool rt = false;
+    PM_TRY_GOTO(e, pm_options_bool(pm_table_options(t), PM_OPT_ROW_TRACKING_ENABLED, &rt), out);
+    if (rt)
+        PM_TRY_GOTO(e, assign_row_tracking(&a, a.latest ? a.latest->id + 1 : 1), out);
     if (!a.delta.n && !a.changelog.n && !a.idx_changes.n && !o->allow_empty)
         goto out; /* ATTEMPT_EMPTY */
     PM_TRY_GOTO(e, write_files(c, &a), out);
@@ -588,6 +721,8 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
     if (!committed) {
         *res = ATTEMPT_LOST;
         delete_written(c);
+        if (o->index_discard && a.nrebased)
+            o->index_discard(o->validate_arg, a.rebased, a.nrebased);
         goto out;
     }
     published = true;
@@ -598,6 +733,8 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
         e = pm_error_new(PM_EUNCERTAIN, "injected uncertain outcome after publishing snapshot %lld "
                                         "(commit-after-publish)", (long long)snap->id);
 out:
+    if (e && !published && pm_error_code(e) != PM_EUNCERTAIN && o->index_discard && a.nrebased)
+        o->index_discard(o->validate_arg, a.rebased, a.nrebased);
     if (e && !published && pm_error_code(e) != PM_EUNCERTAIN)
         delete_written(c);
     else if (e)

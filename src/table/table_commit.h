@@ -19,6 +19,8 @@
  *     attempt wrote, back off (commit.min/max-retry-wait) and go to 2, up to
  *     commit.max-retries; then PM_ECONFLICT.
  *  5. LATEST hint (failure is logged only).
+ * Row-tracking tables: every attempt stamps the new files' sequence
+ * numbers and assigns first row IDs from L's nextRowId (table_commit.c).
  * Any failure before publication removes this attempt's manifests and
  * leaves the table at L.  A failure whose outcome is unknown (the snapshot
  * may have been published) is PM_EUNCERTAIN: the caller keeps its files and
@@ -50,7 +52,15 @@ typedef struct pm_commit_options {
     size_t noverwrite;
     int64_t since_snapshot_id;          /* idempotency search starts after this id (0 = all) */
     pm_commit_validate_fn validate;     /* may be NULL */
-    void *validate_arg;
+    void *validate_arg;                 /* also the argument of the index hooks */
+    /* Index changes computed on every attempt from the latest snapshot
+     * (after validate): *added (written by the hook) and *removed join the
+     * attempt's (malloc'd arrays, the commit frees them).  NULL = none. */
+    pm_error *(*index_rebase)(void *arg, const pm_snapshot *latest, const pm_scan_result *live,
+                              pm_index_manifest_entry **added, size_t *nadded, pm_index_manifest_entry **removed,
+                              size_t *nremoved);
+    /* Delete the files of `added` (an attempt that lost or failed). */
+    void (*index_discard)(void *arg, const pm_index_manifest_entry *added, size_t n);
     bool allow_empty;
 } pm_commit_options;
 

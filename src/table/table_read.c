@@ -2,13 +2,13 @@
  * table/table_read.c — rows of a scanned table state (see table_read.h).
  *
  * Plan (at creation, so unsupported tables fail before any row is out):
- *  - Tables with BLOB columns, and data-evolution tables
- *    (`data-evolution.enabled`) whose files share row ids (partial-column
- *    or blob files that must be merged by row id): PM_EUNSUPPORTED "data
- *    evolution tables are not supported yet".  Data-evolution buckets whose
- *    files hold all columns and have disjoint row-id ranges read each file
- *    on its own (Java's group-of-one case).
- *  - Projection by column name over the read schema (scan->schema); for
+ *  - Row-tracking tables: each bucket's files are grouped by row-ID range
+ *    (table/de_read.h); a group of one file read without `_ROW_ID` /
+ *    `_SEQUENCE_NUMBER` is an ordinary file task, every other group one
+ *    task read by the group reader, the group anchor's deletion vector
+ *    applied by position in the group.
+ *  - Projection by column name over the read schema (scan->schema), plus
+ *    `_ROW_ID` / `_SEQUENCE_NUMBER` of row-tracking tables; for
  *    buckets of the fallback branch the same positions of its schema.
  *  - Append tables: every file of every bucket, in order.
  *  - Primary-key tables: one task per bucket, planned and read by
@@ -40,6 +40,7 @@
 #include "base/pool.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_index_file.h"
+#include "table/de_read.h"
 #include "table/file_read.h"
 #include "table/partition.h"
 #include "table/pk_read.h"
@@ -52,7 +53,11 @@ typedef struct read_task {
     bool kv;                     /* key-value file: system columns + retract filter */
     const pm_deletion_file *dv;  /* NULL = none */
     pm_pk_reader *pk;            /* primary-key bucket: read by pk_read.h (owned) */
+    const pm_de_group *grp;      /* row-tracking group read by de_read.h (in r->groups) */
 } read_task;
+
+/* A task read on the caller's thread (no read-ahead). */
+static bool inline_task(const read_task *tk) { return tk->pk || tk->grp; }
 
 /* One decoded batch waiting in a read-ahead slot. */
 typedef struct ra_item {
@@ -82,6 +87,10 @@ struct pm_table_reader {
     size_t ntasks, next_task;
     pm_file_reader *fr;
     pm_pk_reader *pk;            /* current primary-key bucket (owned by its task) */
+    pm_de_group_reader *de;      /* current row-tracking group */
+    pm_de_group **groups;        /* per bucket with group tasks: its groups (owned) */
+    size_t *ngroups;
+    size_t ngroup_sets;
     const read_task *cur;
     char *cur_dir;
     pm_dv *cur_dv;               /* deletion vector of the open file, NULL = none */
@@ -136,6 +145,7 @@ static pm_error *add_task(pm_table_reader *r, const pm_bucket_files *b, size_t f
     tk->kv = kv;
     tk->dv = NULL;
     tk->pk = NULL;
+    tk->grp = NULL;
     for (size_t i = 0; i < b->ndvs; i++)
         if (b->dvs[i].data_file == b->files[file].file_name) {
             tk->dv = &b->dvs[i];
@@ -160,80 +170,49 @@ static pm_error *plan_pk_bucket(pm_table_reader *r, const pm_schema *s, const pm
     return NULL;
 }
 
-static bool has_blob(const pm_type *t)
+/* Row-tracking buckets: each row-ID group becomes a task.  A group of one
+ * file holding every column (no _WRITE_COLS), read without the
+ * row-tracking columns, is an ordinary file task (so it can be read
+ * ahead); the rest go through table/de_read.h with the anchor's deletion
+ * vector. */
+static pm_error *plan_row_tracking_bucket(pm_table_reader *r, const pm_bucket_files *b, bool data_evolution,
+                                          bool system_columns)
 {
-    if (!t)
-        return false;
-    if (t->id == PM_TYPE_BLOB)
-        return true;
-    if (has_blob(t->element) || has_blob(t->key) || has_blob(t->value))
-        return true;
-    for (size_t i = 0; i < t->nfields; i++)
-        if (has_blob(t->fields[i].type))
-            return true;
-    return false;
-}
-
-static pm_error *check_supported(const pm_table *t, const pm_schema *s, bool *data_evolution)
-{
-    PM_TRY(pm_options_bool(s->options, PM_OPT_DATA_EVOLUTION_ENABLED, data_evolution));
-    if (has_blob(s->row_type))
-        return pm_error_new(PM_EUNSUPPORTED, "data evolution tables are not supported yet (table %s has BLOB columns)",
-                            t->path);
+    pm_de_group *g = NULL;
+    size_t ng = 0;
+    if (data_evolution)
+        PM_TRY(pm_de_plan_groups(b->files, b->nfiles, &g, &ng));
+    else
+        PM_TRY(pm_de_single_groups(b->files, b->nfiles, &g, &ng));
+    pm_error *e = pm_realloc_array(&r->groups, r->ngroup_sets + 1, sizeof *r->groups);
+    if (!e)
+        e = pm_realloc_array(&r->ngroups, r->ngroup_sets + 1, sizeof *r->ngroups);
+    if (e) {
+        pm_de_groups_free(g, ng);
+        return e;
+    }
+    r->groups[r->ngroup_sets] = g;
+    r->ngroups[r->ngroup_sets++] = ng;
+    for (size_t k = 0; k < ng; k++) {
+        const pm_data_file_meta *f0 = g[k].files[0];
+        size_t fi = (size_t)(f0 - b->files);
+        if (g[k].nfiles == 1 && !system_columns && !f0->has_write_cols) {
+            PM_TRY(add_task(r, b, fi, false));
+            continue;
+        }
+        size_t ai = (size_t)(g[k].anchor - b->files);
+        PM_TRY(add_task(r, b, ai, false));
+        r->tasks[r->ntasks - 1].grp = &g[k];
+    }
     return NULL;
 }
 
-static int cmp_first_row_id(const void *x, const void *y)
+static bool has_system_columns(const pm_type *t)
 {
-    const pm_data_file_meta *a = *(const pm_data_file_meta *const *)x, *b = *(const pm_data_file_meta *const *)y;
-    int64_t ia = a->first_row_id.has ? a->first_row_id.v : INT64_MIN;
-    int64_t ib = b->first_row_id.has ? b->first_row_id.v : INT64_MIN;
-    return CMP(ia, ib);
-}
-
-/* Data-evolution tables: files sharing row ids (partial-column files,
- * blob files) must be merged by row id.  A bucket whose files all hold
- * every column and have disjoint row-id ranges reads each file on its
- * own, as Java does for a group of one file; anything written column-wise
- * (`_WRITE_COLS`, .blob files) is refused until row-id merging exists. */
-static pm_error *check_data_evolution_bucket(const pm_table *t, const pm_bucket_files *b)
-{
-    const pm_data_file_meta **fs = NULL;
-    PM_TRY(pm_calloc(&fs, b->nfiles ? b->nfiles : 1, sizeof *fs));
-    for (size_t i = 0; i < b->nfiles; i++)
-        fs[i] = &b->files[i];
-    qsort(fs, b->nfiles, sizeof *fs, cmp_first_row_id);
-    pm_error *e = NULL;
-    int64_t end = INT64_MIN; /* last row id covered so far */
-    bool any = false;
-    for (size_t i = 0; i < b->nfiles && !e; i++) {
-        const pm_data_file_meta *f = fs[i];
-        size_t n = strlen(f->file_name);
-        if (n >= 5 && !strcmp(f->file_name + n - 5, ".blob")) {
-            e = pm_error_new(PM_EUNSUPPORTED, "data evolution tables are not supported yet (table %s: blob file %s)",
-                             t->path, f->file_name);
-            break;
-        }
-        if (f->has_write_cols) {
-            e = pm_error_new(PM_EUNSUPPORTED,
-                             "data evolution tables are not supported yet (table %s: partial-column file %s)",
-                             t->path, f->file_name);
-            break;
-        }
-        if (!f->first_row_id.has)
-            continue;
-        if (any && f->first_row_id.v <= end)
-            e = pm_error_new(PM_EUNSUPPORTED,
-                             "data evolution tables are not supported yet (table %s: files %s and others share row ids "
-                             "and need a merge by row id)",
-                             t->path, f->file_name);
-        int64_t last = f->first_row_id.v + f->row_count - 1;
-        if (!any || last > end)
-            end = last;
-        any = true;
-    }
-    free(fs);
-    return e;
+    for (size_t i = 0; i < t->nfields; i++)
+        if (t->fields[i].id == PM_ROW_ID_FIELD_ID || t->fields[i].id == PM_SEQUENCE_NUMBER_FIELD_ID)
+            return true;
+    return false;
 }
 
 static pm_error *project(const pm_schema *s, const pm_table_read_options *o, pm_type **out)
@@ -246,7 +225,43 @@ static pm_error *project(const pm_schema *s, const pm_table_read_options *o, pm_
         for (size_t j = 0; j < i; j++)
             if (!strcmp(o->columns[i], o->columns[j]))
                 return pm_error_new(PM_EINVALID, "column '%s' requested twice", o->columns[i]);
-    return pm_schema_project(s, o->columns, o->ncolumns, out);
+    bool rt = false;
+    PM_TRY(pm_options_bool(s->options, PM_OPT_ROW_TRACKING_ENABLED, &rt));
+    pm_type *row = pm_type_new_row(s->row_type->nullable);
+    if (!row)
+        return pm_oom();
+    pm_error *e = NULL;
+    for (size_t i = 0; i < o->ncolumns && !e; i++) {
+        const char *c = o->columns[i];
+        bool rid = !strcmp(c, PM_ROW_ID_NAME), seq = !strcmp(c, PM_SEQUENCE_NUMBER_NAME);
+        if (pm_type_field_index(s->row_type, c) < 0 && (rid || seq)) {
+            if (!rt) {
+                e = pm_error_new(PM_EINVALID, "column '%s' exists only in tables with row-tracking.enabled=true", c);
+                break;
+            }
+            pm_type *ft = pm_type_new(PM_TYPE_BIGINT, rid);
+            e = ft ? pm_type_add_field(row, rid ? PM_ROW_ID_FIELD_ID : PM_SEQUENCE_NUMBER_FIELD_ID, c, ft) : pm_oom();
+            if (e && ft)
+                pm_type_free(ft);
+            continue;
+        }
+        pm_type *one = NULL;
+        e = pm_schema_project(s, &c, 1, &one);
+        if (!e) {
+            const pm_field *f = &one->fields[0];
+            pm_type *ft = pm_type_clone(f->type);
+            e = ft ? pm_type_add_field(row, f->id, f->name, ft) : pm_oom();
+            if (e && ft)
+                pm_type_free(ft);
+        }
+        pm_type_free(one);
+    }
+    if (e) {
+        pm_type_free(row);
+        return e;
+    }
+    *out = row;
+    return NULL;
 }
 
 /* The fields of `type` (a projection of `main`) at the same positions in `fb`. */
@@ -332,6 +347,11 @@ void pm_table_reader_free(pm_table_reader *r)
         return;
     ra_shutdown(r);
     pm_file_reader_free(r->fr);
+    pm_de_group_reader_free(r->de);
+    for (size_t i = 0; i < r->ngroup_sets; i++)
+        pm_de_groups_free(r->groups[i], r->ngroups[i]);
+    free(r->groups);
+    free(r->ngroups);
     dv_free(r->cur_dv);
     free(r->cur_dir);
     pm_batch_free(r->out);
@@ -356,21 +376,24 @@ pm_error *pm_table_reader_new(pm_table_reader **out, pm_table *t, const pm_scan_
     r->threads = 1;
     pm_error *e = NULL;
     const pm_schema *s = scan->schema ? scan->schema : pm_table_schema(t);
-    bool de = false, fb_de = false;
-    PM_TRY_GOTO(e, check_supported(t, s, &de), fail);
+    bool rt = false, fb_rt = false;
+    PM_TRY_GOTO(e, pm_options_bool(s->options, PM_OPT_ROW_TRACKING_ENABLED, &rt), fail);
     if (scan->fallback && scan->fallback_schema)
-        PM_TRY_GOTO(e, check_supported(scan->fallback, scan->fallback_schema, &fb_de), fail);
+        PM_TRY_GOTO(e, pm_options_bool(scan->fallback_schema->options, PM_OPT_ROW_TRACKING_ENABLED, &fb_rt), fail);
     PM_TRY_GOTO(e, project(s, o, &r->type), fail);
+    bool sys = has_system_columns(r->type);
     if (scan->fallback && scan->fallback_schema)
         PM_TRY_GOTO(e, fallback_type(s, scan->fallback_schema, r->type, &r->fb_type), fail);
     for (size_t i = 0; i < scan->nbuckets; i++) {
         const pm_bucket_files *b = &scan->buckets[i];
         bool fb = b->table != t;
         const pm_schema *bs = fb ? scan->fallback_schema : s;
-        if (fb ? fb_de : de)
-            PM_TRY_GOTO(e, check_data_evolution_bucket(b->table, b), fail);
         if (bs->primary_keys.count) {
             PM_TRY_GOTO(e, plan_pk_bucket(r, bs, b), fail);
+        } else if (fb ? fb_rt : rt) {
+            bool de = false;
+            PM_TRY_GOTO(e, pm_options_bool(bs->options, PM_OPT_DATA_EVOLUTION_ENABLED, &de), fail);
+            PM_TRY_GOTO(e, plan_row_tracking_bucket(r, b, de, sys), fail);
         } else {
             for (size_t f = 0; f < b->nfiles; f++)
                 PM_TRY_GOTO(e, add_task(r, b, f, false), fail);
@@ -392,11 +415,27 @@ void pm_table_reader_set_threads(pm_table_reader *r, size_t threads)
         r->threads = threads > 1 ? (threads < 64 ? threads : 64) : 1;
 }
 
+/* Open the row-tracking group of task tk (with its anchor's vector). */
+static pm_error *open_group(pm_table_reader *r, const read_task *tk)
+{
+    const pm_bucket_files *b = tk->b;
+    free(r->cur_dir);
+    r->cur_dir = NULL;
+    PM_TRY(pm_table_bucket_dir(b->table, b->partition.data, b->partition.len, b->bucket, &r->cur_dir));
+    PM_TRY(pm_de_group_reader_open(&r->de, b->table, r->cur_dir, tk->grp, b->table == r->t ? r->type : r->fb_type,
+                                   r->batch_rows));
+    if (tk->dv)
+        PM_TRY(dv_load(r, b, tk->dv));
+    return NULL;
+}
+
 static pm_error *open_next(pm_table_reader *r, bool *done)
 {
     *done = false;
     pm_file_reader_free(r->fr);
     r->fr = NULL;
+    pm_de_group_reader_free(r->de);
+    r->de = NULL;
     dv_free(r->cur_dv);
     r->cur_dv = NULL;
     if (r->next_task >= r->ntasks) {
@@ -409,12 +448,15 @@ static pm_error *open_next(pm_table_reader *r, bool *done)
         r->pk = tk->pk;
         return NULL;
     }
+    if (tk->grp)
+        return open_group(r, tk);
     const pm_bucket_files *b = tk->b;
     free(r->cur_dir);
     r->cur_dir = NULL;
     PM_TRY(pm_table_bucket_dir(b->table, b->partition.data, b->partition.len, b->bucket, &r->cur_dir));
-    pm_file_read_options fo = {b->table == r->t ? r->type : r->fb_type, r->batch_rows, tk->kv};
-    PM_TRY(pm_file_reader_open(&r->fr, b->table, r->cur_dir, &b->files[tk->file], &fo));
+    const pm_type *rtype = b->table == r->t ? r->type : r->fb_type;
+    PM_TRY(pm_file_reader_open(&r->fr, b->table, r->cur_dir, &b->files[tk->file],
+                               &(pm_file_read_options){rtype, r->batch_rows, tk->kv}));
     if (tk->dv)
         PM_TRY(dv_load(r, b, tk->dv));
     return NULL;
@@ -506,7 +548,7 @@ static pm_error *ra_fill(pm_table_reader *r)
         ra_slot *sl = &r->slots[i];
         if (sl->task != SIZE_MAX)
             continue;
-        while (r->next_ra < r->ntasks && r->tasks[r->next_ra].pk)
+        while (r->next_ra < r->ntasks && inline_task(&r->tasks[r->next_ra]))
             r->next_ra++;
         if (r->next_ra >= r->ntasks)
             return NULL;
@@ -588,6 +630,36 @@ static pm_error *keep_rows(pm_table_reader *r, const pm_column *kind, int64_t po
     return NULL;
 }
 
+/* The open group's next batch, deleted rows dropped; *got = false at its
+ * end (the group reader is then closed). */
+static pm_error *group_next(pm_table_reader *r, const pm_batch **out, bool *got)
+{
+    *got = false;
+    for (;;) {
+        const pm_batch *b = NULL;
+        PM_TRY(pm_de_group_reader_next(r->de, &b));
+        if (!b) {
+            pm_de_group_reader_free(r->de);
+            r->de = NULL;
+            return NULL;
+        }
+        int64_t n = b->num_rows, kept = n;
+        if (!n)
+            continue;
+        PM_TRY(keep_rows(r, NULL, pm_de_group_reader_position(r->de), n, &kept));
+        if (!kept)
+            continue;
+        for (size_t i = 0; i < r->type->nfields; i++)
+            r->out->columns[i] = pm_column_retain(b->columns[i]);
+        r->out->num_rows = n;
+        if (kept < n)
+            PM_TRY(pm_batch_filter(r->out, r->keep));
+        *out = r->out;
+        *got = true;
+        return NULL;
+    }
+}
+
 /* Threaded read: append tasks come from their read-ahead slots. */
 static pm_error *next_threaded(pm_table_reader *r, const pm_batch **out)
 {
@@ -595,7 +667,7 @@ static pm_error *next_threaded(pm_table_reader *r, const pm_batch **out)
     if (!r->slots)
         PM_TRY(ra_start(r));
     for (;;) {
-        if (!r->cur_slot && !r->pk) {
+        if (!r->cur_slot && !r->pk && !r->de) {
             dv_free(r->cur_dv);
             r->cur_dv = NULL;
             PM_TRY(ra_fill(r));
@@ -605,6 +677,8 @@ static pm_error *next_threaded(pm_table_reader *r, const pm_batch **out)
             r->cur = tk;
             if (tk->pk) {
                 r->pk = tk->pk;
+            } else if (tk->grp) {
+                PM_TRY(open_group(r, tk));
             } else {
                 r->cur_slot = ra_slot_of(r, r->next_task - 1);
                 if (!r->cur_slot)
@@ -628,6 +702,13 @@ static pm_error *next_threaded(pm_table_reader *r, const pm_batch **out)
             r->out->num_rows = pb->num_rows;
             *out = r->out;
             return NULL;
+        }
+        if (r->de) {
+            bool got = false;
+            PM_TRY(group_next(r, out, &got));
+            if (got)
+                return NULL;
+            continue;
         }
         pm_column **cols = NULL;
         int64_t n = 0, pos = 0, kept = 0;
@@ -661,7 +742,7 @@ pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
     if (r->threads > 1)
         return next_threaded(r, out);
     for (;;) {
-        if (!r->fr && !r->pk) {
+        if (!r->fr && !r->pk && !r->de) {
             bool done = false;
             PM_TRY(open_next(r, &done));
             if (done)
@@ -683,6 +764,13 @@ pm_error *pm_table_reader_next(pm_table_reader *r, const pm_batch **out)
             r->out->num_rows = pb->num_rows;
             *out = r->out;
             return NULL;
+        }
+        if (r->de) {
+            bool got = false;
+            PM_TRY(group_next(r, out, &got));
+            if (got)
+                return NULL;
+            continue;
         }
         const pm_batch *b = NULL;
         PM_TRY(pm_file_reader_next(r->fr, &b));

@@ -7,11 +7,11 @@
  * bucket through table/pk_read.h (merge-on-read of overlapping sorted runs
  * with the table's merge engine, raw reads where no merge is needed, level
  * 0 skipped for DV and first-row tables as Java's batch scan does, retracts
- * dropped).  Tables with blob
- * columns, and data-evolution tables whose files must be merged by row id
- * (partial-column or blob files, shared row ids), return PM_EUNSUPPORTED
- * "data evolution tables are not supported yet"; data-evolution tables
- * whose files all hold every column with disjoint row ids read directly.
+ * dropped).  Row-tracking tables (and data-evolution tables, which need
+ * row tracking) are read group by group through table/de_read.h: files
+ * sharing a row-ID range merged column by column (newest version of each
+ * field first, blob files as their columns), the anchor's deletion vector
+ * applied to the group, `_ROW_ID` / `_SEQUENCE_NUMBER` readable by name.
  * Rows are read in the scan's schema (scan->schema: the latest, or the
  * snapshot's for time travel); buckets of a fallback branch are read with
  * the same columns by position in its schema.

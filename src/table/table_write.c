@@ -21,6 +21,8 @@
  *  4. Close: the rolling writer's DataFileMeta (append layout: empty keys,
  *     sequence numbers from the bucket's counter, level 0, file source
  *     APPEND).
+ * Row tracking: the commit assigns first row IDs and stamps sequence
+ * numbers (table_commit.h); data-evolution files each count from 0.
  * Sequence numbers: a counter per bucket writer that lives as long as the
  * pm_table_writer; unaware writers start at 0, bucketed writers at the
  * largest max sequence number of the bucket's live files + 1 (read once
@@ -81,6 +83,7 @@ struct pm_table_writer {
     size_t *bkey_idx;
     size_t nbkey;
     bool ignore_previous;
+    bool data_evolution;       /* data-evolution.enabled: per-file sequence counters */
     pm_bucket_restore restore; /* live files of the latest snapshot, for bucketed sequence restore */
     /* writers and their hash index */
     bucket_writer **writers;
@@ -148,13 +151,6 @@ static void bucket_writer_free(pm_table_writer *w, bucket_writer *bw, bool delet
 
 static pm_error *check_supported(const pm_table *t, const pm_options *o)
 {
-    bool b;
-    PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED, "writing tables with row-tracking.enabled is not supported yet");
-    PM_TRY(pm_options_bool(o, PM_OPT_DATA_EVOLUTION_ENABLED, &b));
-    if (b)
-        return pm_error_new(PM_EUNSUPPORTED, "writing tables with data-evolution.enabled is not supported yet");
     if (pm_options_get(o, "data-file.external-paths"))
         return pm_error_new(PM_EUNSUPPORTED, "writing to data-file.external-paths is not supported yet");
     for (size_t i = 0; i < pm_options_count(o); i++) {
@@ -167,8 +163,9 @@ static pm_error *check_supported(const pm_table *t, const pm_options *o)
     for (size_t i = 0; i < rt->nfields; i++) {
         pm_type_id id = rt->fields[i].type->id;
         if (id == PM_TYPE_BLOB || id == PM_TYPE_VARIANT)
-            return pm_error_new(PM_EUNSUPPORTED, "writing %s column '%s' is not supported yet",
-                                pm_type_id_name(id), rt->fields[i].name);
+            return pm_error_new(PM_EUNSUPPORTED, "writing %s column '%s' is not supported yet%s",
+                                pm_type_id_name(id), rt->fields[i].name,
+                                id == PM_TYPE_BLOB ? " (dedicated .blob files are read, not written)" : "");
     }
     return NULL;
 }
@@ -212,6 +209,7 @@ static pm_error *writer_init(pm_table_writer *w, pm_table *t, const pm_table_wri
         return pm_pk_writer_new(&w->pk, t, &po);
     }
     PM_TRY(check_supported(t, w->opts));
+    PM_TRY(pm_options_bool(w->opts, PM_OPT_DATA_EVOLUTION_ENABLED, &w->data_evolution));
 
     PM_TRY(pm_options_file_format(w->opts, w->format_name, sizeof w->format_name));
     if (strcmp(w->format_name, "parquet") && strcmp(w->format_name, "avro"))
@@ -734,6 +732,12 @@ pm_error *pm_table_writer_prepare_commit(pm_table_writer *w, pm_commit_message *
             continue;
         pm_commit_message *msg = &m[k++];
         e = pm_rolling_file_writer_finish(bw->rw, &msg->new_files, &msg->n_new_files);
+        /* data evolution: every file counts its rows from 0 (the commit
+         * stamps them with the snapshot id) */
+        for (size_t f = 0; !e && w->data_evolution && f < msg->n_new_files; f++) {
+            msg->new_files[f].min_sequence_number = 0;
+            msg->new_files[f].max_sequence_number = msg->new_files[f].row_count - 1;
+        }
     }
     if (e) {
         pm_commit_message_array_free(m, count);

@@ -94,6 +94,8 @@ static void column_destroy(pm_column *c)
     pm_buf_free(&c->values);
     pm_buf_free(&c->offsets);
     pm_buf_free(&c->data);
+    if (c->owner_release)
+        c->owner_release(c->owner);
     pm_type_free(c->type);
     free(c);
 }

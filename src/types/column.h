@@ -22,7 +22,9 @@
  *
  * Ownership: a column owns its buffers and children and is reference
  * counted (pm_column_retain/release) so Arrow exports can outlive the
- * batch.  A column is written by one thread at a time.
+ * batch.  A column imported without copying borrows its buffers from an
+ * owner (see `owner` below; base/buf.h: borrowed bytes are copied before
+ * any write).  A column is written by one thread at a time.
  */
 #ifndef PM_TYPES_COLUMN_H
 #define PM_TYPES_COLUMN_H
@@ -49,6 +51,11 @@ struct pm_column {
     size_t nchildren;
     pm_column **children;
     atomic_int refs;
+    /* Zero-copy imports: the buffers are borrowed (pm_buf cap 0) from
+     * memory `owner` keeps alive; owner_release(owner) runs when the
+     * column is destroyed.  NULL for columns that own their buffers. */
+    void (*owner_release)(void *owner);
+    void *owner;
 };
 
 struct pm_batch {

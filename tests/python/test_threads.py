@@ -83,13 +83,13 @@ def test_tasks_execute_from_several_threads(catalog):
 def test_the_gil_is_released_while_libpaimon_works(catalog):
     catalog.create_table("db.t", Schema.from_pyarrow_schema(SCHEMA, options={"write-only": "true"}), False)
     t = catalog.get_table("db.t")
-    big = data(0, 1_000_000, parts=1)
+    big = data(0, 6_000_000, parts=1)
     w = t.new_batch_write_builder().new_write()
     window = []
 
     def writer():
         t0 = time.monotonic()
-        w.write_arrow(big)  # one call: libpaimon encodes a million rows
+        w.write_arrow(big)  # one call: libpaimon encodes six million rows
         window.extend([t0, time.monotonic()])
 
     ticks = []

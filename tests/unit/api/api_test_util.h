@@ -15,6 +15,24 @@
 #include "paimon/write.h"
 #include "pm_test.h"
 
+/* The per-program temporary directory of the tests (setup / teardown). */
+static char *dir;
+
+static int setup(void **state)
+{
+    (void)state;
+    dir = pm_test_tmpdir();
+    return dir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    pm_test_rmtree(dir);
+    free(dir);
+    return 0;
+}
+
 /* "<dir>/<name>" (malloc'd). */
 static inline char *api_path(const char *dir, const char *name)
 {

@@ -11,23 +11,6 @@
 #include "paimon/files.h"
 #include "paimon/format.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    dir = pm_test_tmpdir();
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    pm_test_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 static void test_files_view(void **state)
 {
     (void)state;

@@ -10,23 +10,6 @@
 #include "api_test_util.h"
 #include "paimon/options.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    dir = pm_test_tmpdir();
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    pm_test_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 static bool exists(const char *p)
 {
     struct stat st;

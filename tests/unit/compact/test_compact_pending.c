@@ -282,5 +282,5 @@ int main(void)
         cmocka_unit_test(test_pk_prefix),
         cmocka_unit_test(test_options_checked),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

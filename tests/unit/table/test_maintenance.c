@@ -306,5 +306,5 @@ int main(void)
         cmocka_unit_test(test_expire_tags_consumers_time),
         cmocka_unit_test(test_orphans),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

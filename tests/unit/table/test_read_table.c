@@ -20,6 +20,7 @@
 #include "table/file_read.h"
 #include "table/partition.h"
 #include "table/scan.h"
+#include "table/table_write.h"
 #include "table/table_read.h"
 #include "types/binary_row.h"
 #include "types/value.h"
@@ -528,7 +529,19 @@ static void test_unsupported_tables(void **state)
     pm_type_free(rt);
     pm_table *t = NULL;
     PM_OK_OR_FAIL(pm_table_open(&t, path, NULL));
-    expect_error(t, 0, PM_EUNSUPPORTED, "data evolution tables are not supported yet");
+    /* data-evolution tables with BLOB columns read now (table/de_read.h):
+     * the empty table reads as no rows; writing its BLOB column is still
+     * refused naming it */
+    expect_rows(t, 0, NULL, 0, NULL, "");
+    pm_table_writer *w = NULL;
+    pm_error *e = pm_table_writer_new(&w, t, NULL);
+    assert_non_null(e);
+    assert_int_equal(pm_error_code(e), PM_EUNSUPPORTED);
+    char *msg = pm_error_format(e);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "BLOB column 'pic'"));
+    free(msg);
+    pm_error_free(e);
     pm_table_free(t);
     pm_test_rmtree(dir);
     free(dir);

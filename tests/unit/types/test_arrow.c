@@ -229,6 +229,88 @@ static void test_roundtrip(void **state)
     pm_batch_free(b);
 }
 
+/* A release callback that counts, around an exported array's own. */
+static int released;
+static void (*inner_release)(struct ArrowArray *);
+static void counting_release(struct ArrowArray *a)
+{
+    released++;
+    a->release = inner_release;
+    a->release(a);
+}
+
+static void test_import_move(void **state)
+{
+    (void)state;
+    pm_batch *b = all_types_batch();
+    char *want = batch_text(b);
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    PM_OK_OR_FAIL(pm_batch_export(b, &s, &a));
+    const void *i64_values = a.children[4]->buffers[1], *s_data = a.children[10]->buffers[2];
+    const void *b_values = a.children[0]->buffers[1], *ts6_values = a.children[17]->buffers[1];
+    inner_release = a.release;
+    a.release = counting_release;
+    released = 0;
+    pm_batch *c = NULL;
+    PM_OK_OR_FAIL(pm_batch_import_move(&c, pm_batch_type(b), &s, &a));
+    assert_null(a.release); /* moved */
+    char *got = batch_text(c);
+    assert_string_equal(got, want);
+    free(got);
+    /* zero copy where the layout is the batch's ... */
+    assert_ptr_equal(pm_batch_column(c, 4)->values.data, i64_values);
+    assert_ptr_equal(pm_batch_column(c, 10)->data.data, s_data);
+    assert_ptr_equal(pm_batch_column(c, 0)->values.data, b_values);
+    assert_ptr_equal(pm_batch_column(c, 17)->values.data, ts6_values);
+    assert_int_equal(pm_batch_column(c, 4)->values.cap, 0);
+    /* ... copies elsewhere (nested, converted units) */
+    assert_int_not_equal(pm_batch_column(c, 20)->values.cap + pm_batch_column(c, 20)->offsets.cap, 0);
+    /* the array lives as long as a borrowing column, also through an export */
+    struct ArrowSchema s2;
+    struct ArrowArray a2;
+    PM_OK_OR_FAIL(pm_batch_export(c, &s2, &a2));
+    pm_batch_free(c);
+    assert_int_equal(released, 0);
+    a2.release(&a2);
+    s2.release(&s2);
+    assert_int_equal(released, 1);
+    /* a borrowed column written to copies first */
+    PM_OK_OR_FAIL(pm_batch_export(b, &s2, &a2));
+    PM_OK_OR_FAIL(pm_batch_import_move(&c, pm_batch_type(b), &s2, &a2));
+    pm_column *col = pm_batch_column(c, 4);
+    const void *before = col->values.data;
+    PM_OK_OR_FAIL(pm_column_append_i64(col, 7));
+    assert_ptr_not_equal(col->values.data, before);
+    assert_int_equal(pm_column_i64(col, 3), 7);
+    pm_batch_free(c);
+    s2.release(&s2);
+
+    /* refusals release the array too: nulls in NOT NULL, decreasing offsets */
+    PM_OK_OR_FAIL(pm_batch_export(b, &s2, &a2));
+    pm_type *strict = pm_type_clone(pm_batch_type(b));
+    strict->fields[4].type->nullable = false;
+    inner_release = a2.release;
+    a2.release = counting_release;
+    released = 0;
+    PM_EXPECT_ERR(pm_batch_import_move(&c, strict, &s2, &a2), PM_EINVALID);
+    assert_null(a2.release);
+    assert_int_equal(released, 1);
+    s2.release(&s2);
+    pm_type_free(strict);
+    PM_OK_OR_FAIL(pm_batch_export(b, &s2, &a2));
+    int32_t *off = (int32_t *)(uintptr_t)a2.children[10]->buffers[1];
+    int32_t keep = off[1];
+    off[1] = off[2] + 1; /* offsets 0, 3, 2: decreasing (shared with b's column: restored below) */
+    PM_EXPECT_ERR(pm_batch_import_move(&c, pm_batch_type(b), &s2, &a2), PM_EINVALID);
+    off[1] = keep;
+    s2.release(&s2);
+    PM_EXPECT_ERR(pm_batch_import_move(&c, pm_batch_type(b), &s, NULL), PM_EINVALID);
+    s.release(&s);
+    free(want);
+    pm_batch_free(b);
+}
+
 static void test_conversions_and_errors(void **state)
 {
     (void)state;
@@ -339,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_schema_formats),
         cmocka_unit_test(test_lifetime),
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_import_move),
         cmocka_unit_test(test_conversions_and_errors),
         cmocka_unit_test(test_empty_batch),
     };
