@@ -233,6 +233,53 @@ static void test_pk_prefix(void **state)
     free(dir);
 }
 
+/* Data-evolution tables: small files and column-version groups are
+ * pending; a pass folds whole groups from the lowest row IDs. */
+static void test_de_prefix(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    char *path = api_path(dir, "t");
+    const char *opts[] = {"bucket=-1", "row-tracking.enabled=true", "data-evolution.enabled=true",
+                          "write-only=true"};
+    api_create(path, "id BIGINT, v STRING", NULL, NULL, opts, 4);
+    pm_table *t = open_table(path);
+    for (int c = 0; c < 5; c++) {
+        char rows[128];
+        snprintf(rows, sizeof rows, "{\"id\":%d,\"v\":\"a\"}\n{\"id\":%d,\"v\":\"b\"}\n", c, 100 + c);
+        api_write_json(t, rows, NULL);
+    }
+    pm_compact_pending_list *l = pending(t, NULL);
+    assert_string_equal(pm_compact_pending_mode(l), "data-evolution");
+    assert_int_equal(pm_compact_pending_get(l, 0)->npending, 5);
+    pm_compact_pending_list_free(l);
+    char *before = api_read_table(t, NULL);
+    pm_compact_options o = PM_COMPACT_OPTIONS_INIT;
+    o.max_input_files = 3;
+    pm_compact_metrics m = run(t, &o);
+    assert_int_equal(m.files_removed, 3);
+    assert_int_equal(m.files_added, 1);
+    l = pending(t, NULL);
+    assert_int_equal(pm_compact_pending_get(l, 0)->files, 3);
+    pm_compact_pending_list_free(l);
+    o.max_input_files = 0;
+    o.max_input_bytes = 1; /* the first group always */
+    m = run(t, &o);
+    assert_int_equal(m.snapshot_id, 0); /* one group of one file folds nothing */
+    o.max_input_bytes = 0;
+    o.max_input_files = 32;
+    m = run(t, &o);
+    assert_int_equal(m.files_removed, 3);
+    char *after = api_read_table(t, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(path);
+    free(dir);
+}
+
 static void test_options_checked(void **state)
 {
     (void)state;
@@ -280,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_unaware_prefix),
         cmocka_unit_test(test_bucketed_prefix),
         cmocka_unit_test(test_pk_prefix),
+        cmocka_unit_test(test_de_prefix),
         cmocka_unit_test(test_options_checked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
