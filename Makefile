@@ -6,7 +6,8 @@
 #   make demo     install deps, build, run the built-in example
 #   make fuzz     longer libFuzzer runs (FUZZ_SECONDS per target, default 60)
 #   make bench    build and run benchmarks against the named peers
-#   make stress   long crash/concurrency runs (PK_STRESS_SECONDS, default 600; CRASH_RUNS, default 300)
+#   make stress   long crash/concurrency runs (PK_STRESS_SECONDS, default 600; CRASH_RUNS, default 300),
+#                 the service under writers (PAIMON_SERVICE_SECONDS, default 300)
 #   make wheel    the Python package paimon_c as a wheel in dist/ (abi3: every CPython >= 3.9)
 #   make python-test  install paimon_c into the venv and run tests/python (part of make test)
 JOBS ?= $(shell nproc)
@@ -77,6 +78,8 @@ wheel: deps-test
 stress: deps-test build
 	@PK_STRESS_SECONDS=$${PK_STRESS_SECONDS:-600} CRASH_RUNS=$${CRASH_RUNS:-300} \
 	  PAIMON_BIN=$(CURDIR)/build/paimon $(PY) -m pytest -q tests/crash
+	@PAIMON_SERVICE_SECONDS=$${PAIMON_SERVICE_SECONDS:-300} PAIMON_BIN=$(CURDIR)/build/paimon \
+	  PAIMON_LIB=$(CURDIR)/build/libpaimon_testing.so $(PY) -m pytest -q tests/interop/test_service.py -k keeps
 
 valgrind: deps-test build
 	@scripts/valgrind.sh build

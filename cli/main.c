@@ -29,6 +29,9 @@ int pm_cmd_compact_plan(int argc, char **argv);
 int pm_cmd_compact_exec(int argc, char **argv);
 int pm_cmd_compact_commit(int argc, char **argv);
 int pm_cmd_compact_abort(int argc, char **argv);
+int pm_cmd_serve(int argc, char **argv);
+int pm_cmd_expire_snapshots(int argc, char **argv);
+int pm_cmd_remove_orphan_files(int argc, char **argv);
 int pm_cmd_update(int argc, char **argv);
 int pm_cmd_delete(int argc, char **argv);
 int pm_cmd_materialize(int argc, char **argv);
@@ -57,6 +60,9 @@ static const pm_cli_command commands[] = {
     {"compact-exec", "run one task of a compaction plan, print its result JSON", pm_cmd_compact_exec},
     {"compact-commit", "publish compaction results as one COMPACT snapshot", pm_cmd_compact_commit},
     {"compact-abort", "delete the prepared files of uncommitted compaction results", pm_cmd_compact_abort},
+    {"expire-snapshots", "expire old snapshots and delete the files only they reference", pm_cmd_expire_snapshots},
+    {"remove-orphan-files", "delete old files that no snapshot, tag or branch references", pm_cmd_remove_orphan_files},
+    {"serve", "run the compaction service (triggers, HTTP API, metrics, status page)", pm_cmd_serve},
 };
 
 int pm_cli_fail(const char *cmd, pm_error *e)

@@ -16,7 +16,9 @@ sibling folder A include B; `frontends: folders`) and checks every
            layers.
   frontends  a file under a front-end folder (cli/, python/src/, examples/,
            service/; those that exist) includes only `paimon/*.h`, headers
-           of its own folder, and system headers.
+           of its own folder, and system headers -- and of another front
+           end when an `allow: A -> B` line names both (cli -> service:
+           `paimon serve`).
 
 An include is resolved as the compiler does with `-Iinclude -Isrc`: a
 quoted name first beside the including file, then in include/ and src/;
@@ -76,6 +78,8 @@ class Rules:
                 self.layer_of_folder[f] = rank
             for h in headers:
                 self.layer_of_header[h] = rank
+        self.front_allow = {(a, b) for (a, b) in self.allow if a in self.fronts and b in self.fronts}
+        self.allow -= self.front_allow
         for (a, b) in self.allow:
             for f in (a, b):
                 if f not in self.layer_of_folder:
@@ -189,7 +193,8 @@ def check_frontends(r, out):
                 kind, target = r.resolve(rel, q, name)
                 if kind == "private":
                     out.append(f"{where}: private header {target} (front ends include only paimon/*.h)")
-                elif kind == "local" and not (target + "/").startswith(front + "/"):
+                elif kind == "local" and not (target + "/").startswith(front + "/") and not any(
+                        (front, b) in r.front_allow and target.startswith(b + "/") for b in r.fronts):
                     out.append(f"{where}: {target} is outside {front}/ (front ends include only paimon/*.h)")
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/deps.sh — install what paimon-c needs, idempotently and quietly.
 #   scripts/deps.sh build   Debian packages to build the library and CLI
-#   scripts/deps.sh test    + clang/libFuzzer, valgrind and the Python test venv (.venv, or $PM_VENV):
+#   scripts/deps.sh test    + clang/libFuzzer, valgrind, headless Chromium (the service's status
+#                           page test) and the Python test venv (.venv, or $PM_VENV):
 #                           the oracles, Ray and scikit-build-core for the paimon_c package tests
 # Runs `apt-get update` once, only when a package is missing.
 set -euo pipefail
@@ -11,7 +12,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(build-essential cmake pkg-config libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
       libjansson-dev libroaring-dev libmicrohttpd-dev libcmocka-dev)
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
-  pkgs+=(clang libclang-rt-14-dev valgrind python3-venv)
+  pkgs+=(clang libclang-rt-14-dev valgrind python3-venv chromium)
 fi
 
 missing=()

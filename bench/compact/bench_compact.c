@@ -139,7 +139,7 @@ static void run(const char *path, size_t threads, int64_t memory, const char **o
     TRY("open", pm_table_open(&t, path, NULL));
     pm_resources *res = NULL;
     TRY("resources", pm_resources_new(&res, memory, threads));
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, res, opts, nopts, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, res, opts, nopts, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     TRY("builder", pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;

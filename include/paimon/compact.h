@@ -53,7 +53,7 @@
 extern "C" {
 #endif
 
-#define PM_COMPACT_OPTIONS_VERSION 1
+#define PM_COMPACT_OPTIONS_VERSION 2
 #define PM_COMPACT_METRICS_VERSION 2
 #define PM_COMPACT_COUNTERS_VERSION 1
 #define PM_COMPACT_FORMAT_VERSION 1
@@ -94,10 +94,29 @@ typedef struct pm_compact_options {
      * threads.  Capped by the pool's threads and by the number of buckets
      * to compact (append-unaware tables: tasks, which are independent). */
     size_t parallelism;
+    /* ---- version 2 (a version-1 struct ends above; its passes are unbounded) ---- */
+    /* Only bucket `bucket` (of the partitions filtered) when has_bucket;
+     * unaware-bucket append tables have the one bucket 0. */
+    bool has_bucket;
+    int32_t bucket;
+    /* A bounded pass when either is > 0: of every bucket planned, only a
+     * prefix of its pending files (pm_compact_pending's, oldest first) of
+     * at most max_input_files files and max_input_bytes bytes (the oldest
+     * file is taken even when it alone is larger) is compacted.  Primary
+     * keys: the prefix's level-0 files are picked as by `paimon compact`
+     * over the bucket without its newer level-0 files (so every file of the
+     * prefix is folded, with the runs above them universal compaction
+     * absorbs); append tables: the prefix is one task when it holds two
+     * files or more (fixed buckets: the contiguous run of files in
+     * sequence order from the oldest pending file; unaware buckets with
+     * deletion vectors: widened to whole DV index files).  Not with full. */
+    size_t max_input_files;
+    int64_t max_input_bytes;
 } pm_compact_options;
 
 #define PM_COMPACT_OPTIONS_INIT {.version = PM_COMPACT_OPTIONS_VERSION}
-/* *o = PM_COMPACT_OPTIONS_INIT (every other field zero / NULL). */
+/* *o = PM_COMPACT_OPTIONS_INIT (every other field zero / NULL).  Version 1
+ * structs are still accepted (they stop before has_bucket). */
 PM_API void pm_compact_options_init(pm_compact_options *o);
 
 /* What a run or a commit did.  The caller sets `version`
@@ -220,6 +239,60 @@ PM_API size_t pm_compact_result_index_files_added(const pm_compact_result *r);
 /* The task's counters into *out (out->version set by the caller with
  * PM_COMPACT_COUNTERS_INIT; PM_EINVALID for an unknown version). */
 PM_API pm_error *pm_compact_result_counters(const pm_compact_result *r, pm_compact_counters *out);
+
+/* ---- pending files: what a bounded pass would fold, per bucket ----
+ * A file is pending when its mode has not folded it yet: level-0 files of
+ * primary-key tables, files below the compaction threshold of append
+ * tables (target-file-size x compaction.small-file-ratio, and with
+ * deletion vectors files above compaction.delete-ratio-threshold).  The
+ * order is oldest first: (min sequence number, max sequence number, file
+ * name). */
+typedef struct pm_compact_pending_file {
+    const char *file_name;
+    int32_t level;
+    int64_t file_size;
+    int64_t min_sequence_number;
+    int64_t max_sequence_number;
+    bool has_creation_time;
+    int64_t creation_time_ms;            /* epoch millis of the local date-time stored */
+} pm_compact_pending_file;
+
+/* One (partition, bucket) of the snapshot with its live and pending files. */
+typedef struct pm_compact_pending_bucket {
+    const char *partition;               /* "k1=v1/k2=v2" ("" unpartitioned), as in files.h */
+    /* The pm_compact_options.partitions entry selecting exactly this
+     * partition ("k1=v1,k2=v2"); NULL when unpartitioned. */
+    const char *partition_filter;
+    int32_t bucket;
+    size_t files;                        /* live files */
+    int64_t bytes;
+    int32_t max_level;                   /* highest level of a live file */
+    size_t npending;
+    int64_t pending_bytes;
+    /* now - the oldest pending creation time at listing (local clock,
+     * epoch millis of the local date-time as stored; >= 0), or -1 when no
+     * pending file records its creation time. */
+    int64_t oldest_pending_age_ms;
+    const pm_compact_pending_file *pending; /* npending files, oldest first */
+} pm_compact_pending_bucket;
+
+typedef struct pm_compact_pending_list pm_compact_pending_list;
+
+/* Pending files of every bucket of the latest snapshot that o selects
+ * (o: partitions, has_bucket/bucket, dynamic_options for the thresholds;
+ * NULL = all, table options), buckets without files left out, ordered
+ * by partition and bucket.  The table's mode decides what is pending: a
+ * table compaction does not support is PM_EUNSUPPORTED saying why. */
+PM_API pm_error *pm_compact_pending(pm_compact_pending_list **out, pm_table *t, const pm_compact_options *o);
+PM_API void pm_compact_pending_list_free(pm_compact_pending_list *l);
+/* The snapshot listed (0 = the table has none). */
+PM_API int64_t pm_compact_pending_snapshot_id(const pm_compact_pending_list *l);
+/* The table's compaction mode ("append-unaware", "append-bucketed",
+ * "primary-key", ...); owned by l. */
+PM_API const char *pm_compact_pending_mode(const pm_compact_pending_list *l);
+PM_API size_t pm_compact_pending_count(const pm_compact_pending_list *l);
+/* Bucket i (NULL when out of range); owned by l, valid while it lives. */
+PM_API const pm_compact_pending_bucket *pm_compact_pending_get(const pm_compact_pending_list *l, size_t i);
 
 /* Serde: JSON text with "format": PM_COMPACT_FORMAT_VERSION.  *out is
  * malloc'd (free()).  Reading is strict (unknown or missing keys, wrong

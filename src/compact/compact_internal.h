@@ -58,6 +58,18 @@ typedef struct pm_compact_dv_ref {
     pm_opt_long cardinality;
 } pm_compact_dv_ref;
 
+/* A bounded pass: at most max_files pending files and max_bytes bytes of
+ * each bucket, oldest first (0 = no bound; both 0 = not a bounded pass). */
+typedef struct pm_compact_limits {
+    int64_t max_files;
+    int64_t max_bytes;
+} pm_compact_limits;
+
+static inline bool pm_compact_limited(const pm_compact_limits *l)
+{
+    return l->max_files > 0 || l->max_bytes > 0;
+}
+
 struct pm_compact_task {
     char *table_path;
     char *plan_id;
@@ -141,6 +153,9 @@ struct pm_compact_builder {
     void *progress_ctx;
     size_t parallelism;           /* pm_compact_run: 0 = the resources' threads */
     pm_compact_triggers *triggers; /* borrowed: a long-lived caller's round counters */
+    bool has_bucket;              /* only bucket `bucket` */
+    int32_t bucket;
+    pm_compact_limits limits;     /* a bounded pass (compact_pending.c) */
 };
 
 /* A round that selected nothing for (partition, bucket): its counter
@@ -190,6 +205,16 @@ pm_error *pm_compact_plan_add_task(pm_compact_plan *p, pm_compact_task *t);
  * the table's; parquet or avro), target-file-size (primary-key flavour
  * when pk), target-file-row-num (unset = unlimited). */
 pm_error *pm_compact_output_for_level(const pm_options *o, int32_t level, bool pk, pm_compact_output *out);
+
+/* ---- pending files and bounded passes (compact_pending.c) ---- */
+/* The oldest-first order of files: (min sequence, max sequence, name). */
+int pm_compact_file_age_cmp(const pm_data_file_meta *a, const pm_data_file_meta *b);
+/* The prefix of a bounded pass: the files i with pending[i], oldest first,
+ * while they fit the limits (the first is always taken), as indexes into
+ * files[0..n) in that order into *idx (malloc'd; *nidx = 0 and NULL when
+ * nothing is pending). */
+pm_error *pm_compact_pending_prefix(const pm_data_file_meta *files, size_t n, const bool *pending,
+                                    const pm_compact_limits *l, size_t **idx, size_t *nidx);
 
 /* ---- execution (compact_run.c) ---- */
 /* Check a task against the table (same table, the table's mode, its part,

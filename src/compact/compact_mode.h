@@ -17,6 +17,8 @@
  *             turn (primary keys, data evolution, then append) whether the table is its
  *             own; the one that claims it names the mode or refuses the
  *             table (PM_EUNSUPPORTED naming what is unsupported).
+ *   pending   pending(planner, bucket files, flags): which live files the
+ *             mode has not folded yet (pm_compact_pending, bounded passes).
  *   plan      planner_new(builder) once → plan_bucket(planner, plan,
  *             bucket files) for every (partition, bucket) of the captured
  *             snapshot the builder wants → planner_free.  plan_bucket
@@ -72,6 +74,8 @@ struct pm_compact_mode_ops {
     pm_error *(*planner_new)(pm_compact_planner **out, pm_compact_builder *b);
     pm_error *(*plan_bucket)(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf);
     void (*planner_free)(pm_compact_planner *pl);
+    /* pending[i] = file bf->files[i] is pending (not folded yet). */
+    pm_error *(*pending)(pm_compact_planner *pl, const pm_bucket_files *bf, bool *pending);
 
     pm_error *(*execute)(pm_compact_result **out, pm_table *t, const pm_compact_task *task, int64_t memory_budget);
 

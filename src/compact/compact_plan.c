@@ -12,7 +12,9 @@
  *   2. capture the latest snapshot (or the builder's) with one scan
  *      (partition filters applied to manifests) and the table's schema id;
  *   3. for every (partition, bucket) of the scan the builder wants (all,
- *      or the touched pairs of an automatic round): the mode's plan_bucket,
+ *      the builder's one bucket, or the touched pairs of an automatic
+ *      round): the mode's plan_bucket (a bounded pass: over the prefix of
+ *      pm_compact_pending_prefix),
  *      which adds the bucket's tasks through pm_compact_task_new (identity,
  *      inputs, their deletion vectors, the DV index files rewritten) and
  *      pm_compact_plan_add_task.
@@ -46,9 +48,17 @@ void pm_compact_options_init(pm_compact_options *o)
 pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm_compact_options *o)
 {
     *out = NULL;
-    if (o && o->version != PM_COMPACT_OPTIONS_VERSION)
-        return pm_error_new(PM_EINVALID, "pm_compact_options.version %d is not %d", o->version,
+    if (o && (o->version < 1 || o->version > PM_COMPACT_OPTIONS_VERSION))
+        return pm_error_new(PM_EINVALID, "pm_compact_options.version %d is not 1..%d", o->version,
                             PM_COMPACT_OPTIONS_VERSION);
+    bool v2 = o && o->version >= 2;
+    if (v2 && o->has_bucket && o->bucket < 0)
+        return pm_error_new(PM_EINVALID, "pm_compact_options.bucket %d is negative", (int)o->bucket);
+    if (v2 && o->max_input_bytes < 0)
+        return pm_error_new(PM_EINVALID, "pm_compact_options.max_input_bytes %lld is negative",
+                            (long long)o->max_input_bytes);
+    if (v2 && o->full && (o->max_input_files || o->max_input_bytes))
+        return pm_error_new(PM_EINVALID, "a bounded pass (max_input_files, max_input_bytes) cannot be full");
     const pm_compact_mode_ops *mode;
     PM_TRY(pm_error_wrap(pm_compact_table_mode(t, &mode), 0, "compact table %s", pm_table_path(t)));
     pm_compact_builder *b;
@@ -106,6 +116,12 @@ pm_error *pm_compact_builder_new(pm_compact_builder **out, pm_table *t, const pm
         b->progress = o->progress;
         b->progress_ctx = o->progress_ctx;
         b->parallelism = o->parallelism;
+    }
+    if (v2) {
+        b->has_bucket = o->has_bucket;
+        b->bucket = o->bucket;
+        b->limits.max_files = o->max_input_files > INT64_MAX ? INT64_MAX : (int64_t)o->max_input_files;
+        b->limits.max_bytes = o->max_input_bytes;
     }
     *out = b;
     return NULL;
@@ -272,6 +288,8 @@ pm_error *pm_compact_plan_add_task(pm_compact_plan *p, pm_compact_task *t)
 
 static bool wanted(const pm_compact_builder *b, const pm_bucket_files *bf)
 {
+    if (b->has_bucket && bf->bucket != b->bucket)
+        return false;
     if (!b->only_partitions)
         return true;
     for (size_t i = 0; i < b->nonly; i++)
@@ -316,6 +334,8 @@ pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b)
     so.snapshot_id = b->only_snapshot_id;
     so.partitions = b->specs;
     so.npartitions = b->nspecs;
+    if (b->has_bucket)
+        so.bucket = b->bucket;
     PM_TRY_GOTO(e, pm_table_scan(t, &so, &scan), done);
     p->snapshot_id = scan->snapshot ? scan->snapshot->id : 0;
     for (size_t i = 0; scan->snapshot && i < scan->nbuckets && !e; i++) {

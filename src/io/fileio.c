@@ -116,6 +116,11 @@ pm_error *pm_fileio_file_size(pm_fileio *fio, const char *path, uint64_t *size)
     return fio->ops->file_size(fio, path, size);
 }
 
+pm_error *pm_fileio_modified_ms(pm_fileio *fio, const char *path, int64_t *ms)
+{
+    return fio->ops->modified_ms(fio, path, ms);
+}
+
 pm_error *pm_fileio_mkdirs(pm_fileio *fio, const char *path)
 {
     return fio->ops->mkdirs(fio, path);

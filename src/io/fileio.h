@@ -60,6 +60,8 @@ pm_error *pm_fileio_overwrite_atomic(pm_fileio *fio, const char *path, const voi
 pm_error *pm_fileio_exists(pm_fileio *fio, const char *path, bool *exists);
 pm_error *pm_fileio_is_dir(pm_fileio *fio, const char *path, bool *is_dir);
 pm_error *pm_fileio_file_size(pm_fileio *fio, const char *path, uint64_t *size);
+/* Last modification time, epoch milliseconds. */
+pm_error *pm_fileio_modified_ms(pm_fileio *fio, const char *path, int64_t *ms);
 pm_error *pm_fileio_mkdirs(pm_fileio *fio, const char *path);
 /* Delete a file; missing is not an error. */
 pm_error *pm_fileio_delete(pm_fileio *fio, const char *path);

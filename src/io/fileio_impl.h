@@ -24,6 +24,7 @@ typedef struct pm_fileio_ops {
     pm_error *(*exists)(pm_fileio *fio, const char *path, bool *exists);
     pm_error *(*is_dir)(pm_fileio *fio, const char *path, bool *is_dir);
     pm_error *(*file_size)(pm_fileio *fio, const char *path, uint64_t *size);
+    pm_error *(*modified_ms)(pm_fileio *fio, const char *path, int64_t *ms);
     pm_error *(*mkdirs)(pm_fileio *fio, const char *path);
     pm_error *(*delete_file)(pm_fileio *fio, const char *path);
     pm_error *(*delete_tree)(pm_fileio *fio, const char *path);

@@ -460,6 +460,16 @@ static pm_error *local_file_size(pm_fileio *fio, const char *upath, uint64_t *si
     return NULL;
 }
 
+static pm_error *local_modified_ms(pm_fileio *fio, const char *upath, int64_t *ms)
+{
+    const char *path = strip_scheme(upath);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return sys_err(errno == ENOTDIR ? ENOENT : errno, "stat", path);
+    *ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+    return NULL;
+}
+
 static pm_error *local_mkdirs(pm_fileio *fio, const char *upath)
 {
     return local_mkdirs_path(strip_scheme(upath));
@@ -611,6 +621,7 @@ static const pm_fileio_ops local_ops = {
     .exists = local_exists,
     .is_dir = local_is_dir,
     .file_size = local_file_size,
+    .modified_ms = local_modified_ms,
     .mkdirs = local_mkdirs,
     .delete_file = local_delete,
     .delete_tree = local_delete_tree,

@@ -93,6 +93,21 @@ def test_layers_allow_line_permits_one_sibling_edge(tree):
     assert rc == 1 and "src/lsm/back.c" in out, out
 
 
+def test_layers_allow_line_between_front_ends(tree):
+    write(tree, "service/service.h", "")
+    write(tree, "cli/cmd_serve.c", '#include "../service/service.h"\n')
+    doc = DOC.replace("frontends: cli examples", "frontends: cli examples service")
+    write(tree, "docs/architecture.md", doc.format(allow=""))
+    rc, out = run(LAYERS, "--frontends", "--root", tree)
+    assert rc == 1 and "service/service.h is outside cli/" in out, out
+    write(tree, "docs/architecture.md", doc.format(allow="allow: cli -> service"))
+    assert run(LAYERS, "--frontends", "--root", tree)[0] == 0
+    write(tree, "service/back.c", '#include "../cli/cli.h"\n')  # only the named direction
+    write(tree, "cli/cli.h", "")
+    rc, out = run(LAYERS, "--frontends", "--root", tree)
+    assert rc == 1 and "service/back.c" in out, out
+
+
 def test_layers_listed_header_must_exist(tree):
     (tree / "include/paimon/table.h").unlink()
     write(tree, "src/table/scan.c", "")

@@ -13,6 +13,8 @@
  *      order, their DV references, the DV index files it rewrites, output
  *      settings of level 0 (format, compression, target-file-size,
  *      target-file-row-num, row-group passthrough).
+ * A bounded pass (the builder's limits) picks by the bounded rules of
+ * append_rules.h instead; `pending` marks the files those rules count.
  * Read-split options (source.split.target-size) are never consulted,
  * except source.split.open-file-cost, the packing weight of a file.
  */
@@ -73,6 +75,7 @@ pm_error *pm_append_mode_select(pm_table *t, const pm_compact_mode_ops **out)
 struct pm_compact_planner {
     bool bucketed;
     bool full;
+    pm_compact_limits limits;     /* a bounded pass */
     pm_compact_rules rules;
     pm_compact_output output;
 };
@@ -120,6 +123,7 @@ static pm_error *planner_new(pm_compact_planner **out, pm_compact_builder *b, bo
     PM_TRY(pm_calloc(&pl, 1, sizeof *pl));
     pl->bucketed = bucketed;
     pl->full = b->full;
+    pl->limits = b->limits;
     pm_error *e = load_rules(b->opts, &pl->rules);
     pl->rules.single_window = bucketed && pl->rules.dv_enabled;
     if (!e)
@@ -164,13 +168,12 @@ static pm_error *add_task(pm_compact_planner *pl, pm_compact_plan *p, const pm_b
     return pm_compact_plan_add_task(p, t);
 }
 
-static pm_error *plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
+/* The rules' view of the bucket's files (*out malloc'd, bf->nfiles entries). */
+static pm_error *file_infos(const pm_bucket_files *bf, pm_compact_file_info **out)
 {
     size_t n = bf->nfiles;
-    if (!n)
-        return NULL;
     pm_compact_file_info *fi;
-    PM_TRY(pm_calloc(&fi, n, sizeof *fi));
+    PM_TRY(pm_calloc(&fi, n ? n : 1, sizeof *fi));
     for (size_t i = 0; i < n; i++) {
         const pm_data_file_meta *f = &bf->files[i];
         fi[i].size = f->file_size;
@@ -185,9 +188,52 @@ static pm_error *plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const p
             fi[i].dv_index = pm_compact_base_name(d->index_path);
         }
     }
+    *out = fi;
+    return NULL;
+}
+
+static pm_error *pending(pm_compact_planner *pl, const pm_bucket_files *bf, bool *out)
+{
+    pm_compact_file_info *fi;
+    PM_TRY(file_infos(bf, &fi));
+    for (size_t i = 0; i < bf->nfiles; i++)
+        out[i] = pm_compact_append_pending(&fi[i], &pl->rules);
+    free(fi);
+    return NULL;
+}
+
+/* A bounded pass over the bucket's pending files (append_rules.h). */
+static pm_error *pick_bounded(pm_compact_planner *pl, const pm_bucket_files *bf, const pm_compact_file_info *fi,
+                              pm_compact_groups *g)
+{
+    size_t n = bf->nfiles;
+    if (pl->bucketed)
+        return pm_compact_pick_bounded_bucketed(fi, n, &pl->rules, pl->limits.max_files, pl->limits.max_bytes, g);
+    bool *flags;
+    PM_TRY(pm_calloc(&flags, n, sizeof *flags));
+    for (size_t i = 0; i < n; i++)
+        flags[i] = pm_compact_append_pending(&fi[i], &pl->rules);
+    size_t *idx = NULL, nidx = 0;
+    pm_error *e = pm_compact_pending_prefix(bf->files, n, flags, &pl->limits, &idx, &nidx);
+    if (!e)
+        e = pm_compact_pick_bounded_unaware(fi, n, &pl->rules, idx, nidx, g);
+    free(idx);
+    free(flags);
+    return e;
+}
+
+static pm_error *plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
+{
+    size_t n = bf->nfiles;
+    if (!n)
+        return NULL;
+    pm_compact_file_info *fi;
+    PM_TRY(file_infos(bf, &fi));
     pm_compact_groups g = {0};
     pm_error *e;
-    if (pl->full) {
+    if (pm_compact_limited(&pl->limits)) {
+        e = pick_bounded(pl, bf, fi, &g);
+    } else if (pl->full) {
         e = pm_compact_pick_full(fi, n, &pl->rules, &g);
         /* A fixed bucket the full rule leaves alone still gets the normal
          * window rule, as Java's writer runs its normal round right after
@@ -229,6 +275,7 @@ const pm_compact_mode_ops pm_compact_append_unaware_mode = {
     .planner_new = unaware_planner_new,
     .plan_bucket = plan_bucket,
     .planner_free = planner_free,
+    .pending = pending,
     .execute = unaware_execute,
 };
 
@@ -239,5 +286,6 @@ const pm_compact_mode_ops pm_compact_append_bucketed_mode = {
     .planner_new = bucketed_planner_new,
     .plan_bucket = plan_bucket,
     .planner_free = planner_free,
+    .pending = pending,
     .execute = bucketed_execute,
 };

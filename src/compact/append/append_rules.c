@@ -349,3 +349,86 @@ pm_error *pm_compact_pick_full(const pm_compact_file_info *f, size_t n, const pm
     free(order);
     return e;
 }
+
+/* ------------------------------------------------------------------ */
+/* bounded passes                                                      */
+
+bool pm_compact_append_pending(const pm_compact_file_info *f, const pm_compact_rules *r)
+{
+    return f->size < r->small || too_many_deletes(f, r);
+}
+
+pm_error *pm_compact_pick_bounded_unaware(const pm_compact_file_info *f, size_t n, const pm_compact_rules *r,
+                                          const size_t *prefix, size_t nprefix, pm_compact_groups *out)
+{
+    if (!nprefix)
+        return NULL;
+    bool *in = NULL;
+    PM_TRY(pm_calloc(&in, n, sizeof *in));
+    bool any_dv = false;
+    for (size_t i = 0; i < nprefix; i++) {
+        in[prefix[i]] = true;
+        any_dv |= f[prefix[i]].has_dv;
+    }
+    pm_error *e = NULL;
+    size_t cnt = nprefix;
+    for (size_t i = 0; i < nprefix; i++)
+        if (prefix[i] >= n)
+            e = pm_error_new(PM_EINTERNAL, "prefix index %zu out of range", prefix[i]);
+    /* a task rewrites whole DV index files: take every pending file whose
+     * vector lies in an index file of the prefix */
+    for (size_t i = 0; !e && r->dv_enabled && i < n; i++) {
+        if (in[i] || !f[i].dv_index || !pm_compact_append_pending(&f[i], r))
+            continue;
+        for (size_t k = 0; k < nprefix; k++) {
+            const char *x = f[prefix[k]].dv_index;
+            if (x && !strcmp(x, f[i].dv_index)) {
+                in[i] = true;
+                cnt++;
+                break;
+            }
+        }
+    }
+    if (!e && (cnt >= 2 || (r->dv_enabled && any_dv))) {
+        for (size_t i = 0; !e && i < nprefix; i++)
+            e = push_idx(out, prefix[i]);
+        for (size_t i = 0; !e && i < n; i++) {
+            bool listed = false;
+            for (size_t k = 0; k < nprefix && !listed; k++)
+                listed = prefix[k] == i;
+            if (in[i] && !listed)
+                e = push_idx(out, i);
+        }
+        if (!e)
+            e = close_group(out);
+    }
+    free(in);
+    return e;
+}
+
+pm_error *pm_compact_pick_bounded_bucketed(const pm_compact_file_info *f, size_t n, const pm_compact_rules *r,
+                                           int64_t max_files, int64_t max_bytes, pm_compact_groups *out)
+{
+    size_t *order;
+    PM_TRY(sorted_indexes(f, n, cmp_seq, &order));
+    size_t start = 0;
+    while (start < n && !pm_compact_append_pending(&f[order[start]], r))
+        start++;
+    size_t count = 0;
+    int64_t bytes = 0;
+    while (start + count < n) {
+        const pm_compact_file_info *x = &f[order[start + count]];
+        if (count && max_files > 0 && (int64_t)count >= max_files)
+            break;
+        if (count && max_bytes > 0 && x->size > max_bytes - bytes)
+            break;
+        bytes += x->size;
+        count++;
+    }
+    pm_error *e = NULL;
+    bool dv = count == 1 && r->dv_enabled && f[order[start]].has_dv;
+    if (count >= 2 || dv)
+        e = emit(out, order + start, count);
+    free(order);
+    return e;
+}

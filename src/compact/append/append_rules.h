@@ -42,6 +42,17 @@
  *     files (< small) outnumber its large ones and it has >= 3 files.
  *   A last output still below `small` is an ordinary small file next time.
  *
+ * Bounded passes (pm_compact_options.max_input_*), over the pending files:
+ * a file is pending when it is below `small` or, with deletion vectors,
+ * has too many deletes (the unaware candidates above).
+ *   - unaware: the caller's prefix of the pending files (oldest first,
+ *     compact_internal.h pm_compact_pending_prefix), widened by every
+ *     pending file whose vector shares a DV index file with one of the
+ *     prefix, is one group when it holds >= 2 files or a deletion vector;
+ *   - fixed bucket: in min-sequence order, from the first pending file on,
+ *     the contiguous files within max_files / max_bytes (the first always)
+ *     are one group when they are >= 2 files (or one with a vector).
+ *
  * min_file_num below 2 acts as 2.
  */
 #ifndef PM_COMPACT_RULES_H
@@ -96,5 +107,11 @@ pm_error *pm_compact_pick_bucketed(const pm_compact_file_info *f, size_t n, cons
                                    pm_compact_groups *out);
 pm_error *pm_compact_pick_full(const pm_compact_file_info *f, size_t n, const pm_compact_rules *r,
                                pm_compact_groups *out);
+
+bool pm_compact_append_pending(const pm_compact_file_info *f, const pm_compact_rules *r);
+pm_error *pm_compact_pick_bounded_unaware(const pm_compact_file_info *f, size_t n, const pm_compact_rules *r,
+                                          const size_t *prefix, size_t nprefix, pm_compact_groups *out);
+pm_error *pm_compact_pick_bounded_bucketed(const pm_compact_file_info *f, size_t n, const pm_compact_rules *r,
+                                           int64_t max_files, int64_t max_bytes, pm_compact_groups *out);
 
 #endif

@@ -11,6 +11,10 @@
  *             still holding a field the current schema keeps in dedicated
  *             (BLOB) files, an output wider than 4,294,967,296 row slots
  *             with deletion vectors on
+ *             A bounded pass (pm_compact_options.max_input_*) plans only
+ *             the prefix of de_rules.h pm_de_bounded_prefix (whole
+ *             column-version groups in row order) with min_files 2;
+ *             pending files (the `pending` hook): de_rules.h pm_de_pending
  *   execute   de_execute.c: the inputs' groups merged by row ID
  *             (table/de_read.h, deletions NOT applied: slots stay), the
  *             normal columns of the task's schema written into one file

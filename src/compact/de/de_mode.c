@@ -90,6 +90,7 @@ pm_error *pm_de_task_range(const pm_data_file_meta *files, size_t n, int64_t *fi
 struct pm_compact_planner {
     pm_table *t;
     pm_de_rules rules;
+    pm_compact_limits limits;     /* a bounded pass */
     bool dv;
     pm_compact_output output;
 };
@@ -100,6 +101,7 @@ static pm_error *planner_new(pm_compact_planner **out, pm_compact_builder *b)
     pm_compact_planner *pl;
     PM_TRY(pm_calloc(&pl, 1, sizeof *pl));
     pl->t = b->table;
+    pl->limits = b->limits;
     const pm_options *o = b->opts;
     pm_de_rules *r = &pl->rules;
     pm_error *e = NULL;
@@ -204,29 +206,83 @@ static pm_error *add_task(pm_compact_planner *pl, pm_compact_plan *p, const pm_b
     return pm_compact_plan_add_task(p, t);
 }
 
+/* The rules' view of the bucket's files (*out malloc'd). */
+static pm_error *file_infos(const pm_bucket_files *bf, pm_de_file_info **out)
+{
+    size_t n = bf->nfiles;
+    pm_de_file_info *fi;
+    PM_TRY(pm_calloc(&fi, n ? n : 1, sizeof *fi));
+    for (size_t i = 0; i < n; i++) {
+        const pm_data_file_meta *f = &bf->files[i];
+        if (!f->first_row_id.has) {
+            free(fi);
+            return pm_error_new(PM_ECORRUPT, "data file %s of a data-evolution table has no _FIRST_ROW_ID",
+                                f->file_name);
+        }
+        fi[i] = (pm_de_file_info){f->first_row_id.v, f->row_count, f->file_size, pm_de_is_blob_file(f->file_name)};
+    }
+    *out = fi;
+    return NULL;
+}
+
+static pm_error *pending(pm_compact_planner *pl, const pm_bucket_files *bf, bool *out)
+{
+    pm_de_file_info *fi;
+    PM_TRY(file_infos(bf, &fi));
+    pm_error *e = pm_de_pending(fi, bf->nfiles, pl->rules.target, out);
+    free(fi);
+    return e;
+}
+
+/* Plan the files fi[idx[0..n)) of bf (indexes of the picks map back through idx). */
+static pm_error *plan_files(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf,
+                            const pm_de_file_info *fi, const size_t *idx, size_t n, const pm_de_rules *r)
+{
+    pm_de_file_info *sub;
+    PM_TRY(pm_calloc(&sub, n ? n : 1, sizeof *sub));
+    for (size_t i = 0; i < n; i++)
+        sub[i] = fi[idx[i]];
+    pm_de_picks picks = {0};
+    pm_error *e = pm_de_plan_partition(sub, n, r, &picks);
+    /* inputs: row order, each group's versions newest first (the files
+     * arrive in manifest order; the executor regroups them) */
+    for (size_t k = 0; !e && k < picks.n; k++) {
+        for (size_t i = 0; i < picks.v[k].nfiles; i++)
+            picks.v[k].files[i] = idx[picks.v[k].files[i]];
+        e = add_task(pl, p, bf, &picks.v[k]);
+    }
+    pm_de_picks_free(&picks);
+    free(sub);
+    return e;
+}
+
 static pm_error *plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
 {
     size_t n = bf->nfiles;
     if (!n)
         return NULL;
     pm_de_file_info *fi;
-    PM_TRY(pm_calloc(&fi, n, sizeof *fi));
-    pm_error *e = NULL;
-    for (size_t i = 0; i < n && !e; i++) {
-        const pm_data_file_meta *f = &bf->files[i];
-        if (!f->first_row_id.has)
-            e = pm_error_new(PM_ECORRUPT, "data file %s of a data-evolution table has no _FIRST_ROW_ID",
-                             f->file_name);
-        fi[i] = (pm_de_file_info){f->first_row_id.v, f->row_count, f->file_size, pm_de_is_blob_file(f->file_name)};
+    PM_TRY(file_infos(bf, &fi));
+    size_t *idx = NULL, m = 0;
+    bool *take = NULL;
+    pm_error *e = pm_calloc(&idx, n, sizeof *idx);
+    pm_de_rules r = pl->rules;
+    if (!e && pm_compact_limited(&pl->limits)) {
+        e = pm_calloc(&take, n, sizeof *take);
+        if (!e)
+            e = pm_de_bounded_prefix(fi, n, r.target, pl->limits.max_files, pl->limits.max_bytes, take);
+        for (size_t i = 0; !e && i < n; i++)
+            if (take[i])
+                idx[m++] = i;
+        r.min_files = 2;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            idx[m++] = i;
     }
-    pm_de_picks picks = {0};
-    if (!e)
-        e = pm_de_plan_partition(fi, n, &pl->rules, &picks);
-    /* inputs: row order, each group's versions newest first (the files
-     * arrive in manifest order; the executor regroups them) */
-    for (size_t k = 0; !e && k < picks.n; k++)
-        e = add_task(pl, p, bf, &picks.v[k]);
-    pm_de_picks_free(&picks);
+    if (!e && m)
+        e = plan_files(pl, p, bf, fi, idx, m, &r);
+    free(take);
+    free(idx);
     free(fi);
     return e;
 }
@@ -346,6 +402,7 @@ const pm_compact_mode_ops pm_compact_de_mode = {
     .planner_new = planner_new,
     .plan_bucket = plan_bucket,
     .planner_free = planner_free,
+    .pending = pending,
     .execute = pm_de_execute,
     .validate = pm_de_validate,
     .rebase_index = pm_de_rebase_index,

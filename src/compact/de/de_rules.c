@@ -271,3 +271,109 @@ pm_error *pm_de_plan_partition(const pm_de_file_info *f, size_t n, const pm_de_r
         pm_de_picks_free(out);
     return e;
 }
+
+/* ------------------------------------------------------------------ */
+/* pending files and bounded passes                                    */
+
+typedef struct de_ord {
+    const pm_de_file_info *f;
+    size_t idx;
+} de_ord;
+
+static int de_ord_cmp(const void *a, const void *b)
+{
+    const de_ord *x = a, *y = b;
+    if (x->f->first_row_id != y->f->first_row_id)
+        return x->f->first_row_id < y->f->first_row_id ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The normal files of f in row order (*out malloc'd, *n of them). */
+static pm_error *normal_in_row_order(const pm_de_file_info *f, size_t n, de_ord **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    de_ord *o;
+    PM_TRY(pm_calloc(&o, n ? n : 1, sizeof *o));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!f[i].dedicated)
+            o[k++] = (de_ord){&f[i], i};
+    qsort(o, k, sizeof *o, de_ord_cmp);
+    *out = o;
+    *nout = k;
+    return NULL;
+}
+
+pm_error *pm_de_pending(const pm_de_file_info *f, size_t n, int64_t target, bool *pending)
+{
+    memset(pending, 0, n * sizeof *pending);
+    de_ord *o;
+    size_t k;
+    PM_TRY(normal_in_row_order(f, n, &o, &k));
+    for (size_t i = 0; i < k; i++) {
+        const pm_de_file_info *x = o[i].f;
+        if (x->size < target)
+            pending[o[i].idx] = true;
+        /* a group of versions: every overlapping normal file */
+        for (size_t j = i + 1; j < k && o[j].f->first_row_id < x->first_row_id + x->rows; j++)
+            pending[o[i].idx] = pending[o[j].idx] = true;
+    }
+    free(o);
+    return NULL;
+}
+
+pm_error *pm_de_bounded_prefix(const pm_de_file_info *f, size_t n, int64_t target, int64_t max_files,
+                               int64_t max_bytes, bool *take)
+{
+    memset(take, 0, n * sizeof *take);
+    bool *pend = NULL;
+    de_ord *o = NULL;
+    size_t k = 0;
+    pm_error *e = pm_calloc(&pend, n ? n : 1, sizeof *pend);
+    if (!e)
+        e = pm_de_pending(f, n, target, pend);
+    if (!e)
+        e = normal_in_row_order(f, n, &o, &k);
+    int64_t files = 0, bytes = 0, lo = 0, hi = -1; /* the taken row range [lo, hi] */
+    bool started = false;
+    for (size_t i = 0; !e && i < k;) {
+        /* the group starting at i: normal files overlapping transitively */
+        size_t j = i + 1;
+        int64_t end = o[i].f->first_row_id + o[i].f->rows - 1, gbytes = o[i].f->size;
+        bool any = pend[o[i].idx];
+        while (j < k && o[j].f->first_row_id <= end) {
+            int64_t e2 = o[j].f->first_row_id + o[j].f->rows - 1;
+            if (e2 > end)
+                end = e2;
+            gbytes += o[j].f->size;
+            any |= pend[o[j].idx];
+            j++;
+        }
+        int64_t gfiles = (int64_t)(j - i);
+        if (!started && !any) {
+            i = j;
+            continue;
+        }
+        if (started && (!any || o[i].f->first_row_id != hi + 1 ||
+                        (max_files > 0 && files + gfiles > max_files) ||
+                        (max_bytes > 0 && gbytes > max_bytes - bytes)))
+            break;
+        if (!started)
+            lo = o[i].f->first_row_id;
+        started = true;
+        for (size_t m = i; m < j; m++)
+            take[o[m].idx] = true;
+        files += gfiles;
+        bytes += gbytes;
+        hi = end;
+        i = j;
+    }
+    /* dedicated files inside the taken range travel with it (cut points) */
+    for (size_t i = 0; !e && started && i < n; i++)
+        if (f[i].dedicated && f[i].first_row_id >= lo && f[i].first_row_id + f[i].rows - 1 <= hi)
+            take[i] = true;
+    free(o);
+    free(pend);
+    return e;
+}

@@ -32,6 +32,16 @@
  *      size alone makes no task (the group is still a normal merge
  *      candidate under rule 4).
  * The small-file ratio of append tables does not apply.
+ *
+ * Pending files (pm_de_pending, what the compaction service waits on):
+ * normal files below `target`, and every normal file of a column-version
+ * group (normal files whose row ranges overlap).  A bounded pass
+ * (pm_de_bounded_prefix): groups in row-ID order, from the first one
+ * holding a pending file, each next one only when it also holds one and
+ * starts right after the previous (touching ranges), while the files stay
+ * within max_files and the bytes within max_bytes (0 = no bound; the first
+ * group is always taken); the dedicated files inside the taken range come
+ * along.  The prefix is then planned by rules 1-5 with min_files 2.
  */
 #ifndef PM_COMPACT_DE_RULES_H
 #define PM_COMPACT_DE_RULES_H
@@ -83,5 +93,11 @@ void pm_de_picks_free(pm_de_picks *p);
  * ascending; *ncuts = 0 when no split is possible). */
 pm_error *pm_de_split_cuts(int64_t first, int64_t rows, int64_t size, int64_t target, const pm_de_file_info *ded,
                            size_t nd, int64_t **cuts, size_t *ncuts);
+
+/* pending[i] for f[0..n) (see top). */
+pm_error *pm_de_pending(const pm_de_file_info *f, size_t n, int64_t target, bool *pending);
+/* take[i]: file i is in the bounded prefix (see top). */
+pm_error *pm_de_bounded_prefix(const pm_de_file_info *f, size_t n, int64_t target, int64_t max_files,
+                               int64_t max_bytes, bool *take);
 
 #endif

@@ -44,6 +44,10 @@
  *   5. first-row, deletion vectors and changelog-producer=lookup: the
  *      files outside the unit (all above the output level) are the lookup
  *      levels of the executor.
+ * Bounded passes (policy.limits): steps 1-5 run over the bucket without
+ * its level-0 files newer than the prefix; the newer ones keep their
+ * sequence numbers above every output, so merge order is unchanged.
+ * Pending files are the level-0 files (pm_pk_pending).
  * Deletion vectors (deduplicate, partial-update, aggregation; first-row has
  * none): ForceUpLevel0, deletes dropped from
  * every output above level 0, and a full compaction of a single max-level
@@ -83,6 +87,10 @@ typedef struct pm_pk_policy {
     int64_t min_file_size;        /* target-file-size × compaction.small-file-ratio */
     int64_t now_ms;               /* plan clock (early full compaction) */
     int32_t hour;                 /* local hour (off-peak ratio) */
+    /* A bounded pass (pm_compact_options.max_input_*): the selection sees
+     * the positive levels and only the oldest level-0 files within the
+     * limits (pm_compact_pending_prefix); ignored by whole_bucket. */
+    pm_compact_limits limits;
 } pm_pk_policy;
 
 /* The PK part of a task and of its result. */
@@ -141,6 +149,7 @@ pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_
 pm_error *pm_pk_planner_new(pm_compact_planner **out, pm_compact_builder *b);
 pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf);
 void pm_pk_planner_free(pm_compact_planner *pl);
+pm_error *pm_pk_pending(pm_compact_planner *pl, const pm_bucket_files *bf, bool *pending);
 
 /* executor (pk_execute.c) */
 pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_task *task, int64_t memory_budget);

@@ -6,6 +6,7 @@
  *   pk {output_level, max_level, drop_delete,
  *       policy {pick ("auto"|"explicit"|"full"), num_levels, whole_bucket,
  *               first_row, dv, changelog, force_rewrite_all, min_file_size, now_ms, hour,
+               max_input_files, max_input_bytes (0 = no bound),
  *               strategy {max_size_amp, size_ratio, run_trigger,
  *                         interval_ms|null, total_threshold|null,
  *                         incr_threshold|null, offpeak_start, offpeak_end,
@@ -62,6 +63,8 @@ json_t *pm_compact_pk_to_json(const pm_compact_part *part)
     bad |= put(pol, "min_file_size", json_integer((json_int_t)y->min_file_size));
     bad |= put(pol, "now_ms", json_integer((json_int_t)y->now_ms));
     bad |= put(pol, "hour", json_integer(y->hour));
+    bad |= put(pol, "max_input_files", json_integer((json_int_t)y->limits.max_files));
+    bad |= put(pol, "max_input_bytes", json_integer((json_int_t)y->limits.max_bytes));
     bad |= json_object_set_new(pol, "strategy", st);
     st = NULL;
     bad |= put(o, "output_level", json_integer(p->output_level));
@@ -84,7 +87,8 @@ fail:
 
 static const char *const PK_KEYS[] = {"output_level", "max_level", "drop_delete", "policy", NULL};
 static const char *const POLICY_KEYS[] = {"pick", "num_levels", "whole_bucket", "first_row", "dv", "changelog",
-                                          "force_rewrite_all", "min_file_size", "now_ms", "hour", "strategy", NULL};
+                                          "force_rewrite_all", "min_file_size", "now_ms", "hour", "max_input_files",
+                                          "max_input_bytes", "strategy", NULL};
 static const char *const STRATEGY_KEYS[] = {"max_size_amp", "size_ratio", "run_trigger", "interval_ms",
                                             "total_threshold", "incr_threshold", "offpeak_start", "offpeak_end",
                                             "offpeak_ratio", "force_up_level0", NULL};
@@ -122,6 +126,8 @@ static pm_error *read_policy(const pm_jnode *pol, pm_pk_policy *y)
     PM_TRY(pm_json_i64(pol, "min_file_size", 0, INT64_MAX, &y->min_file_size));
     PM_TRY(pm_json_i64(pol, "now_ms", INT64_MIN, INT64_MAX, &y->now_ms));
     PM_TRY(pm_json_i32(pol, "hour", 0, 23, &y->hour));
+    PM_TRY(pm_json_i64(pol, "max_input_files", 0, INT64_MAX, &y->limits.max_files));
+    PM_TRY(pm_json_i64(pol, "max_input_bytes", 0, INT64_MAX, &y->limits.max_bytes));
     pm_jnode st;
     pm_json_get(&st, pol, "strategy");
     return read_strategy(&st, &y->strategy);

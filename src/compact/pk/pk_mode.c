@@ -136,6 +136,7 @@ const pm_compact_mode_ops pm_compact_pk_mode = {
     .planner_new = pm_pk_planner_new,
     .plan_bucket = pm_pk_plan_bucket,
     .planner_free = pm_pk_planner_free,
+    .pending = pm_pk_pending,
     .execute = pm_pk_execute,
     .validate = pm_pk_validate,
     .validate_free = pm_pk_validate_free,

@@ -237,6 +237,41 @@ static bool has_vector(void *ctx, const pm_lsm_file *f)
     return i != SIZE_MAX && d->has_dv[i];
 }
 
+/* Shallow copies of the positive-level files and the level-0 prefix of a
+ * bounded pass (nothing when no level-0 file is pending). */
+static pm_error *view_of_prefix(const pm_pk_policy *p, const pm_data_file_meta *files, size_t n,
+                                pm_data_file_meta **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    bool *l0 = NULL;
+    size_t *idx = NULL, nidx = 0;
+    PM_TRY(pm_calloc(&l0, n, sizeof *l0));
+    for (size_t i = 0; i < n; i++)
+        l0[i] = files[i].level == 0;
+    pm_error *e = pm_compact_pending_prefix(files, n, l0, &p->limits, &idx, &nidx);
+    if (!e && nidx)
+        e = pm_calloc(out, n, sizeof **out);
+    if (!e && nidx) {
+        for (size_t i = 0; i < n; i++)
+            if (files[i].level > 0)
+                (*out)[(*nout)++] = files[i];
+        for (size_t i = 0; i < nidx; i++)
+            (*out)[(*nout)++] = files[idx[i]];
+    }
+    free(idx);
+    free(l0);
+    return e;
+}
+
+pm_error *pm_pk_pending(pm_compact_planner *pl, const pm_bucket_files *bf, bool *pending)
+{
+    (void)pl;
+    for (size_t i = 0; i < bf->nfiles; i++)
+        pending[i] = bf->files[i].level == 0;
+    return NULL;
+}
+
 pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_data_file_meta *files, size_t n,
                        const bool *has_dv, pm_pk_selection *out)
 {
@@ -244,8 +279,20 @@ pm_error *pm_pk_select(const pm_pk_policy *p, const pm_type *key_type, const pm_
     if (!n)
         return NULL;
     pm_levels *lv = NULL;
-    PM_TRY(pm_levels_new(&lv, key_type, p->num_levels, files, n));
     pm_error *e = NULL;
+    if (pm_compact_limited(&p->limits) && !p->whole_bucket && p->pick != PM_PICK_FULL) {
+        /* the bucket without its level-0 files newer than the prefix */
+        pm_data_file_meta *view = NULL;
+        size_t nview = 0;
+        PM_TRY(view_of_prefix(p, files, n, &view, &nview));
+        if (!nview)
+            return NULL;
+        e = pm_levels_new(&lv, key_type, p->num_levels, view, nview);
+        free(view);
+        PM_TRY(e);
+    } else {
+        PM_TRY(pm_levels_new(&lv, key_type, p->num_levels, files, n));
+    }
     name_idx *map = NULL;
     bool *in_unit = NULL;
     pm_lsm_compaction c;
@@ -383,6 +430,7 @@ static pm_error *planner_init(pm_compact_planner *pl, pm_compact_builder *b)
     /* lookup-compact=gentle: counted by a long-lived caller's triggers, else
      * refused in automatic rounds */
     PM_TRY(pm_pk_policy_from_options(s, o, pick, b->automatic && !b->triggers, now, hour, &pl->policy));
+    pl->policy.limits = b->limits;
     int lc = 0;
     PM_TRY(pm_options_enum(o, PM_OPT_LOOKUP_COMPACT, &lc));
     if (b->triggers && b->automatic && lc == PM_LOOKUP_COMPACT_GENTLE && pl->policy.strategy.force_up_level0) {

@@ -82,7 +82,7 @@ static int64_t latest_id(pm_table *t)
 
 static pm_compact_plan *plan(pm_table *t, const char *user)
 {
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, user, NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, user, NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;
@@ -303,7 +303,7 @@ static void test_run_and_rolling(void **state)
     fx f = setup("t5", "target-file-row-num=7");
     pm_resources *res = NULL;
     PM_OK_OR_FAIL(pm_resources_new(&res, 64 << 20, 2));
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "runner", NULL, 0, false, res, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "runner", NULL, 0, false, res, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, f.t, &o));
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
@@ -332,7 +332,7 @@ static void test_run_and_rolling(void **state)
 static pm_compact_plan *plan_full(pm_table *t, const char *dyn)
 {
     const char *d[1] = {dyn};
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "full", NULL, 0, true, NULL, dyn ? d : NULL, dyn ? 1 : 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "full", NULL, 0, true, NULL, dyn ? d : NULL, dyn ? 1 : 0, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;
@@ -379,7 +379,7 @@ static void test_unsupported_and_filters(void **state)
     pm_table_free(t);
     fx f = setup("t6", NULL);
     const char *parts[] = {"pt=p2"};
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, parts, 1, false, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, parts, 1, false, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, f.t, &o));
     pm_compact_plan *p = NULL;
     PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
@@ -387,24 +387,24 @@ static void test_unsupported_and_filters(void **state)
     pm_compact_plan_free(p);
     pm_compact_builder_free(b);
     const char *bad[] = {"nope=1"};
-    pm_compact_options o2 = {PM_COMPACT_OPTIONS_VERSION, NULL, bad, 1, false, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o2 = {PM_COMPACT_OPTIONS_VERSION, NULL, bad, 1, false, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     PM_EXPECT_ERR(pm_compact_builder_new(&b, f.t, &o2), PM_EINVALID);
-    pm_compact_options o3 = {99, NULL, NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o3 = {99, NULL, NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     PM_EXPECT_ERR(pm_compact_builder_new(&b, f.t, &o3), PM_EINVALID);
     /* dynamic options: min.file-num 7 > 6 files per partition → nothing; a bad value is rejected */
     const char *dyn[] = {"compaction.min.file-num=7"};
-    pm_compact_options o4 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn, 1, NULL, NULL, 0};
+    pm_compact_options o4 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn, 1, NULL, NULL, 0, false, 0, 0, 0};
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, f.t, &o4));
     PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
     assert_int_equal(p->ntasks, 0);
     pm_compact_plan_free(p);
     pm_compact_builder_free(b);
     const char *dyn2[] = {"compaction.min.file-num=x"};
-    pm_compact_options o5 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn2, 1, NULL, NULL, 0};
+    pm_compact_options o5 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn2, 1, NULL, NULL, 0, false, 0, 0, 0};
     PM_EXPECT_ERR(pm_compact_builder_new(&b, f.t, &o5), PM_EINVALID);
     /* read splits never change grouping */
     const char *dyn3[] = {"source.split.target-size=1b"};
-    pm_compact_options o6 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn3, 1, NULL, NULL, 0};
+    pm_compact_options o6 = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, dyn3, 1, NULL, NULL, 0, false, 0, 0, 0};
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, f.t, &o6));
     PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
     assert_int_equal(p->ntasks, 3);

@@ -159,7 +159,7 @@ static void test_unaware_dv(void **state)
 
     /* DV mode: the two files with vectors form one task (their index file);
      * the 4 others are fewer than min.file-num */
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;
@@ -263,7 +263,7 @@ static void test_bucketed_dv(void **state)
 
     int64_t sum_before;
     assert_int_equal(read_rows(t, &sum_before), 57);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;

@@ -58,7 +58,7 @@ static pm_compact_metrics compact(pm_table *t, bool passthrough, const char *min
     snprintf(o1, sizeof o1, "compaction.parquet.row-group-passthrough=%s", passthrough ? "true" : "false");
     snprintf(o2, sizeof o2, "compaction.parquet.row-group-passthrough.min-size=%s", min_size);
     const char *dyn[] = {o1, o2, "compaction.min.file-num=2"};
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, dyn, 3, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, dyn, 3, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
@@ -226,7 +226,7 @@ static void test_fallbacks(void **state)
     size_t nf = s->buckets[0].nfiles;
     assert_int_equal(nf, 6);
     pm_scan_result_free(s);
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     const char *dyn[] = {"compaction.parquet.row-group-passthrough=true",
                          "compaction.parquet.row-group-passthrough.min-size=0", "compaction.min.file-num=2"};
     o.dynamic_options = dyn;

@@ -32,7 +32,7 @@
 
 static pm_compact_plan *plan_of(pm_table *t, bool full, const char *user)
 {
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, user, NULL, 0, full, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, user, NULL, 0, full, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     pm_compact_plan *p = NULL;
@@ -567,7 +567,7 @@ static void test_write_stall(void **state)
 
 static void expect_builder_error(pm_table *t, pm_code code, const char *needle)
 {
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, NULL, NULL, 0, false, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     pm_error *e = pm_compact_builder_new(&b, t, &o);
     assert_non_null(e);

@@ -56,7 +56,7 @@ static void compact_hook(pm_table *t, uint64_t *rng, void *ctx)
     snprintf(tfs, sizeof tfs, "target-file-size=%s", sizes[rnd(rng) % 3]);
     snprintf(rows, sizeof rows, "target-file-row-num=%d", rnd(rng) % 2 ? 13 : 100000);
     const char *dyn[] = {trig, tfs, rows};
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "model-compactor", NULL, 0, r == 0, NULL, dyn, 3, NULL, NULL, 0};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "model-compactor", NULL, 0, r == 0, NULL, dyn, 3, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
     b->automatic = r == 3;
