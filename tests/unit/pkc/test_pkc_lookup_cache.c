@@ -10,7 +10,8 @@
  * and give the rows the streaming lookups give, a full disk (fault
  * "lookup-file-write") fails the task without publishing or leaving
  * files, lookup.cache-max-disk-size is refused, and so are the cache
- * options as dynamic options of one compaction.
+ * options as dynamic options of one compaction; history written before a
+ * column was added is looked up with the column null.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -20,7 +21,9 @@
 #include "../pk/pk_test_util.h"
 #include "compact/compact_internal.h"
 #include "lsm/kv.h"
+#include "meta/schema.h"
 #include "paimon/compact.h"
+#include "paimon/read.h"
 #include "table/lookup_file.h"
 #include "table/partition.h"
 
@@ -496,6 +499,79 @@ static void test_compaction(void **state)
     free(dir);
 }
 
+/* The changelog rows of (from, to] as "<kind> <json>" lines. */
+static char *changelog_of(pm_table *t, int64_t from, int64_t to)
+{
+    pm_read_options o = PM_READ_OPTIONS_INIT;
+    o.incremental_from = from;
+    o.incremental_to = to;
+    o.incremental_mode = PM_INCREMENTAL_CHANGELOG;
+    pm_reader *r = NULL;
+    PM_OK_OR_FAIL(pm_table_read(&r, t, &o));
+    const pm_type *rt = pm_table_schema(t)->row_type;
+    pm_buf out = PM_BUF_INIT, line = PM_BUF_INIT;
+    for (;;) {
+        const pm_batch *b = NULL;
+        PM_OK_OR_FAIL(pm_reader_next(&b, r));
+        if (!b)
+            break;
+        pm_batch view = {(pm_type *)rt, b->num_rows, rt->nfields, b->columns};
+        for (int64_t i = 0; i < b->num_rows; i++) {
+            pm_buf_clear(&line);
+            PM_OK_OR_FAIL(pm_batch_format_row_json(&view, i, &line));
+            size_t kl = 0;
+            const uint8_t *kp = pm_column_bytes(b->columns[rt->nfields], i, &kl);
+            PM_OK_OR_FAIL(pm_buf_printf(&out, "%.*s %.*s\n", (int)kl, (const char *)kp, (int)line.len,
+                                        (const char *)line.data));
+        }
+    }
+    pm_reader_free(r);
+    pm_buf_free(&line);
+    PM_OK_OR_FAIL(pm_buf_append_byte(&out, 0));
+    return (char *)pm_buf_detach(&out, NULL);
+}
+
+/* Lookup Files read the retained file through the schema-evolution
+ * decoder: after a column is added (schema 1), the history written under
+ * schema 0 is looked up with the new column null. */
+static void test_schema_evolution(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    char copt[1300], cdir[1200];
+    snprintf(cdir, sizeof cdir, "%s/cache", dir);
+    snprintf(copt, sizeof copt, "local-cache.dir=%s", cdir);
+    const char *extra[] = {"changelog-producer=lookup", "local-cache.enabled=true", copt};
+    pm_table *t = big_table(dir, "ev", 100, extra, 3);
+    PM_OK_OR_FAIL(compact(t, true));
+    /* schema 1: w INT added */
+    pm_schema *s1 = NULL;
+    PM_OK_OR_FAIL(pm_schema_clone(pm_table_schema(t), &s1));
+    s1->id = 1;
+    s1->highest_field_id++;
+    PM_OK_OR_FAIL(pm_type_add_field(s1->row_type, s1->highest_field_id, "w", pm_type_new(PM_TYPE_INT, true)));
+    bool committed = false;
+    PM_OK_OR_FAIL(pm_schema_commit(t->fio, t->branch_root, s1, &committed));
+    assert_true(committed);
+    pm_schema_free(s1);
+    char path[1200];
+    snprintf(path, sizeof path, "%s", t->path);
+    pm_table_free(t);
+    PM_OK_OR_FAIL(pm_table_open(&t, path, NULL));
+    assert_int_equal(pm_table_schema(t)->row_type->nfields, 3);
+    int64_t before = latest(t);
+    pk_commit_rows(t, "{\"id\":10,\"v\":\"b\",\"w\":7}\n{\"id\":11,\"v\":\"n\",\"w\":1}\n");
+    PM_OK_OR_FAIL(compact(t, false));
+    assert_int_equal(count_files(cdir, ".lkp"), 1); /* through the cache */
+    char *cl = changelog_of(t, before, latest(t));
+    assert_string_equal(cl, "-U {\"id\":10,\"v\":\"value-5\",\"w\":null}\n+U {\"id\":10,\"v\":\"b\",\"w\":7}\n"
+                            "+I {\"id\":11,\"v\":\"n\",\"w\":1}\n");
+    free(cl);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -503,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_block_sizes),
         cmocka_unit_test(test_budgets),
         cmocka_unit_test(test_compaction),
+        cmocka_unit_test(test_schema_evolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
