@@ -15,8 +15,11 @@
 # Per round, on fresh copies of the same table:
 #   paimon-c         `paimon compact TABLE` (the ordinary plan: level 0 forced
 #                    up with lookups of the retained levels, streamed)
-#   paimon-c cache   the same with local-cache.enabled=true (cold: Lookup
-#                    Files of the retained level built during the run)
+#   paimon-c-cache-cold  the same with local-cache.enabled=true and a new
+#                    local-cache.dir (the Lookup File of the retained level
+#                    built during the run)
+#   paimon-c-cache-warm  then a fresh copy at the same path compacted again
+#                    with that cache (the Lookup File reused)
 #   Java cold        bench/java/run-pk-compact.sh TABLE --full false
 #   Java steady      the same with --warmup WARMUPS (8): throw-away copies
 #                    compacted first in the same JVM (Java builds its lookup
@@ -73,12 +76,14 @@ measure_java() { # table name [--warmup 1]
     "$py" -c 'import json,sys; d=json.loads(sys.stdin.read()); d["engine"]=sys.argv[1]; print(json.dumps(d))' "$name"
 }
 
-enable_cache() { # table → table options gain local-cache.enabled=true (the latest schema file)
-  "$py" - "$1" <<'PY'
+enable_cache() { # table dir → table options gain local-cache.enabled=true and local-cache.dir (the
+  # latest schema file of the throw-away copy: the options cannot be set for one compaction)
+  "$py" - "$1" "$2" <<'PY'
 import glob, json, os, sys
 f = max(glob.glob(os.path.join(sys.argv[1], "schema", "schema-*")), key=lambda p: int(p.rsplit("-", 1)[1]))
 s = json.load(open(f))
 s.setdefault("options", {})["local-cache.enabled"] = "true"
+s["options"]["local-cache.dir"] = sys.argv[2]
 json.dump(s, open(f, "w"))
 PY
 }
@@ -106,7 +111,14 @@ for engine in $engines; do
       rm -rf "${out:?}/$d" && cp -r "$out/src" "$out/$d"
       case $e in
       paimon-c) r=$(measure_c "$out/c/db.db/t" paimon-c) ;;
-      paimon-c-cache) enable_cache "$out/k/db.db/t"; r=$(measure_c "$out/k/db.db/t" paimon-c-cache) ;;
+      paimon-c-cache)
+        rm -rf "$out/cache"
+        enable_cache "$out/k/db.db/t" "$out/cache"
+        r=$(measure_c "$out/k/db.db/t" paimon-c-cache-cold)
+        echo "round $((i + 1)) cold: $r" >&2
+        results+=("$r")
+        rm -rf "$out/k" && cp -r "$out/src" "$out/k" && enable_cache "$out/k/db.db/t" "$out/cache"
+        r=$(measure_c "$out/k/db.db/t" paimon-c-cache-warm) ;;
       java-cold) r=$(measure_java "$out/j/db.db/t" java-cold) ;;
       *) r=$(measure_java "$out/w/db.db/t" "$e" --warmup "$warmups") ;;
       esac

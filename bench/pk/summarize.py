@@ -62,7 +62,7 @@ def main():
         if all("process_cpu_s" in r for r in rs):
             proc = "  process CPU %s s" % spread([r["process_cpu_s"] for r in rs], "%.2f")[0]
         med[e] = (m_cpu, m_wall, m_rss)
-        print("  %-16s %s M rows/s per core  CPU %s s  wall %s s%s  peak RSS %s MB  (%d rows)" %
+        print("  %-20s %s M rows/s per core  CPU %s s  wall %s s%s  peak RSS %s MB  (%d rows)" %
               (e, per_core, cpu, wall, proc, rss, rows))
     if a.base not in med:
         return
