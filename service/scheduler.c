@@ -24,6 +24,10 @@
  * pass-target-bytes), replanned up to 3 times on PM_ECONFLICT; its
  * metrics become the job's counters.  A pass that folds nothing marks the
  * bucket so the triggers leave it alone until the next snapshot.
+ * Postpone-bucket tables: their `bucket-postpone` files are the pending
+ * files of bucket -2, whose pass assigns every postponed file of the
+ * partition its real bucket (postpone_pass, under the table's latch); the
+ * real buckets then get ordinary passes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +226,46 @@ static pm_error *pass_once(pm_table *t, const pm_compact_options *o, svc_job *ou
     return e;
 }
 
+/* The postponed files of a postpone-bucket table's partition (bucket
+ * SVC_BUCKET_POSTPONE) get their real buckets in one run, as Java's
+ * postpone compaction does: every postponed file of the partition at once
+ * (the prefix bounds do not apply: the records must be replayed in
+ * creation order), one COMPACT snapshot; the new level-0 files of the
+ * real buckets are then ordinary pending files.  The pass holds the
+ * table's latch (it adds files to every real bucket).  Nothing postponed
+ * left (folded meanwhile): nothing to do, never a run over the real
+ * buckets. */
+static pm_error *postpone_pass(pm_table *t, const pm_compact_options *base, svc_job *out)
+{
+    pm_compact_options o = *base;
+    o.has_bucket = false;
+    o.max_input_files = 0;
+    o.max_input_bytes = 0;
+    pm_compact_pending_list *l = NULL;
+    PM_TRY(pm_compact_pending(&l, t, &o));
+    bool postponed = false;
+    for (size_t i = 0; i < pm_compact_pending_count(l); i++)
+        postponed |= pm_compact_pending_get(l, i)->bucket == SVC_BUCKET_POSTPONE &&
+                     pm_compact_pending_get(l, i)->npending > 0;
+    pm_compact_pending_list_free(l);
+    if (!postponed)
+        return NULL;
+    pm_compact_builder *b = NULL;
+    PM_TRY(pm_compact_builder_new(&b, t, &o));
+    test_delay();
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    pm_error *e = pm_compact_run(&m, b);
+    pm_compact_builder_free(b);
+    if (!e) {
+        out->input_files = m.files_removed;
+        out->input_bytes = m.bytes_read;
+        out->output_files = m.files_added;
+        out->output_bytes = m.bytes_written;
+        out->snapshot = m.snapshot_id;
+    }
+    return e;
+}
+
 static pm_error *run_compaction(svc *s, const svc_job *j, const pass_spec *ps, svc_job *out)
 {
     pm_table *t = NULL;
@@ -239,7 +283,7 @@ static pm_error *run_compaction(svc *s, const svc_job *j, const pass_spec *ps, s
     o.parallelism = 1;
     pm_error *e = NULL;
     for (int attempt = 0; attempt < 4; attempt++) {
-        e = pass_once(t, &o, out);
+        e = j->bucket == SVC_BUCKET_POSTPONE ? postpone_pass(t, &o, out) : pass_once(t, &o, out);
         if (!e || pm_error_code(e) != PM_ECONFLICT || attempt == 3)
             break;
         pm_error_free(e); /* replan against the newer snapshot */

@@ -70,6 +70,11 @@ bool svc_config_owns(const svc_config *c, const char *qualified);
  * characters, no empty part, neither part starting with '.'. */
 bool svc_valid_table_name(const char *name);
 
+/* The bucket of a postpone-bucket table's postponed files (bucket=-2,
+ * directory bucket-postpone): its pass is a whole-partition run that
+ * assigns real buckets (scheduler.c) and holds the table's latch. */
+#define SVC_BUCKET_POSTPONE (-2)
+
 /* ---- triggers (trigger.c) ---- */
 
 typedef enum svc_trigger {
@@ -130,7 +135,7 @@ typedef struct svc_job {
     char *table;                  /* "db.table" */
     char *partition;              /* display "k=v/..." ("" unpartitioned); NULL for maintenance */
     char *partition_filter;       /* for the builder; NULL = unpartitioned */
-    int32_t bucket;               /* -1 = none (maintenance) */
+    int32_t bucket;               /* -1 = none (maintenance); SVC_BUCKET_POSTPONE */
     svc_trigger trigger;
     svc_job_state state;
     int64_t created_at, started_at, finished_at;  /* epoch ms; 0 = not yet */
