@@ -10,12 +10,17 @@ of bucket -2, whose pass assigns them real buckets (postpone.default-bucket-num)
 in one COMPACT snapshot; the real buckets' level-0 files then get ordinary
 passes; a manual pass may name bucket -2.  Until its pass a postponed row
 is invisible: reads show the rows of some earlier commit, never a mix.
+
+Also: the config file (include/exclude, options), table options winning
+over the service's, tables discovered while the service runs, the metric
+families of the issue, SIGINT (drain, exit 0).
 """
 import pathlib
 import random
+import signal
 import time
 
-import pyarrow as pa
+from pypaimon import Schema
 
 from service_util import Service
 from table_read_oracle import pypaimon_read
@@ -124,3 +129,59 @@ def test_dynamic_postpone_and_orc_tables(tmp_path):
         got = rows_of(pypaimon_read(wh, "db", n), lambda r: r["id"])
         assert got == [{"id": k, "v": v} for k, v in sorted(models[n].items())], n
     assert rows_of(pypaimon_read(wh, "db", "orcap"), lambda r: r["id"]) == models["orcap"]
+
+
+def test_config_file_table_options_discovery_metrics_sigint(tmp_path):
+    """--config (include/exclude globs, service options), --option after it,
+    a table option that wins over the service's, a table created while the
+    service runs (discovered and folded), every metric family the issue
+    names, SIGINT: drain and exit 0."""
+    wh = tmp_path / "wh"
+    small = {"bucket": "-1", "write-only": "true"}
+    create(wh, "own", AP_SCHEMA, options={**small, "compaction-service.trigger.count": "2"})
+    create(wh, "big", AP_SCHEMA, options=small)
+    create(wh, "skip", AP_SCHEMA, options={**small, "compaction-service.trigger.count": "2"})
+    catalog(wh).create_database("other", True)
+    catalog(wh).create_table("other.t", Schema.from_pyarrow_schema(
+        AP_SCHEMA, options={**small, "compaction-service.trigger.count": "2"}), False)
+    cfg = tmp_path / "service.conf"
+    cfg.write_text("# the service's options\ninclude=db.*\nexclude=db.skip\n"
+                   "compaction-service.trigger.count = 10\ncompaction-service.interval=300ms\n\n")
+    cat = catalog(wh)
+    for n in ("db.own", "db.big", "db.skip", "other.t"):
+        for i in range(3):
+            py_write(cat.get_table(n), AP_SCHEMA, [{"id": i, "v": n, "dt": "d"}])
+    with Service(wh, "compaction-service.expire-interval=0", extra_args=("--config", str(cfg))) as svc:
+        deadline = time.time() + 30
+        while not [j for j in svc.jobs(table="db.own") if j["state"] == "succeeded"]:
+            assert time.time() < deadline, svc.jobs()
+            time.sleep(0.1)
+        tabs = {t["table"]: t for t in svc.get("/v1/tables")[1]["tables"]}
+        assert set(tabs) == {"db.own", "db.big"}, set(tabs)  # include db.*, exclude db.skip
+        assert tabs["db.own"]["thresholds"]["trigger_count"] == 2  # the table option wins
+        assert tabs["db.big"]["thresholds"]["trigger_count"] == 10
+        assert tabs["db.big"]["thresholds"]["interval_ms"] == 300
+        assert svc.get("/v1/tables/db.skip")[0] == 404
+        time.sleep(1)
+        assert svc.jobs(table="db.big") == []  # 3 files < 10
+        # a table created while the service runs joins at the next discovery (every 5 s)
+        create(wh, "late", AP_SCHEMA, options={**small, "compaction-service.trigger.count": "2"})
+        late = catalog(wh).get_table("db.late")
+        for i in range(2):
+            py_write(late, AP_SCHEMA, [{"id": i, "v": "late", "dt": "d"}])
+        deadline = time.time() + 30
+        while not [j for j in svc.jobs(table="db.late") if j["state"] == "succeeded" and j["snapshot"]]:
+            assert time.time() < deadline, svc.jobs()
+            time.sleep(0.2)
+        st, metrics = svc.get("/metrics")
+        assert st == 200
+        for family in ("passes_started_total", "passes_succeeded_total", "passes_failed_total",
+                       "folded_files_total", "folded_bytes_total", "pass_duration_seconds_bucket",
+                       "pass_duration_seconds_sum", "pass_duration_seconds_count", "queue_depth",
+                       "pending_files", "pending_bytes", "oldest_pending_age_seconds", "latch_collisions_total"):
+            assert f"paimon_service_{family}" in metrics, family
+        assert 'paimon_service_passes_succeeded_total{table="db.own",trigger="count"} 1' in metrics, metrics
+        assert 'paimon_service_pending_files{table="db.big"} 3' in metrics, metrics
+        svc.proc.send_signal(signal.SIGINT)
+        assert svc.proc.wait(timeout=60) == 0
+    assert svc.proc.returncode == 0
