@@ -33,7 +33,9 @@ static void usage(FILE *f)
             "  compaction-service.interval 5 s, .trigger.count 4, .trigger.bytes 1 gb,\n"
             "  .trigger.age 7 d, .prefix-max 32, .pass-target-bytes 2 gb, .concurrency 2,\n"
             "  .orphan-older-than 1 d, .expire-interval 1 min, .orphan-interval 1 h,\n"
-            "  .backpressure true, .history 1000, .watch-interval 200 ms\n");
+            "  .backpressure true, .history 1000, .watch-interval 200 ms,\n"
+            "  .executor local (ray: each pass's tasks on a Ray cluster through paimon_c),\n"
+            "  .ray.address auto, .ray.python python3\n");
 }
 
 int pm_cmd_serve(int argc, char **argv)

@@ -24,6 +24,9 @@
  * pass-target-bytes), replanned up to 3 times on PM_ECONFLICT; its
  * metrics become the job's counters.  A pass that folds nothing marks the
  * bucket so the triggers leave it alone until the next snapshot.
+ * With compaction-service.executor=ray the tasks of a pass run on a Ray
+ * cluster (ray_exec.c); planning, the latch, the job and the commit stay
+ * here.  Postpone-bucket passes are one library run and stay local.
  * Postpone-bucket tables: their `bucket-postpone` files are the pending
  * files of bucket -2, whose pass assigns every postponed file of the
  * partition its real bucket (postpone_pass, under the table's latch); the
@@ -175,7 +178,7 @@ static void test_delay(void)
 
 /* One attempt: plan (the bounded prefix), execute every task, commit them
  * in one COMPACT snapshot; results never committed are aborted. */
-static pm_error *pass_once(pm_table *t, const pm_compact_options *o, svc_job *out)
+static pm_error *pass_once(const svc_config *cfg, pm_table *t, const pm_compact_options *o, svc_job *out)
 {
     pm_compact_builder *b = NULL;
     pm_compact_plan *plan = NULL;
@@ -188,6 +191,20 @@ static pm_error *pass_once(pm_table *t, const pm_compact_options *o, svc_job *ou
     if (!e && nt && !(rs = calloc(nt, sizeof *rs)))
         e = pm_error_new(PM_ENOMEM, "out of memory");
     int64_t bytes_written = 0;
+    if (!e && nt && cfg->ray) {
+        /* the tasks on Ray; nothing is left behind when that fails */
+        pm_compact_result **got = NULL;
+        e = svc_ray_execute(cfg, t, plan, &got, &n);
+        if (!e)
+            memcpy(rs, got, n * sizeof *rs);
+        free(got);
+        nt = 0;
+        for (size_t i = 0; !e && i < n; i++) {
+            pm_compact_counters c = PM_COMPACT_COUNTERS_INIT;
+            e = pm_compact_result_counters(rs[i], &c);
+            bytes_written += c.bytes_written;
+        }
+    }
     for (size_t i = 0; !e && i < nt; i++) {
         e = pm_compact_execute(&rs[n], t, pm_compact_plan_task(plan, i), o->resources);
         if (!e) {
@@ -283,7 +300,7 @@ static pm_error *run_compaction(svc *s, const svc_job *j, const pass_spec *ps, s
     o.parallelism = 1;
     pm_error *e = NULL;
     for (int attempt = 0; attempt < 4; attempt++) {
-        e = j->bucket == SVC_BUCKET_POSTPONE ? postpone_pass(t, &o, out) : pass_once(t, &o, out);
+        e = j->bucket == SVC_BUCKET_POSTPONE ? postpone_pass(t, &o, out) : pass_once(&s->cfg, t, &o, out);
         if (!e || pm_error_code(e) != PM_ECONFLICT || attempt == 3)
             break;
         pm_error_free(e); /* replan against the newer snapshot */

@@ -91,3 +91,28 @@ def test_ray_read_ships_splits_as_json(wh, kill_file):
     assert part.column_names == ["id", "s"] and part.num_rows > 0
     assert rows_of(part) == rows_of(pa.Table.from_pylist(
         [{"id": r["id"], "s": r["s"]} for r in got.to_pylist() if r["s"] == "v2"]))
+
+
+def test_service_executor_retries_and_aborts(wh, kill_file):
+    """The helper of paimon serve's executor=ray (inside this driver): results
+    in task order; a task whose worker always dies ends it with the results
+    it got aborted (no prepared file left)."""
+    from paimon_c import _service_exec
+    path = pypaimon_table(wh, commits=6, partition_keys=["pt"], parts=4)
+    t = paimon_c.open_table(str(path))
+    cb = t.new_compact_builder().with_full(True)
+    plan = cb.new_planner().plan()
+    req = {"address": "auto", "table": str(path), "tasks": [json.loads(x.to_json()) for x in plan.tasks()]}
+    disk = files_on_disk(path)
+    arm(kill_file, 2, 99)
+    with pytest.raises(Exception):
+        _service_exec._execute(req)
+    assert kills(kill_file) == 3 and files_on_disk(path) == disk
+    arm(kill_file, 1, 1)
+    texts = _service_exec._execute(req)
+    assert kills(kill_file) == 1
+    results = [paimon_c.CompactResult.from_json(x) for x in texts]
+    assert [json.loads(x)["task_index"] for x in texts] == [0, 1, 2, 3]
+    before = pypaimon_rows(wh)
+    assert cb.new_commit().commit_compact(results).files_removed == 24
+    assert pypaimon_rows(wh) == before
