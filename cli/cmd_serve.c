@@ -19,7 +19,9 @@ static void usage(FILE *f)
             "                    [--auth-token-file FILE]\n\n"
             "Run the compaction service: every owned table of the warehouse is walked every\n"
             "compaction-service.interval; a bucket whose pending files (level 0 of primary-key\n"
-            "tables, small files of append tables) cross a trigger gets a bounded pass; snapshots\n"
+            "tables, small files of append tables, small files and column-version groups of\n"
+            "data-evolution tables, the postponed files of bucket -2) cross a trigger gets a\n"
+            "bounded pass (bucket -2: all postponed files of the partition); snapshots\n"
             "expire and orphan files are removed on their intervals.  HTTP API, /metrics and a\n"
             "status page on the listen address.  SIGTERM/SIGINT drain the running jobs and exit 0.\n\n"
             "  --listen HOST:PORT     default 127.0.0.1:8765 (port 0: any free port); a\n"
@@ -31,7 +33,9 @@ static void usage(FILE *f)
             "  compaction-service.interval 5 s, .trigger.count 4, .trigger.bytes 1 gb,\n"
             "  .trigger.age 7 d, .prefix-max 32, .pass-target-bytes 2 gb, .concurrency 2,\n"
             "  .orphan-older-than 1 d, .expire-interval 1 min, .orphan-interval 1 h,\n"
-            "  .backpressure true, .history 1000, .watch-interval 200 ms\n");
+            "  .backpressure true, .history 1000, .watch-interval 200 ms,\n"
+            "  .executor local (ray: each pass's tasks on a Ray cluster through paimon_c),\n"
+            "  .ray.address auto, .ray.python python3\n");
 }
 
 int pm_cmd_serve(int argc, char **argv)

@@ -3,7 +3,7 @@
  *
  * Keys (service-wide from the config file and --option, in that order;
  * per table from its table options, which win, except concurrency,
- * history and watch-interval, which are the process's):
+ * history, watch-interval and the executor's, which are the process's):
  *   compaction-service.interval           duration  5 s   (0 = no periodic walk)
  *   compaction-service.trigger.count      integer   4
  *   compaction-service.trigger.bytes      size      1 gb
@@ -17,6 +17,10 @@
  *   compaction-service.backpressure       boolean   true
  *   compaction-service.history            integer   1000 finished jobs kept
  *   compaction-service.watch-interval     duration  200 ms
+ *   compaction-service.executor           local | ray  local (ray: each pass's tasks run on
+ *                                         a Ray cluster through paimon_c, ray_exec.c)
+ *   compaction-service.ray.address        text      auto (ray.init's address)
+ *   compaction-service.ray.python         text      python3 (the interpreter with paimon_c and ray)
  *   include / exclude                     comma-separated "db.table" globs
  * Durations and sizes parse as Paimon's (paimon/options.h).  An unknown
  * key or a bad value is PM_EINVALID naming it; nothing is ignored.
@@ -65,6 +69,9 @@ void svc_config_clear(svc_config *c)
     free_list(c->exclude, c->nexclude);
     c->include = c->exclude = NULL;
     c->ninclude = c->nexclude = 0;
+    free(c->ray_address);
+    free(c->ray_python);
+    c->ray_address = c->ray_python = NULL;
 }
 
 static pm_error *parse_count(const char *key, const char *v, int64_t lo, int64_t *out)
@@ -191,6 +198,23 @@ pm_error *svc_config_set(svc_config *c, const char *kv)
         PM_TRY(parse_duration(key, v, &c->watch_ms));
         if (c->watch_ms < 10)
             return pm_error_new(PM_EINVALID, "option %s=%s: at least 10 ms", key, v);
+        return NULL;
+    }
+    if (!strcmp(key, P "executor")) {
+        if (strcmp(v, "local") && strcmp(v, "ray"))
+            return pm_error_new(PM_EINVALID, "option %s=%s: expected local or ray", key, v);
+        c->ray = !strcmp(v, "ray");
+        return NULL;
+    }
+    if (!strcmp(key, P "ray.address") || !strcmp(key, P "ray.python")) {
+        if (!*v)
+            return pm_error_new(PM_EINVALID, "option %s is empty", key);
+        char **slot = !strcmp(key, P "ray.address") ? &c->ray_address : &c->ray_python;
+        char *copy = strdup(v);
+        if (!copy)
+            return pm_error_new(PM_ENOMEM, "out of memory");
+        free(*slot);
+        *slot = copy;
         return NULL;
     }
     if (!strcmp(key, "include"))

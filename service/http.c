@@ -234,9 +234,11 @@ static reply post_compact(svc *s, const conn *c)
             goto done;
         }
     }
-    if (bv && !json_is_null(bv) && (!json_is_integer(bv) || json_integer_value(bv) < 0 ||
-                                    json_integer_value(bv) > INT32_MAX)) {
-        r = error_reply(400, "bad_request", "\"bucket\" must be a non-negative integer");
+    if (bv && !json_is_null(bv) &&
+        (!json_is_integer(bv) || (json_integer_value(bv) < 0 && json_integer_value(bv) != SVC_BUCKET_POSTPONE) ||
+         json_integer_value(bv) > INT32_MAX)) {
+        r = error_reply(400, "bad_request", "\"bucket\" must be a non-negative integer (or -2, the postponed "
+                                            "files of a postpone-bucket table)");
         goto done;
     }
     if (rv && !json_is_null(rv) &&

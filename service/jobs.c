@@ -14,7 +14,8 @@
  *    started_at, finished_at, input_files, input_bytes, output_files,
  *    output_bytes, snapshot, error, detail}
  * with times as epoch milliseconds (null when not yet), partition and
- * bucket null for maintenance jobs.
+ * bucket null for maintenance jobs (-2: the postponed files of a
+ * postpone-bucket table).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,7 +71,7 @@ json_t *svc_job_to_json(const svc_job *j)
     json_object_set_new(o, "table", json_string(j->table));
     json_object_set_new(o, "partition", opt_str(j->partition));
     json_object_set_new(o, "partition_filter", opt_str(j->partition_filter));
-    json_object_set_new(o, "bucket", j->bucket >= 0 ? json_integer(j->bucket) : json_null());
+    json_object_set_new(o, "bucket", j->type == SVC_JOB_COMPACTION ? json_integer(j->bucket) : json_null());
     json_object_set_new(o, "trigger", json_string(svc_trigger_name(j->trigger)));
     json_object_set_new(o, "state", json_string(STATES[j->state]));
     json_object_set_new(o, "created_at", opt_time(j->created_at));

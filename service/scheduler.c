@@ -24,6 +24,13 @@
  * pass-target-bytes), replanned up to 3 times on PM_ECONFLICT; its
  * metrics become the job's counters.  A pass that folds nothing marks the
  * bucket so the triggers leave it alone until the next snapshot.
+ * With compaction-service.executor=ray the tasks of a pass run on a Ray
+ * cluster (ray_exec.c); planning, the latch, the job and the commit stay
+ * here.  Postpone-bucket passes are one library run and stay local.
+ * Postpone-bucket tables: their `bucket-postpone` files are the pending
+ * files of bucket -2, whose pass assigns every postponed file of the
+ * partition its real bucket (postpone_pass, under the table's latch); the
+ * real buckets then get ordinary passes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +178,7 @@ static void test_delay(void)
 
 /* One attempt: plan (the bounded prefix), execute every task, commit them
  * in one COMPACT snapshot; results never committed are aborted. */
-static pm_error *pass_once(pm_table *t, const pm_compact_options *o, svc_job *out)
+static pm_error *pass_once(const svc_config *cfg, pm_table *t, const pm_compact_options *o, svc_job *out)
 {
     pm_compact_builder *b = NULL;
     pm_compact_plan *plan = NULL;
@@ -184,6 +191,20 @@ static pm_error *pass_once(pm_table *t, const pm_compact_options *o, svc_job *ou
     if (!e && nt && !(rs = calloc(nt, sizeof *rs)))
         e = pm_error_new(PM_ENOMEM, "out of memory");
     int64_t bytes_written = 0;
+    if (!e && nt && cfg->ray) {
+        /* the tasks on Ray; nothing is left behind when that fails */
+        pm_compact_result **got = NULL;
+        e = svc_ray_execute(cfg, t, plan, &got, &n);
+        if (!e)
+            memcpy(rs, got, n * sizeof *rs);
+        free(got);
+        nt = 0;
+        for (size_t i = 0; !e && i < n; i++) {
+            pm_compact_counters c = PM_COMPACT_COUNTERS_INIT;
+            e = pm_compact_result_counters(rs[i], &c);
+            bytes_written += c.bytes_written;
+        }
+    }
     for (size_t i = 0; !e && i < nt; i++) {
         e = pm_compact_execute(&rs[n], t, pm_compact_plan_task(plan, i), o->resources);
         if (!e) {
@@ -222,6 +243,46 @@ static pm_error *pass_once(pm_table *t, const pm_compact_options *o, svc_job *ou
     return e;
 }
 
+/* The postponed files of a postpone-bucket table's partition (bucket
+ * SVC_BUCKET_POSTPONE) get their real buckets in one run, as Java's
+ * postpone compaction does: every postponed file of the partition at once
+ * (the prefix bounds do not apply: the records must be replayed in
+ * creation order), one COMPACT snapshot; the new level-0 files of the
+ * real buckets are then ordinary pending files.  The pass holds the
+ * table's latch (it adds files to every real bucket).  Nothing postponed
+ * left (folded meanwhile): nothing to do, never a run over the real
+ * buckets. */
+static pm_error *postpone_pass(pm_table *t, const pm_compact_options *base, svc_job *out)
+{
+    pm_compact_options o = *base;
+    o.has_bucket = false;
+    o.max_input_files = 0;
+    o.max_input_bytes = 0;
+    pm_compact_pending_list *l = NULL;
+    PM_TRY(pm_compact_pending(&l, t, &o));
+    bool postponed = false;
+    for (size_t i = 0; i < pm_compact_pending_count(l); i++)
+        postponed |= pm_compact_pending_get(l, i)->bucket == SVC_BUCKET_POSTPONE &&
+                     pm_compact_pending_get(l, i)->npending > 0;
+    pm_compact_pending_list_free(l);
+    if (!postponed)
+        return NULL;
+    pm_compact_builder *b = NULL;
+    PM_TRY(pm_compact_builder_new(&b, t, &o));
+    test_delay();
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    pm_error *e = pm_compact_run(&m, b);
+    pm_compact_builder_free(b);
+    if (!e) {
+        out->input_files = m.files_removed;
+        out->input_bytes = m.bytes_read;
+        out->output_files = m.files_added;
+        out->output_bytes = m.bytes_written;
+        out->snapshot = m.snapshot_id;
+    }
+    return e;
+}
+
 static pm_error *run_compaction(svc *s, const svc_job *j, const pass_spec *ps, svc_job *out)
 {
     pm_table *t = NULL;
@@ -239,7 +300,7 @@ static pm_error *run_compaction(svc *s, const svc_job *j, const pass_spec *ps, s
     o.parallelism = 1;
     pm_error *e = NULL;
     for (int attempt = 0; attempt < 4; attempt++) {
-        e = pass_once(t, &o, out);
+        e = j->bucket == SVC_BUCKET_POSTPONE ? postpone_pass(t, &o, out) : pass_once(&s->cfg, t, &o, out);
         if (!e || pm_error_code(e) != PM_ECONFLICT || attempt == 3)
             break;
         pm_error_free(e); /* replan against the newer snapshot */

@@ -46,7 +46,7 @@ static void job_row(svc_text *t, const svc_job *j)
     svc_text_printf(t, "</td><td>");
     svc_text_html(t, j->partition ? (*j->partition ? j->partition : "-") : "");
     svc_text_printf(t, "</td><td>");
-    if (j->bucket >= 0)
+    if (j->type == SVC_JOB_COMPACTION)
         svc_text_printf(t, "%d", (int)j->bucket);
     svc_text_printf(t, "</td><td>%s</td><td class=\"state\">%s</td><td>", svc_trigger_name(j->trigger),
                     svc_job_state_name(j->state));

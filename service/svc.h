@@ -13,6 +13,7 @@
  *   scheduler.c   the periodic walk, the snapshot watcher (backpressure),
  *                 the queue, the workers (passes, maintenance), checkpoint,
  *                 drain
+ *   ray_exec.c    a pass's tasks executed on a Ray cluster (executor=ray)
  *   metrics.c     Prometheus counters, gauges, the pass duration histogram
  *   http.c        the HTTP API (libmicrohttpd), status page (status_page.c)
  *   service.c     process life: start, signals, drain, exit (service.h)
@@ -55,6 +56,9 @@ typedef struct svc_config {
     int64_t watch_ms;             /* compaction-service.watch-interval (200 ms) */
     char **include, **exclude;    /* "db.table" globs (fnmatch); NULL = every table */
     size_t ninclude, nexclude;
+    bool ray;                     /* compaction-service.executor=ray (default local) */
+    char *ray_address;            /* compaction-service.ray.address (NULL = "auto") */
+    char *ray_python;             /* compaction-service.ray.python (NULL = "python3") */
 } svc_config;
 
 void svc_config_defaults(svc_config *c);
@@ -69,6 +73,23 @@ bool svc_config_owns(const svc_config *c, const char *qualified);
 /* "db.table" that is a plain name pair: no '/', '\\', NUL or control
  * characters, no empty part, neither part starting with '.'. */
 bool svc_valid_table_name(const char *name);
+
+/* The bucket of a postpone-bucket table's postponed files (bucket=-2,
+ * directory bucket-postpone): its pass is a whole-partition run that
+ * assigns real buckets (scheduler.c) and holds the table's latch. */
+#define SVC_BUCKET_POSTPONE (-2)
+
+/* ---- the Ray executor (ray_exec.c) ---- */
+
+/* Execute every task of plan on a Ray cluster: the helper process
+ * `<ray.python> -m paimon_c._service_exec` (the Python package paimon_c
+ * with Ray) gets {"address", "table", "tasks": [task documents]} on its
+ * standard input, runs each task as a Ray task (the worker opens the
+ * table by path) and answers {"results": [...]} or {"error": "..."}.
+ * *out (malloc'd, n results in task order) on success; on failure nothing
+ * is left behind (the helper aborts the results it got before failing). */
+pm_error *svc_ray_execute(const svc_config *c, pm_table *t, const pm_compact_plan *plan, pm_compact_result ***out,
+                          size_t *n);
 
 /* ---- triggers (trigger.c) ---- */
 
@@ -130,7 +151,7 @@ typedef struct svc_job {
     char *table;                  /* "db.table" */
     char *partition;              /* display "k=v/..." ("" unpartitioned); NULL for maintenance */
     char *partition_filter;       /* for the builder; NULL = unpartitioned */
-    int32_t bucket;               /* -1 = none (maintenance) */
+    int32_t bucket;               /* -1 = none (maintenance); SVC_BUCKET_POSTPONE */
     svc_trigger trigger;
     svc_job_state state;
     int64_t created_at, started_at, finished_at;  /* epoch ms; 0 = not yet */

@@ -39,7 +39,7 @@ _native.register_errors(PaimonError, dict(ERROR_CLASSES))
 from .catalog import Catalog, CatalogFactory, Schema, TableSchema  # noqa: E402
 from .compact import (CompactBuilder, CompactCommit, CompactExecutor, CompactMetrics, CompactPlan,  # noqa: E402
                       CompactPlanner, CompactResult, CompactTask)
-from .read import Plan, ReadBuilder, Split, TableRead, TableScan  # noqa: E402
+from .read import Plan, Predicate, PredicateBuilder, ReadBuilder, Split, TableRead, TableScan  # noqa: E402
 from .table import Table, open_table  # noqa: E402
 from .write import (BatchTableCommit, BatchTableWrite, BatchWriteBuilder, CommitMessage,  # noqa: E402
                     CommitOutcome)
@@ -50,7 +50,7 @@ LIBPAIMON_VERSION = _native.version()[0]
 
 __all__ = [
     "CatalogFactory", "Catalog", "Schema", "TableSchema", "Table", "open_table",
-    "ReadBuilder", "TableScan", "Plan", "Split", "TableRead",
+    "ReadBuilder", "TableScan", "Plan", "Split", "TableRead", "Predicate", "PredicateBuilder",
     "BatchWriteBuilder", "BatchTableWrite", "BatchTableCommit", "CommitMessage", "CommitOutcome",
     "CompactBuilder", "CompactPlanner", "CompactPlan", "CompactTask", "CompactResult", "CompactExecutor",
     "CompactCommit", "CompactMetrics",

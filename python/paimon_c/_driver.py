@@ -35,7 +35,7 @@ from .errors import (ConflictError, CorruptError, InvalidError, PaimonError, Unc
                      UnsupportedError)
 from .table import open_table
 
-__all__ = ["execute_task_json", "CompactionJobError", "run_job", "plan_table"]
+__all__ = ["execute_task_json", "read_split_json", "CompactionJobError", "run_job", "plan_table"]
 
 #: Errors a retry cannot fix.
 _FINAL = (InvalidError, CorruptError, UnsupportedError, ConflictError)
@@ -70,6 +70,19 @@ def execute_task_json(table_path: str, task_json: str, branch: Optional[str] = N
     except BaseException:
         table.new_compact_builder().new_commit().abort_compact([result])
         raise
+
+
+def read_split_json(table_path: str, split_json: str, projection=None, where: Optional[str] = None,
+                    branch: Optional[str] = None):
+    """The worker of a distributed read: open the table by path, read one
+    split from its JSON (projection, filter) into a pyarrow Table."""
+    from .read import Split
+    rb = open_table(table_path, branch).new_read_builder()
+    if projection:
+        rb.with_projection(projection)
+    if where:
+        rb.with_filter(where)
+    return rb.new_read().to_arrow([Split.from_json(split_json)])
 
 
 def plan_table(warehouse: str, identifier: str, partitions, full: bool, options, commit_user):

@@ -12,16 +12,21 @@ snapshot.  A task that fails (an error, or its worker died) is sent again
 up to ``max_retries`` times; when one finally fails, nothing more is sent,
 the results not committed are aborted and nothing is published twice.
 Very large plans commit in subsets of ``commit_batch_size`` results.  See
-``paimon_c._driver`` for the steps.  The warehouse must be reachable at
-the same path from every Ray node (a shared file system).
+``paimon_c._driver`` for the steps.  :func:`read` reads a table the same
+way: splits planned on the driver, each read by a Ray task from its JSON.
+Everything crossing to a worker is JSON text (tasks, results, splits)
+and the table's path; workers are Ray's own processes.  The warehouse
+must be reachable at the same path from every Ray node (a shared file
+system).
 """
 
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence
 
-from ._driver import CompactionJobError, Pool, execute_task_json, list_tables, plan_table, run_job
+from ._driver import CompactionJobError, Pool, execute_task_json, list_tables, plan_table, read_split_json, run_job
+from .catalog import CatalogFactory
 from .compact import CompactMetrics
 
-__all__ = ["compact", "compact_database", "CompactionJobError"]
+__all__ = ["compact", "compact_database", "read", "CompactionJobError"]
 
 
 def _ray():
@@ -93,3 +98,35 @@ def compact_database(warehouse: str, database: str, **kwargs) -> Dict[str, Compa
     table that fails.  Returns {table name: metrics}."""
     return {name: compact(warehouse, "%s.%s" % (database, name), **kwargs)
             for name in list_tables(warehouse, database)}
+
+
+def read(warehouse: str, table: str, projection: Optional[Sequence[str]] = None, filter=None, partitions=None,
+         snapshot_id: Optional[int] = None, *, ray_remote_args: Optional[dict] = None):
+    """Read the table ``table`` ("db.t") of ``warehouse`` on Ray: the splits
+    are planned on the driver (one snapshot), each is read by a Ray task
+    from its JSON (projection and filter as ReadBuilder's: a Predicate or a
+    ``where`` text), and the parts are concatenated in split order into one
+    pyarrow Table."""
+    import pyarrow as pa
+    ray = _ray()
+    t = CatalogFactory.create({"warehouse": str(warehouse)}).get_table(table)
+    rb = t.new_read_builder()
+    if projection:
+        rb.with_projection(projection)
+    if filter is not None:
+        rb.with_filter(filter)
+    if partitions:
+        rb.with_partition_filter(partitions)
+    if snapshot_id:
+        rb.with_snapshot(snapshot_id)
+    splits = rb.new_scan().plan().splits()
+    if not splits:
+        return rb.new_read().to_arrow([])
+    if not ray.is_initialized():
+        ray.init()
+    args = {"num_cpus": 1}
+    args.update(ray_remote_args or {})
+    remote = ray.remote(**args)(read_split_json)
+    where = rb._filter
+    parts = ray.get([remote.remote(t.path, s.to_json(), rb._columns, where, t.branch) for s in splits])
+    return pa.concat_tables(parts)

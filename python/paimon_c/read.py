@@ -18,13 +18,13 @@ from ._arrow import CapsuleStream, reader_of
 from .errors import UnsupportedError
 from .table import partition_filter
 
-__all__ = ["ReadBuilder", "TableScan", "Plan", "Split", "TableRead"]
+__all__ = ["ReadBuilder", "TableScan", "Plan", "Split", "TableRead", "Predicate", "PredicateBuilder"]
 
 
 class ReadBuilder:
     """What to read.  Offers what libpaimon's reader offers: a projection,
-    partition filters, a row limit, a snapshot (time travel) or an
-    incremental range."""
+    partition filters, a row filter, a row limit, a snapshot (time travel)
+    or an incremental range."""
 
     def __init__(self, table):
         self._table = table
@@ -35,6 +35,7 @@ class ReadBuilder:
         self._batch_rows = 0
         self._threads = 0
         self._incremental = (0, 0, 0)
+        self._filter: Optional[str] = None
 
     def with_projection(self, projection: Sequence[str]) -> "ReadBuilder":
         """Only these columns, in this order (names)."""
@@ -50,11 +51,26 @@ class ReadBuilder:
         return self
 
     def with_filter(self, predicate) -> "ReadBuilder":
-        """Row predicates are not offered by libpaimon's reader: this raises
-        UnsupportedError (use with_partition_filter, or filter the Arrow
-        result) rather than silently reading every row."""
-        raise UnsupportedError("row filters (with_filter) are not supported by paimon_c; "
-                               "use with_partition_filter or filter the Arrow result")
+        """Only the rows a predicate holds for: a :class:`Predicate` of
+        :meth:`new_predicate_builder` (``equal``, ``is_in``,
+        ``and_predicates``, as in pypaimon) or the same as a ``where`` text,
+        ``"dt = '2024-01-01' AND id IN (1, 2)"`` (libpaimon's
+        pm_read_options.filter: ``=`` and ``IN`` over atomic columns joined
+        by AND; literals read as the column's type).  Primary-key tables
+        are filtered after the merge; append data files whose file index
+        proves no row matches are not read.  ``None`` removes the filter.
+        Errors in the text or its columns are raised by the read."""
+        if predicate is None or isinstance(predicate, str):
+            self._filter = predicate
+        elif isinstance(predicate, Predicate):
+            self._filter = predicate.to_where()
+        else:
+            raise TypeError("with_filter takes a Predicate (new_predicate_builder) or a where text")
+        return self
+
+    def new_predicate_builder(self) -> "PredicateBuilder":
+        """Predicates over the table's columns, for :meth:`with_filter`."""
+        return PredicateBuilder(self._table.pyarrow_schema().names)
 
     def with_limit(self, limit: int) -> "ReadBuilder":
         """At most ``limit`` rows."""
@@ -102,8 +118,92 @@ class ReadBuilder:
         return TableRead(self)
 
 
+def _literal(value) -> str:
+    """A Python value as a literal of libpaimon's filter text."""
+    if value is None:
+        return "NULL"  # refused by the read, naming the column
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (bytes, bytearray)):
+        raise UnsupportedError("filter literals of binary columns are not supported by libpaimon's filter")
+    return "'%s'" % str(value).replace("'", "''")  # str, dates, times, decimals: read as the column's type
+
+
+def _name(column: str) -> str:
+    if not isinstance(column, str) or not column:
+        raise TypeError("a predicate's field must be a column name")
+    return '"%s"' % column.replace('"', '""')
+
+
+class Predicate:
+    """A row predicate of :class:`PredicateBuilder` (its ``where`` text is
+    :meth:`to_where`)."""
+
+    __slots__ = ("_where",)
+
+    def __init__(self, where: str):
+        self._where = where
+
+    def to_where(self) -> str:
+        return self._where
+
+    def __repr__(self) -> str:
+        return "Predicate(%s)" % self._where
+
+
+class PredicateBuilder:
+    """pypaimon's PredicateBuilder for what libpaimon's filter offers:
+    ``equal``, ``is_in`` and ``and_predicates``.  The other comparisons and
+    ``or_predicates`` raise UnsupportedError naming themselves (never a
+    filter that silently keeps every row)."""
+
+    def __init__(self, columns=None):
+        self._columns = list(columns) if columns is not None else None
+
+    def _field(self, field: str) -> str:
+        if self._columns is not None and field not in self._columns:
+            raise ValueError("field %r is not a column of the table (%s)" % (field, ", ".join(self._columns)))
+        return _name(field)
+
+    def equal(self, field: str, literal) -> Predicate:
+        return Predicate("%s = %s" % (self._field(field), _literal(literal)))
+
+    def is_in(self, field: str, literals) -> Predicate:
+        values = list(literals)
+        if not values:
+            raise ValueError("is_in needs at least one literal")
+        return Predicate("%s IN (%s)" % (self._field(field), ", ".join(_literal(v) for v in values)))
+
+    @staticmethod
+    def and_predicates(predicates) -> Optional[Predicate]:
+        ps = [p for p in predicates if p is not None]
+        if not all(isinstance(p, Predicate) for p in ps):
+            raise TypeError("and_predicates takes Predicates")
+        if not ps:
+            return None
+        return ps[0] if len(ps) == 1 else Predicate(" AND ".join("(%s)" % p.to_where() for p in ps))
+
+    def _unsupported(name):
+        def refuse(self, *args, **kwargs):
+            raise UnsupportedError("PredicateBuilder.%s is not supported: libpaimon's read filter has = and IN "
+                                   "joined by AND (filter the Arrow result instead)" % name)
+        refuse.__name__ = name
+        refuse.__doc__ = "Not supported by libpaimon's read filter: raises UnsupportedError."
+        return refuse
+
+    for _n in ("not_equal", "less_than", "less_or_equal", "greater_than", "greater_or_equal", "is_null",
+               "is_not_null", "startswith", "endswith", "contains", "is_not_in", "between", "not_between",
+               "like", "or_predicates"):
+        locals()[_n] = _unsupported(_n)
+    del _n, _unsupported
+
+
 class Split:
-    """One (partition, bucket) of a scan: a self-contained unit of reading."""
+    """One (partition, bucket) of a scan: a self-contained unit of reading.
+    ``to_json`` / ``Split.from_json`` (and pickle) carry it to another
+    process, which reads it with a table opened there."""
 
     __slots__ = ("_h", "partition", "bucket", "branch", "snapshot_id", "file_count", "row_count", "file_size")
 
@@ -111,6 +211,16 @@ class Split:
         self._h = handle
         (self.partition, self.bucket, self.branch, self.snapshot_id, self.file_count, self.row_count,
          self.file_size) = _native.split_info(handle)
+
+    def to_json(self) -> str:
+        return _native.split_to_json(self._h)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Split":
+        return cls(_native.split_from_json(text))
+
+    def __reduce__(self):
+        return (Split.from_json, (self.to_json(),))
 
     def __repr__(self) -> str:
         return "Split(partition=%r, bucket=%d, files=%d, rows=%d)" % (
@@ -154,7 +264,7 @@ class TableRead:
         if isinstance(splits, Split):
             splits = [splits]
         return _native.reader_stream(b._table._h, [s._h for s in splits], b._columns, b._limit,
-                                     b._batch_rows, b._threads)
+                                     b._batch_rows, b._threads, b._filter)
 
     def to_arrow_stream(self, splits: Sequence[Split]) -> CapsuleStream:
         """The rows as an object with ``__arrow_c_stream__`` (one use), for

@@ -102,6 +102,22 @@ class CommitMessage:
     def is_empty(self) -> bool:
         return self.file_count == 0
 
+    def to_json(self) -> str:
+        """The messages as JSON, so files written in several processes are
+        committed in one (``CommitMessage.from_json``; pickle too)."""
+        if self._moved:
+            raise ValueError("these commit messages were merged into others")
+        return _native.messages_to_json(self._h)
+
+    @classmethod
+    def from_json(cls, text: str) -> "CommitMessage":
+        """Messages of ``to_json``; the commit checks they are of its table
+        and that their files exist with their sizes."""
+        return cls(_native.messages_from_json(text))
+
+    def __reduce__(self):
+        return (CommitMessage.from_json, (self.to_json(),))
+
     def __repr__(self) -> str:
         if self._moved:
             return "CommitMessage(merged into another)"

@@ -157,10 +157,6 @@ static PyObject *plan_tasks(PyObject *self, PyObject *args)
 
 /* ---- JSON ---- */
 
-/* The serde functions of the three documents, in one shape. */
-typedef pm_error *(*to_json_fn)(const void *obj, char **out);
-typedef pm_error *(*from_json_fn)(void **out, const char *json, size_t len);
-
 /* compact.h with versioned metrics (PM_COMPACT_METRICS_VERSION) takes the
  * output first, like the rest of the API: (char **out, const T *obj). */
 #ifdef PM_COMPACT_METRICS_VERSION
@@ -193,63 +189,29 @@ static pm_error *result_from(void **out, const char *j, size_t n)
     return pm_compact_result_from_json((pm_compact_result **)out, j, n);
 }
 
-static PyObject *to_json(PyObject *self, PyObject *args, const char *kind, to_json_fn fn)
-{
-    PyObject *h;
-    if (!PyArg_ParseTuple(args, "O", &h))
-        return NULL;
-    void *obj = pmx_get(h, kind);
-    if (!obj)
-        return NULL;
-    char *json = NULL;
-    pm_error *e;
-    PMX_NOGIL_BEGIN
-    e = fn(obj, &json);
-    PMX_NOGIL_END
-    if (e)
-        return pmx_raise(self, e);
-    return pmx_take_text(json);
-}
-
-static PyObject *from_json(PyObject *self, PyObject *args, const char *kind, from_json_fn fn, pmx_free_fn free_fn)
-{
-    const char *text;
-    Py_ssize_t len;
-    if (!PyArg_ParseTuple(args, "s#", &text, &len))
-        return NULL;
-    void *obj = NULL;
-    pm_error *e;
-    PMX_NOGIL_BEGIN
-    e = fn(&obj, text, (size_t)len);
-    PMX_NOGIL_END
-    if (e)
-        return pmx_raise(self, e);
-    return pmx_handle(obj, kind, free_fn, NULL);
-}
-
 static PyObject *plan_to_json(PyObject *self, PyObject *args)
 {
-    return to_json(self, args, PLAN, plan_to);
+    return pmx_to_json(self, args, PLAN, plan_to);
 }
 static PyObject *task_to_json(PyObject *self, PyObject *args)
 {
-    return to_json(self, args, TASK, task_to);
+    return pmx_to_json(self, args, TASK, task_to);
 }
 static PyObject *result_to_json(PyObject *self, PyObject *args)
 {
-    return to_json(self, args, RESULT, result_to);
+    return pmx_to_json(self, args, RESULT, result_to);
 }
 static PyObject *plan_from_json(PyObject *self, PyObject *args)
 {
-    return from_json(self, args, PLAN, plan_from, plan_free);
+    return pmx_from_json(self, args, PLAN, plan_from, plan_free);
 }
 static PyObject *task_from_json(PyObject *self, PyObject *args)
 {
-    return from_json(self, args, TASK, task_from, task_free);
+    return pmx_from_json(self, args, TASK, task_from, task_free);
 }
 static PyObject *result_from_json(PyObject *self, PyObject *args)
 {
-    return from_json(self, args, RESULT, result_from, result_free);
+    return pmx_from_json(self, args, RESULT, result_from, result_free);
 }
 
 /* ---- execute, commit, abort ---- */

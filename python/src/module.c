@@ -321,6 +321,43 @@ PyObject *pmx_take_text(char *text)
 }
 
 /* ------------------------------------------------------------------ */
+/* JSON forms (plans, tasks, results, splits, commit messages)          */
+
+PyObject *pmx_to_json(PyObject *self, PyObject *args, const char *kind, pmx_to_json_fn fn)
+{
+    PyObject *h;
+    if (!PyArg_ParseTuple(args, "O", &h))
+        return NULL;
+    void *obj = pmx_get(h, kind);
+    if (!obj)
+        return NULL;
+    char *json = NULL;
+    pm_error *e;
+    PMX_NOGIL_BEGIN
+    e = fn(obj, &json);
+    PMX_NOGIL_END
+    if (e)
+        return pmx_raise(self, e);
+    return pmx_take_text(json);
+}
+
+PyObject *pmx_from_json(PyObject *self, PyObject *args, const char *kind, pmx_from_json_fn fn, pmx_free_fn free_fn)
+{
+    const char *text;
+    Py_ssize_t len;
+    if (!PyArg_ParseTuple(args, "s#", &text, &len))
+        return NULL;
+    void *obj = NULL;
+    pm_error *e;
+    PMX_NOGIL_BEGIN
+    e = fn(&obj, text, (size_t)len);
+    PMX_NOGIL_END
+    if (e)
+        return pmx_raise(self, e);
+    return pmx_handle(obj, kind, free_fn, NULL);
+}
+
+/* ------------------------------------------------------------------ */
 /* the module                                                          */
 
 static PyObject *version(PyObject *self, PyObject *unused)

@@ -97,6 +97,14 @@ PyObject *pmx_list(size_t n, pmx_item_fn item, void *ctx);
 /* A malloc'd C string as str, then free()d (pm_free for library text). */
 PyObject *pmx_take_text(char *text);
 
+/* The JSON forms of the library's documents, in one shape: to_json(handle)
+ * -> str with the GIL released around fn; from_json(str) -> a new handle
+ * of `kind` (no owner) freed by free_fn.  NULL with an error set. */
+typedef pm_error *(*pmx_to_json_fn)(const void *obj, char **out);
+typedef pm_error *(*pmx_from_json_fn)(void **out, const char *json, size_t len);
+PyObject *pmx_to_json(PyObject *self, PyObject *args, const char *kind, pmx_to_json_fn fn);
+PyObject *pmx_from_json(PyObject *self, PyObject *args, const char *kind, pmx_from_json_fn fn, pmx_free_fn free_fn);
+
 /* Release the GIL around a libpaimon call. */
 #define PMX_NOGIL_BEGIN Py_BEGIN_ALLOW_THREADS
 #define PMX_NOGIL_END Py_END_ALLOW_THREADS

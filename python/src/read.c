@@ -11,7 +11,8 @@
  * the table handle; its release drops that reference (taking the GIL,
  * from whichever thread the consumer releases it).  The other callbacks
  * only forward and never touch Python, so consumers call them without
- * the GIL.
+ * the GIL.  Splits also travel as JSON (pm_split_to_json / _from_json):
+ * a split parsed from JSON is its own handle, with no scan behind it.
  */
 #include "native.h"
 
@@ -115,6 +116,31 @@ static PyObject *split_info(PyObject *self, PyObject *args)
                          (long long)pm_split_row_count(s), (long long)pm_split_file_bytes(s));
 }
 
+static void split_free(void *p)
+{
+    pm_split_free(p);
+}
+static pm_error *split_to(const void *o, char **out)
+{
+    return pm_split_to_json(out, o);
+}
+static pm_error *split_from(void **out, const char *j, size_t n)
+{
+    return pm_split_from_json((pm_split **)out, j, n);
+}
+
+/* split_to_json(split) -> str */
+static PyObject *split_to_json(PyObject *self, PyObject *args)
+{
+    return pmx_to_json(self, args, SPLIT, split_to);
+}
+
+/* split_from_json(str) -> split (its own, no scan behind it) */
+static PyObject *split_from_json(PyObject *self, PyObject *args)
+{
+    return pmx_from_json(self, args, SPLIT, split_from, split_free);
+}
+
 /* ------------------------------------------------------------------ */
 /* the stream handed out                                                */
 
@@ -170,14 +196,14 @@ static void stream_capsule_destroy(PyObject *cap)
     PyErr_Restore(et, ev, tb);
 }
 
-/* reader_stream(table, [split], columns or None, limit, batch_rows, threads)
- * -> "arrow_array_stream" capsule */
+/* reader_stream(table, [split], columns or None, limit, batch_rows, threads[, filter or None])
+ * -> "arrow_array_stream" capsule; filter: pm_read_options.filter's text */
 static PyObject *reader_stream(PyObject *self, PyObject *args)
 {
-    PyObject *th, *splits, *cols;
+    PyObject *th, *splits, *cols, *filter = Py_None;
     long long limit, batch_rows;
     Py_ssize_t threads;
-    if (!PyArg_ParseTuple(args, "OOOLLn", &th, &splits, &cols, &limit, &batch_rows, &threads))
+    if (!PyArg_ParseTuple(args, "OOOLLn|O", &th, &splits, &cols, &limit, &batch_rows, &threads, &filter))
         return NULL;
     pm_table *t = pmx_get(th, PMX_TABLE);
     if (!t)
@@ -192,6 +218,7 @@ static PyObject *reader_stream(PyObject *self, PyObject *args)
     Py_ssize_t n = PySequence_Size(fast);
     const pm_split **sv = calloc((size_t)(n > 0 ? n : 1), sizeof *sv);
     pmx_strv cv = {0};
+    char *where = NULL;
     PyObject *ret = NULL;
     kept_stream *k = NULL;
     struct ArrowArrayStream *out = NULL;
@@ -208,9 +235,10 @@ static PyObject *reader_stream(PyObject *self, PyObject *args)
         if (!sv[i])
             goto done;
     }
-    if (pmx_strv_from(&cv, cols, "columns") < 0)
+    if (pmx_strv_from(&cv, cols, "columns") < 0 || pmx_strdup_opt(&where, filter, "filter") < 0)
         goto done;
     pm_read_options o = PM_READ_OPTIONS_INIT;
+    o.filter = where;
     o.columns = cv.v;
     o.ncolumns = cv.n;
     o.limit = limit;
@@ -252,6 +280,7 @@ done:
     free(k);
     free(out);
     pmx_strv_clear(&cv);
+    free(where);
     free(sv);
     Py_DECREF(fast);
     return ret;
@@ -262,7 +291,9 @@ PyMethodDef pmx_read_methods[] = {
     {"scan_info", scan_info, METH_VARARGS, "scan_info(scan) -> (snapshot_id, schema_id, split_count)"},
     {"scan_splits", scan_splits, METH_VARARGS, "scan_splits(scan) -> [split]"},
     {"split_info", split_info, METH_VARARGS, NULL},
+    {"split_to_json", split_to_json, METH_VARARGS, "split_to_json(split) -> str"},
+    {"split_from_json", split_from_json, METH_VARARGS, "split_from_json(str) -> split"},
     {"reader_stream", reader_stream, METH_VARARGS,
-     "reader_stream(table, splits, columns, limit, batch_rows, threads) -> arrow_array_stream capsule"},
+     "reader_stream(table, splits, columns, limit, batch_rows, threads[, filter]) -> arrow_array_stream capsule"},
     {NULL, NULL, 0, NULL},
 };

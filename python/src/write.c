@@ -213,6 +213,27 @@ static PyObject *messages_info(PyObject *self, PyObject *args)
                          (long long)pm_commit_messages_file_count(m), (long long)pm_commit_messages_row_count(m));
 }
 
+static pm_error *messages_to(const void *o, char **out)
+{
+    return pm_commit_messages_to_json(out, o);
+}
+static pm_error *messages_from(void **out, const char *j, size_t n)
+{
+    return pm_commit_messages_from_json((pm_commit_messages **)out, j, n);
+}
+
+/* messages_to_json(messages) -> str */
+static PyObject *messages_to_json(PyObject *self, PyObject *args)
+{
+    return pmx_to_json(self, args, MESSAGES, messages_to);
+}
+
+/* messages_from_json(str) -> messages (checked against their table by the commit) */
+static PyObject *messages_from_json(PyObject *self, PyObject *args)
+{
+    return pmx_from_json(self, args, MESSAGES, messages_from, messages_free);
+}
+
 /* messages_merge(dst, src): src's messages move into dst (src is closed). */
 static PyObject *messages_merge(PyObject *self, PyObject *args)
 {
@@ -312,6 +333,8 @@ PyMethodDef pmx_write_methods[] = {
     {"writer_close", writer_close, METH_VARARGS, NULL},
     {"messages_info", messages_info, METH_VARARGS, "messages_info(messages) -> (count, files, rows)"},
     {"messages_merge", messages_merge, METH_VARARGS, NULL},
+    {"messages_to_json", messages_to_json, METH_VARARGS, "messages_to_json(messages) -> str"},
+    {"messages_from_json", messages_from_json, METH_VARARGS, "messages_from_json(str) -> messages"},
     {"messages_abort", messages_abort, METH_VARARGS, NULL},
     {"commit", commit, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},

@@ -2,11 +2,13 @@
 partitioned pypaimon-written table compacted with several Ray tasks reads
 back identically in pypaimon; a worker killed mid-task is retried and the
 job completes; a task whose worker always dies makes the job fail cleanly
-(nothing published, no prepared file left)."""
+(nothing published, no prepared file left); paimon_c.ray.read reads a
+table's splits in Ray tasks from their JSON."""
 import json
 import os
 import pathlib
 
+import pyarrow as pa
 import pytest
 
 ray = pytest.importorskip("ray")
@@ -14,7 +16,7 @@ ray = pytest.importorskip("ray")
 import paimon_c  # noqa: E402
 from paimon_c import ray as paimon_ray  # noqa: E402
 
-from conftest import files_on_disk, files_referenced, pypaimon_rows, pypaimon_table  # noqa: E402
+from conftest import files_on_disk, files_referenced, pypaimon_rows, pypaimon_table, rows_of  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -78,3 +80,39 @@ def test_worker_that_always_dies_fails_the_job_cleanly(wh, kill_file):
     assert files_on_disk(path) == disk     # the other tasks' results were aborted
     arm(kill_file, -1, 0)
     assert paimon_ray.compact(str(wh), "db.t", full=True).files_removed == 24
+
+
+def test_ray_read_ships_splits_as_json(wh, kill_file):
+    arm(kill_file, -1, 0)
+    pypaimon_table(wh, commits=5, partition_keys=["pt"], parts=3)
+    got = paimon_ray.read(str(wh), "db.t")
+    assert rows_of(got) == pypaimon_rows(wh)
+    part = paimon_ray.read(str(wh), "db.t", projection=["id", "s"], filter="s = 'v2'")
+    assert part.column_names == ["id", "s"] and part.num_rows > 0
+    assert rows_of(part) == rows_of(pa.Table.from_pylist(
+        [{"id": r["id"], "s": r["s"]} for r in got.to_pylist() if r["s"] == "v2"]))
+
+
+def test_service_executor_retries_and_aborts(wh, kill_file):
+    """The helper of paimon serve's executor=ray (inside this driver): results
+    in task order; a task whose worker always dies ends it with the results
+    it got aborted (no prepared file left)."""
+    from paimon_c import _service_exec
+    path = pypaimon_table(wh, commits=6, partition_keys=["pt"], parts=4)
+    t = paimon_c.open_table(str(path))
+    cb = t.new_compact_builder().with_full(True)
+    plan = cb.new_planner().plan()
+    req = {"address": "auto", "table": str(path), "tasks": [json.loads(x.to_json()) for x in plan.tasks()]}
+    disk = files_on_disk(path)
+    arm(kill_file, 2, 99)
+    with pytest.raises(Exception):
+        _service_exec._execute(req)
+    assert kills(kill_file) == 3 and files_on_disk(path) == disk
+    arm(kill_file, 1, 1)
+    texts = _service_exec._execute(req)
+    assert kills(kill_file) == 1
+    results = [paimon_c.CompactResult.from_json(x) for x in texts]
+    assert [json.loads(x)["task_index"] for x in texts] == [0, 1, 2, 3]
+    before = pypaimon_rows(wh)
+    assert cb.new_commit().commit_compact(results).files_removed == 24
+    assert pypaimon_rows(wh) == before

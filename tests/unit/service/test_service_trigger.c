@@ -214,6 +214,18 @@ static void test_config(void **state)
     pm_test_expect_error(svc_config_set(&c, "compaction-service.trigger.count=0"), PM_EINVALID, "trigger.count");
     pm_test_expect_error(svc_config_set(&c, "compaction-service.concurrency=x"), PM_EINVALID, "concurrency");
     pm_test_expect_error(svc_config_set(&c, "novalue"), PM_EINVALID, "key=value");
+    assert_false(c.ray);
+    PM_OK_OR_FAIL(svc_config_set(&c, "compaction-service.executor=ray"));
+    PM_OK_OR_FAIL(svc_config_set(&c, "compaction-service.ray.address=10.0.0.1:6379"));
+    PM_OK_OR_FAIL(svc_config_set(&c, "compaction-service.ray.address = 10.0.0.2:6379"));
+    PM_OK_OR_FAIL(svc_config_set(&c, "compaction-service.ray.python=/opt/py/bin/python"));
+    assert_true(c.ray);
+    assert_string_equal(c.ray_address, "10.0.0.2:6379");
+    assert_string_equal(c.ray_python, "/opt/py/bin/python");
+    pm_test_expect_error(svc_config_set(&c, "compaction-service.executor=spark"), PM_EINVALID, "local or ray");
+    pm_test_expect_error(svc_config_set(&c, "compaction-service.ray.address="), PM_EINVALID, "empty");
+    PM_OK_OR_FAIL(svc_config_set(&c, "compaction-service.executor=local"));
+    assert_false(c.ray);
     svc_config_clear(&c);
     assert_true(svc_valid_table_name("db.t"));
     assert_true(svc_valid_table_name("db.t.v"));
