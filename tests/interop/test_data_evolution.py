@@ -302,11 +302,11 @@ def test_materialize_usage_and_refusals(tmp_path):
     tdir = _py_create(tmp_path)
     p = run_paimon("materialize-deletions", tdir, "--partition", "a=1", "--where", "a >= 1", check=False)
     assert p.returncode == 2 and "exclusive" in p.stderr
-    # no predicate language yet: --where is refused by name, nothing is written
+    # --where of materialize-deletions names partition keys only; bad predicates write nothing
     p = run_paimon("materialize-deletions", tdir, "--where", "id >= 1", check=False)
-    assert p.returncode == 1 and "--where predicates are not supported yet" in p.stderr
-    p = run_paimon("delete", tdir, "--where", "id >= 1", check=False)
-    assert p.returncode == 1 and "--where predicates are not supported yet" in p.stderr
+    assert p.returncode == 1 and "'id' is not a partition key" in p.stderr
+    p = run_paimon("delete", tdir, "--where", "id >>= 1", check=False)
+    assert p.returncode == 1 and "filter" in p.stderr
     p = run_paimon("delete", tdir, "--where", "id >= 1", "--row-ids", "1", check=False)
     assert p.returncode == 2 and "exclusive" in p.stderr
     assert not (tdir / "snapshot").exists() or not any((tdir / "snapshot").glob("snapshot-*"))
@@ -315,6 +315,59 @@ def test_materialize_usage_and_refusals(tmp_path):
     assert p.returncode == 1 and "deletion-vectors.enabled=true" in p.stderr
     p = run_paimon("compact", nodv, "--option", "data-evolution.compaction.rewrite-row-ids=true", check=False)
     assert p.returncode == 1 and "materialize-deletions" in p.stderr
+
+
+def test_delete_where_read_by_pypaimon(pytable):
+    """`paimon delete --where`: the live rows matching the predicate get deletion vectors, as pypaimon reads."""
+    wh, tdir = pytable
+    before = _py_rows(wh)
+    out = run_paimon("delete", tdir, "--where", "id >= 3 AND name <> 'n13' AND v < 500").stdout
+    gone = {r["_ROW_ID"] for r in before if r["id"] >= 3 and r["name"] != "n13" and r["v"] < 500}
+    assert "%d rows deleted" % len(gone) in out
+    after = _py_rows(wh)
+    assert after == [r for r in before if r["_ROW_ID"] not in gone]
+    assert _ours(tdir) == after
+    # nothing matching (deleted rows do not match again): no snapshot
+    snaps = run_paimon("snapshots", tdir).stdout
+    assert "nothing to commit" in run_paimon("delete", tdir, "--where", "id IN (3, 4)").stdout
+    assert run_paimon("snapshots", tdir).stdout == snaps
+    # pypaimon keeps deleting and updating
+    _py_delete(wh, [0])
+    _py_update(wh, [1], [-5.0])
+    assert _ours(tdir) == _py_rows(wh)
+
+
+def test_materialize_where_partitions(tmp_path):
+    """`paimon materialize-deletions --where 'dt >= 20260801'` on a partitioned table pypaimon wrote."""
+    from pypaimon import Schema
+    cat = _catalog(tmp_path)
+    cat.create_database("db", True)
+    schema = pa.schema([("id", pa.int64()), ("name", pa.string()), ("v", pa.float64()), ("dt", pa.int32())])
+    cat.create_table("db.p", Schema.from_pyarrow_schema(schema, partition_keys=["dt"], options=OPTS), False)
+    t = cat.get_table("db.p")
+    days = [20260731, 20260801, 20260812]
+    w = t.new_batch_write_builder().new_write()
+    ids = list(range(12))
+    w.write_arrow(pa.table({"id": ids, "name": [f"n{i}" for i in ids], "v": [float(i) for i in ids],
+                            "dt": [days[i % 3] for i in ids]}, schema=schema))
+    _py_commit(t, w.prepare_commit())
+    w.close()
+    tdir = tmp_path / "db.db" / "p"
+    cols = ("_ROW_ID", "id", "name", "v", "dt")
+    rows = _py_rows(tmp_path, "p", cols)
+    _py_delete(tmp_path, [r["_ROW_ID"] for r in rows if r["id"] in (0, 1, 2)], name="p")  # one per partition
+    out = run_paimon("materialize-deletions", tdir, "--where", "dt >= 20260801").stdout
+    assert "2 groups" in out and "2 rows removed" in out
+    after = _py_rows(tmp_path, "p", cols)
+    assert sorted(r["id"] for r in after) == list(range(3, 12))
+    with_dv = {f["partition"] for f in _files(tdir) if f["deleted_rows"]}
+    assert with_dv == {"dt=20260731"}  # the partition the predicate left out keeps its vector
+    kept = {r["id"]: r["_ROW_ID"] for r in rows}
+    for r in after:  # rewritten partitions got new row IDs, the other kept its own
+        assert (r["_ROW_ID"] == kept[r["id"]]) == (r["dt"] == 20260731)
+    assert sorted(_rows(tdir, "--columns", ",".join(cols)), key=lambda r: r["_ROW_ID"]) == after
+    assert "nothing to materialize" in run_paimon("materialize-deletions", tdir, "--where",
+                                                  "dt > 20260731").stdout
 
 
 def _plan_exec(tdir, tmp_path):

@@ -3,7 +3,8 @@
  * data-evolution table (paimon/compact.h pm_materialize_deletions).
  *
  * One batch:
- *   1. scan the latest snapshot S (partition specs as filter); in each
+ *   1. scan the latest snapshot S (partition specs as filter; or the
+ *      `where` predicate tested on each bucket's partition); in each
  *      bucket the row-ID groups (table/de_read.h) whose anchor has a
  *      deletion vector are selected in row order until about
  *      batch_vectors vectors (a group is never split); a selected group
@@ -39,6 +40,7 @@
 #include "table/commit_message.h"
 #include "table/de_read.h"
 #include "table/partition.h"
+#include "table/predicate.h"
 #include "table/rolling_file_writer.h"
 #include "table/table_commit.h"
 
@@ -65,6 +67,7 @@ typedef struct sel_group {
 
 typedef struct batch {
     pm_table *t;
+    const pm_predicate *where;   /* partitions to act on; NULL = all scanned */
     pm_scan_result *scan;
     pm_de_group **groups;
     size_t *ngroups;
@@ -96,6 +99,13 @@ static pm_error *select_groups(batch *b, int64_t target)
         const pm_bucket_files *bf = &b->scan->buckets[i];
         if (!bf->ndvs)
             continue;
+        if (b->where) {
+            bool match = false;
+            PM_TRY(pm_predicate_partition_match(b->where, b->t->partition_type, bf->partition.data,
+                                                bf->partition.len, &match));
+            if (!match)
+                continue;
+        }
         PM_TRY(pm_de_plan_groups(bf->files, bf->nfiles, &b->groups[i], &b->ngroups[i]));
         for (size_t k = 0; k < b->ngroups[i] && vectors < target; k++) {
             const pm_de_group *g = &b->groups[i][k];
@@ -358,9 +368,12 @@ pm_error *pm_materialize_deletions(pm_materialize_metrics *out, pm_table *t, con
 {
     if (!out || out->version != PM_MATERIALIZE_METRICS_VERSION)
         return pm_error_new(PM_EINVALID, "pm_materialize_metrics must be initialized with PM_MATERIALIZE_METRICS_INIT");
-    if (o && o->version != PM_MATERIALIZE_OPTIONS_VERSION)
-        return pm_error_new(PM_EINVALID, "pm_materialize_options.version %d is not %d", o->version,
+    if (o && (o->version < 1 || o->version > PM_MATERIALIZE_OPTIONS_VERSION))
+        return pm_error_new(PM_EINVALID, "pm_materialize_options.version %d is not 1..%d", o->version,
                             PM_MATERIALIZE_OPTIONS_VERSION);
+    const char *where = o && o->version >= 2 ? o->where : NULL;
+    if (where && o->npartitions)
+        return pm_error_new(PM_EINVALID, "materialize deletions: partitions and where are exclusive");
     pm_materialize_metrics m = PM_MATERIALIZE_METRICS_INIT;
     *out = m;
     const pm_options *opts = pm_table_options(t);
@@ -374,17 +387,29 @@ pm_error *pm_materialize_deletions(pm_materialize_metrics *out, pm_table *t, con
         return pm_error_new(PM_EINVALID, "materializing deletions needs deletion-vectors.enabled=true: %s",
                             pm_table_path(t));
     int64_t target = o && o->batch_vectors > 0 ? o->batch_vectors : DEFAULT_BATCH;
+    pm_predicate *pred = NULL;
+    if (where) {
+        PM_TRY(pm_predicate_parse(&pred, where, pm_table_schema(t)->row_type));
+        pm_error *pe = pm_predicate_check_partition(pred, t->partition_type, "where of materialize deletions");
+        if (pe) {
+            pm_predicate_free(pred);
+            return pe;
+        }
+    }
     pm_partition_spec *specs = NULL;
     size_t nspecs = o ? o->npartitions : 0;
     pm_error *e = NULL;
-    if (nspecs)
-        PM_TRY(pm_calloc(&specs, nspecs, sizeof *specs));
+    if (nspecs && (e = pm_calloc(&specs, nspecs, sizeof *specs))) {
+        pm_predicate_free(pred);
+        return e;
+    }
     for (size_t i = 0; i < nspecs && !e; i++)
         e = pm_partition_spec_parse(o->partitions[i], &specs[i]);
     for (int64_t round = 1; !e; round++) {
         batch b;
         memset(&b, 0, sizeof b);
         b.t = t;
+        b.where = pred;
         pm_scan_options so = pm_scan_options_default();
         so.partitions = specs;
         so.npartitions = nspecs;
@@ -425,5 +450,6 @@ pm_error *pm_materialize_deletions(pm_materialize_metrics *out, pm_table *t, con
     for (size_t i = 0; i < nspecs; i++)
         pm_partition_spec_clear(&specs[i]);
     free(specs);
+    pm_predicate_free(pred);
     return e ? pm_error_wrap(e, 0, "materialize deletions of %s", pm_table_path(t)) : NULL;
 }
