@@ -322,8 +322,9 @@ PM_API pm_error *pm_compact_doc_kind_of(pm_compact_doc_kind *out, const char *js
  * repeat until nothing is left, each reported through `progress`.
  * Needs a data-evolution table with deletion-vectors.enabled=true;
  * a table without logical deletes is reported as nothing to materialize
- * (metrics all zero).  Groups with dedicated (blob or vector) files are
- * PM_EUNSUPPORTED.  A batch whose groups changed before its commit (a
+ * (metrics all zero).  A group's `.blob` files are rewritten with it
+ * (each new normal file followed by its blob files); dedicated vector
+ * files are PM_EUNSUPPORTED.  A batch whose groups changed before its commit (a
  * concurrent write, delete or compaction) fails with PM_ECONFLICT and
  * publishes nothing (its files are deleted); the batches before it stay. */
 /* Version 2 added `where`; a version 1 struct (without it) is still

@@ -493,6 +493,54 @@ def test_blob_writes_read_by_pypaimon(tmp_path):
     assert _our_blob_rows(tdir) == now
 
 
+def test_materialize_blob_groups(tmp_path):
+    """Materialization rewrites groups with .blob files too (only vector files are refused): pypaimon wrote
+    the table and deleted rows; after it the survivors keep their blobs under new row IDs."""
+    from pypaimon import Schema
+    cat = _catalog(tmp_path)
+    cat.create_database("db", True)
+    opts = {"bucket": "-1", "row-tracking.enabled": "true", "data-evolution.enabled": "true",
+            "deletion-vectors.enabled": "true", "write-only": "true", "blob.target-file-size": "1 kb"}
+    cat.create_table("db.mb", Schema.from_pyarrow_schema(BLOB_SCHEMA, partition_keys=["dt"], options=opts), False)
+    tdir = tmp_path / "db.db" / "mb"
+    t = _py_table(tmp_path, "mb")
+    for part in (range(0, 300), range(300, 400)):
+        w = t.new_batch_write_builder().new_write()
+        w.write_arrow(pa.table({"id": list(part), "name": [f"n{i}" for i in part],
+                                "pic": [_blob_value(i) for i in part], "dt": ["a" if i < 350 else "b" for i in part]},
+                               schema=BLOB_SCHEMA))
+        _py_commit(t, w.prepare_commit())
+        w.close()
+    before = _py_blob_rows(tmp_path, "mb")
+    old_blobs = {f["file_name"] for f in _files(tdir) if f["file_name"].endswith(".blob")}
+    assert old_blobs
+    gone = {r["_ROW_ID"] for r in before if r["id"] % 9 == 4}
+    _py_delete(tmp_path, sorted(gone), name="mb")
+    out = run_paimon("materialize-deletions", tdir).stdout
+    assert "%d rows removed" % len(gone) in out
+    after = _py_blob_rows(tmp_path, "mb")
+    strip = lambda rs: sorted(({k: r[k] for k in ("id", "name", "pic", "dt")} for r in rs),  # noqa: E731
+                              key=lambda r: r["id"])
+    assert strip(after) == strip(r for r in before if r["_ROW_ID"] not in gone)
+    assert min(r["_ROW_ID"] for r in after) >= 400 and len({r["_ROW_ID"] for r in after}) == len(after)
+    files = _files(tdir)
+    assert all(f["deleted_rows"] == 0 for f in files)
+    new_blobs = [f for f in files if f["file_name"].endswith(".blob")]
+    assert new_blobs and not old_blobs & {f["file_name"] for f in new_blobs}
+    normal = [f for f in files if not f["file_name"].endswith(".blob")]
+    for b in new_blobs:  # each blob file inside one normal file's range, as pypaimon and Java write them
+        assert any(f["partition"] == b["partition"] and f["first_row_id"] <= b["first_row_id"] and
+                   b["first_row_id"] + b["record_count"] <= f["first_row_id"] + f["record_count"] for f in normal)
+    assert _our_blob_rows(tdir) == after
+    # pypaimon keeps appending and deleting
+    w = t.new_batch_write_builder().new_write()
+    w.write_arrow(pa.table({"id": [9000], "name": ["p"], "pic": [b"\x01"], "dt": ["b"]}, schema=BLOB_SCHEMA))
+    _py_commit(_py_table(tmp_path, "mb"), w.prepare_commit())
+    w.close()
+    _py_delete(tmp_path, [after[0]["_ROW_ID"]], name="mb")
+    assert _our_blob_rows(tdir) == _py_blob_rows(tmp_path, "mb")
+
+
 # ---------------------------------------------------------------------------
 # seeded model test
 

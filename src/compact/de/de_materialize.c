@@ -8,15 +8,16 @@
  *      bucket the row-ID groups (table/de_read.h) whose anchor has a
  *      deletion vector are selected in row order until about
  *      batch_vectors vectors (a group is never split); a selected group
- *      with dedicated files is PM_EUNSUPPORTED;
+ *      with dedicated vector files is PM_EUNSUPPORTED;
  *   2. each selected group is read in the table's schema with the
  *      anchor's deletions applied and written as one new file (rolling
- *      writer that never rolls; file source APPEND, no first row ID,
+ *      writer that never rolls; with BLOB fields through table/
+ *      blob_write.h: the normal file, then its .blob files; file source APPEND, no first row ID,
  *      sequence numbers 0: the commit gives it new row IDs from nextRowId
  *      and the new snapshot's sequence number); a group with no survivor
  *      writes nothing;
- *   3. per bucket a commit message: the groups' normal files replaced by
- *      the new ones, the bucket's DV index rewritten without the groups'
+ *   3. per bucket a commit message: the groups' files (normal and blob)
+ *      replaced by the new ones, the bucket's DV index rewritten without the groups'
  *      vectors (one file holding the rest; the old files removed), the
  *      global index entries whose row range meets a group dropped;
  *   4. one COMPACT commit, validated on every attempt against the latest
@@ -37,6 +38,7 @@
 #include "dv/dv_maintainer.h"
 #include "meta/index_path.h"
 #include "meta/manifest.h"
+#include "table/blob_write.h"
 #include "table/commit_message.h"
 #include "table/de_read.h"
 #include "table/partition.h"
@@ -112,10 +114,11 @@ static pm_error *select_groups(batch *b, int64_t target)
             const pm_deletion_file *d = pm_compact_find_dv(bf, g->anchor->file_name);
             if (!d || (d->cardinality.has && d->cardinality.v == 0))
                 continue;
-            if (g->nfiles != g->nnormal)
-                return pm_error_new(PM_EUNSUPPORTED, "materializing deletions of row IDs [%" PRId64 ", %" PRId64
-                                    "] is not supported: the group has dedicated file %s", g->first_row_id,
-                                    g->first_row_id + g->row_count - 1, g->files[g->nnormal]->file_name);
+            for (size_t f = g->nnormal; f < g->nfiles; f++)
+                if (!pm_de_is_blob_file(g->files[f]->file_name))
+                    return pm_error_new(PM_EUNSUPPORTED, "materializing deletions of row IDs [%" PRId64 ", %" PRId64
+                                        "] is not supported: the group has dedicated vector file %s",
+                                        g->first_row_id, g->first_row_id + g->row_count - 1, g->files[f]->file_name);
             PM_TRY(pm_realloc_array(&b->sel, b->nsel + 1, sizeof *b->sel));
             b->sel[b->nsel++] = (sel_group){i, g, d};
             vectors++;
@@ -151,13 +154,17 @@ static pm_error *rewrite_group(batch *b, const sel_group *s, const char *dir, pm
     ro.source = PM_FILE_SOURCE_APPEND;
     ro.what = "materialized file";
     pm_rolling_file_writer *w = NULL;
+    pm_blob_write *bw = NULL;   /* tables with BLOB fields: normal file + its .blob files */
     pm_de_group_reader *rd = NULL;
     pm_dv *dv = NULL;
     pm_batch *view = NULL;
     uint8_t *keep = NULL;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_dv_index_read_one(t->fio, s->dv->index_path, s->dv->offset, s->dv->length, &dv), out);
-    PM_TRY_GOTO(e, pm_rolling_file_writer_new(&w, &ro), out);
+    if (pm_blob_write_needed(row))
+        PM_TRY_GOTO(e, pm_blob_write_new(&bw, &ro), out);
+    else
+        PM_TRY_GOTO(e, pm_rolling_file_writer_new(&w, &ro), out);
     PM_TRY_GOTO(e, pm_de_group_reader_open(&rd, t, dir, s->g, row, 4096), out);
     PM_TRY_GOTO(e, pm_batch_new(&view, row), out);
     for (;;) {
@@ -184,11 +191,11 @@ static pm_error *rewrite_group(batch *b, const sel_group *s, const char *dir, pm
         b->rows_removed += deleted;
         b->rows_kept += use->num_rows;
         if (use->num_rows)
-            PM_TRY_GOTO(e, pm_rolling_file_writer_write(w, use), out);
+            PM_TRY_GOTO(e, bw ? pm_blob_write_write(bw, use) : pm_rolling_file_writer_write(w, use), out);
     }
     pm_data_file_meta *f = NULL;
     size_t nf = 0;
-    PM_TRY_GOTO(e, pm_rolling_file_writer_finish(w, &f, &nf), out);
+    PM_TRY_GOTO(e, bw ? pm_blob_write_finish(bw, &f, &nf) : pm_rolling_file_writer_finish(w, &f, &nf), out);
     for (size_t k = 0; k < nf; k++) {
         f[k].min_sequence_number = 0;
         f[k].max_sequence_number = 0;
@@ -205,10 +212,13 @@ static pm_error *rewrite_group(batch *b, const sel_group *s, const char *dir, pm
     free(f);
     (void)bf;
 out:
-    if (e)
+    if (e) {
+        pm_blob_write_abort(bw);
         pm_rolling_file_writer_abort(w);
-    else
+    } else {
+        pm_blob_write_free(bw);
         pm_rolling_file_writer_free(w);
+    }
     pm_de_group_reader_free(rd);
     pm_dv_free(dv);
     pm_batch_free(view);
@@ -258,7 +268,7 @@ static pm_error *build_messages(batch *b)
             const sel_group *s = &b->sel[k];
             if (s->bucket != i)
                 continue;
-            for (size_t f = 0; !e && f < s->g->nnormal; f++) {
+            for (size_t f = 0; !e && f < s->g->nfiles; f++) { /* normal and blob files */
                 e = pm_realloc_array(&m->compact_before, m->n_compact_before + 1, sizeof *m->compact_before);
                 if (!e) {
                     memset(&m->compact_before[m->n_compact_before], 0, sizeof *m->compact_before);
