@@ -119,6 +119,27 @@ def test_fixture_row_tracking_columns(table, snapshot):
     assert sorted((r["_ROW_ID"], r["_SEQUENCE_NUMBER"]) for r in got) == _README_RT[(table, snapshot)]
 
 
+_DENSE_BLOB = {  # blob_data_evolution_with_dense_stats (ORC manifests, which pypaimon cannot read): its README
+    1: [{"_ROW_ID": 0, "f0": "TGlseQ==", "f1": 2, "f2": 12, "f3": None},
+        {"_ROW_ID": 1, "f0": "QWxpY2U=", "f1": 4, "f2": 14, "f3": None}],
+    2: [{"_ROW_ID": 0, "f0": "TGlseQ==", "f1": 2, "f2": 102, "f3": 2.1},
+        {"_ROW_ID": 1, "f0": "QWxpY2U=", "f1": 4, "f2": 104, "f3": 3.1}],
+}
+
+
+def test_fixture_dense_blob_orc_manifests(tmp_path):
+    """Java's blob data-evolution table with ORC manifests and dense stats at every snapshot (README rows,
+    "Lily"/"Alice" as base64), then our compaction of it keeps rows and row IDs."""
+    name = "blob_data_evolution_with_dense_stats"
+    tdir = tmp_path / name
+    shutil.copytree(FIXTURES / "java-written-orc-manifests" / f"{name}.db" / name, tdir)
+    for snap, want in _DENSE_BLOB.items():
+        got = _rows(tdir, "--snapshot", str(snap), "--columns", "_ROW_ID,f0,f1,f2,f3")
+        assert sorted(got, key=lambda r: r["_ROW_ID"]) == want
+    run_paimon("compact", tdir, "--option", "compaction.min.file-num=1")
+    assert sorted(_rows(tdir, "--columns", "_ROW_ID,f0,f1,f2,f3"), key=lambda r: r["_ROW_ID"]) == _DENSE_BLOB[2]
+
+
 @pytest.mark.parametrize("snapshot", [1, 2, 3])
 def test_fixture_data_evolution_with_index_matches_pypaimon(snapshot):
     name = "data_evolution_with_index"
