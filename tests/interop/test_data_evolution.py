@@ -262,12 +262,15 @@ def test_pypaimon_tables_compact(pytable):
     before = _py_rows(wh)
     assert [r["_ROW_ID"] for r in before] == [0, 1, 3, 4, 5, 6, 8, 9]
     assert _ours(tdir) == before
+    inputs = _files(tdir)
+    seq = (min(f["min_sequence_number"] for f in inputs), max(f["max_sequence_number"] for f in inputs))
     out = json.loads(run_paimon("compact", tdir, "--option", "compaction.min.file-num=1", "--json").stdout)
     assert out["files_removed"] == 4 and out["files_added"] == 1 and out["rows_written"] == 10
     assert _py_rows(wh) == before
     assert _ours(tdir) == before
     files = _files(tdir)
     assert len(files) == 1 and files[0]["first_row_id"] == 0 and files[0]["record_count"] == 10
+    assert (files[0]["min_sequence_number"], files[0]["max_sequence_number"]) == seq   # the inputs' range
     assert files[0]["deleted_rows"] == 2          # deleted slots stay, their vector moved
     # pypaimon keeps writing and updating the compacted table
     _py_append(wh, [20, 21])
@@ -408,6 +411,41 @@ def test_delete_between_plan_and_commit_survives(pytable, tmp_path):
     assert _py_rows(wh) == want
     assert _ours(tdir) == want
     assert 9 not in {r["_ROW_ID"] for r in want}
+
+
+def test_disjoint_append_commits_alongside(pytable, tmp_path):
+    """An append committed between plan and commit of a compaction: both stand, the new rows keep their IDs."""
+    wh, tdir = pytable
+    res = _plan_exec(tdir, tmp_path)
+    _py_append(wh, [40, 41])
+    want = _py_rows(wh)
+    run_paimon("compact-commit", tdir, res)
+    assert _py_rows(wh) == want and _ours(tdir) == want
+    assert {r["id"] for r in want} >= {40, 41}
+    assert any(f["file_source"] == "COMPACT" for f in _files(tdir))
+
+
+def test_compaction_output_does_not_roll(pytable):
+    """Write-time size and row limits do not roll a task's output: with a 1-byte target each group is its own
+    task, and each still becomes exactly one file over its whole range."""
+    wh, tdir = pytable
+    before = _py_rows(wh)
+    out = json.loads(run_paimon("compact", tdir, "--option", "compaction.min.file-num=1", "--option",
+                                "target-file-size=1 b", "--option", "target-file-row-num=2", "--json").stdout)
+    assert out["files_removed"] == 4 and out["files_added"] == 2 and out["rows_written"] == 10
+    assert sorted((f["first_row_id"], f["record_count"]) for f in _files(tdir)) == [(0, 5), (5, 5)]
+    assert _py_rows(wh) == before and _ours(tdir) == before
+
+
+def test_compaction_abort(pytable, tmp_path):
+    """compact-abort deletes an uncommitted data-evolution result's files; the table is unchanged."""
+    wh, tdir = pytable
+    names = sorted(p.name for p in (tdir / "bucket-0").iterdir())
+    res = _plan_exec(tdir, tmp_path)
+    assert sorted(p.name for p in (tdir / "bucket-0").iterdir()) != names
+    run_paimon("compact-abort", tdir, res)
+    assert sorted(p.name for p in (tdir / "bucket-0").iterdir()) == names
+    assert _ours(tdir) == _py_rows(wh)
 
 
 def test_update_into_planned_range_replans(pytable, tmp_path):
