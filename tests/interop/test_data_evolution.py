@@ -476,6 +476,47 @@ def test_compaction_abort(pytable, tmp_path):
     assert _ours(tdir) == _py_rows(wh)
 
 
+def _tree(d):
+    return sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file())
+
+
+def test_compaction_refused_before_writing(tmp_path):
+    """Refused at planning, nothing written: an output over 4,294,967,296 slots with deletion vectors (a
+    manifest claiming 5e9 rows), and a normal file still holding inline a field the current schema keeps
+    in dedicated blob files (a schema 1 that made BYTES a BLOB)."""
+    import fastavro
+    big = tmp_path / "db.db" / "big"
+    run_paimon("create", big, "--schema", "id BIGINT", *sum((["--option", f"{k}={v}"] for k, v in OPTS.items()), []))
+    run_paimon("write", big, input='{"id":1}\n{"id":2}\n')
+    for m in (big / "manifest").glob("manifest-*"):
+        if m.name.startswith("manifest-list"):
+            continue
+        with open(m, "rb") as fh:
+            r = fastavro.reader(fh)
+            schema, recs, codec = r.writer_schema, list(r), r.codec
+        for e in recs:
+            e["_FILE"]["_ROW_COUNT"] = 5_000_000_000
+        with open(m, "wb") as fh:
+            fastavro.writer(fh, schema, recs, codec=codec)
+    files = _tree(big)
+    p = run_paimon("compact", big, "--option", "compaction.min.file-num=1", check=False)
+    assert p.returncode == 1 and "exceeds the 4294967296 a deletion vector can address" in p.stderr
+    assert _tree(big) == files
+
+    inl = tmp_path / "db.db" / "inl"
+    run_paimon("create", inl, "--schema", "id BIGINT, pic BYTES", "--option", "bucket=-1", "--option",
+               "row-tracking.enabled=true", "--option", "data-evolution.enabled=true")
+    run_paimon("write", inl, input='{"id":1,"pic":"AAE="}\n')
+    s = json.loads((inl / "schema" / "schema-0").read_text())
+    s["id"] = 1
+    s["fields"][1]["type"] = "BLOB"
+    (inl / "schema" / "schema-1").write_text(json.dumps(s))
+    files = _tree(inl)
+    p = run_paimon("compact", inl, "--option", "compaction.min.file-num=1", check=False)
+    assert p.returncode == 1 and "still holds field 'pic' inline" in p.stderr
+    assert _tree(inl) == files
+
+
 def test_update_into_planned_range_replans(pytable, tmp_path):
     wh, tdir = pytable
     res = _plan_exec(tdir, tmp_path)
