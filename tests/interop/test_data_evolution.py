@@ -350,6 +350,43 @@ def test_materialize(pytable):
     assert _ours(tdir) == want
 
 
+def _index_entries(tdir):
+    """(index type, file name, global row range or None) of the latest snapshot's index manifest."""
+    import fastavro
+    snap = json.loads((tdir / "snapshot" / ("snapshot-" + (tdir / "snapshot" / "LATEST").read_text().strip()))
+                      .read_text())
+    if not snap.get("indexManifest"):
+        return []
+    with open(tdir / "manifest" / snap["indexManifest"], "rb") as fh:
+        return [(e["_INDEX_TYPE"], e["_FILE_NAME"], e.get("_GLOBAL_INDEX") and
+                 (e["_GLOBAL_INDEX"]["_ROW_RANGE_START"], e["_GLOBAL_INDEX"]["_ROW_RANGE_END"]))
+                for e in fastavro.reader(fh)]
+
+
+def test_materialize_drops_global_indexes(tmp_path):
+    """Java's append_with_global_index (data evolution, three global bitmap indexes over row IDs [0, 7]) with
+    deletion vectors switched on (a schema 1): after a delete and materialization the indexes of the
+    rewritten range are gone, the survivors keep their values, and pypaimon reads the table."""
+    from table_read_oracle import canon_our_rows, canon_table, multiset, pypaimon_read
+    tdir = tmp_path / "db.db" / "t"
+    shutil.copytree(PARQUET / "append_with_global_index.db" / "append_with_global_index", tdir)
+    s = json.loads((tdir / "schema" / "schema-0").read_text())
+    s["id"] = 1
+    s["options"]["deletion-vectors.enabled"] = "true"
+    (tdir / "schema" / "schema-1").write_text(json.dumps(s))
+    assert [e[2] for e in _index_entries(tdir) if e[0] == "bitmap"] == [(0, 7)] * 3
+    before = _rows(tdir, "--columns", "_ROW_ID,f0,f1,f2,f3")
+    run_paimon("delete", tdir, "--where", "f0 = 'Bob' AND f3 < 13")
+    out = run_paimon("materialize-deletions", tdir).stdout
+    assert "1 rows removed" in out
+    assert [e for e in _index_entries(tdir) if e[0] != "DELETION_VECTORS"] == []
+    after = _rows(tdir, "--columns", "f0,f1,f2,f3")
+    strip = lambda rs: multiset({k: r[k] for k in ("f0", "f1", "f2", "f3")} for r in rs)  # noqa: E731
+    assert strip(after) == strip(r for r in before if not (r["f0"] == "Bob" and r["f3"] < 13))
+    arrow = pypaimon_read(tmp_path, "db", "t")
+    assert multiset(canon_our_rows(_rows(tdir), arrow.schema)) == multiset(canon_table(arrow))
+
+
 def test_materialize_usage_and_refusals(tmp_path):
     tdir = _py_create(tmp_path)
     p = run_paimon("materialize-deletions", tdir, "--partition", "a=1", "--where", "a >= 1", check=False)
