@@ -108,7 +108,9 @@ _README_RT = {
         [(i, 1) for i in range(5)] + [(i, 3) for i in range(5, 10)],
     ("append_table_alter_table_with_cast_with_data_evolution", 1): [(i, 1) for i in range(5)],
     ("append_table_row_tracking_with_compact", 4): [(0, 1), (1, 1), (2, 2), (3, 2)],
+    ("append_table_row_tracking_with_compact", 3): [(0, 1), (1, 1), (2, 2), (3, 2)],
     ("append_table_row_tracking_with_compact", 2): [(0, 1), (1, 1), (2, 2), (3, 2)],
+    ("append_table_row_tracking_with_compact", 1): [(0, 1), (1, 1)],
 }
 
 
