@@ -678,6 +678,26 @@ def test_split_large_files(tmp_path):
     assert _ours(tdir) == before
 
 
+@pytest.mark.parametrize("ratio", ["0.5", "0.999", "NaN", "inf", "-2", "abc"])
+def test_large_file_ratio_refused(tmp_path, ratio):
+    """large-file-ratio must be finite and >= 1.0 (fractional allowed): refused at create and as a dynamic
+    option of a compaction, nothing written."""
+    key = "data-evolution.compaction.large-file-ratio"
+    base = ["--schema", "id BIGINT", "--option", "bucket=-1", "--option", "row-tracking.enabled=true",
+            "--option", "data-evolution.enabled=true"]
+    p = run_paimon("create", tmp_path / "db.db" / "bad", *base, "--option", f"{key}={ratio}", check=False)
+    assert p.returncode == 2 and key in p.stderr  # create: a bad option is a usage error
+    assert not (tmp_path / "db.db" / "bad" / "schema").exists()
+    ok = tmp_path / "db.db" / "ok"
+    run_paimon("create", ok, *base, "--option", f"{key}=1.5")
+    run_paimon("write", ok, input='{"id":1}\n')
+    files = _tree(ok)
+    p = run_paimon("compact", ok, "--option", f"{key}={ratio}", "--option", "compaction.min.file-num=1",
+                   check=False)
+    assert p.returncode != 0 and key in p.stderr
+    assert _tree(ok) == files
+
+
 # ---------------------------------------------------------------------------
 # BLOB columns: our writes in dedicated .blob files, read by pypaimon
 
