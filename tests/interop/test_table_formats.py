@@ -315,13 +315,6 @@ INDEX_OPTIONS = ["file-index.bloom-filter.columns=c0,c5", "file-index.bitmap.col
                  "file-index.bsi.columns=c0,c1", "file-index.range-bitmap.columns=c2"]
 
 
-# Known differences in Parquet value statistics (not ORC): Java 1.4.2
-# (parquet-mr 1.16) orders NaN above every FLOAT/DOUBLE, so a column holding
-# NaN has max NaN where we keep the largest number, and it keeps no min/max
-# for BYTES; those types (the last three) are left out of the Parquet case.
-PARQUET_DIFFERS = {"DOUBLE", "FLOAT", "BYTES"}
-
-
 def index_bytes(path, f):
     """A file's index: the embedded bytes, else its .index sidecar's."""
     import base64
@@ -334,9 +327,8 @@ def index_bytes(path, f):
 
 @pytest.mark.parametrize("fmt", ["orc", "parquet"])
 def test_stats_and_indexes_like_java(java, tmp_path, fmt):
-    types = [t for t in STAT_TYPES if fmt == "orc" or t not in PARQUET_DIFFERS]
+    types = STAT_TYPES
     names = [f"c{i}" for i in range(len(types))]
-    assert types[:11] == STAT_TYPES[:11]  # the indexed columns
     rows = java_rows.gen(types, 300, seed=15, pool=25)
     detail, index = {}, {}
     for who in ("java", "ours"):

@@ -604,6 +604,7 @@ static pm_error *fill_stats(pm_pq_writer *w, pm_pq_write_result *res)
         const pq_stats *t = &cw->total;
         s->has_stats = true;
         s->null_count = t->null_count;
+        s->has_nan = t->has_nan;
         if (!t->has_minmax || t->kind == PQS_INT96)   /* Paimon: no min/max for INT96 */
             continue;
         s->has_min_max = true;
