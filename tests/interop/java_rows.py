@@ -2,14 +2,26 @@
 
 `gen(types, n, seed)` draws rows of Python values per column type;
 `ours(names, types, rows)` renders them as `paimon write` JSON lines (the `paimon
-cat` encoding), `java(types, rows)` as the oracle's write-rows lines (one
+cat` encoding), `java_lines(types, rows)` as the oracle's write-rows lines (one
 JSON array per row, raw units; see bench/java RowsIn.java).  Types are SQL
-strings as `paimon create --schema` takes them."""
+strings as `paimon create --schema` takes them.
+
+Also the Java oracle fixture `java` (one JVM per test module), for the
+modules that import it."""
 import base64
 import datetime
 import json
+import os
 import random
 import re
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench" / "java"))
+from paimon_oracle import BuildError, JavaOracle, build  # noqa: E402
 
 EPOCH = datetime.datetime(1970, 1, 1)
 
@@ -129,10 +141,25 @@ def ours(names, types, rows):
     return "".join(json.dumps({n: render_ours(t, v) for n, t, v in zip(names, types, r)}) + "\n" for r in rows)
 
 
-def java(types, rows):
+def java_lines(types, rows):
     return "".join(json.dumps([render_java(t, v) for t, v in zip(types, r)]) + "\n" for r in rows)
 
 
 def schema_sql(names, types):
     return ", ".join(f"{n} {t}" for n, t in zip(names, types))
 
+
+
+@pytest.fixture(scope="module")
+def java():
+    """The Apache Paimon Java oracle; FAILS when it cannot be built
+    (PAIMON_SKIP_JAVA=1 skips on purpose)."""
+    if os.environ.get("PAIMON_SKIP_JAVA") == "1":
+        pytest.skip("PAIMON_SKIP_JAVA=1: Apache Paimon Java oracle tests skipped on request")
+    try:
+        run_sh = build()
+    except BuildError as e:
+        pytest.fail(f"cannot build the Apache Paimon Java oracle (set PAIMON_SKIP_JAVA=1 to skip):\n{e}",
+                    pytrace=False)
+    with JavaOracle(run_sh, java_opts=os.environ.get("JAVA_OPTS", "-XX:TieredStopAtLevel=1")) as j:
+        yield j

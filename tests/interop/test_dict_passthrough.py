@@ -25,31 +25,16 @@ import glob
 import json
 import os
 import shutil
-import sys
 
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ROOT, run_paimon
+from conftest import run_paimon
+from java_rows import java  # noqa: F401 (the oracle fixture)
 
-sys.path.insert(0, str(ROOT / "bench" / "java"))
-from paimon_oracle import BuildError, JavaOracle, build  # noqa: E402
 
 os.environ["TZ"] = "UTC"
 DP = "parquet.read.enable-dictionary-passthrough=true"
-
-
-@pytest.fixture(scope="module")
-def java():
-    if os.environ.get("PAIMON_SKIP_JAVA") == "1":
-        pytest.skip("PAIMON_SKIP_JAVA=1: Apache Paimon Java oracle tests skipped on request")
-    try:
-        run_sh = build()
-    except BuildError as e:
-        pytest.fail(f"cannot build the Apache Paimon Java oracle (set PAIMON_SKIP_JAVA=1 to skip):\n{e}",
-                    pytrace=False)
-    with JavaOracle(run_sh, java_opts=os.environ.get("JAVA_OPTS", "-XX:TieredStopAtLevel=1")) as j:
-        yield j
 
 
 def rows(commit, n, shape, wide):

@@ -29,17 +29,15 @@ import glob
 import json
 import os
 import shutil
-import sys
 
 import pyarrow as pa
 import pytest
 
 import java_rows
-from conftest import FIXTURES, ROOT, run_paimon
+from java_rows import java  # noqa: F401 (the oracle fixture)
+from conftest import FIXTURES, run_paimon
 from table_read_oracle import canon_our_rows, canon_table, multiset, pypaimon_read
 
-sys.path.insert(0, str(ROOT / "bench" / "java"))
-from paimon_oracle import BuildError, JavaOracle, build  # noqa: E402
 
 os.environ["TZ"] = "UTC"
 
@@ -48,19 +46,6 @@ PARQUET = FIXTURES / "java-written" / "parquet"
 INDEX_TABLES = ["append_with_bitmap", "append_with_bitmap_alter_table", "append_with_bitmap_no_embedding",
                 "append_with_bitmap_v1", "append_with_bloomfilter", "append_with_bsi",
                 "append_with_bsi_bitmap_bloomfilter", "pk_with_bitmap_dv"]
-
-
-@pytest.fixture(scope="module")
-def java():
-    if os.environ.get("PAIMON_SKIP_JAVA") == "1":
-        pytest.skip("PAIMON_SKIP_JAVA=1: Apache Paimon Java oracle tests skipped on request")
-    try:
-        run_sh = build()
-    except BuildError as e:
-        pytest.fail(f"cannot build the Apache Paimon Java oracle (set PAIMON_SKIP_JAVA=1 to skip):\n{e}",
-                    pytrace=False)
-    with JavaOracle(run_sh, java_opts=os.environ.get("JAVA_OPTS", "-XX:TieredStopAtLevel=1")) as j:
-        yield j
 
 
 def lines(text_or_list):
@@ -340,7 +325,7 @@ def test_stats_and_indexes_like_java(java, tmp_path, fmt):
         run_paimon(*args)
         if who == "java":
             src = tmp_path / "rows.json"
-            src.write_text(java_rows.java(types, rows))
+            src.write_text(java_rows.java_lines(types, rows))
             java.call("write-rows", path, "--input", src)
         else:
             run_paimon("write", path, input=java_rows.ours(names, types, rows))
