@@ -594,29 +594,6 @@ def test_we_read_java_written_table(java, tmp_path, cmd, args, compact):
         assert _lines(_paimon("read", path, "--snapshot", s["id"])) == _java_lines(java, path, "--snapshot", s["id"])
 
 
-ORC_MANIFEST_TABLES = sorted(p for p in (FIXTURES / "java-written-orc-manifests").glob("*.db/*")
-                             if (p / "schema").is_dir())
-
-
-@pytest.mark.parametrize("table", ORC_MANIFEST_TABLES, ids=lambda p: p.name)
-def test_we_read_orc_manifest_fixtures_like_java(java, tmp_path, table):
-    """Tables whose manifests and manifest lists are ORC (pypaimon 2.1 cannot
-    read them): our rows equal Java's at every snapshot, on a copy (reading
-    changes nothing)."""
-    _need("read")
-    dst = tmp_path / table.parent.name / table.name
-    shutil.copytree(table, dst)
-    for s in [s["id"] for s in java.snapshots(dst)] + [None]:
-        args = ["--snapshot", s] if s is not None else []
-        want = sorted(_unordered_maps_line(x) for x in _java_lines(java, dst, *args))
-        got = sorted(_unordered_maps_line(x) for x in _lines(_paimon("read", dst, *args)))
-        assert got == want, (table.name, s)
-
-
-def _unordered_maps_line(line):
-    return json.dumps(_unordered_maps(json.loads(line)), sort_keys=True)
-
-
 # ---------------------------------------------------------------------------
 # Thin mode: both engines compact the same Java-written thin-mode table
 

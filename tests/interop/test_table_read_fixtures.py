@@ -17,8 +17,8 @@ _WRITE_COLS names through the latest schema, so the renamed columns of
 the two *_alter_table_with_cast_with_data_evolution tables come out null,
 and it does not find the renamed blob column): the fixture wins.  Snapshot
 2 of the blob table fails as Java fails it (its BLOB NOT NULL column has no
-file for row IDs 5-9).  Tables with ORC manifests (pypaimon cannot read
-them) are compared with Java in test_java_oracle.py.
+file for row IDs 5-9).  The tables with ORC manifests are compared with
+Java in test_table_formats.py.
 
 Fixtures are copied to a temporary warehouse first.  The two external-path
 tables point at FILE:/tmp/external, and their files ship beside the table
