@@ -17,6 +17,7 @@
 #include "index/global_index_decl.h"
 #include "index/global_index_file.h"
 #include "io/fileio.h"
+#include "lsm/universal.h"
 #include "meta/paths.h"
 #include "table/commit_message.h"
 #include "table/de_read.h"
@@ -298,64 +299,190 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
     return NULL;
 }
 
-/* Plan and build column g in bucket b. */
+/* Retire entry ie of bucket b in this round's snapshot. */
+static pm_error *retire(round_state *s, const pm_bucket_files *b, const pm_index_manifest_entry *ie)
+{
+    pm_error *e = NULL;
+    pm_commit_message *m = msg_for(s, b, &e);
+    if (!m)
+        return e;
+    for (size_t i = 0; i < m->n_index_removed; i++)
+        if (!strcmp(m->index_removed[i].index_file.file_name, ie->index_file.file_name))
+            return NULL;
+    pm_index_manifest_entry del = *ie;
+    del.kind = PM_FILE_DELETE;
+    PM_TRY(push_entry(&m->index_removed, &m->n_index_removed, &del));
+    s->res.files_removed++;
+    return NULL;
+}
+
+/* Build range rg of column g in bucket b. */
+static pm_error *build_range(round_state *s, const pm_bucket_files *b, pm_de_group **sorted, size_t ng,
+                             const pm_gi_column *g, gi_range rg)
+{
+    pm_column *vals = NULL;
+    pm_gi_payload *ps = NULL;
+    size_t np = 0;
+    PM_TRY(read_range(s, b, sorted, ng, g, rg.from, rg.to, &vals));
+    pm_error *e = pm_gi_build(g, vals, rg.to - rg.from + 1, &ps, &np);
+    pm_column_release(vals);
+    pm_commit_message *m = NULL;
+    if (!e && np && (m = msg_for(s, b, &e)))
+        e = publish_payloads(s, m, b, g, rg, ps, np);
+    pm_gi_payloads_free(ps, np);
+    if (!e && np) {
+        e = pm_realloc_array(&s->built, s->nbuilt + 1, sizeof *s->built);
+        if (!e)
+            s->built[s->nbuilt++] = (built){b, g->field_id, rg};
+        s->res.rows_indexed += rg.to - rg.from + 1;
+        s->res.ranges_built++;
+    }
+    return e;
+}
+
+/* A run of index ranges: one existing range (every payload file of it) or
+ * one missing piece. */
+typedef struct irun {
+    gi_range r;
+    bool missing;
+    bool selected;
+} irun;
+
+static int cmp_irun(const void *a, const void *b)
+{
+    const irun *x = a, *y = b;
+    return x->r.from < y->r.from ? -1 : x->r.from > y->r.from;
+}
+
+/* Universal run selection (lsm/universal.h) over the connected runs
+ * v[0..n) of one shard, sized by logical row counts, newest (highest row
+ * ids) first: the selected runs are marked; a single run is never
+ * selected alone. */
+static pm_error *select_runs(const pm_gi_column *g, irun *v, size_t n)
+{
+    if (n < 2 || n < (size_t)g->policy.trigger)
+        return NULL;
+    pm_sorted_run *runs = NULL;
+    PM_TRY(pm_calloc(&runs, n, sizeof *runs));
+    for (size_t i = 0; i < n; i++) {
+        const irun *x = &v[n - 1 - i];
+        runs[i] = (pm_sorted_run){(int32_t)i + 1, x->r.to - x->r.from + 1, 1};
+    }
+    pm_universal_opts uo;
+    memset(&uo, 0, sizeof uo);
+    uo.max_size_amp = g->policy.max_amplification;
+    uo.size_ratio = g->policy.size_ratio;
+    uo.run_trigger = g->policy.trigger;
+    uo.offpeak_start = -1;
+    uo.offpeak_end = -1;
+    pm_pick_clock clock = {0};
+    pm_compact_unit u = {0};
+    pm_error *e = pm_universal_pick(&uo, (int32_t)n + 1, runs, n, &clock, &u);
+    if (!e && u.has && u.nruns >= 2)
+        for (size_t i = 0; i < u.nruns; i++)
+            v[n - 1 - i].selected = true;
+    pm_compact_unit_clear(&u);
+    free(runs);
+    return e;
+}
+
+/* Plan and build column g in bucket b: retire payloads that no longer fit
+ * (another family, a range crossing a shard boundary, rows no longer
+ * there), build the missing pieces, and consolidate runs the universal
+ * selection picks (rebuilt together from current data). */
 static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, pm_de_group **sorted, size_t ng,
                                      const pm_gi_column *g)
 {
     ranges data = {0}, cov = {0}, missing = {0};
+    irun *runs = NULL;
+    size_t nruns = 0;
     pm_error *e = NULL;
-    pm_commit_message *m = NULL;
+    const int64_t S = g->rows_per_shard;
     for (size_t k = 0; k < ng && !e; k++)
         if (sorted[k]->has_first_row_id && sorted[k]->row_count > 0)
             e = ranges_push(&data, sorted[k]->first_row_id, sorted[k]->first_row_id + sorted[k]->row_count - 1);
-    for (size_t i = 0; i < b->nindex_entries && !e; i++) {
-        const pm_index_manifest_entry *ie = &b->index_entries[i];
-        pm_gi_family fam;
-        if (ie->kind != PM_FILE_ADD || !ie->index_file.has_global_index ||
-            ie->index_file.global_index.index_field_id != g->field_id)
-            continue;
-        if (!pm_gi_family_parse(ie->index_file.index_type, &fam) || fam != g->family) {
-            /* an incompatible definition: retired in this snapshot */
-            if (!(m = msg_for(s, b, &e)))
-                break;
-            pm_index_manifest_entry del = *ie;
-            del.kind = PM_FILE_DELETE;
-            if ((e = push_entry(&m->index_removed, &m->n_index_removed, &del)))
-                break;
-            s->res.files_removed++;
-            continue;
-        }
-        e = ranges_push(&cov, ie->index_file.global_index.row_range_start, ie->index_file.global_index.row_range_end);
-    }
     if (e)
         goto done;
     ranges_merge(&data);
-    ranges_merge(&cov);
-    PM_TRY_GOTO(e, ranges_minus_cut(&data, &cov, g->rows_per_shard, &missing), done);
-    for (size_t i = 0; i < missing.n && !e; i++) {
-        gi_range rg = missing.r[i];
-        pm_column *vals = NULL;
-        pm_gi_payload *ps = NULL;
-        size_t np = 0;
-        PM_TRY_GOTO(e, read_range(s, b, sorted, ng, g, rg.from, rg.to, &vals), done);
-        e = pm_gi_build(g, vals, rg.to - rg.from + 1, &ps, &np);
-        pm_column_release(vals);
-        if (!e && np && !(m = msg_for(s, b, &e))) {
-            pm_gi_payloads_free(ps, np);
+    for (size_t i = 0; i < b->nindex_entries && !e; i++) {
+        const pm_index_manifest_entry *ie = &b->index_entries[i];
+        const pm_global_index_meta *gm = &ie->index_file.global_index;
+        pm_gi_family fam;
+        if (ie->kind != PM_FILE_ADD || !ie->index_file.has_global_index || gm->index_field_id != g->field_id)
+            continue;
+        bool inside = false;
+        for (size_t d = 0; d < data.n && !inside; d++)
+            inside = data.r[d].from <= gm->row_range_start && gm->row_range_end <= data.r[d].to;
+        if (!pm_gi_family_parse(ie->index_file.index_type, &fam) || fam != g->family || !inside ||
+            gm->row_range_start / S != gm->row_range_end / S) {
+            e = retire(s, b, ie); /* incompatible, rows removed, or a shard-boundary change */
+            continue;
+        }
+        e = ranges_push(&cov, gm->row_range_start, gm->row_range_end);
+    }
+    if (e)
+        goto done;
+    /* runs: the distinct existing ranges, then the missing pieces */
+    qsort(cov.r, cov.n, sizeof *cov.r, cmp_range);
+    for (size_t i = 0; i < cov.n && !e; i++) {
+        if (nruns && runs[nruns - 1].r.from == cov.r[i].from && runs[nruns - 1].r.to == cov.r[i].to)
+            continue; /* another payload file of the same range */
+        if ((e = pm_realloc_array(&runs, nruns + 1, sizeof *runs)))
             break;
+        runs[nruns++] = (irun){cov.r[i], false, false};
+    }
+    ranges merged = {0};
+    for (size_t i = 0; i < cov.n && !e; i++)
+        e = ranges_push(&merged, cov.r[i].from, cov.r[i].to);
+    if (!e) {
+        ranges_merge(&merged);
+        e = ranges_minus_cut(&data, &merged, S, &missing);
+    }
+    ranges_free(&merged);
+    for (size_t i = 0; i < missing.n && !e; i++) {
+        if ((e = pm_realloc_array(&runs, nruns + 1, sizeof *runs)))
+            break;
+        runs[nruns++] = (irun){missing.r[i], true, false};
+    }
+    if (e)
+        goto done;
+    qsort(runs, nruns, sizeof *runs, cmp_irun);
+    /* groups: one shard, no holes */
+    for (size_t i = 0; i < nruns && !e;) {
+        size_t j = i + 1;
+        while (j < nruns && runs[j].r.from == runs[j - 1].r.to + 1 && runs[j].r.from / S == runs[i].r.from / S)
+            j++;
+        e = select_runs(g, runs + i, j - i);
+        if (e)
+            break;
+        /* selected runs: one rebuild of their union (they are adjacent) */
+        gi_range u = {0, -1};
+        for (size_t k = i; k < j; k++) {
+            if (!runs[k].selected)
+                continue;
+            if (u.to < u.from)
+                u = runs[k].r;
+            else
+                u.to = runs[k].r.to;
+            if (!runs[k].missing)
+                for (size_t x = 0; x < b->nindex_entries && !e; x++) {
+                    const pm_index_manifest_entry *ie = &b->index_entries[x];
+                    const pm_global_index_meta *gm = &ie->index_file.global_index;
+                    if (ie->kind == PM_FILE_ADD && ie->index_file.has_global_index &&
+                        gm->index_field_id == g->field_id && gm->row_range_start == runs[k].r.from &&
+                        gm->row_range_end == runs[k].r.to)
+                        e = retire(s, b, ie);
+                }
         }
-        if (!e && np)
-            e = publish_payloads(s, m, b, g, rg, ps, np);
-        pm_gi_payloads_free(ps, np);
-        if (!e && np) {
-            e = pm_realloc_array(&s->built, s->nbuilt + 1, sizeof *s->built);
-            if (!e)
-                s->built[s->nbuilt++] = (built){b, g->field_id, rg};
-            s->res.rows_indexed += rg.to - rg.from + 1;
-            s->res.ranges_built++;
-        }
+        if (!e && u.to >= u.from)
+            e = build_range(s, b, sorted, ng, g, u);
+        for (size_t k = i; k < j && !e; k++)
+            if (runs[k].missing && !runs[k].selected)
+                e = build_range(s, b, sorted, ng, g, runs[k].r);
+        i = j;
     }
 done:
+    free(runs);
     ranges_free(&data);
     ranges_free(&cov);
     ranges_free(&missing);
@@ -405,6 +532,15 @@ static bool same_partition(const pm_bytes *a, const pm_bytes *b)
     return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
 }
 
+static bool retired_here(const round_state *s, const char *name)
+{
+    for (size_t m = 0; m < s->nmsgs; m++)
+        for (size_t i = 0; i < s->msgs[m].n_index_removed; i++)
+            if (!strcmp(s->msgs[m].index_removed[i].index_file.file_name, name))
+                return true;
+    return false;
+}
+
 static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_result *live)
 {
     round_state *s = arg;
@@ -429,6 +565,8 @@ static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_re
                 continue;
             for (size_t i = 0; i < lb->nindex_entries; i++) {
                 const pm_index_file_meta *f = &lb->index_entries[i].index_file;
+                if (retired_here(s, f->file_name))
+                    continue; /* this round retires it */
                 if (f->has_global_index && f->global_index.index_field_id == bu->field_id &&
                     f->global_index.row_range_start <= bu->range.to && f->global_index.row_range_end >= bu->range.from)
                     return pm_error_new(PM_ECONFLICT, "global index file %s now covers row ids [%" PRId64 ", %" PRId64

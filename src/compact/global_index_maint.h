@@ -10,25 +10,39 @@
  *  1. capture the latest schema and snapshot; per partition, the data's
  *     row-ID stretches (files' [firstRowId, firstRowId + rowCount - 1],
  *     touching ranges merged);
- *  2. per declared column, the coverage = ranges of the partition's
- *     global index entries of that field and family; entries of the field
- *     with another family (an incompatible definition) are retired in the
- *     same snapshot; missing = stretches − coverage, cut at multiples of the
- *     column's row-count-per-shard (row-ID shards);
- *  3. each missing range is read (field + _ROW_ID through table/de_read.h,
- *     rows in row-ID order; a row id no file yields reads as null) and
- *     built into payload files `<type>-global-index-<uuid>.index` in
- *     `<table>/index/`; entries carry the range, the field id, the row count
- *     and the btree meta;
- *  4. commit (APPEND, commit user / identifier of the options): on every
- *     attempt the validate hook refuses (conflict) when a data file the
- *     round read is no longer live or a live entry of the same field and
- *     partition now overlaps a built range; a conflict or a schema change
- *     discards the round's files and replans, up to commit.max-retries
- *     rounds; an empty plan publishes nothing.
- * Consolidation of adjacent index runs, and the global-index.external-path
- * option, are PM_EUNSUPPORTED when they would apply (external path: always;
- * consolidation: never selected, existing payloads are kept).
+ *  2. per declared column, its entries of the partition (same field id):
+ *     retired in the round's snapshot when their family differs (an
+ *     incompatible definition), their range is no longer inside one data
+ *     stretch (removed rows) or crosses a multiple of the column's
+ *     row-count-per-shard (a shard-boundary change); the rest are kept
+ *     and form the coverage; missing = stretches − coverage, cut at shard
+ *     boundaries;
+ *  3. runs: each distinct kept range (all its payload files) and each
+ *     missing piece; runs of one shard touching each other form a group
+ *     (holes separate groups); within a group, newest (highest row ids)
+ *     first and sized by logical row counts, the universal run selection
+ *     of primary-key compaction (lsm/universal.h: size amplification,
+ *     size ratio, run count; global-index.num-sorted-run.compaction-
+ *     trigger, global-index.compaction.size-ratio,
+ *     global-index.compaction.max-size-amplification-percent, per column
+ *     from its index-options) picks runs to consolidate; a unit of fewer
+ *     than two runs is never taken, so below the trigger ranges stay
+ *     separate files;
+ *  4. the selected runs of a group are rebuilt as one range from current
+ *     data (their payloads retired), every other missing piece on its
+ *     own: values of field + _ROW_ID read through table/de_read.h in
+ *     row-id order (a row id no file yields reads as null), built into
+ *     payload files `<type>-global-index-<uuid>.index` in `<table>/index/`
+ *     whose entries carry the range, the field id, the row count and the
+ *     btree meta;
+ *  5. commit (APPEND, commit user / identifier of the options; additions
+ *     and retirements in one snapshot): on every attempt the validate hook
+ *     refuses (conflict) when the schema changed, a data file the round
+ *     read is no longer live, or a live entry of the same field and
+ *     partition that the round does not retire now overlaps a built range;
+ *     a conflict discards the round's files and replans, up to
+ *     commit.max-retries rounds; an empty plan publishes nothing.
+ * `global-index.external-path` is PM_EUNSUPPORTED.
  */
 #ifndef PM_COMPACT_GLOBAL_INDEX_MAINT_H
 #define PM_COMPACT_GLOBAL_INDEX_MAINT_H

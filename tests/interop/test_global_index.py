@@ -286,3 +286,60 @@ def test_update_of_indexed_column(tmp_path, action):
     _check_where(t, "id", [20])
     assert _pypaimon_row_ids(t, "id", [20]) == [1]
     assert _pypaimon_row_ids(t, "id", [2]) == []
+
+
+def _live_entries(t):
+    import fastavro
+    snaps = sorted(int(p.name[9:]) for p in (t / "snapshot").glob("snapshot-*"))
+    snap = json.loads((t / "snapshot" / f"snapshot-{snaps[-1]}").read_text())
+    if not snap.get("indexManifest"):
+        return []
+    out = []
+    for e in fastavro.reader(open(t / "manifest" / snap["indexManifest"], "rb")):
+        g = e["_GLOBAL_INDEX"]
+        if e["_KIND"] == 0 and g is not None:
+            out.append((g["_INDEX_FIELD_ID"], g["_ROW_RANGE_START"], g["_ROW_RANGE_END"], e["_INDEX_TYPE"]))
+    return sorted(out)
+
+
+def test_consolidation_and_shards(tmp_path):
+    """The seed's example: with a 1000-row shard, [0, 599] and [600, 799]
+    stay two files below the trigger (5); the fifth run lets the universal
+    selection merge the small tail runs while the large older runs stay;
+    a shard-size change retires the ranges crossing new boundaries."""
+    wh = tmp_path / "wh" / "db.db"
+    wh.mkdir(parents=True)
+    t = wh / "t"
+    run_paimon("create", t, "--schema", "k INT, s STRING", "--option", "bucket=-1", "--option",
+               "row-tracking.enabled=true", "--option", "data-evolution.enabled=true", "--option",
+               "write-only=true", "--option", "global-index.btree.index-columns=k", "--option",
+               "global-index.row-count-per-shard=1000")
+    rng = random.Random(3)
+    start = 0
+    expect = []
+    for n in (600, 200, 50, 50, 50):
+        p = tmp_path / "in.jsonl"
+        p.write_text("".join(json.dumps({"k": rng.randrange(100), "s": str(start + i)}) + "\n" for i in range(n)))
+        run_paimon("write", t, "--input", p)
+        run_paimon("index", t)
+        start += n
+        got = [(f, a, b) for f, a, b, _ in _live_entries(t)]
+        if n == 200:
+            assert got == [(0, 0, 599), (0, 600, 799)]
+        expect = got
+    assert expect == [(0, 0, 599), (0, 600, 799), (0, 800, 949)]
+    for v in (1, 50, 99):
+        _check_where(t, "k", [v])
+        assert _pypaimon_row_ids(t, "k", [v]) == _brute(t, "k", [v])
+    # a smaller shard: [0, 599] crosses 500 and is rebuilt per shard; the others stay
+    schema = json.loads((t / "schema" / "schema-0").read_text())
+    schema["id"] = 1
+    schema["options"]["global-index.row-count-per-shard"] = "500"
+    (t / "schema" / "schema-1").write_text(json.dumps(schema, indent=2))
+    out = json.loads(run_paimon("index", t, "--json").stdout)
+    assert out["files_removed"] == 1 and out["ranges_built"] == 2
+    got = [(f, a, b) for f, a, b, _ in _live_entries(t)]
+    assert got == [(0, 0, 499), (0, 500, 599), (0, 600, 799), (0, 800, 949)]
+    for v in (1, 50, 99):
+        _check_where(t, "k", [v])
+        assert _pypaimon_row_ids(t, "k", [v]) == _brute(t, "k", [v])
