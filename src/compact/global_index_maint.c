@@ -59,7 +59,8 @@ static int cmp_range(const void *a, const void *b)
 /* Sort and merge overlapping or touching ranges. */
 static void ranges_merge(ranges *x)
 {
-    qsort(x->r, x->n, sizeof *x->r, cmp_range);
+    if (x->n)
+        qsort(x->r, x->n, sizeof *x->r, cmp_range);
     size_t k = 0;
     for (size_t i = 0; i < x->n; i++) {
         if (k && x->r[i].from <= x->r[k - 1].to + 1) {
@@ -423,7 +424,8 @@ static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, p
     if (e)
         goto done;
     /* runs: the distinct existing ranges, then the missing pieces */
-    qsort(cov.r, cov.n, sizeof *cov.r, cmp_range);
+    if (cov.n)
+        qsort(cov.r, cov.n, sizeof *cov.r, cmp_range);
     for (size_t i = 0; i < cov.n && !e; i++) {
         if (nruns && runs[nruns - 1].r.from == cov.r[i].from && runs[nruns - 1].r.to == cov.r[i].to)
             continue; /* another payload file of the same range */
@@ -446,7 +448,8 @@ static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, p
     }
     if (e)
         goto done;
-    qsort(runs, nruns, sizeof *runs, cmp_irun);
+    if (nruns)
+        qsort(runs, nruns, sizeof *runs, cmp_irun);
     /* groups: one shard, no holes */
     for (size_t i = 0; i < nruns && !e;) {
         size_t j = i + 1;

@@ -79,6 +79,14 @@ const pm_gi_column *pm_gi_decls_find(const pm_gi_decls *d, int32_t field_id)
     return NULL;
 }
 
+const pm_gi_column *pm_gi_decls_find_name(const pm_gi_decls *d, const char *name)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->cols[i].column, name))
+            return &d->cols[i];
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- */
 /* declarations                                                      */
 

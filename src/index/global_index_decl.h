@@ -101,6 +101,8 @@ pm_error *pm_gi_decls_resolve(const pm_options *o, const pm_type *row_type, pm_g
 void pm_gi_decls_clear(pm_gi_decls *d);
 /* The declaration of field `field_id`, or NULL. */
 const pm_gi_column *pm_gi_decls_find(const pm_gi_decls *d, int32_t field_id);
+/* The declaration of column `name`, or NULL. */
+const pm_gi_column *pm_gi_decls_find_name(const pm_gi_decls *d, const char *name);
 /* Declarations and table mode together: PM_EINVALID / PM_EUNSUPPORTED as
  * above when d is non-empty and the table cannot carry them. */
 pm_error *pm_gi_decls_check_table(const pm_gi_decls *d, const pm_options *o, size_t n_primary_keys);

@@ -137,13 +137,15 @@ static pm_error *query_entry(pm_table *t, const pm_index_manifest_entry *ie, pm_
 
 static void normalize(gi_atom_sel *a)
 {
-    qsort(a->ids, a->nids, sizeof *a->ids, cmp_i64);
+    if (a->nids)
+        qsort(a->ids, a->nids, sizeof *a->ids, cmp_i64);
     size_t k = 0;
     for (size_t i = 0; i < a->nids; i++)
         if (!k || a->ids[k - 1] != a->ids[i])
             a->ids[k++] = a->ids[i];
     a->nids = k;
-    qsort(a->cov, a->ncov, sizeof *a->cov, cmp_range);
+    if (a->ncov)
+        qsort(a->cov, a->ncov, sizeof *a->cov, cmp_range);
     k = 0;
     for (size_t i = 0; i < a->ncov; i++) {
         if (k && a->cov[i].from <= a->cov[k - 1].to + 1) {
