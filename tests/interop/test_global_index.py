@@ -14,6 +14,10 @@
   format of later Paimon versions (Java 1.4.2's bitmap payloads, which we
   write, make it fail on the missing index meta), so bitmap payloads are
   checked through our reads and against Java's fixture bytes.
+- Apache Paimon Java 1.4.2 (bench/java gi-query / gi-build): Java's
+  GlobalIndexScanner returns for our btree and bitmap payloads the row IDs
+  of a brute-force filter, Java's BTreeGlobalIndexBuilder keeps
+  maintaining a table after us, and we after it.
 - Declarations: refusals at create and write, `paimon index --column`,
   write-only=true leaving maintenance to `paimon index`.
 """
@@ -26,7 +30,10 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, run_paimon, run_paimon_jsonl
+from conftest import FIXTURES, ROOT, run_paimon, run_paimon_jsonl
+
+sys.path.insert(0, str(ROOT / "bench" / "java"))
+from paimon_oracle import BuildError, JavaOracle, build  # noqa: E402
 
 PARQUET = FIXTURES / "java-written" / "parquet"
 
@@ -146,8 +153,8 @@ def _brute(table, col, vals):
     return sorted(r["_ROW_ID"] for r in rows if r[col] is not None and r[col] in vals)
 
 
-def _batch(rng, start, n):
-    names = ["ann", "bob", "cy", "dee", "", "O'Neil", "zoë"]
+def _batch(rng, start, n, empty=True):
+    names = ["ann", "bob", "cy", "dee", "O'Neil", "zoë"] + ([""] if empty else [])
     out = []
     for i in range(n):
         out.append({"id": rng.choice([None, rng.randrange(-50, 50), rng.randrange(0, 10**12)]),
@@ -343,3 +350,68 @@ def test_consolidation_and_shards(tmp_path):
     for v in (1, 50, 99):
         _check_where(t, "k", [v])
         assert _pypaimon_row_ids(t, "k", [v]) == _brute(t, "k", [v])
+
+
+@pytest.fixture(scope="module")
+def java():
+    if os.environ.get("PAIMON_SKIP_JAVA") == "1":
+        pytest.skip("PAIMON_SKIP_JAVA=1: Apache Paimon Java oracle tests skipped on request")
+    try:
+        run_sh = build()
+    except BuildError as e:
+        pytest.fail(f"cannot build the Apache Paimon Java oracle (set PAIMON_SKIP_JAVA=1 to skip):\n{e}",
+                    pytrace=False)
+    with JavaOracle(run_sh, java_opts=os.environ.get("JAVA_OPTS", "-XX:TieredStopAtLevel=1")) as j:
+        yield j
+
+
+def _java_row_ids(java, t, col, vals):
+    lines = java.call("gi-query", str(t), "--column", col, "--values", json.dumps(vals, ensure_ascii=False))
+    return json.loads(lines[-1])
+
+
+def test_java_reads_and_maintains_ours(java, tmp_path):
+    wh = tmp_path / "wh" / "db.db"
+    wh.mkdir(parents=True)
+    t = wh / "t"
+    run_paimon("create", t, "--schema", "id BIGINT, name STRING, cat INT, v INT", "--option", "bucket=-1",
+               "--option", "row-tracking.enabled=true", "--option", "data-evolution.enabled=true",
+               "--option", "global-index.btree.index-columns=id,name", "--option",
+               "global-index.bitmap.index-columns=cat", "--option", "global-index.row-count-per-shard=1000")
+    rng = random.Random(5)
+    total = 0
+    for w in range(3):
+        # no '' names: Java 1.4.2 reads a BTreeIndexMeta whose first key is
+        # empty as "no key" and fails (it writes the same meta itself)
+        rows = _batch(rng, total, rng.randrange(50, 160), empty=False)
+        total += len(rows)
+        p = tmp_path / f"w{w}.jsonl"
+        p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        run_paimon("write", t, "--input", p)
+    all_rows = _rows(t)
+    for col in ("id", "name", "cat"):
+        values = sorted({r[col] for r in all_rows if r[col] not in (None, "")}, key=str)
+        for _ in range(4):
+            vals = rng.sample(values, rng.choice([1, 2]))
+            assert _java_row_ids(java, t, col, vals) == _brute(t, col, vals), (col, vals)
+    # Java maintains after us (a write-only append it indexes), we after Java
+    p = tmp_path / "more.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in _batch(rng, total, 30, empty=False)))
+    schema = json.loads((t / "schema" / "schema-0").read_text())
+    schema["id"] = 1
+    schema["options"]["write-only"] = "true"
+    (t / "schema" / "schema-1").write_text(json.dumps(schema, indent=2))
+    run_paimon("write", t, "--input", p)
+    built = json.loads(java.call("gi-build", str(t), "--column", "id")[-1])
+    assert built["rows"] == 30 and built["files"] >= 1
+    out = json.loads(run_paimon("index", t, "--json").stdout)
+    assert out["ranges_built"] == 2 and out["files_removed"] == 0  # name and cat; id is Java's, kept
+    all_rows = _rows(t)
+    for col in ("id", "name", "cat"):
+        values = sorted({r[col] for r in all_rows if r[col] not in (None, "")}, key=str)
+        for _ in range(3):
+            vals = rng.sample(values, 2)
+            assert _java_row_ids(java, t, col, vals) == _brute(t, col, vals)
+            _check_where(t, col, vals)
+        if col != "cat":
+            assert _pypaimon_row_ids(t, col, vals) == _brute(t, col, vals)
