@@ -27,12 +27,8 @@
 #include "table/table_internal.h"
 #include "types/column.h"
 
-typedef struct gi_range {
-    int64_t from, to; /* inclusive */
-} gi_range;
-
 typedef struct ranges {
-    gi_range *r;
+    pm_gi_range *r;
     size_t n;
 } ranges;
 
@@ -46,32 +42,12 @@ static void ranges_free(ranges *x)
 static pm_error *ranges_push(ranges *x, int64_t from, int64_t to)
 {
     PM_TRY(pm_realloc_array(&x->r, x->n + 1, sizeof *x->r));
-    x->r[x->n++] = (gi_range){from, to};
+    x->r[x->n++] = (pm_gi_range){from, to};
     return NULL;
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-    const gi_range *x = a, *y = b;
-    return x->from < y->from ? -1 : x->from > y->from ? 1 : (x->to < y->to ? -1 : x->to > y->to);
-}
-
 /* Sort and merge overlapping or touching ranges. */
-static void ranges_merge(ranges *x)
-{
-    if (x->n)
-        qsort(x->r, x->n, sizeof *x->r, cmp_range);
-    size_t k = 0;
-    for (size_t i = 0; i < x->n; i++) {
-        if (k && x->r[i].from <= x->r[k - 1].to + 1) {
-            if (x->r[i].to > x->r[k - 1].to)
-                x->r[k - 1].to = x->r[i].to;
-        } else {
-            x->r[k++] = x->r[i];
-        }
-    }
-    x->n = k;
-}
+static void ranges_merge(ranges *x) { pm_gi_ranges_merge(x->r, &x->n); }
 
 /* out := a − b (both merged), each piece cut at multiples of shard. */
 static pm_error *ranges_minus_cut(const ranges *a, const ranges *b, int64_t shard, ranges *out)
@@ -108,7 +84,7 @@ static pm_error *ranges_minus_cut(const ranges *a, const ranges *b, int64_t shar
 typedef struct built {
     const pm_bucket_files *b;   /* in the round's scan */
     int32_t field_id;
-    gi_range range;
+    pm_gi_range range;
 } built;
 
 typedef struct round_state {
@@ -250,7 +226,7 @@ done:
 
 /* Write payloads as files and add their entries to m. */
 static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm_bucket_files *b,
-                                  const pm_gi_column *g, gi_range rg, pm_gi_payload *ps, size_t np)
+                                  const pm_gi_column *g, pm_gi_range rg, pm_gi_payload *ps, size_t np)
 {
     for (size_t i = 0; i < np; i++) {
         char uuid[37], name[128];
@@ -319,7 +295,7 @@ static pm_error *retire(round_state *s, const pm_bucket_files *b, const pm_index
 
 /* Build range rg of column g in bucket b. */
 static pm_error *build_range(round_state *s, const pm_bucket_files *b, pm_de_group **sorted, size_t ng,
-                             const pm_gi_column *g, gi_range rg)
+                             const pm_gi_column *g, pm_gi_range rg)
 {
     pm_column *vals = NULL;
     pm_gi_payload *ps = NULL;
@@ -344,7 +320,7 @@ static pm_error *build_range(round_state *s, const pm_bucket_files *b, pm_de_gro
 /* A run of index ranges: one existing range (every payload file of it) or
  * one missing piece. */
 typedef struct irun {
-    gi_range r;
+    pm_gi_range r;
     bool missing;
     bool selected;
 } irun;
@@ -425,7 +401,7 @@ static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, p
         goto done;
     /* runs: the distinct existing ranges, then the missing pieces */
     if (cov.n)
-        qsort(cov.r, cov.n, sizeof *cov.r, cmp_range);
+        qsort(cov.r, cov.n, sizeof *cov.r, pm_gi_range_cmp);
     for (size_t i = 0; i < cov.n && !e; i++) {
         if (nruns && runs[nruns - 1].r.from == cov.r[i].from && runs[nruns - 1].r.to == cov.r[i].to)
             continue; /* another payload file of the same range */
@@ -459,7 +435,7 @@ static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, p
         if (e)
             break;
         /* selected runs: one rebuild of their union (they are adjacent) */
-        gi_range u = {0, -1};
+        pm_gi_range u = {0, -1};
         for (size_t k = i; k < j; k++) {
             if (!runs[k].selected)
                 continue;

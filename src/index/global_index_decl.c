@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "index/fi_internal.h"
+#include "index/global_index_file.h"
 
 #define KEY_MAX 512
 
@@ -362,29 +364,21 @@ static pm_error *apply_params(const pm_options *o, pm_gi_column *g)
 /* ---------------------------------------------------------------- */
 /* resolve                                                           */
 
-/* Column types each family's writer takes (Java's KeySerializer for
- * btree: compact decimals and timestamps of precision <= 3 only;
- * BitmapFileIndex for bitmap). */
+/* Column types each family's writer takes: Java's KeySerializer for
+ * btree (compact decimals and timestamps of precision <= 3 only, see
+ * global_index_file.h), BitmapFileIndex's for bitmap (fi_bitmap.c). */
 static pm_error *check_type(const pm_gi_column *g)
 {
     const pm_type *t = g->type;
-    bool ok = false;
-    switch (t->id) {
-    case PM_TYPE_CHAR:
-    case PM_TYPE_VARCHAR:
-    case PM_TYPE_BOOLEAN:
-    case PM_TYPE_TINYINT:
-    case PM_TYPE_SMALLINT:
-    case PM_TYPE_INT:
-    case PM_TYPE_BIGINT:
-    case PM_TYPE_FLOAT:
-    case PM_TYPE_DOUBLE:
-    case PM_TYPE_DATE:
-    case PM_TYPE_TIME: ok = true; break;
-    case PM_TYPE_DECIMAL: ok = g->family == PM_GI_BTREE && t->precision <= 18; break;
-    case PM_TYPE_TIMESTAMP:
-    case PM_TYPE_TIMESTAMP_LTZ: ok = g->family == PM_GI_BITMAP || t->precision <= 3; break;
-    default: break;
+    bool ok;
+    if (g->family == PM_GI_BTREE) {
+        ok = pm_gi_btree_type_ok(t);
+    } else {
+        pm_fi_spec spec = {0};
+        spec.kind = PM_FI_BITMAP;
+        pm_error *e = pm_fi_bitmap_ops.check(t, &spec);
+        ok = !e;
+        pm_error_free(e);
     }
     if (ok)
         return NULL;

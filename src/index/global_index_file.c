@@ -28,6 +28,28 @@ void pm_gi_payloads_free(pm_gi_payload *p, size_t n)
     free(p);
 }
 
+int pm_gi_range_cmp(const void *a, const void *b)
+{
+    const pm_gi_range *x = a, *y = b;
+    return x->from < y->from ? -1 : x->from > y->from ? 1 : (x->to < y->to ? -1 : x->to > y->to);
+}
+
+void pm_gi_ranges_merge(pm_gi_range *r, size_t *n)
+{
+    if (*n)
+        qsort(r, *n, sizeof *r, pm_gi_range_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (k && r[i].from <= r[k - 1].to + 1) {
+            if (r[i].to > r[k - 1].to)
+                r[k - 1].to = r[i].to;
+        } else {
+            r[k++] = r[i];
+        }
+    }
+    *n = k;
+}
+
 /* ---------------------------------------------------------------- */
 /* btree keys                                                        */
 
@@ -40,6 +62,12 @@ static bool key_kind(const pm_type *t, fv_kind *k)
     if ((t->id == PM_TYPE_TIMESTAMP || t->id == PM_TYPE_TIMESTAMP_LTZ) && t->precision > 3)
         return false;
     return fi_value_kind(t, k);
+}
+
+bool pm_gi_btree_type_ok(const pm_type *t)
+{
+    fv_kind k;
+    return key_kind(t, &k);
 }
 
 static pm_error *key_put(pm_buf *out, fv_kind k, const fi_val *v)
@@ -180,6 +208,19 @@ static pm_error *block_write(bt_block *b, pm_buf *out, uint64_t *off, uint32_t *
     return NULL;
 }
 
+/* SstFileWriter.flush: the data block into f, its last key → handle into
+ * the index block. */
+static pm_error *flush_data(bt_block *data, bt_block *index, pm_buf *f, const pm_buf *last, pm_buf *handle)
+{
+    uint64_t off;
+    uint32_t size;
+    PM_TRY(block_write(data, f, &off, &size));
+    pm_buf_clear(handle);
+    PM_TRY(pm_buf_append_uvarint(handle, off));
+    PM_TRY(pm_buf_append_uvarint(handle, size));
+    return block_add(index, last->data, last->len, handle->data, handle->len);
+}
+
 typedef struct bt_row {
     fi_val v;
     uint32_t row;
@@ -211,26 +252,12 @@ static pm_error *bt_file(fv_kind k, int64_t block_size, const bt_row *rows, size
             PM_TRY_GOTO(e, pm_buf_append(&first, key.data, key.len), done);
         pm_buf_clear(&last);
         PM_TRY_GOTO(e, pm_buf_append(&last, key.data, key.len), done);
-        if ((int64_t)block_memory(&data) > block_size) {
-            uint64_t off;
-            uint32_t size;
-            PM_TRY_GOTO(e, block_write(&data, f, &off, &size), done);
-            pm_buf_clear(&handle);
-            PM_TRY_GOTO(e, pm_buf_append_uvarint(&handle, off), done);
-            PM_TRY_GOTO(e, pm_buf_append_uvarint(&handle, size), done);
-            PM_TRY_GOTO(e, block_add(&index, last.data, last.len, handle.data, handle.len), done);
-        }
+        if ((int64_t)block_memory(&data) > block_size)
+            PM_TRY_GOTO(e, flush_data(&data, &index, f, &last, &handle), done);
         i = j;
     }
-    if (data.n) {
-        uint64_t off;
-        uint32_t size;
-        PM_TRY_GOTO(e, block_write(&data, f, &off, &size), done);
-        pm_buf_clear(&handle);
-        PM_TRY_GOTO(e, pm_buf_append_uvarint(&handle, off), done);
-        PM_TRY_GOTO(e, pm_buf_append_uvarint(&handle, size), done);
-        PM_TRY_GOTO(e, block_add(&index, last.data, last.len, handle.data, handle.len), done);
-    }
+    if (data.n)
+        PM_TRY_GOTO(e, flush_data(&data, &index, f, &last, &handle), done);
     uint64_t null_off = 0, null_size = 0;
     if (nnulls) {
         if (!(nb = roaring_bitmap_of_ptr(nnulls, nulls)))

@@ -61,6 +61,20 @@
 
 typedef struct pm_column pm_column;
 
+/* A row-ID range, both ends inclusive (GlobalIndexMeta's). */
+typedef struct pm_gi_range {
+    int64_t from, to;
+} pm_gi_range;
+
+/* Sort r[0..*n) by (from, to) and merge ranges that overlap or touch;
+ * *n = the ranges left. */
+void pm_gi_ranges_merge(pm_gi_range *r, size_t *n);
+/* qsort comparator of pm_gi_range by (from, to). */
+int pm_gi_range_cmp(const void *a, const void *b);
+
+/* Can a btree key hold values of type t (KeySerializer's types)? */
+bool pm_gi_btree_type_ok(const pm_type *t);
+
 /* One payload file of a build. */
 typedef struct pm_gi_payload {
     pm_buf bytes;

@@ -19,12 +19,8 @@
 #include "meta/paths.h"
 #include "table/table_internal.h"
 
-typedef struct gi_range {
-    int64_t from, to; /* inclusive */
-} gi_range;
-
 typedef struct gi_atom_sel {
-    gi_range *cov;
+    pm_gi_range *cov;
     size_t ncov;
     int64_t *ids;
     size_t nids, cap;
@@ -60,12 +56,6 @@ static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-    const gi_range *x = a, *y = b;
-    return x->from < y->from ? -1 : x->from > y->from ? 1 : (x->to < y->to ? -1 : x->to > y->to);
 }
 
 /* The full path of a global index payload (Java: its external path, else
@@ -124,7 +114,7 @@ static pm_error *query_entry(pm_table *t, const pm_index_manifest_entry *ie, pm_
     if (!e) {
         e = pm_realloc_array(&a->cov, a->ncov + 1, sizeof *a->cov);
         if (!e)
-            a->cov[a->ncov++] = (gi_range){g->row_range_start, g->row_range_end};
+            a->cov[a->ncov++] = (pm_gi_range){g->row_range_start, g->row_range_end};
     }
     if (rows)
         roaring_bitmap_free(rows);
@@ -144,18 +134,7 @@ static void normalize(gi_atom_sel *a)
         if (!k || a->ids[k - 1] != a->ids[i])
             a->ids[k++] = a->ids[i];
     a->nids = k;
-    if (a->ncov)
-        qsort(a->cov, a->ncov, sizeof *a->cov, cmp_range);
-    k = 0;
-    for (size_t i = 0; i < a->ncov; i++) {
-        if (k && a->cov[i].from <= a->cov[k - 1].to + 1) {
-            if (a->cov[i].to > a->cov[k - 1].to)
-                a->cov[k - 1].to = a->cov[i].to;
-        } else {
-            a->cov[k++] = a->cov[i];
-        }
-    }
-    a->ncov = k;
+    pm_gi_ranges_merge(a->cov, &a->ncov);
 }
 
 pm_error *pm_gi_select(pm_table *t, const pm_bucket_files *b, const pm_predicate *p, pm_gi_selection **out)

@@ -8,8 +8,9 @@
  *       row ids of the result, or null when no index applies.
  *   gi-build TABLE --column C [--warmup K]
  *       BTreeGlobalIndexBuilder over the table's unindexed row ranges,
- *       committed as one snapshot: one JSON line with rows, files and the
- *       build time (scan + sort + write + commit, JVM start excluded).
+ *       committed as one snapshot: one JSON line with rows, files, the
+ *       build time (scan + sort + write + commit, JVM start excluded) and
+ *       the JVM's process CPU during it.
  *       --warmup K builds K times first on throw-away copies of the table.
  * Values: numbers for integer columns, strings for character columns.
  */
@@ -119,6 +120,9 @@ final class GlobalIndexOracle {
 
     static long[] buildOnce(String path, String col, File tmp) throws Exception {
         FileStoreTable t = PaimonOracle.open(path);
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        long cpu0 = os.getProcessCpuTime();
         long start = System.nanoTime();
         BTreeGlobalIndexBuilder builder = new BTreeGlobalIndexBuilder(t).withIndexField(col);
         Optional<Pair<RowRangeIndex, List<DataSplit>>> plan = builder.incrementalScan();
@@ -137,7 +141,7 @@ final class GlobalIndexOracle {
                 c.commit(msgs);
             }
         }
-        return new long[] {rows, files, System.nanoTime() - start};
+        return new long[] {rows, files, System.nanoTime() - start, os.getProcessCpuTime() - cpu0};
     }
 
     static void deleteTree(File f) {
@@ -169,6 +173,7 @@ final class GlobalIndexOracle {
             }
             long[] r = buildOnce(a.table, col, tmp);
             out.println("{\"rows\":" + r[0] + ",\"files\":" + r[1] + ",\"build_ms\":" + (r[2] / 1_000_000.0)
+                    + ",\"cpu_ms\":" + (r[3] / 1_000_000.0)
                     + ",\"rows_per_s\":" + (r[2] > 0 ? (long) (r[0] * 1e9 / r[2]) : 0) + "}");
         } finally {
             deleteTree(tmp);
