@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/util.h"
@@ -235,14 +236,20 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
         char *path = NULL;
         PM_TRY(pm_path_factory_index_path(s->t->paths, name, &path));
         pm_output *out = NULL;
+        bool written = false;
         pm_error *e = pm_output_create(s->t->fio, path, false, &out);
         if (!e)
             e = pm_output_write(out, ps[i].bytes.data, ps[i].bytes.len);
         if (!e) {
             e = pm_output_close(out, true);
             out = NULL;
+            written = !e;
         }
-        pm_output_abort(out);
+        pm_output_abort(out); /* a partial file is removed */
+        if (!e && pm_fault("global-index-after-write"))
+            e = pm_error_new(PM_EIO, "fault injected: global-index-after-write");
+        if (e && written)
+            pm_error_free(pm_fileio_delete(s->t->fio, path)); /* written but not yet listed */
         free(path);
         PM_TRY(e);
         pm_index_manifest_entry ie;

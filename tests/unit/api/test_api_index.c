@@ -6,6 +6,8 @@
  * write-only=true leaves them; filtered reads skip the files the indexes
  * exclude and return the rows of a full scan.
  */
+#include <dirent.h>
+
 #include "api_test_util.h"
 #include "paimon/index.h"
 
@@ -116,12 +118,74 @@ static void test_automatic(void **state)
     pm_table_free(t);
 }
 
+static size_t index_files(const char *table)
+{
+    char *d = api_path(table, "index");
+    size_t n = 0;
+    DIR *dd = opendir(d);
+    for (struct dirent *de; dd && (de = readdir(dd));)
+        n += de->d_name[0] != '.';
+    if (dd)
+        closedir(dd);
+    free(d);
+    return n;
+}
+
+/* An index failure after the data commit: the data stays committed, the
+ * outcome carries the error with its cause, the round's files are gone;
+ * retrying the same write (same commit user and identifier) recovers the
+ * index round once, and a further retry publishes nothing. */
+static void test_failure_and_recovery(void **state)
+{
+    (void)state;
+    char *path = api_path(dir, "db.db/recover");
+    const char *opts[] = {OPTS[0], OPTS[1], OPTS[2], OPTS[3], OPTS[4]};
+    api_create(path, "id BIGINT, name STRING, v DOUBLE", NULL, NULL, opts, 5);
+    pm_table *t = NULL;
+    PM_OK_OR_FAIL(pm_table_open(&t, path, NULL));
+    pm_write_options wo = PM_WRITE_OPTIONS_INIT;
+    wo.commit_user = "u1";
+    wo.commit_identifier = 7;
+    const char *rows = "{\"id\":1,\"name\":\"a\",\"v\":1.0}\n{\"id\":2,\"name\":\"b\",\"v\":2.0}\n";
+    for (int round = 0; round < 3; round++) {
+        if (round == 0)
+            setenv("PAIMON_FAULT_INJECT", "global-index-after-write", 1);
+        pm_writer *w = NULL;
+        PM_OK_OR_FAIL(pm_writer_new(&w, t, &wo));
+        pm_mem_source src = {rows, strlen(rows), 0, 0};
+        PM_OK_OR_FAIL(pm_writer_write_rows(w, PM_ROWS_JSONL, pm_mem_source_read, &src));
+        pm_commit_outcome out = PM_COMMIT_OUTCOME_INIT;
+        PM_OK_OR_FAIL(pm_writer_commit(&out, w));
+        pm_writer_free(w);
+        unsetenv("PAIMON_FAULT_INJECT");
+        assert_int_equal(out.snapshot_id, 1);
+        assert_int_equal(out.already_committed, round > 0);
+        if (round == 0) {
+            pm_test_expect_error(out.compaction_error, PM_EIO, "data commit stays committed");
+            assert_int_equal(index_files(path), 0);
+        } else {
+            assert_null(out.compaction_error);
+            assert_int_equal(index_files(path), 2);
+        }
+    }
+    pm_index_result r = PM_INDEX_RESULT_INIT;
+    PM_OK_OR_FAIL(pm_table_build_index(&r, t, NULL));
+    assert_int_equal(r.snapshot_id, 0);
+    size_t skipped = 0;
+    char *s = read_filtered(t, "id = 2", &skipped);
+    assert_string_equal(s, "{\"id\":2,\"name\":\"b\",\"v\":2.0}\n");
+    free(s);
+    free(path);
+    pm_table_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init),
         cmocka_unit_test(test_build_on_demand),
         cmocka_unit_test(test_automatic),
+        cmocka_unit_test(test_failure_and_recovery),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
