@@ -26,6 +26,7 @@
 #include "meta/manifest.h"
 #include "table/commit_message.h"
 #include "table/de_read.h"
+#include "table/global_index_update.h"
 #include "table/partition.h"
 #include "table/predicate.h"
 #include "table/rolling_file_writer.h"
@@ -445,6 +446,9 @@ pm_error *pm_de_update(pm_table *t, const pm_batch *rows, const char *commit_use
         m->bucket = b->bucket;
         m->total_buckets = b->total_buckets;
         e = pm_bytes_set(&m->partition, b->partition.data, b->partition.len);
+        /* global indexes of updated columns (before any file is written) */
+        if (!e)
+            e = pm_gi_update_retire(t, b, ut, msgs, nmsgs - 1, &m->index_removed, &m->n_index_removed);
         if (!e)
             e = write_group(t, b, sl->g, ut, incol, rows, u + i, (size_t)(j - i), &m->new_files, &m->n_new_files);
         if (!e)
