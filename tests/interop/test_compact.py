@@ -239,20 +239,24 @@ def test_append_complex_data_matches_java_compact(tmp_path):
 
 
 def test_unsupported_modes(tmp_path):
-    wh = tmp_path / "wh"
-    cat = catalog(wh)
-    cat.create_database("db", True)
-    schema = pa.schema([("id", pa.int64()), ("v", pa.string())])
-    cat.create_table("db.pk", Schema.from_pyarrow_schema(schema, primary_keys=["id"],
-                                                        options={"bucket": "-2"}), False)
-    res = run_paimon("compact", wh / "db.db" / "pk", check=False)
+    """A mode compaction does not cover is refused by name, with nothing
+    written: row tracking on a fixed-bucket append table (Java's row-tracking
+    compaction needs bucket=-1)."""
+    path = tmp_path / "wh" / "db.db" / "rt"
+    run_paimon("create", path, "--schema", "id BIGINT, v STRING", "--option", "bucket=2",
+               "--option", "bucket-key=id", "--option", "row-tracking.enabled=true")
+    run_paimon("write", path, input='{"id": 1, "v": "a"}\n')
+    run_paimon("write", path, input='{"id": 2, "v": "b"}\n')
+    before = sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+    res = run_paimon("compact", path, check=False)
     assert res.returncode == 1
-    assert "EUNSUPPORTED" in res.stderr and "primary-key" in res.stderr and "bucket=-2" in res.stderr
-    res = run_paimon("compact", wh / "db.db" / "nope", check=False)
+    assert "EUNSUPPORTED" in res.stderr and "row-tracking.enabled=true" in res.stderr and "bucket=-1" in res.stderr
+    assert sorted(str(p.relative_to(path)) for p in path.rglob("*")) == before
+    res = run_paimon("compact", tmp_path / "wh" / "db.db" / "nope", check=False)
     assert res.returncode == 1 and "ENOTFOUND" in res.stderr
     res = run_paimon("compact", check=False)
     assert res.returncode == 2
-    res = run_paimon("compact", wh / "db.db" / "pk", "--parallelism", "0", check=False)
+    res = run_paimon("compact", path, "--parallelism", "0", check=False)
     assert res.returncode == 2
 
 
