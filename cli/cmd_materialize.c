@@ -8,8 +8,9 @@
  *
  * Prints one line per committed batch ("batch N: G groups, R rows removed,
  * snapshot S"), then a summary, or "nothing to materialize".  --partition
- * and --where are exclusive (both: usage error); --where predicates are
- * not supported yet and say so.  Exit codes: 0 ok, 1 failure, 2 usage.
+ * and --where are exclusive (both: usage error); --where takes a
+ * predicate on partition keys in the language of `paimon read --where`
+ * (e.g. 'dt >= 20260801').  Exit codes: 0 ok, 1 failure, 2 usage.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,7 +32,8 @@ static void usage(FILE *f)
             "logical deletes: survivors get new row IDs, the deletion vectors and the global indexes of\n"
             "those ranges go; one COMPACT snapshot per batch, repeated until nothing is left.\n"
             "  --partition k=v     only these partitions (repeatable: any of them)\n"
-            "  --where EXPR        a partition predicate (not supported yet)\n"
+            "  --where EXPR        only partitions satisfying this predicate on partition keys,\n"
+            "                      e.g. 'dt >= 20260801' (the language of paimon read --where)\n"
             "  --batch-vectors N   soft target of deletion vectors per batch (default 100000)\n");
 }
 
@@ -90,9 +92,6 @@ int pm_cmd_materialize(int argc, char **argv)
     }
     if (!rc && where && nparts)
         rc = pm_cli_usage_error(CMD, "--partition and --where are exclusive");
-    if (!rc && where)
-        rc = pm_cli_fail(CMD, pm_error_new(PM_EUNSUPPORTED, "--where predicates are not supported yet (got '%s'); "
-                                                            "select partitions with --partition k=v", where));
     if (rc) {
         free(parts);
         return rc;
@@ -105,6 +104,7 @@ int pm_cmd_materialize(int argc, char **argv)
         o.partitions = parts;
         o.npartitions = nparts;
         o.batch_vectors = batch;
+        o.where = where;
         o.progress = progress;
         e = pm_materialize_deletions(&m, t, &o);
     }

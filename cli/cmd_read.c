@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "  --branch B       read branch B (default main)\n"
             "  --columns a,b    only these columns, in this order\n"
             "  --partition k=v  only partitions matching k=v[,k2=v2] (repeatable: any of them)\n"
-            "  --where FILTER   only rows matching FILTER: col = v, col IN (v, ...), joined by AND\n"
+            "  --where FILTER   only rows matching FILTER: col = v (or <>, !=, <, <=, >, >=), col IN (v, ...), joined by AND\n"
             "                   ('strings' in single quotes, numbers, TRUE/FALSE, \"odd names\" in double\n"
             "                   quotes); data files whose file index excludes it are not read (their count\n"
             "                   goes to stderr)\n"

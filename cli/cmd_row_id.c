@@ -10,8 +10,9 @@
  * table's types; JSON lines in the `paimon cat` encoding or CSV with a
  * header); those columns take the new values, the rest keep theirs.
  * delete: the listed row IDs (single IDs and inclusive ranges A-B) are
- * deleted through deletion vectors; --where (exclusive with --row-ids) is
- * refused as not supported yet (no predicate language in the library).
+ * deleted through deletion vectors; or with --where (exclusive with
+ * --row-ids) the live rows satisfying the predicate (the language of
+ * `paimon read --where`, pm_table_delete_where).
  * Each is one APPEND snapshot; prints "snapshot N: R rows updated|deleted"
  * or "nothing to commit", and after an update the automatic compaction
  * round's snapshot.  Exit codes: 0 ok, 1 nothing committed, 2 usage, 3 the
@@ -235,7 +236,7 @@ static void delete_usage(FILE *f)
             "usage: paimon delete TABLE --row-ids 1,2,5-9 | --where EXPR [--commit-user U] [--commit-identifier N]\n\n"
             "Delete rows of a data-evolution table (deletion-vectors.enabled=true) by _ROW_ID (one commit).\n"
             "  --row-ids L           row IDs and inclusive ranges A-B, comma-separated\n"
-            "  --where EXPR          a row predicate (not supported yet)\n"
+            "  --where EXPR          the rows satisfying this predicate (as paimon read --where)\n"
             "  --commit-user U, --commit-identifier N   make a re-run a no-op\n");
 }
 
@@ -299,14 +300,11 @@ int pm_cmd_delete(int argc, char **argv)
         return pm_cli_usage_error(cmd, "--columns, --input and --input-format belong to 'paimon update'");
     if (a.row_ids && a.where)
         return pm_cli_usage_error(cmd, "--row-ids and --where are exclusive");
-    if (a.where)
-        return pm_cli_fail(cmd, pm_error_new(PM_EUNSUPPORTED, "--where predicates are not supported yet (got '%s'); "
-                                                              "name the rows with --row-ids", a.where));
-    if (!a.row_ids)
+    if (!a.row_ids && !a.where)
         return pm_cli_usage_error(cmd, "--row-ids (or --where) is required");
     int64_t *ids = NULL;
     size_t n = 0;
-    rc = parse_ids(cmd, a.row_ids, &ids, &n);
+    rc = a.row_ids ? parse_ids(cmd, a.row_ids, &ids, &n) : 0;
     if (rc)
         return rc;
     pm_table *t = NULL;
@@ -316,7 +314,7 @@ int pm_cmd_delete(int argc, char **argv)
         pm_write_options wo = PM_WRITE_OPTIONS_INIT;
         wo.commit_user = a.user;
         wo.commit_identifier = a.ident;
-        e = pm_table_delete_by_row_id(&o, t, ids, n, &wo);
+        e = a.where ? pm_table_delete_where(&o, t, a.where, &wo) : pm_table_delete_by_row_id(&o, t, ids, n, &wo);
         if (!e)
             rc = print_outcome(cmd, "deleted", &o);
     }

@@ -35,6 +35,7 @@ int pm_cmd_remove_orphan_files(int argc, char **argv);
 int pm_cmd_update(int argc, char **argv);
 int pm_cmd_delete(int argc, char **argv);
 int pm_cmd_materialize(int argc, char **argv);
+int pm_cmd_index(int argc, char **argv);
 
 static const pm_cli_command commands[] = {
     {"cat", "print rows of a Parquet, ORC or Avro file as JSON lines", pm_cmd_cat},
@@ -50,6 +51,8 @@ static const pm_cli_command commands[] = {
     {"delete", "delete rows by _ROW_ID through deletion vectors (data-evolution tables)", pm_cmd_delete},
     {"materialize-deletions", "remove logically deleted rows of a data-evolution table (new row IDs)",
      pm_cmd_materialize},
+    {"index", "build the missing coverage of declared global indexes (btree, bitmap) as one snapshot",
+     pm_cmd_index},
     {"read", "print the rows of a table (jsonl, csv or parquet)", pm_cmd_read},
     {"snapshots", "list the snapshots of a table", pm_cmd_snapshots},
     {"files", "list the live data files of a table ($files)", pm_cmd_files},

@@ -13,20 +13,23 @@
 # Per round, on fresh copies:
 #   paimon-c   `paimon compact TABLE --full` under /usr/bin/time -v
 #   Java cold  bench/java/run-pk-compact.sh TABLE (one-shot JVM, like a CLI)
-#   Java warm  bench/java/run-pk-compact.sh TABLE --warmup 1 (JIT warm; only
-#              the measured run's wall and CPU count, its RSS is the
-#              process peak)
-# Best round per engine.  rows/s = input records / wall; "per core" compares
-# CPU seconds (user + system of the compaction).  Results of both engines
+#   Java steady bench/java/run-pk-compact.sh TABLE --warmup WARMUPS (8) (JIT
+#              warm; only the measured run's wall and CPU count, its RSS is
+#              the process peak)
+# ROUNDS (3) interleaved rounds; per engine the median and min-max
+# (summarize.py).  rows/s per core = input records / CPU seconds from the
+# OS (user + system of the process; Java: the JVM's process CPU of the
+# measured run).  Results of both engines
 # are checked: same live rows, same levels.
-# Env: ROWS_PER_RUN, RUNS, ROUNDS (2), BUILD (build), NO_JAVA=1.
+# Env: ROWS_PER_RUN, RUNS, ROUNDS (3), WARMUPS (8), BUILD (build), NO_JAVA=1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD:-$root/build}
 per_run=${ROWS_PER_RUN:-2000000}
 runs=${RUNS:-5}
-rounds=${ROUNDS:-2}
+rounds=${ROUNDS:-3}
+warmups=${WARMUPS:-8}
 out=$root/bench/out/pk-compact
 py=$root/.venv/bin/python
 [ -x "$py" ] || py=python3
@@ -88,8 +91,9 @@ for ((i = 1; i <= rounds; i++)); do
     results+=("$("$root/bench/java/run-pk-compact.sh" "$out/j/db.db/t" 2>/dev/null | tail -1 |
                 "$py" -c 'import json,sys; d=json.loads(sys.stdin.read()); d["engine"]="java-cold"; print(json.dumps(d))')")
     rm -rf "$out/w" && cp -r "$out/src" "$out/w"
-    results+=("$("$root/bench/java/run-pk-compact.sh" "$out/w/db.db/t" --warmup 1 2>/dev/null | tail -1 |
-                "$py" -c 'import json,sys; d=json.loads(sys.stdin.read()); d["engine"]="java-warm"; print(json.dumps(d))')")
+    results+=("$("$root/bench/java/run-pk-compact.sh" "$out/w/db.db/t" --warmup "$warmups" 2>/dev/null | tail -1 |
+                "$py" -c 'import json,sys; d=json.loads(sys.stdin.read()); d["engine"]=sys.argv[1]; print(json.dumps(d))' \
+                "java-steady-$warmups")")
   fi
 done
 
@@ -103,27 +107,5 @@ if [ -n "$java" ]; then
   echo "results agree (rows md5 $a; levels paimon-c [$la] Java [$lb])"
 fi
 rm -rf "$out"
-"$py" - "${results[@]}" <<'PY'
-import json, sys
-runs = [json.loads(a) for a in sys.argv[1:]]
-def best(engine):
-    rs = [r for r in runs if r["engine"] == engine]
-    if not rs:
-        return None
-    b = dict(min(rs, key=lambda r: r["wall_ms"]))
-    b["cpu_ms"] = min(r["cpu_ms"] for r in rs)
-    return b
-o = best("paimon-c")
-def line(name, r):
-    print(f"  {name:10}: {r['rows'] / r['wall_ms'] * 1e3 / 1e6:5.2f} M rows/s  wall {r['wall_ms'] / 1e3:6.2f} s  "
-          f"CPU {r['cpu_ms'] / 1e3:6.2f} s  peak RSS {r['peak_rss_mb']:7.1f} MB")
-print(f"full compaction of {o['rows']} records ({o['output_rows']} live) into {o['output_files']} files")
-line("paimon-c", o)
-for peer in ("java-cold", "java-warm"):
-    j = best(peer)
-    if not j:
-        continue
-    line(peer, j)
-    print(f"    ratio vs {peer}: wall {j['wall_ms'] / o['wall_ms']:.2f}x, per core (CPU) {j['cpu_ms'] / o['cpu_ms']:.2f}x, "
-          f"peak memory {o['peak_rss_mb'] / j['peak_rss_mb']:.2f} of Java's")
-PY
+"$py" "$here/summarize.py" --base paimon-c --title "full compaction of $((per_run * runs)) records ($runs runs)" \
+  "${results[@]}"

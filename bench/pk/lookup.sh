@@ -15,18 +15,25 @@
 # Per round, on fresh copies of the same table:
 #   paimon-c         `paimon compact TABLE` (the ordinary plan: level 0 forced
 #                    up with lookups of the retained levels, streamed)
-#   paimon-c cache   the same with local-cache.enabled=true (cold: Lookup
-#                    Files of the retained level built during the run)
+#   paimon-c-cache-cold  the same with local-cache.enabled=true and a new
+#                    local-cache.dir (the Lookup File of the retained level
+#                    built during the run)
+#   paimon-c-cache-warm  then a fresh copy at the same path compacted again
+#                    with that cache (the Lookup File reused)
 #   Java cold        bench/java/run-pk-compact.sh TABLE --full false
-#   Java warm        the same with --warmup 1 (a throw-away copy compacted
-#                    first in the same JVM; Java builds its lookup files per
-#                    writer, so the measured run builds them again)
-# Best round per engine.  rows/s = compacted input records / wall; per core =
-# records / CPU seconds (user + system of the process for paimon-c; of the
-# measured run for Java).  Both engines' results are checked: same rows,
-# same changelog, same levels.
+#   Java steady      the same with --warmup WARMUPS (8): throw-away copies
+#                    compacted first in the same JVM (Java builds its lookup
+#                    files per writer, so the measured run builds them again)
+# ROUNDS (3) interleaved rounds (every engine once per round, the order
+# rotating); printed per engine: the median and min-max over the rounds
+# (bench/pk/summarize.py).  rows/s per core = the level-0 records
+# (DELTA_RUNS x DELTA_ROWS, the same count for every engine) / CPU seconds
+# from the OS: user + system of the process (/usr/bin/time) for paimon-c;
+# for Java the JVM's OperatingSystemMXBean process CPU of the measured
+# run, the whole process (start-up, warm-ups) beside it.  Both engines'
+# results are checked: same rows, same changelog, same levels.
 # Env: BASE_ROWS, DELTA_ROWS, DELTA_RUNS, ENGINES ("deduplicate partial-update"),
-#      ROUNDS (2), BUILD (build).  Needs the Java harness (scripts/java-oracle.sh).
+#      ROUNDS (3), WARMUPS (8), BUILD (build).  Needs the Java harness (scripts/java-oracle.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -35,7 +42,8 @@ base_rows=${BASE_ROWS:-4000000}
 delta_rows=${DELTA_ROWS:-1000000}
 delta_runs=${DELTA_RUNS:-2}
 engines=${ENGINES:-deduplicate partial-update}
-rounds=${ROUNDS:-2}
+rounds=${ROUNDS:-3}
+warmups=${WARMUPS:-8}
 out=$root/bench/out/pk-lookup
 py=$root/.venv/bin/python
 [ -x "$py" ] || py=python3
@@ -55,6 +63,7 @@ for part in f("Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":"):
 print(json.dumps({"engine": sys.argv[3], "rows": m["rows_read"], "output_rows": m["rows_written"],
                   "changelog_rows": m["changelog_rows_written"],
                   "wall_ms": wall * 1000, "cpu_ms": (float(f("User time (seconds)")) + float(f("System time (seconds)"))) * 1000,
+                  "process_cpu_s": float(f("User time (seconds)")) + float(f("System time (seconds)")),
                   "peak_rss_mb": int(f("Maximum resident set size (kbytes)")) / 1024.0}))
 PY
   rm -f "$tv"
@@ -67,12 +76,14 @@ measure_java() { # table name [--warmup 1]
     "$py" -c 'import json,sys; d=json.loads(sys.stdin.read()); d["engine"]=sys.argv[1]; print(json.dumps(d))' "$name"
 }
 
-enable_cache() { # table → table options gain local-cache.enabled=true (the latest schema file)
-  "$py" - "$1" <<'PY'
+enable_cache() { # table dir → table options gain local-cache.enabled=true and local-cache.dir (the
+  # latest schema file of the throw-away copy: the options cannot be set for one compaction)
+  "$py" - "$1" "$2" <<'PY'
 import glob, json, os, sys
 f = max(glob.glob(os.path.join(sys.argv[1], "schema", "schema-*")), key=lambda p: int(p.rsplit("-", 1)[1]))
 s = json.load(open(f))
 s.setdefault("options", {})["local-cache.enabled"] = "true"
+s["options"]["local-cache.dir"] = sys.argv[2]
 json.dump(s, open(f, "w"))
 PY
 }
@@ -89,19 +100,34 @@ for engine in $engines; do
     --overlap 0.5 --seed 2 >/dev/null
   "$build/paimon" levels "$table" | head -5
   snap=$("$build/paimon" snapshots "$table" | awk 'NR>1{s=$1} END{print s}')
+  names=(paimon-c paimon-c-cache java-cold "java-steady-$warmups")
   results=()
-  for ((i = 1; i <= rounds; i++)); do
-    rm -rf "$out/c" && cp -r "$out/src" "$out/c"
-    results+=("$(measure_c "$out/c/db.db/t" paimon-c)")
-    rm -rf "$out/k" && cp -r "$out/src" "$out/k" && enable_cache "$out/k/db.db/t"
-    results+=("$(measure_c "$out/k/db.db/t" paimon-c-cache)")
-    rm -rf "$out/j" && cp -r "$out/src" "$out/j"
-    results+=("$(measure_java "$out/j/db.db/t" java-cold)")
-    rm -rf "$out/w" && cp -r "$out/src" "$out/w"
-    results+=("$(measure_java "$out/w/db.db/t" java-warm --warmup 1)")
+  for ((i = 0; i < rounds; i++)); do
+    for ((k = 0; k < 4; k++)); do
+      e=${names[$(((i + k) % 4))]}
+      case $e in
+      paimon-c) d=c ;; paimon-c-cache) d=k ;; java-cold) d=j ;; *) d=w ;;
+      esac
+      rm -rf "${out:?}/$d" && cp -r "$out/src" "$out/$d"
+      case $e in
+      paimon-c) r=$(measure_c "$out/c/db.db/t" paimon-c) ;;
+      paimon-c-cache)
+        rm -rf "$out/cache"
+        enable_cache "$out/k/db.db/t" "$out/cache"
+        r=$(measure_c "$out/k/db.db/t" paimon-c-cache-cold)
+        echo "round $((i + 1)) cold: $r" >&2
+        results+=("$r")
+        rm -rf "$out/k" && cp -r "$out/src" "$out/k" && enable_cache "$out/k/db.db/t" "$out/cache"
+        r=$(measure_c "$out/k/db.db/t" paimon-c-cache-warm) ;;
+      java-cold) r=$(measure_java "$out/j/db.db/t" java-cold) ;;
+      *) r=$(measure_java "$out/w/db.db/t" "$e" --warmup "$warmups") ;;
+      esac
+      echo "round $((i + 1)) $e: $r" >&2
+      results+=("$r")
+    done
   done
   # same rows, same changelog, same levels
-  for d in c k j; do
+  for d in c k j w; do
     t=$out/$d/db.db/t
     echo "$d $("$build/paimon" read "$t" --format csv | md5sum | cut -d' ' -f1)" \
          "$("$build/paimon" read "$t" --incremental-between "$snap,$((snap + 1))" --mode changelog --format csv |
@@ -114,34 +140,9 @@ for engine in $engines; do
     exit 1
   fi
   echo "results agree (rows, changelog, levels $(awk 'NR==1{for(i=4;i<=NF;i++) printf "%s ", $i}' "$out/check"))"
-  summaries+=("$("$py" - "$engine" "${results[@]}" <<'PY'
-import json, sys
-engine, runs = sys.argv[1], [json.loads(a) for a in sys.argv[2:]]
-def best(name):
-    rs = [r for r in runs if r["engine"] == name]
-    b = dict(min(rs, key=lambda r: r["wall_ms"]))
-    b["cpu_ms"] = min(r["cpu_ms"] for r in rs)
-    return b
-print(json.dumps({"merge_engine": engine, **{n: best(n) for n in ("paimon-c", "paimon-c-cache", "java-cold", "java-warm")}}))
-PY
-)")
+  summaries+=("$("$py" "$here/summarize.py" --base paimon-c --rows $((delta_rows * delta_runs)) \
+    --title "$engine: lookup compaction of $((delta_rows * delta_runs)) level-0 records over $base_rows keys" \
+    "${results[@]}")")
 done
 rm -rf "$out"
-"$py" - "${summaries[@]}" <<'PY'
-import json, sys
-for s in map(json.loads, sys.argv[1:]):
-    o = s["paimon-c"]
-    print(f"{s['merge_engine']}: lookup compaction of {o['rows']} level-0 records -> {o['output_rows']} rows, "
-          f"{o.get('changelog_rows', '?')} changelog rows")
-    for name in ("paimon-c", "paimon-c-cache", "java-cold", "java-warm"):
-        r = s[name]
-        print(f"  {name:15}: {r['rows'] / r['wall_ms'] * 1e3 / 1e6:5.2f} M rows/s  "
-              f"{r['rows'] / r['cpu_ms'] * 1e3 / 1e6:5.2f} M rows/s per core  wall {r['wall_ms'] / 1e3:6.2f} s  "
-              f"CPU {r['cpu_ms'] / 1e3:6.2f} s  peak RSS {r['peak_rss_mb']:7.1f} MB")
-    for peer in ("java-cold", "java-warm"):
-        j = s[peer]
-        for mine in ("paimon-c", "paimon-c-cache"):
-            m = s[mine]
-            print(f"    {mine} vs {peer}: wall {j['wall_ms'] / m['wall_ms']:.2f}x, per core {j['cpu_ms'] / m['cpu_ms']:.2f}x, "
-                  f"peak RSS {m['peak_rss_mb'] / j['peak_rss_mb']:.2f} of Java's")
-PY
+printf '%s\n' "${summaries[@]}"

@@ -9,11 +9,12 @@
 # else by `paimon write` from generated rows of the same shape.  Then, for
 # ROUNDS rounds, alternating: bench_pk_read (paimon-c, a fresh process per
 # round, 4096-row batches, every value touched), bench_pypaimon_read.py
-# (pypaimon to_arrow) and bench/java/run-mor-read.sh --warmup 2 (JIT warm,
-# every field touched).  Each side's best round is kept; the machine is
-# shared, so both wall and CPU milliseconds are printed and the ratios use
-# each.  Ratios are paimon-c / peer throughput (> 1 = faster).
-# Env: ROWS_PER_RUN (400000), RUNS (5), ROUNDS (3), BUILD (build), NO_JAVA=1.
+# (pypaimon to_arrow), bench/java/run-mor-read.sh cold (a fresh JVM) and
+# with --warmup WARMUPS (8: steady state; every field touched).  Printed:
+# per engine the median and min-max over the rounds (summarize.py); CPU
+# seconds from the OS (getrusage, process_time, the JVM's process CPU of
+# the measured run); ratios are the peer's CPU (wall) per row over ours.
+# Env: ROWS_PER_RUN (400000), RUNS (5), ROUNDS (3), WARMUPS (8), BUILD (build), NO_JAVA=1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,6 +22,7 @@ build=${BUILD:-$root/build}
 per_run=${ROWS_PER_RUN:-400000}
 runs=${RUNS:-5}
 rounds=${ROUNDS:-3}
+warmups=${WARMUPS:-8}
 out=$root/bench/out/pk
 py=$root/.venv/bin/python
 rm -rf "$out" && mkdir -p "$out/wh/db.db"
@@ -58,31 +60,15 @@ for ((i = 1; i <= rounds; i++)); do
   results+=("$("$build/bench/bench_pk_read" "$table")")
   results+=("$("$py" "$here/bench_pypaimon_read.py" "$table")")
   if [ -n "$java" ]; then
-    cp -r "$out/wh" "$out/wh-java"
-    results+=("$("$root/bench/java/run-mor-read.sh" "$out/wh-java/db.db/t" --warmup 2 2>/dev/null | tail -1)")
-    rm -rf "$out/wh-java"
+    for w in 0 "$warmups"; do
+      cp -r "$out/wh" "$out/wh-java"
+      results+=("$("$root/bench/java/run-mor-read.sh" "$out/wh-java/db.db/t" --warmup "$w" 2>/dev/null | tail -1 |
+                  "$py" -c 'import json,sys; d=json.loads(sys.stdin.read())
+d["engine"] = "java-cold" if sys.argv[1] == "0" else "java-steady-" + sys.argv[1]; print(json.dumps(d))' "$w")")
+      rm -rf "$out/wh-java"
+    done
   fi
 done
 rm -rf "$out"
-"$py" - "${results[@]}" <<'PY'
-import json, sys
-runs = [json.loads(a) for a in sys.argv[1:]]
-def best(engine):
-    rs = [r for r in runs if r["engine"] == engine]
-    if not rs:
-        return None
-    b = dict(min(rs, key=lambda r: r["wall_ms"]))
-    b["best_cpu_ms"] = min(r["cpu_ms"] for r in rs)
-    return b
-o = best("paimon-c")
-print(f"  paimon-c : {o['rows']} rows, {o['rows'] / o['wall_ms'] * 1e3 / 1e6:.2f} M rows/s "
-      f"({o['wall_ms']:.0f} ms wall, {o['best_cpu_ms']:.0f} ms CPU)")
-for peer in ("paimon-java", "pypaimon"):
-    p = best(peer)
-    if not p:
-        continue
-    assert p["rows"] == o["rows"], (peer, p["rows"], o["rows"])
-    print(f"  {peer:9}: {p['rows'] / p['wall_ms'] * 1e3 / 1e6:.2f} M rows/s ({p['wall_ms']:.0f} ms wall, "
-          f"{p['best_cpu_ms']:.0f} ms CPU): paimon-c / {peer} = {p['wall_ms'] / o['wall_ms']:.2f}x wall, "
-          f"{p['best_cpu_ms'] / o['best_cpu_ms']:.2f}x CPU")
-PY
+"$py" "$here/summarize.py" --base paimon-c --title "merge-on-read of $((per_run * runs)) records ($runs runs)" \
+  "${results[@]}"

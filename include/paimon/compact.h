@@ -322,11 +322,14 @@ PM_API pm_error *pm_compact_doc_kind_of(pm_compact_doc_kind *out, const char *js
  * repeat until nothing is left, each reported through `progress`.
  * Needs a data-evolution table with deletion-vectors.enabled=true;
  * a table without logical deletes is reported as nothing to materialize
- * (metrics all zero).  Groups with dedicated (blob or vector) files are
- * PM_EUNSUPPORTED.  A batch whose groups changed before its commit (a
+ * (metrics all zero).  A group's `.blob` files are rewritten with it
+ * (each new normal file followed by its blob files); dedicated vector
+ * files are PM_EUNSUPPORTED.  A batch whose groups changed before its commit (a
  * concurrent write, delete or compaction) fails with PM_ECONFLICT and
  * publishes nothing (its files are deleted); the batches before it stay. */
-#define PM_MATERIALIZE_OPTIONS_VERSION 1
+/* Version 2 added `where`; a version 1 struct (without it) is still
+ * accepted. */
+#define PM_MATERIALIZE_OPTIONS_VERSION 2
 typedef struct pm_materialize_options {
     int version;                       /* PM_MATERIALIZE_OPTIONS_VERSION */
     const char *const *partitions;     /* "k=v[,k2=v2]" specs (any of them); NULL = every partition */
@@ -336,8 +339,13 @@ typedef struct pm_materialize_options {
     /* after each committed batch (may be NULL) */
     void (*progress)(void *ctx, int64_t batch, int64_t groups, int64_t rows_removed, int64_t snapshot_id);
     void *progress_ctx;
+    /* Only partitions satisfying this predicate, e.g. "dt >= 20260801"
+     * (the language of pm_read_options.filter; every column must be a
+     * partition key); exclusive with `partitions` (both: PM_EINVALID).
+     * Borrowed.  NULL = every partition. */
+    const char *where;
 } pm_materialize_options;
-#define PM_MATERIALIZE_OPTIONS_INIT {PM_MATERIALIZE_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, NULL}
+#define PM_MATERIALIZE_OPTIONS_INIT {PM_MATERIALIZE_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, NULL, NULL}
 PM_API void pm_materialize_options_init(pm_materialize_options *o);
 
 #define PM_MATERIALIZE_METRICS_VERSION 1

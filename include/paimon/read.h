@@ -76,13 +76,14 @@ typedef struct pm_read_options {
     size_t threads;                   /* decoding threads; 0 or 1 = the caller's only */
     bool no_fallback_branch;          /* ignore the table's scan.fallback-branch */
     /* Rows to return, e.g. "dt = '2024-01-01' AND id IN (1, 2)": atoms
-     * `column = literal` and `column IN (literal, ...)` joined by AND
+     * `column op literal` (op: = <> != < <= > >=) and
+     * `column IN (literal, ...)` joined by AND
      * (string literals in single quotes, numbers, TRUE/FALSE; names in
      * double quotes when not plain).  Only matching rows are returned
      * (primary-key tables: after the merge); with the table's
      * file-index.read.enabled (default true) append data files whose file
-     * index proves no row matches are not read.  Copied by the reader;
-     * NULL = every row.  PM_EINVALID for a syntax error or an unknown or
+     * index proves no row matches an = / IN atom are not read.  Copied
+     * by the reader; NULL = every row.  PM_EINVALID for a syntax error or an unknown or
      * non-atomic column. */
     const char *filter;
     /* An incremental read of the snapshots (incremental_from,

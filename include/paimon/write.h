@@ -210,6 +210,14 @@ PM_API pm_error *pm_table_update_by_row_id(pm_commit_outcome *out, pm_table *t, 
  * PM_EINVALID.  `row_ids` is borrowed. */
 PM_API pm_error *pm_table_delete_by_row_id(pm_commit_outcome *out, pm_table *t, const int64_t *row_ids, size_t n,
                                            const pm_write_options *o);
+/* Logical deletes of the rows satisfying `filter` (the language of
+ * pm_read_options.filter, e.g. "dt = '2024-01-01' AND id >= 10"): the
+ * live rows of the latest snapshot that match get deletion vectors, as
+ * pm_table_delete_by_row_id with their row IDs (none matching: nothing is
+ * committed, out->snapshot_id = 0).  PM_EINVALID for a bad filter before
+ * anything is written.  `filter` is borrowed. */
+PM_API pm_error *pm_table_delete_where(pm_commit_outcome *out, pm_table *t, const char *filter,
+                                       const pm_write_options *o);
 
 #ifdef __cplusplus
 }

@@ -696,3 +696,16 @@ pm_error *pm_table_delete_by_row_id(pm_commit_outcome *out, pm_table *t, const i
     row_id_change_put(out, &r);
     return NULL;
 }
+
+pm_error *pm_table_delete_where(pm_commit_outcome *out, pm_table *t, const char *filter, const pm_write_options *o)
+{
+    const char *user = NULL;
+    int64_t ident = 0;
+    PM_TRY(row_id_change_prepare(out, o, &user, &ident));
+    if (!filter)
+        return pm_error_new(PM_EINVALID, "delete where: no filter");
+    pm_de_change_result r;
+    PM_TRY(pm_de_delete_where(t, filter, user, ident, &r));
+    row_id_change_put(out, &r);
+    return NULL;
+}

@@ -34,6 +34,9 @@
  *   de-rebase-after-write          compact/de/de_commit.c: after the
  *                                  commit attempt's moved deletion
  *                                  vectors were written to a new index file
+ *   global-index-after-write       compact/global_index_maint.c: after a
+ *                                  round's first payload file was written
+ *                                  (the round deletes what it wrote)
  *   lookup-file-write              table/lookup_file.c: a Lookup File's
  *                                  block cannot be written (a full disk;
  *                                  the build removes what it wrote)

@@ -20,6 +20,7 @@
  * latest snapshot → an explicit round over the stalled buckets, one at a
  * time.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,7 @@
 #include "base/util.h"
 #include "compact/compact_auto.h"
 #include "compact/compact_run.h"
+#include "compact/global_index_maint.h"
 #include "meta/manifest.h"
 #include "table/table_internal.h"
 
@@ -240,6 +242,22 @@ static pm_error *full_round(pm_table *t, int64_t data_snapshot_id, const char *u
     return NULL;
 }
 
+/* The global index round after data snapshot `data_snapshot_id`: its
+ * identity (user "<commit user>:global-index", identifier = the data
+ * snapshot id) makes a repeated recovery find the published round. */
+static pm_error *global_index_round(pm_table *t, int64_t data_snapshot_id, const char *commit_user)
+{
+    bool declared = false;
+    PM_TRY(pm_gi_maint_declared(t, &declared));
+    if (!declared)
+        return NULL;
+    char user[512];
+    snprintf(user, sizeof user, "%s:global-index", commit_user ? commit_user : "paimon-c");
+    pm_gi_maint_options o = {NULL, user, data_snapshot_id, data_snapshot_id};
+    pm_gi_maint_result r;
+    return pm_gi_maintain(t, &o, &r);
+}
+
 pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t data_snapshot_id,
                                  const char *commit_user, const pm_bytes *partitions, const int32_t *buckets,
                                  size_t ntouched, pm_compact_triggers *triggers)
@@ -279,6 +297,10 @@ done:
         return pm_error_wrap(e, 0, "automatic compaction after snapshot %lld failed (the data commit stays "
                              "committed)", (long long)data_snapshot_id);
     pm_compact_metrics_put(out, &m);
+    /* declared global indexes, after the round (even an empty one) */
+    PM_TRY(pm_error_wrap(global_index_round(t, data_snapshot_id, commit_user), 0,
+                         "global index maintenance after snapshot %lld failed (the data commit stays committed)",
+                         (long long)data_snapshot_id));
     return NULL;
 }
 

@@ -98,6 +98,8 @@ static json_t *w_task(pm_cjw *b, const pm_compact_task *t)
     pm_cjw_set(b, out, "level", pm_cjw_long(b, t->output.level));
     pm_cjw_set(b, out, "row_group_passthrough", pm_cjw_take(b, json_boolean(t->output.rg_passthrough)));
     pm_cjw_set(b, out, "row_group_passthrough_min_size", pm_cjw_long(b, t->output.rg_passthrough_min));
+    if (t->output.dict_passthrough)
+        pm_cjw_set(b, out, "dictionary_passthrough", pm_cjw_take(b, json_true()));
     pm_cjw_set(b, o, "output", out);
     pm_cjw_set(b, o, "files", pm_cjw_files(b, t->files, t->nfiles));
     pm_cjw_set(b, o, "deletion_vectors", pm_cjw_dvs(b, t->dvs, t->ndvs));
@@ -253,15 +255,23 @@ static const char *const TASK_KEYS[] = {
 static const char *const OUTPUT_KEYS[] = {"format", "compression", "target_file_size", "target_file_row_num",
                                           "level", "row_group_passthrough", "row_group_passthrough_min_size",
                                           NULL};
-static const char *const FORMATS[] = {"parquet", "avro"};
+/* with the optional "dictionary_passthrough" (written only when true) */
+static const char *const OUTPUT_KEYS_DP[] = {"format", "compression", "target_file_size", "target_file_row_num",
+                                             "level", "row_group_passthrough", "row_group_passthrough_min_size",
+                                             "dictionary_passthrough", NULL};
+static const char *const FORMATS[] = {"parquet", "avro", "orc"};
 
 static pm_error *r_output(const pm_jnode *o, pm_compact_output *out)
 {
-    pm_jnode p;
+    pm_jnode p, dp;
     pm_json_get(&p, o, "output");
-    PM_TRY(pm_json_keys(&p, OUTPUT_KEYS));
+    pm_json_get(&dp, &p, "dictionary_passthrough");
+    bool has_dp = !pm_json_is_null(&dp);
+    PM_TRY(pm_json_keys(&p, has_dp ? OUTPUT_KEYS_DP : OUTPUT_KEYS));
+    if (has_dp)
+        PM_TRY(pm_json_bool(&p, "dictionary_passthrough", &out->dict_passthrough));
     int fmt;
-    PM_TRY(pm_json_enum(&p, "format", FORMATS, 2, 0, &fmt));
+    PM_TRY(pm_json_enum(&p, "format", FORMATS, 3, 0, &fmt));
     PM_TRY(pm_strdup(&out->format, FORMATS[fmt]));
     PM_TRY(pm_json_str(&p, "compression", PM_JSON_NONEMPTY, &out->compression));
     PM_TRY(pm_json_i64(&p, "target_file_size", 1, INT64_MAX, &out->target_file_size));

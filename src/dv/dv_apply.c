@@ -106,7 +106,12 @@ static pm_error *filter_column(const pm_column *src, const uint8_t *keep, int64_
         e = NULL;
     } else if (w > 0 && src->null_count == 0 && src->nchildren == 0) {
         e = filter_fixed(src, keep, n, kept, w, dst);
-    } else if (pm_type_is_varlen(src->type) && src->null_count == 0 && n > 0) {
+    } else if (src->dictionary && src->null_count == 0) {
+        /* dictionary-encoded: the kept ids, the same dictionary */
+        e = filter_fixed(src, keep, n, kept, 4, dst);
+        if (!e)
+            dst->dictionary = pm_column_retain(src->dictionary);
+    } else if (pm_type_is_varlen(src->type) && !src->dictionary && src->null_count == 0 && n > 0) {
         e = filter_varlen(src, keep, n, kept, dst);
     } else {
         e = pm_column_reserve(dst, kept);

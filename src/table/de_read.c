@@ -116,6 +116,16 @@ static pm_error *finish_group(pm_de_group *g)
     return NULL;
 }
 
+pm_error *pm_de_check_row_range(const pm_data_file_meta *f)
+{
+    if (!f->first_row_id.has)
+        return pm_error_new(PM_ECORRUPT, "data file %s of a row-tracking table has no _FIRST_ROW_ID", f->file_name);
+    if (f->row_count < 0 || f->first_row_id.v < 0 || f->first_row_id.v > INT64_MAX - f->row_count)
+        return pm_error_new(PM_ECORRUPT, "data file %s: row IDs from %" PRId64 " for %" PRId64 " rows", f->file_name,
+                            f->first_row_id.v, f->row_count);
+    return NULL;
+}
+
 pm_error *pm_de_plan_groups(const pm_data_file_meta *files, size_t n, pm_de_group **out, size_t *ngroups)
 {
     *out = NULL;
@@ -130,13 +140,10 @@ pm_error *pm_de_plan_groups(const pm_data_file_meta *files, size_t n, pm_de_grou
                              f->file_name);
             goto fail;
         }
-        if (!f->first_row_id.has) {
-            e = pm_error_new(PM_ECORRUPT, "data file %s of a row-tracking table has no _FIRST_ROW_ID", f->file_name);
+        if ((e = pm_de_check_row_range(f)))
             goto fail;
-        }
-        if (f->row_count < 0 || f->first_row_id.v < 0 || f->first_row_id.v > INT64_MAX - f->row_count) {
-            e = pm_error_new(PM_ECORRUPT, "data file %s: row IDs from %" PRId64 " for %" PRId64 " rows", f->file_name,
-                             f->first_row_id.v, f->row_count);
+        if (pm_de_is_blob_file(f->file_name) && (!f->has_write_cols || f->write_cols.count != 1)) {
+            e = pm_error_new(PM_ECORRUPT, "blob file %s must list exactly one column in _WRITE_COLS", f->file_name);
             goto fail;
         }
         fs[i] = f;

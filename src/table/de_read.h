@@ -57,6 +57,9 @@ typedef struct pm_de_group {
 /* Is `name` a dedicated blob file (`.blob`)? */
 bool pm_de_is_blob_file(const char *name);
 
+/* PM_ECORRUPT unless f has a first row ID and [first, first + rows) is a
+ * valid range of non-negative row IDs (no overflow). */
+pm_error *pm_de_check_row_range(const pm_data_file_meta *f);
 /* Groups of files[0..n) in row-ID order (see top). */
 pm_error *pm_de_plan_groups(const pm_data_file_meta *files, size_t n, pm_de_group **out, size_t *ngroups);
 /* One group per file (row-tracking tables without data evolution, read

@@ -26,10 +26,13 @@
 #include "meta/manifest.h"
 #include "table/commit_message.h"
 #include "table/de_read.h"
+#include "table/global_index_update.h"
 #include "table/partition.h"
+#include "table/predicate.h"
 #include "table/rolling_file_writer.h"
 #include "table/scan.h"
 #include "table/table_commit.h"
+#include "table/table_read.h"
 #include "types/column.h"
 
 #define DV_INDEX_TYPE "DELETION_VECTORS"
@@ -443,6 +446,9 @@ pm_error *pm_de_update(pm_table *t, const pm_batch *rows, const char *commit_use
         m->bucket = b->bucket;
         m->total_buckets = b->total_buckets;
         e = pm_bytes_set(&m->partition, b->partition.data, b->partition.len);
+        /* global indexes of updated columns (before any file is written) */
+        if (!e)
+            e = pm_gi_update_retire(t, b, ut, msgs, nmsgs - 1, &m->index_removed, &m->n_index_removed);
         if (!e)
             e = write_group(t, b, sl->g, ut, incol, rows, u + i, (size_t)(j - i), &m->new_files, &m->n_new_files);
         if (!e)
@@ -469,23 +475,26 @@ pm_error *pm_de_update(pm_table *t, const pm_batch *rows, const char *commit_use
 /* ------------------------------------------------------------------ */
 /* delete                                                              */
 
-pm_error *pm_de_delete(pm_table *t, const int64_t *row_ids, size_t n, const char *commit_user, int64_t identifier,
-                       pm_de_change_result *out)
+static pm_error *check_dv(pm_table *t)
 {
-    memset(out, 0, sizeof *out);
     bool dv = false;
     PM_TRY(pm_options_bool(pm_table_options(t), PM_OPT_DELETION_VECTORS_ENABLED, &dv));
     if (!dv)
-        return pm_error_new(PM_EINVALID, "delete by row ID of table %s needs deletion-vectors.enabled=true", t->path);
+        return pm_error_new(PM_EINVALID, "delete from table %s needs deletion-vectors.enabled=true", t->path);
+    return NULL;
+}
+
+/* The deletes of row_ids against the loaded state s (de_write.h). */
+static pm_error *delete_rows(const state *s, pm_table *t, const int64_t *row_ids, size_t n, const char *commit_user,
+                             int64_t identifier, pm_de_change_result *out)
+{
     bool bitmap64 = false;
     int64_t target = 0;
-    PM_TRY(pm_dv_options(pm_table_options(t), &bitmap64, &target));
-    state s;
-    pm_error *e = state_load(&s, t);
+    pm_error *e = pm_dv_options(pm_table_options(t), &bitmap64, &target);
     for (size_t i = 0; !e && i < n; i++)
-        if (!find_slot(&s, row_ids[i]))
+        if (!find_slot(s, row_ids[i]))
             e = pm_error_new(PM_EINVALID, "_ROW_ID %" PRId64 " is not a row of table %s", row_ids[i], t->path);
-    size_t nb = e ? 0 : s.scan->nbuckets;
+    size_t nb = e ? 0 : s->scan->nbuckets;
     pm_dv_maintainer **ms = NULL;
     char **dirs = NULL;
     if (!e)
@@ -495,8 +504,8 @@ pm_error *pm_de_delete(pm_table *t, const int64_t *row_ids, size_t n, const char
     anchor_ref *anchors = NULL;
     size_t nanchors = 0;
     for (size_t i = 0; !e && i < n; i++) {
-        const slot *sl = find_slot(&s, row_ids[i]);
-        const pm_bucket_files *b = &s.scan->buckets[sl->bucket];
+        const slot *sl = find_slot(s, row_ids[i]);
+        const pm_bucket_files *b = &s->scan->buckets[sl->bucket];
         if (!ms[sl->bucket]) {
             e = pm_table_bucket_dir(t, b->partition.data, b->partition.len, b->bucket, &dirs[sl->bucket]);
             if (!e) {
@@ -519,7 +528,7 @@ pm_error *pm_de_delete(pm_table *t, const int64_t *row_ids, size_t n, const char
     for (size_t i = 0; !e && i < nb; i++) {
         if (!ms[i] || !pm_dv_maintainer_modified(ms[i]))
             continue;
-        const pm_bucket_files *b = &s.scan->buckets[i];
+        const pm_bucket_files *b = &s->scan->buckets[i];
         e = pm_realloc_array(&msgs, nmsgs + 1, sizeof *msgs);
         if (e)
             break;
@@ -564,8 +573,85 @@ pm_error *pm_de_delete(pm_table *t, const int64_t *row_ids, size_t n, const char
     free(ms);
     free(dirs);
     free(anchors);
-    state_free(&s);
     if (e)
         out->rows = 0;
+    return e;
+}
+
+pm_error *pm_de_delete(pm_table *t, const int64_t *row_ids, size_t n, const char *commit_user, int64_t identifier,
+                       pm_de_change_result *out)
+{
+    memset(out, 0, sizeof *out);
+    pm_error *e = check_dv(t);
+    state s;
+    memset(&s, 0, sizeof s);
+    if (!e)
+        e = state_load(&s, t);
+    if (!e)
+        e = delete_rows(&s, t, row_ids, n, commit_user, identifier, out);
+    state_free(&s);
     return e ? pm_error_wrap(e, 0, "delete from table %s by row ID", t->path) : NULL;
+}
+
+/* The live row IDs of s's snapshot whose rows satisfy `filter`. */
+static pm_error *matching_row_ids(pm_table *t, const state *s, const char *filter, int64_t **ids, size_t *n)
+{
+    *ids = NULL;
+    *n = 0;
+    pm_predicate *p = NULL;
+    const pm_schema *sch = s->scan->schema ? s->scan->schema : pm_table_schema(t);
+    PM_TRY(pm_predicate_parse(&p, filter, sch->row_type));
+    const char *cols[] = {PM_ROW_ID_NAME};
+    pm_table_read_options ro = {cols, 1, 0, p};
+    pm_table_reader *r = NULL;
+    pm_error *e = pm_table_reader_new(&r, t, s->scan, &ro);
+    size_t cap = 0;
+    for (;;) {
+        const pm_batch *b = NULL;
+        if (e || (e = pm_table_reader_next(r, &b)) || !b)
+            break;
+        const pm_column *c = b->columns[0];
+        if ((size_t)b->num_rows > cap - *n) {
+            cap = (*n + (size_t)b->num_rows) * 2;
+            if ((e = pm_realloc_array(ids, cap, sizeof **ids)))
+                break;
+        }
+        for (int64_t i = 0; i < b->num_rows; i++) {
+            if (pm_column_is_null(c, i)) {
+                e = pm_error_new(PM_ECORRUPT, "a row of table %s without _ROW_ID", t->path);
+                break;
+            }
+            (*ids)[(*n)++] = pm_column_i64(c, i);
+        }
+    }
+    pm_table_reader_free(r);
+    pm_predicate_free(p);
+    if (e) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
+    return e;
+}
+
+pm_error *pm_de_delete_where(pm_table *t, const char *filter, const char *commit_user, int64_t identifier,
+                             pm_de_change_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!filter)
+        return pm_error_new(PM_EINVALID, "delete from table %s: no filter", t->path);
+    pm_error *e = check_dv(t);
+    state s;
+    memset(&s, 0, sizeof s);
+    if (!e)
+        e = state_load(&s, t);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    if (!e)
+        e = matching_row_ids(t, &s, filter, &ids, &n);
+    if (!e)
+        e = delete_rows(&s, t, ids, n, commit_user, identifier, out);
+    free(ids);
+    state_free(&s);
+    return e ? pm_error_wrap(e, 0, "delete from table %s where %s", t->path, filter) : NULL;
 }

@@ -18,6 +18,9 @@
  * (row ID − the group's first row ID); per (partition, bucket) one new DV
  * index file holding every vector of the bucket, the bucket's previous DV
  * index files removed.  Needs `deletion-vectors.enabled=true`.
+ * Delete where: the row IDs are those of S's live rows satisfying a
+ * filter (table/predicate.h, read through table/table_read.h from the
+ * same scan), then deleted as above; none matching is no change.
  * Commit validation, on every attempt: every group an update or delete
  * was prepared against must still be live as it was (same normal file
  * range and anchor), and every DV index file a delete replaces must still
@@ -48,5 +51,7 @@ pm_error *pm_de_update(pm_table *t, const pm_batch *rows, const char *commit_use
                        pm_de_change_result *out);
 pm_error *pm_de_delete(pm_table *t, const int64_t *row_ids, size_t n, const char *commit_user, int64_t identifier,
                        pm_de_change_result *out);
+pm_error *pm_de_delete_where(pm_table *t, const char *filter, const char *commit_user, int64_t identifier,
+                             pm_de_change_result *out);
 
 #endif

@@ -152,6 +152,8 @@ typedef struct phys_list {
     const pm_type **types;
     int32_t *ids;
     size_t n;
+    const char **dict;          /* names read dictionary-encoded where the file allows */
+    size_t ndict;
 } phys_list;
 
 static void phys_free(phys_list *pl)
@@ -159,6 +161,22 @@ static void phys_free(phys_list *pl)
     free(pl->names);
     free(pl->types);
     free(pl->ids);
+    free(pl->dict);
+}
+
+/* Dictionary passthrough for requested field `want` read as file field
+ * `df` without a cast. */
+static pm_error *dict_add(phys_list *pl, const char *const *dict, size_t ndict, const char *want,
+                          const pm_field *df)
+{
+    bool asked = false;
+    for (size_t i = 0; !asked && i < ndict; i++)
+        asked = dict[i] && !strcmp(dict[i], want);
+    if (!asked || (df->type->id != PM_TYPE_VARCHAR && df->type->id != PM_TYPE_CHAR))
+        return NULL;
+    PM_TRY(pm_realloc_array(&pl->dict, pl->ndict + 1, sizeof *pl->dict));
+    pl->dict[pl->ndict++] = df->name;
+    return NULL;
 }
 
 static pm_error *phys_add(phys_list *pl, int32_t id, const char *name, const pm_type *type, ptrdiff_t *idx)
@@ -223,6 +241,8 @@ static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl
         po.batch_rows = r->batch_rows;
         po.columns = pl->names;
         po.ncolumns = pl->n;
+        po.dict_columns = pl->dict;
+        po.ndict_columns = pl->ndict;
         if (pl->n == 0) {
             /* nothing to read but the row count: project nothing */
             po.columns = NULL;
@@ -261,6 +281,13 @@ static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl
 
 pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *bucket_dir,
                               const pm_data_file_meta *file, const pm_file_read_options *o)
+{
+    return pm_file_reader_open_dict(out, t, bucket_dir, file, o, NULL, 0);
+}
+
+pm_error *pm_file_reader_open_dict(pm_file_reader **out, pm_table *t, const char *bucket_dir,
+                                   const pm_data_file_meta *file, const pm_file_read_options *o,
+                                   const char *const *dict_columns, size_t ndict_columns)
 {
     *out = NULL;
     if (!o || !o->read_type || o->read_type->id != PM_TYPE_ROW)
@@ -308,6 +335,8 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
             continue; /* not in this file */
         PM_TRY_GOTO(e, phys_add(&pl, df->id, df->name, df->type, &m->phys), fail);
         PM_TRY_GOTO(e, pm_error_wrap(pm_cast_plan(df->type, of->type, &m->k2), 0, "field '%s'", of->name), fail);
+        if (m->k2 == PM_CAST_IDENTITY)
+            PM_TRY_GOTO(e, dict_add(&pl, dict_columns, ndict_columns, of->name, df), fail);
         m->stage_type = pm_type_clone(df->type);
         if (!m->stage_type) {
             e = pm_oom();
@@ -390,7 +419,14 @@ pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out)
                 PM_TRY(pm_column_append_null(m->work));
             col = m->work;
         } else {
-            pm_column *src = b->columns[m->phys];
+            pm_column *src = b->columns[m->phys], *plain = NULL;
+            if (src->dictionary && (m->k1 != PM_CAST_IDENTITY || m->k2 != PM_CAST_IDENTITY)) {
+                /* casts read values: a dictionary-encoded column is decoded first */
+                PM_TRY(pm_error_wrap(pm_column_decode(&plain, src), 0, "data file %s: field '%s'", r->path,
+                                     r->out_type->fields[i].name));
+                pm_column_release(b->columns[m->phys]);
+                b->columns[m->phys] = src = plain;
+            }
             if (m->k1 == PM_CAST_IDENTITY && m->k2 == PM_CAST_IDENTITY) {
                 col = src;
             } else if (m->k1 == PM_CAST_IDENTITY || m->k2 == PM_CAST_IDENTITY) {

@@ -42,6 +42,14 @@ typedef struct pm_file_read_options {
  * file->external_path wins when set. */
 pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *bucket_dir,
                               const pm_data_file_meta *file, const pm_file_read_options *o);
+/* pm_file_reader_open with dictionary passthrough: the requested
+ * CHAR/VARCHAR fields named in dict_columns that a Parquet file returns
+ * dictionary-encoded where the file allows it (types/column.h;
+ * pm_pq_reader_options.dict_columns; only fields needing no
+ * schema-evolution cast); every other field and format reads plain. */
+pm_error *pm_file_reader_open_dict(pm_file_reader **out, pm_table *t, const char *bucket_dir,
+                                   const pm_data_file_meta *file, const pm_file_read_options *o,
+                                   const char *const *dict_columns, size_t ndict_columns);
 /* *out = NULL at end of file. */
 pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out);
 /* Row position (in the file) of the first row of the last batch returned. */

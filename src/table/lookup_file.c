@@ -180,6 +180,17 @@ static int64_t batch_bytes(const pm_batch *b)
     return n;
 }
 
+/* Bytes the rows of b use (a reset batch keeps its capacity). */
+static int64_t batch_used_bytes(const pm_batch *b)
+{
+    int64_t n = 0;
+    for (size_t i = 0; b && i < b->ncolumns; i++) {
+        const pm_column *c = b->columns[i];
+        n += (int64_t)(c->values.len + c->data.len + c->offsets.len + c->validity.len);
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* memory output (an Avro container of one block, in memory)          */
 
@@ -417,7 +428,7 @@ static pm_error *add_rows(builder *b, const pm_batch *in, int64_t pos)
             PM_TRY(pm_column_append_from(b->pending->columns[c], in->columns[c], r));
         PM_TRY(pm_column_append_i64(b->pending->columns[in->ncolumns], pos + r));
         PM_TRY(pm_batch_finish(b->pending, b->pending->num_rows + 1));
-        if (b->pending->num_rows >= BLOCK_ROWS || batch_bytes(b->pending) >= BLOCK_BYTES)
+        if (b->pending->num_rows >= BLOCK_ROWS || batch_used_bytes(b->pending) >= BLOCK_BYTES)
             PM_TRY(flush_block(b));
     }
     return NULL;

@@ -5,11 +5,13 @@
  * only group, since AND is the only connective); literals go through
  * pm_column_append_text into one column per atom.
  * Rows: for each atom, each row not yet excluded is compared with the
- * literals (a short list: linear).
+ * literals (a short list: linear) by one three-way comparison per type.
  * Files: the index bytes (embedded, or the `.index` sidecar named in
  * _EXTRA_FILES, beside the file or its external path) are parsed and the
- * atoms, renamed to the file's schema by field id, tested with
+ * = / IN atoms, renamed to the file's schema by field id, tested with
  * pm_fi_file_may_match.
+ * Partitions: each atom's partition field is appended from the BinaryRow
+ * to a one-row column and tested as rows are.
  */
 #include "table/predicate.h"
 
@@ -24,6 +26,7 @@
 #include "index/file_index.h"
 #include "meta/paths.h"
 #include "meta/safe_path.h"
+#include "types/binary_row.h"
 #include "types/column.h"
 #include "types/value.h"
 
@@ -194,10 +197,22 @@ static pm_error *atom(lexer *l, const pm_type *rt, pm_predicate *p)
         return pm_oom();
     a->type->nullable = true;
     PM_TRY(pm_column_new(&a->values, a->type));
-    if (punct(l, '='))
-        return literal(l, a);
+    skip_ws(l);
+    static const struct {
+        const char *text;
+        pm_pred_op op;
+    } ops[] = {{"<>", PM_PRED_NE}, {"!=", PM_PRED_NE}, {"<=", PM_PRED_LE}, {">=", PM_PRED_GE},
+               {"<", PM_PRED_LT},  {">", PM_PRED_GT},  {"=", PM_PRED_IN}};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        size_t n = strlen(ops[i].text);
+        if (!strncmp(l->p, ops[i].text, n)) {
+            l->p += n;
+            a->op = ops[i].op;
+            return literal(l, a);
+        }
+    }
     if (!keyword(l, "IN"))
-        return syntax(l, "'=' or IN expected");
+        return syntax(l, "an operator (=, <>, !=, <, <=, >, >=) or IN expected");
     if (!punct(l, '('))
         return syntax(l, "'(' expected after IN");
     do
@@ -236,8 +251,8 @@ pm_error *pm_predicate_parse(pm_predicate **out, const char *text, const pm_type
     if (!e) {
         skip_ws(&l);
         if (*l.p)
-            e = keyword(&l, "OR") ? pm_error_new(PM_EINVALID, "filter: OR is not supported (only = and IN joined "
-                                                               "by AND) in '%s'", text)
+            e = keyword(&l, "OR") ? pm_error_new(PM_EINVALID, "filter: OR is not supported (only comparisons and "
+                                                               "IN joined by AND) in '%s'", text)
                                   : syntax(&l, "AND or the end expected");
     }
     if (e) {
@@ -251,56 +266,117 @@ pm_error *pm_predicate_parse(pm_predicate **out, const char *text, const pm_type
 /* ------------------------------------------------------------------ */
 /* rows                                                                */
 
-/* Equal cells of two columns of the same type (Java's compareTo == 0). */
-static bool cell_equal(const pm_column *a, int64_t i, const pm_column *b, int64_t j)
+/* Three-way comparison of cells of two columns of the same type (Java's
+ * compareTo). */
+static int cmp3(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+
+static int cell_compare(const pm_column *a, int64_t i, const pm_column *b, int64_t j)
 {
     switch (a->type->id) {
-    case PM_TYPE_BOOLEAN: return pm_column_bool(a, i) == pm_column_bool(b, j);
-    case PM_TYPE_TINYINT: return pm_column_i8(a, i) == pm_column_i8(b, j);
-    case PM_TYPE_SMALLINT: return pm_column_i16(a, i) == pm_column_i16(b, j);
+    case PM_TYPE_BOOLEAN: return cmp3(pm_column_bool(a, i), pm_column_bool(b, j));
+    case PM_TYPE_TINYINT: return cmp3(pm_column_i8(a, i), pm_column_i8(b, j));
+    case PM_TYPE_SMALLINT: return cmp3(pm_column_i16(a, i), pm_column_i16(b, j));
     case PM_TYPE_INT:
     case PM_TYPE_DATE:
-    case PM_TYPE_TIME: return pm_column_i32(a, i) == pm_column_i32(b, j);
-    case PM_TYPE_FLOAT: return pm_cmp_java_double(pm_column_f32(a, i), pm_column_f32(b, j)) == 0;
-    case PM_TYPE_DOUBLE: return pm_cmp_java_double(pm_column_f64(a, i), pm_column_f64(b, j)) == 0;
-    case PM_TYPE_DECIMAL: return pm_column_decimal(a, i) == pm_column_decimal(b, j);
+    case PM_TYPE_TIME: return cmp3(pm_column_i32(a, i), pm_column_i32(b, j));
+    case PM_TYPE_FLOAT: return pm_cmp_java_double(pm_column_f32(a, i), pm_column_f32(b, j));
+    case PM_TYPE_DOUBLE: return pm_cmp_java_double(pm_column_f64(a, i), pm_column_f64(b, j));
+    case PM_TYPE_DECIMAL: {
+        __int128 x = pm_column_decimal(a, i), y = pm_column_decimal(b, j);
+        return x < y ? -1 : x > y;
+    }
     case PM_TYPE_CHAR:
     case PM_TYPE_VARCHAR:
     case PM_TYPE_BINARY:
     case PM_TYPE_VARBINARY: {
         size_t an, bn;
         const uint8_t *ap = pm_column_bytes(a, i, &an), *bp = pm_column_bytes(b, j, &bn);
-        return pm_cmp_bytes(ap, an, bp, bn) == 0;
+        return pm_cmp_bytes(ap, an, bp, bn);
     }
-    default: return pm_column_i64(a, i) == pm_column_i64(b, j); /* BIGINT, TIMESTAMP(_LTZ) */
+    default: return cmp3(pm_column_i64(a, i), pm_column_i64(b, j)); /* BIGINT, TIMESTAMP(_LTZ) */
     }
+}
+
+static bool atom_holds(const pm_pred_atom *a, const pm_column *c, int64_t r)
+{
+    if (pm_column_is_null(c, r))
+        return false;
+    if (a->op == PM_PRED_IN) {
+        for (int64_t v = 0; v < a->values->length; v++)
+            if (!cell_compare(c, r, a->values, v))
+                return true;
+        return false;
+    }
+    int d = cell_compare(c, r, a->values, 0);
+    switch (a->op) {
+    case PM_PRED_NE: return d != 0;
+    case PM_PRED_LT: return d < 0;
+    case PM_PRED_LE: return d <= 0;
+    case PM_PRED_GT: return d > 0;
+    default: return d >= 0;
+    }
+}
+
+/* Clear the keep bits of rows [0, n) of c where atom a fails. */
+static pm_error *atom_rows(const pm_pred_atom *a, const pm_column *c, int64_t n, uint8_t *keep)
+{
+    if (c->type->id != a->type->id)
+        return pm_error_new(PM_EINTERNAL, "filter column %s is %s, expected %s", a->column,
+                            pm_type_id_name(c->type->id), pm_type_id_name(a->type->id));
+    for (int64_t r = 0; r < n; r++)
+        if (((keep[r >> 3] >> (r & 7)) & 1) && !atom_holds(a, c, r))
+            keep[r >> 3] &= (uint8_t)~(1u << (r & 7));
+    return NULL;
 }
 
 pm_error *pm_predicate_rows(const pm_predicate *p, const pm_batch *b, const size_t *cols, uint8_t *keep,
                             int64_t *kept)
 {
     int64_t n = b->num_rows;
-    for (size_t k = 0; k < p->natoms; k++) {
-        const pm_pred_atom *a = &p->atoms[k];
-        const pm_column *c = b->columns[cols[k]];
-        if (c->type->id != a->type->id)
-            return pm_error_new(PM_EINTERNAL, "filter column %s is %s, expected %s", a->column,
-                                pm_type_id_name(c->type->id), pm_type_id_name(a->type->id));
-        for (int64_t r = 0; r < n; r++) {
-            if (!((keep[r >> 3] >> (r & 7)) & 1))
-                continue;
-            bool hit = false;
-            if (!pm_column_is_null(c, r))
-                for (int64_t v = 0; v < a->values->length && !hit; v++)
-                    hit = cell_equal(c, r, a->values, v);
-            if (!hit)
-                keep[r >> 3] &= (uint8_t)~(1u << (r & 7));
-        }
-    }
+    for (size_t k = 0; k < p->natoms; k++)
+        PM_TRY(atom_rows(&p->atoms[k], b->columns[cols[k]], n, keep));
     int64_t cnt = 0;
     for (int64_t r = 0; r < n; r++)
         cnt += (keep[r >> 3] >> (r & 7)) & 1;
     *kept = cnt;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* partitions                                                          */
+
+pm_error *pm_predicate_check_partition(const pm_predicate *p, const pm_type *ptype, const char *what)
+{
+    for (size_t k = 0; k < p->natoms; k++)
+        if (pm_type_field_index_by_id(ptype, p->atoms[k].field_id) < 0)
+            return pm_error_new(PM_EINVALID, "%s: column '%s' is not a partition key (the predicate selects "
+                                "partitions)", what, p->atoms[k].column);
+    return NULL;
+}
+
+pm_error *pm_predicate_partition_match(const pm_predicate *p, const pm_type *ptype, const uint8_t *partition,
+                                       size_t len, bool *match)
+{
+    *match = false;
+    pm_binrow row;
+    PM_TRY(pm_binrow_deserialize(&row, partition, len, (int32_t)ptype->nfields));
+    uint8_t keep = 1;
+    for (size_t k = 0; k < p->natoms && keep; k++) {
+        const pm_pred_atom *a = &p->atoms[k];
+        ptrdiff_t i = pm_type_field_index_by_id(ptype, a->field_id);
+        if (i < 0)
+            return pm_error_new(PM_EINVALID, "filter column '%s' is not a partition key", a->column);
+        if (!pm_type_equals_ignore_nullable(ptype->fields[i].type, a->type))
+            return pm_error_new(PM_EINVALID, "filter column '%s' has another type in the partition row", a->column);
+        pm_column *c = NULL;
+        PM_TRY(pm_column_new(&c, a->type));
+        pm_error *e = pm_binrow_append_to_column(&row, (int32_t)i, c);
+        if (!e)
+            e = atom_rows(a, c, 1, &keep);
+        pm_column_release(c);
+        PM_TRY(e);
+    }
+    *match = keep & 1;
     return NULL;
 }
 
@@ -381,7 +457,8 @@ pm_error *pm_predicate_file_may_match(const pm_predicate *p, pm_table *t, const 
     size_t n = 0;
     for (size_t k = 0; k < p->natoms; k++) {
         ptrdiff_t i = pm_type_field_index_by_id(fs->row_type, p->atoms[k].field_id);
-        if (i < 0 || !pm_type_equals_ignore_nullable(fs->row_type->fields[i].type, p->atoms[k].type))
+        if (p->atoms[k].op != PM_PRED_IN || i < 0 ||
+            !pm_type_equals_ignore_nullable(fs->row_type->fields[i].type, p->atoms[k].type))
             continue;
         atoms[n++] = (pm_fi_atom){fs->row_type->fields[i].name, p->atoms[k].type, p->atoms[k].values};
     }

@@ -113,8 +113,9 @@ static int64_t count_nulls(const uint8_t *bm, int64_t from, int64_t n)
     return n - valid;
 }
 
-/* Fixed-width values and offsets by pointer arithmetic (offsets stay
- * absolute into the same data buffer), bitmaps from byte from / 8. */
+/* Fixed-width values (and dictionary ids) and offsets by pointer
+ * arithmetic (offsets stay absolute into the same data buffer), bitmaps
+ * from byte from / 8. */
 static void column_view(pm_column *v, const pm_column *c, int64_t from, int64_t n)
 {
     memset(v, 0, sizeof *v);
@@ -127,7 +128,12 @@ static void column_view(pm_column *v, const pm_column *c, int64_t from, int64_t 
         v->null_count = count_nulls(c->validity.data, from, n);
     }
     int width = pm_type_value_width(c->type);
-    if (width) {
+    if (c->dictionary) {
+        /* dictionary ids; the dictionary borrowed (a view holds no reference) */
+        v->dictionary = c->dictionary;
+        v->values.data = c->values.data + (size_t)from * 4;
+        v->values.len = (size_t)n * 4;
+    } else if (width) {
         v->values.data = c->values.data + (size_t)from * (size_t)width;
         v->values.len = (size_t)n * (size_t)width;
     } else if (c->type->id == PM_TYPE_BOOLEAN) {

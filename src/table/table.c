@@ -16,6 +16,7 @@
 
 #include "base/mem.h"
 #include "base/util.h"
+#include "index/global_index_decl.h"
 #include "meta/safe_path.h"
 
 static void table_destroy(pm_table *t)
@@ -232,6 +233,8 @@ pm_error *pm_table_create(const char *path, const pm_table_spec *spec, bool igno
     PM_TRY_GOTO(e, pm_schema_new_table(&s, spec->row_type, spec->partition_keys, spec->npartition_keys,
                                        spec->primary_keys, spec->nprimary_keys, opts, spec->comment,
                                        pm_now_millis()), done);
+    /* global index declarations (index/global_index_decl.h) */
+    PM_TRY_GOTO(e, pm_gi_decls_validate(s->options, s->row_type, s->primary_keys.count), done);
     bool committed = false;
     PM_TRY_GOTO(e, pm_schema_commit(fio, root, s, &committed), done);
     if (!committed && !ignore_if_exists)

@@ -21,7 +21,8 @@
  * skipped.
  * Filter (table/predicate.h): the read type is the projection followed by
  * the filter's columns it lacks; append files whose file index excludes
- * the filter get no task; every batch assembled below (any path) is then
+ * the filter get no task, nor do row-tracking groups whose row-ID range
+ * the global-index selection misses (table/global_index_scan.h); every batch assembled below (any path) is then
  * filtered in place and handed out as a view of its projected columns.
  * Read-ahead (threads > 1): the files of append tasks are opened and
  * decoded by a private pool, up to `threads` files at a time in task
@@ -46,6 +47,7 @@
 #include "dv/dv_index_file.h"
 #include "table/de_read.h"
 #include "table/file_read.h"
+#include "table/global_index_scan.h"
 #include "table/partition.h"
 #include "table/pk_read.h"
 #include "table/predicate.h"
@@ -224,17 +226,37 @@ static pm_error *plan_row_tracking_bucket(pm_table_reader *r, const pm_bucket_fi
     }
     r->groups[r->ngroup_sets] = g;
     r->ngroups[r->ngroup_sets++] = ng;
+    /* global indexes: row-ID ranges the filter's selection misses are not read */
+    pm_gi_selection *sel = NULL;
+    bool gi = false;
+    if (r->filter && b->table == r->t)
+        PM_TRY(pm_gi_read_enabled(pm_table_options(r->t), &gi));
+    if (gi)
+        PM_TRY(pm_gi_select(r->t, b, r->filter, &sel));
     for (size_t k = 0; k < ng; k++) {
+        if (sel && g[k].has_first_row_id && !pm_gi_selection_meets(sel, g[k].first_row_id, g[k].row_count)) {
+            r->files_skipped += g[k].nfiles;
+            continue;
+        }
         const pm_data_file_meta *f0 = g[k].files[0];
         size_t fi = (size_t)(f0 - b->files);
         if (g[k].nfiles == 1 && !system_columns && !f0->has_write_cols) {
-            PM_TRY(add_task(r, b, fi, false, true));
+            pm_error *e = add_task(r, b, fi, false, true);
+            if (e) {
+                pm_gi_selection_free(sel);
+                return e;
+            }
             continue;
         }
         size_t ai = (size_t)(g[k].anchor - b->files);
-        PM_TRY(add_task(r, b, ai, false, false));
+        pm_error *e = add_task(r, b, ai, false, false);
+        if (e) {
+            pm_gi_selection_free(sel);
+            return e;
+        }
         r->tasks[r->ntasks - 1].grp = &g[k];
     }
+    pm_gi_selection_free(sel);
     return NULL;
 }
 

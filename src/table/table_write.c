@@ -46,6 +46,7 @@
 #include "base/util.h"
 #include "format/avro/avro.h"
 #include "format/parquet/parquet_writer.h"
+#include "index/global_index_decl.h"
 #include "meta/manifest.h"
 #include "table/blob_write.h"
 #include "table/bucket_index.h"
@@ -272,7 +273,10 @@ pm_error *pm_table_writer_new(pm_table_writer **out, pm_table *t, const pm_table
     *out = NULL;
     pm_table_writer *w;
     PM_TRY(pm_calloc(&w, 1, sizeof *w));
-    pm_error *e = writer_init(w, t, o);
+    const pm_schema *ts = pm_table_schema(t);
+    pm_error *e = pm_gi_decls_validate(ts->options, ts->row_type, ts->primary_keys.count);
+    if (!e)
+        e = writer_init(w, t, o);
     if (e) {
         pm_table_writer_free(w);
         return pm_error_wrap(e, 0, "writer for table %s", pm_table_path(t));

@@ -428,8 +428,10 @@ pm_error *pm_col_stats_from_parquet(const pm_type *type, pm_stats_mode mode,
     case PM_TYPE_DECIMAL:
     case PM_TYPE_CHAR:
     case PM_TYPE_VARCHAR:
+        break;
     case PM_TYPE_BINARY:
     case PM_TYPE_VARBINARY:
+        typed = false; /* Java keeps no min/max of Parquet binary columns */
         break;
     case PM_TYPE_TIMESTAMP:
     case PM_TYPE_TIMESTAMP_LTZ:
@@ -445,6 +447,16 @@ pm_error *pm_col_stats_from_parquet(const pm_type *type, pm_stats_mode mode,
         e = value_from_pq(type, &s->min, &out->min);
         if (!e)
             e = value_from_pq(type, &s->max, &out->max);
+    }
+    /* Java 1.4.2's Parquet statistics order NaN above every number: a
+     * column holding NaN has max NaN (and min NaN when it holds nothing else) */
+    if (!e && s->has_nan && (type->id == PM_TYPE_FLOAT || type->id == PM_TYPE_DOUBLE)) {
+        if (!out->has_min) {
+            out->has_min = true;
+            out->min.d = NAN;
+        }
+        out->has_max = true;
+        out->max.d = NAN;
     }
     if (!e)
         e = convert(type, mode, out);

@@ -90,6 +90,7 @@ static void column_destroy(pm_column *c)
     for (size_t i = 0; i < c->nchildren; i++)
         pm_column_release(c->children[i]);
     free(c->children);
+    pm_column_release(c->dictionary);
     pm_buf_free(&c->validity);
     pm_buf_free(&c->values);
     pm_buf_free(&c->offsets);
@@ -199,6 +200,8 @@ void pm_column_reset(pm_column *c)
     pm_buf_clear(&c->values);
     pm_buf_clear(&c->offsets);
     pm_buf_clear(&c->data);
+    pm_column_release(c->dictionary);
+    c->dictionary = NULL;
     for (size_t i = 0; i < c->nchildren; i++)
         pm_column_reset(c->children[i]);
 }
@@ -481,7 +484,11 @@ pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, 
     bool var = pm_type_is_varlen(t);
     if (n <= 0)
         return NULL;
-    if (!w && !var && t->id != PM_TYPE_BOOLEAN) {
+    bool dict = false;
+    for (int64_t i = 0; var && !dict && i < n; i++)
+        dict = srcs[which[i]]->dictionary != NULL;
+    if (dict || (!w && !var && t->id != PM_TYPE_BOOLEAN)) {
+        /* dictionary-encoded sources: their values, row by row */
         for (int64_t i = 0; i < n; i++)
             PM_TRY(pm_column_append_from(dst, srcs[which[i]], rows[i]));
         return NULL;
@@ -579,5 +586,25 @@ pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, 
         }
     }
     dst->length += n;
+    return NULL;
+}
+
+pm_error *pm_column_decode(pm_column **out, pm_column *c)
+{
+    *out = NULL;
+    if (!c->dictionary) {
+        *out = pm_column_retain(c);
+        return NULL;
+    }
+    pm_column *d;
+    PM_TRY(pm_column_new(&d, c->type));
+    pm_error *e = pm_column_reserve(d, c->length);
+    for (int64_t i = 0; !e && i < c->length; i++)
+        e = pm_column_append_from(d, c, i);
+    if (e) {
+        pm_column_release(d);
+        return e;
+    }
+    *out = d;
     return NULL;
 }

@@ -15,6 +15,13 @@
  *   ARRAY, MULTISET(as MAP) offsets = int32[length+1] into children[0]
  *   MAP                     offsets = int32[length+1] into children[0] (keys) and children[1] (values)
  *   ROW                     children[i] = field i, each of `length` rows
+ * Dictionary-encoded CHAR/VARCHAR (`dictionary` != NULL): `values` holds
+ * one int32 id per row into `dictionary` (a column of the same type without
+ * nulls, shared by reference); offsets and data are unused.  Only a reader
+ * asked for it produces such a column (the Parquet reader's dict_columns,
+ * for compaction's dictionary passthrough); pm_column_bytes,
+ * pm_column_append_from / _gather and the Parquet writer take it, code that
+ * reads offsets directly must be handed plain columns (pm_column_decode).
  * Validity: `validity` is a bitmap (bit set = valid).  It may be empty
  * (validity.len == 0) only while null_count == 0.  A null ARRAY/MAP entry
  * still has offsets[i+1] == offsets[i]; a null ROW entry still has one
@@ -50,6 +57,7 @@ struct pm_column {
     pm_buf data;         /* variable-width bytes */
     size_t nchildren;
     pm_column **children;
+    pm_column *dictionary; /* dictionary-encoded CHAR/VARCHAR (see above), one reference; else NULL */
     atomic_int refs;
     /* Zero-copy imports: the buffers are borrowed (pm_buf cap 0) from
      * memory `owner` keeps alive; owner_release(owner) runs when the
@@ -126,14 +134,23 @@ static inline __int128 pm_column_decimal(const pm_column *c, int64_t i)
     return v;
 }
 static inline const int32_t *pm_column_offsets(const pm_column *c) { return (const int32_t *)(const void *)c->offsets.data; }
-/* Var-width value: pointer into data and its length. */
+/* Var-width value: pointer into data (a dictionary-encoded column's:
+ * into its dictionary's) and its length. */
 static inline const uint8_t *pm_column_bytes(const pm_column *c, int64_t i, size_t *len)
 {
+    if (c->dictionary) {
+        i = ((const int32_t *)(const void *)c->values.data)[i];
+        c = c->dictionary;
+    }
     const int32_t *o = pm_column_offsets(c);
     *len = (size_t)(o[i + 1] - o[i]);
     /* Only empty values were appended: data was never allocated. */
     return c->data.data ? c->data.data + o[i] : (const uint8_t *)"";
 }
+
+/* A plain copy of a dictionary-encoded column (*out has one reference;
+ * for a plain column *out is c retained). */
+pm_error *pm_column_decode(pm_column **out, pm_column *c);
 
 /* Batch helpers. */
 /* Drop all rows (columns reset; a column still referenced by an export is

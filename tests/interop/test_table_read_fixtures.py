@@ -17,8 +17,8 @@ _WRITE_COLS names through the latest schema, so the renamed columns of
 the two *_alter_table_with_cast_with_data_evolution tables come out null,
 and it does not find the renamed blob column): the fixture wins.  Snapshot
 2 of the blob table fails as Java fails it (its BLOB NOT NULL column has no
-file for row IDs 5-9).  ORC manifests give a clear error ("unsupported
-manifest format orc").
+file for row IDs 5-9).  The tables with ORC manifests are compared with
+Java in test_table_formats.py.
 
 Fixtures are copied to a temporary warehouse first.  The two external-path
 tables point at FILE:/tmp/external, and their files ship beside the table
@@ -41,7 +41,6 @@ os.environ["TZ"] = "UTC"  # casts involving TIMESTAMP WITH LOCAL TIME ZONE use t
 
 PARQUET = FIXTURES / "java-written" / "parquet"
 AVRO = FIXTURES / "java-written" / "avro-format"
-ORC = FIXTURES / "java-written-orc-manifests"
 
 DATA_EVOLUTION = {
     "append_table_alter_table_with_cast_with_data_evolution",
@@ -242,16 +241,6 @@ def test_every_fixture_is_covered():
     for t in DATA_EVOLUTION | RAW | {k[0] for k in README} | {k[0] for k in MERGE_NEEDED}:
         assert t in names, t
     assert len(names) == 31
-
-
-@pytest.mark.parametrize("table", sorted(p.name for p in ORC.glob("*.db")))
-def test_orc_manifests_unsupported(tmp_path, table):
-    src = ORC / table / table[:-3]
-    dst = tmp_path / table[:-3]
-    shutil.copytree(src, dst)
-    p = run_paimon("read", dst, check=False)
-    assert p.returncode == 1
-    assert "unsupported manifest format orc" in p.stderr
 
 
 @pytest.mark.parametrize("table,branch", [("append_table_with_rt_branch", "rt"),

@@ -89,14 +89,3 @@ def test_unknown_table_and_missing_input(tmp_path, table):
     assert tree_hash(table) == before
 
 
-def test_primary_key_dynamic_bucket_unsupported(tmp_path):
-    cat = CatalogFactory.create({"warehouse": str(tmp_path / "wh")})
-    cat.create_database("db", True)
-    cat.create_table("db.pk", Schema.from_pyarrow_schema(SCHEMA, primary_keys=["id"], options={"bucket": "-1"}),
-                     False)
-    table = tmp_path / "wh" / "db.db" / "pk"
-    before = tree_hash(table)
-    p = run_paimon("write", table, input=GOOD, check=False)
-    assert p.returncode == 1
-    assert "dynamic bucket mode (bucket=-1) is not supported" in p.stderr
-    assert tree_hash(table) == before

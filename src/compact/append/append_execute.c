@@ -35,6 +35,14 @@
  * decoded; the two writers alternate, each finishing its open file before
  * the other takes over, and share the sequence counter, so outputs stay in
  * input order with contiguous sequence numbers.
+ * Dictionary passthrough (task->output.dict_passthrough: the option after
+ * its vetoes, compact/append/append_mode.c): the table's top-level STRING
+ * fields without a file index are asked of the file reader
+ * dictionary-encoded; each Parquet input whose pages of such a column are
+ * all dictionary-encoded hands them on as ids + dictionary, and the
+ * Parquet writer adopts or falls back (format/parquet/pq_write_column.h).
+ * Indexed STRING columns stay materialized, as every column of inputs
+ * that do not qualify.  Not for row-tracking tables.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -48,6 +56,7 @@
 #include "compact/compact_writer.h"
 #include "dv/dv_apply.h"
 #include "dv/dv_maintainer.h"
+#include "index/file_index.h"
 #include "meta/index_path.h"
 #include "meta/manifest.h"
 #include "meta/schema.h"
@@ -76,6 +85,33 @@ static const pm_compact_dv_ref *task_dv(const pm_compact_task *task, const char 
         if (!strcmp(task->dvs[i].data_file, name))
             return &task->dvs[i];
     return NULL;
+}
+
+/* The fields read dictionary-encoded (see the top): *names borrows the
+ * schema's field names; NULL / 0 when passthrough is off. */
+static pm_error *dict_fields(const pm_schema *schema, const pm_compact_task *task, bool rt, const char ***names,
+                             size_t *n)
+{
+    *names = NULL;
+    *n = 0;
+    if (!task->output.dict_passthrough || rt || strcmp(task->output.format, "parquet"))
+        return NULL;
+    pm_fi_options fi;
+    PM_TRY(pm_fi_options_parse(schema->options, &fi));
+    const pm_type *rt_ = schema->row_type;
+    pm_error *e = pm_calloc(names, rt_->nfields ? rt_->nfields : 1, sizeof **names);
+    for (size_t i = 0; !e && i < rt_->nfields; i++) {
+        const pm_field *f = &rt_->fields[i];
+        if (f->type->id != PM_TYPE_VARCHAR || f->type->length != PM_MAX_LENGTH)
+            continue;
+        bool indexed = false;
+        for (size_t k = 0; !indexed && k < fi.nspecs; k++)
+            indexed = !strcmp(fi.specs[k].column, f->name);
+        if (!indexed) /* an index needs the values: that column alone is materialized */
+            (*names)[(*n)++] = f->name;
+    }
+    pm_fi_options_clear(&fi);
+    return e;
 }
 
 /* Drop deleted rows of a reader batch: a view holding retained columns is
@@ -242,6 +278,8 @@ typedef struct append_run {
     pm_batch *view;
     pm_file_read_options ro;
     pm_type *rt_type;             /* row tracking: the fields + _ROW_ID, _SEQUENCE_NUMBER (else NULL) */
+    const char **dict;            /* dictionary passthrough fields (dict_fields), owned array */
+    size_t ndict;
 } append_run;
 
 /* An input's rows as a reader: the file reader, or for row-tracking tables
@@ -265,7 +303,7 @@ static pm_error *input_open(append_run *c, const pm_data_file_meta *f, input_rea
 {
     memset(in, 0, sizeof *in);
     if (!c->rt_type)
-        return pm_file_reader_open(&in->fr, c->t, c->dir, f, &c->ro);
+        return pm_file_reader_open_dict(&in->fr, c->t, c->dir, f, &c->ro, c->dict, c->ndict);
     PM_TRY(pm_de_single_groups(f, 1, &in->g, &in->ng));
     return pm_de_group_reader_open(&in->gr, c->t, c->dir, &in->g[0], c->rt_type, 0);
 }
@@ -408,6 +446,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     if (rt)
         PM_TRY_GOTO(e, pm_schema_row_tracking_type(schema->row_type, &c.rt_type), fail);
     const pm_type *out_type = rt ? c.rt_type : schema->row_type;
+    PM_TRY_GOTO(e, dict_fields(schema, task, rt, &c.dict, &c.ndict), fail);
     PM_TRY_GOTO(e, pm_compact_result_new_for_task(&c.r, task), fail);
     PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
     c.dir = dir;
@@ -449,6 +488,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     dv_state_free(&c.dvs);
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
+    free(c.dict);
     free(dir);
     c.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
     *out = c.r;
@@ -462,6 +502,7 @@ fail:
     dv_state_free(&c.dvs);
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
+    free(c.dict);
     free(dir);
     pm_compact_result_free(c.r);
     return pm_error_wrap(e, 0, "compaction task %lld (plan %s)", (long long)task->task_index, task->plan_id);

@@ -20,6 +20,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/mem.h"
 #include "compact/append/append.h"
@@ -99,11 +100,41 @@ static pm_error *load_rules(const pm_options *o, pm_compact_rules *r)
     return NULL;
 }
 
-/* Level 0 outputs plus compaction.parquet.row-group-passthrough[.min-size]. */
+/* A variant or map shredding option (any key naming shredding, set to
+ * anything but false or empty). */
+static bool shredding_configured(const pm_options *o)
+{
+    for (size_t i = 0; i < pm_options_count(o); i++) {
+        const char *k = pm_options_key_at(o, i), *v = pm_options_value_at(o, i);
+        bool named = false;
+        for (const char *p = k; !named && *p; p++)
+            named = !strncasecmp(p, "shredding", 9);
+        if (named && v && *v && strcasecmp(v, "false"))
+            return true;
+    }
+    return false;
+}
+
+/* parquet.read.enable-dictionary-passthrough, overridden to false for
+ * outputs that are not Parquet, parquet.enable.dictionary=false and
+ * variant/map shredding (the seed's vetoes: never an error). */
+static pm_error *dict_passthrough(const pm_options *o, const char *format, bool *out)
+{
+    bool on = false, dict = true;
+    PM_TRY(opt_bool_raw(o, "parquet.read.enable-dictionary-passthrough", false, &on));
+    PM_TRY(opt_bool_raw(o, "parquet.enable.dictionary", true, &dict));
+    *out = on && !strcmp(format, "parquet") && dict && !shredding_configured(o);
+    return NULL;
+}
+
+/* Level 0 outputs plus compaction.parquet.row-group-passthrough[.min-size]
+ * and dictionary passthrough. */
 static pm_error *load_output(const pm_options *o, pm_compact_output *out)
 {
     PM_TRY(pm_compact_output_for_level(o, 0, false, out));
     pm_error *e = opt_bool_raw(o, "compaction.parquet.row-group-passthrough", false, &out->rg_passthrough);
+    if (!e)
+        e = dict_passthrough(o, out->format, &out->dict_passthrough);
     out->rg_passthrough_min = 1 << 20;
     const char *mins = pm_options_get(o, "compaction.parquet.row-group-passthrough.min-size");
     if (!e && mins)

@@ -3,19 +3,21 @@
  * data-evolution table (paimon/compact.h pm_materialize_deletions).
  *
  * One batch:
- *   1. scan the latest snapshot S (partition specs as filter); in each
+ *   1. scan the latest snapshot S (partition specs as filter; or the
+ *      `where` predicate tested on each bucket's partition); in each
  *      bucket the row-ID groups (table/de_read.h) whose anchor has a
  *      deletion vector are selected in row order until about
  *      batch_vectors vectors (a group is never split); a selected group
- *      with dedicated files is PM_EUNSUPPORTED;
+ *      with dedicated vector files is PM_EUNSUPPORTED;
  *   2. each selected group is read in the table's schema with the
  *      anchor's deletions applied and written as one new file (rolling
- *      writer that never rolls; file source APPEND, no first row ID,
+ *      writer that never rolls; with BLOB fields through table/
+ *      blob_write.h: the normal file, then its .blob files; file source APPEND, no first row ID,
  *      sequence numbers 0: the commit gives it new row IDs from nextRowId
  *      and the new snapshot's sequence number); a group with no survivor
  *      writes nothing;
- *   3. per bucket a commit message: the groups' normal files replaced by
- *      the new ones, the bucket's DV index rewritten without the groups'
+ *   3. per bucket a commit message: the groups' files (normal and blob)
+ *      replaced by the new ones, the bucket's DV index rewritten without the groups'
  *      vectors (one file holding the rest; the old files removed), the
  *      global index entries whose row range meets a group dropped;
  *   4. one COMPACT commit, validated on every attempt against the latest
@@ -36,9 +38,11 @@
 #include "dv/dv_maintainer.h"
 #include "meta/index_path.h"
 #include "meta/manifest.h"
+#include "table/blob_write.h"
 #include "table/commit_message.h"
 #include "table/de_read.h"
 #include "table/partition.h"
+#include "table/predicate.h"
 #include "table/rolling_file_writer.h"
 #include "table/table_commit.h"
 
@@ -65,6 +69,7 @@ typedef struct sel_group {
 
 typedef struct batch {
     pm_table *t;
+    const pm_predicate *where;   /* partitions to act on; NULL = all scanned */
     pm_scan_result *scan;
     pm_de_group **groups;
     size_t *ngroups;
@@ -96,16 +101,24 @@ static pm_error *select_groups(batch *b, int64_t target)
         const pm_bucket_files *bf = &b->scan->buckets[i];
         if (!bf->ndvs)
             continue;
+        if (b->where) {
+            bool match = false;
+            PM_TRY(pm_predicate_partition_match(b->where, b->t->partition_type, bf->partition.data,
+                                                bf->partition.len, &match));
+            if (!match)
+                continue;
+        }
         PM_TRY(pm_de_plan_groups(bf->files, bf->nfiles, &b->groups[i], &b->ngroups[i]));
         for (size_t k = 0; k < b->ngroups[i] && vectors < target; k++) {
             const pm_de_group *g = &b->groups[i][k];
             const pm_deletion_file *d = pm_compact_find_dv(bf, g->anchor->file_name);
             if (!d || (d->cardinality.has && d->cardinality.v == 0))
                 continue;
-            if (g->nfiles != g->nnormal)
-                return pm_error_new(PM_EUNSUPPORTED, "materializing deletions of row IDs [%" PRId64 ", %" PRId64
-                                    "] is not supported: the group has dedicated file %s", g->first_row_id,
-                                    g->first_row_id + g->row_count - 1, g->files[g->nnormal]->file_name);
+            for (size_t f = g->nnormal; f < g->nfiles; f++)
+                if (!pm_de_is_blob_file(g->files[f]->file_name))
+                    return pm_error_new(PM_EUNSUPPORTED, "materializing deletions of row IDs [%" PRId64 ", %" PRId64
+                                        "] is not supported: the group has dedicated vector file %s",
+                                        g->first_row_id, g->first_row_id + g->row_count - 1, g->files[f]->file_name);
             PM_TRY(pm_realloc_array(&b->sel, b->nsel + 1, sizeof *b->sel));
             b->sel[b->nsel++] = (sel_group){i, g, d};
             vectors++;
@@ -141,13 +154,17 @@ static pm_error *rewrite_group(batch *b, const sel_group *s, const char *dir, pm
     ro.source = PM_FILE_SOURCE_APPEND;
     ro.what = "materialized file";
     pm_rolling_file_writer *w = NULL;
+    pm_blob_write *bw = NULL;   /* tables with BLOB fields: normal file + its .blob files */
     pm_de_group_reader *rd = NULL;
     pm_dv *dv = NULL;
     pm_batch *view = NULL;
     uint8_t *keep = NULL;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_dv_index_read_one(t->fio, s->dv->index_path, s->dv->offset, s->dv->length, &dv), out);
-    PM_TRY_GOTO(e, pm_rolling_file_writer_new(&w, &ro), out);
+    if (pm_blob_write_needed(row))
+        PM_TRY_GOTO(e, pm_blob_write_new(&bw, &ro), out);
+    else
+        PM_TRY_GOTO(e, pm_rolling_file_writer_new(&w, &ro), out);
     PM_TRY_GOTO(e, pm_de_group_reader_open(&rd, t, dir, s->g, row, 4096), out);
     PM_TRY_GOTO(e, pm_batch_new(&view, row), out);
     for (;;) {
@@ -174,11 +191,11 @@ static pm_error *rewrite_group(batch *b, const sel_group *s, const char *dir, pm
         b->rows_removed += deleted;
         b->rows_kept += use->num_rows;
         if (use->num_rows)
-            PM_TRY_GOTO(e, pm_rolling_file_writer_write(w, use), out);
+            PM_TRY_GOTO(e, bw ? pm_blob_write_write(bw, use) : pm_rolling_file_writer_write(w, use), out);
     }
     pm_data_file_meta *f = NULL;
     size_t nf = 0;
-    PM_TRY_GOTO(e, pm_rolling_file_writer_finish(w, &f, &nf), out);
+    PM_TRY_GOTO(e, bw ? pm_blob_write_finish(bw, &f, &nf) : pm_rolling_file_writer_finish(w, &f, &nf), out);
     for (size_t k = 0; k < nf; k++) {
         f[k].min_sequence_number = 0;
         f[k].max_sequence_number = 0;
@@ -195,10 +212,13 @@ static pm_error *rewrite_group(batch *b, const sel_group *s, const char *dir, pm
     free(f);
     (void)bf;
 out:
-    if (e)
+    if (e) {
+        pm_blob_write_abort(bw);
         pm_rolling_file_writer_abort(w);
-    else
+    } else {
+        pm_blob_write_free(bw);
         pm_rolling_file_writer_free(w);
+    }
     pm_de_group_reader_free(rd);
     pm_dv_free(dv);
     pm_batch_free(view);
@@ -248,7 +268,7 @@ static pm_error *build_messages(batch *b)
             const sel_group *s = &b->sel[k];
             if (s->bucket != i)
                 continue;
-            for (size_t f = 0; !e && f < s->g->nnormal; f++) {
+            for (size_t f = 0; !e && f < s->g->nfiles; f++) { /* normal and blob files */
                 e = pm_realloc_array(&m->compact_before, m->n_compact_before + 1, sizeof *m->compact_before);
                 if (!e) {
                     memset(&m->compact_before[m->n_compact_before], 0, sizeof *m->compact_before);
@@ -358,9 +378,12 @@ pm_error *pm_materialize_deletions(pm_materialize_metrics *out, pm_table *t, con
 {
     if (!out || out->version != PM_MATERIALIZE_METRICS_VERSION)
         return pm_error_new(PM_EINVALID, "pm_materialize_metrics must be initialized with PM_MATERIALIZE_METRICS_INIT");
-    if (o && o->version != PM_MATERIALIZE_OPTIONS_VERSION)
-        return pm_error_new(PM_EINVALID, "pm_materialize_options.version %d is not %d", o->version,
+    if (o && (o->version < 1 || o->version > PM_MATERIALIZE_OPTIONS_VERSION))
+        return pm_error_new(PM_EINVALID, "pm_materialize_options.version %d is not 1..%d", o->version,
                             PM_MATERIALIZE_OPTIONS_VERSION);
+    const char *where = o && o->version >= 2 ? o->where : NULL;
+    if (where && o->npartitions)
+        return pm_error_new(PM_EINVALID, "materialize deletions: partitions and where are exclusive");
     pm_materialize_metrics m = PM_MATERIALIZE_METRICS_INIT;
     *out = m;
     const pm_options *opts = pm_table_options(t);
@@ -374,17 +397,29 @@ pm_error *pm_materialize_deletions(pm_materialize_metrics *out, pm_table *t, con
         return pm_error_new(PM_EINVALID, "materializing deletions needs deletion-vectors.enabled=true: %s",
                             pm_table_path(t));
     int64_t target = o && o->batch_vectors > 0 ? o->batch_vectors : DEFAULT_BATCH;
+    pm_predicate *pred = NULL;
+    if (where) {
+        PM_TRY(pm_predicate_parse(&pred, where, pm_table_schema(t)->row_type));
+        pm_error *pe = pm_predicate_check_partition(pred, t->partition_type, "where of materialize deletions");
+        if (pe) {
+            pm_predicate_free(pred);
+            return pe;
+        }
+    }
     pm_partition_spec *specs = NULL;
     size_t nspecs = o ? o->npartitions : 0;
     pm_error *e = NULL;
-    if (nspecs)
-        PM_TRY(pm_calloc(&specs, nspecs, sizeof *specs));
+    if (nspecs && (e = pm_calloc(&specs, nspecs, sizeof *specs))) {
+        pm_predicate_free(pred);
+        return e;
+    }
     for (size_t i = 0; i < nspecs && !e; i++)
         e = pm_partition_spec_parse(o->partitions[i], &specs[i]);
     for (int64_t round = 1; !e; round++) {
         batch b;
         memset(&b, 0, sizeof b);
         b.t = t;
+        b.where = pred;
         pm_scan_options so = pm_scan_options_default();
         so.partitions = specs;
         so.npartitions = nspecs;
@@ -425,5 +460,6 @@ pm_error *pm_materialize_deletions(pm_materialize_metrics *out, pm_table *t, con
     for (size_t i = 0; i < nspecs; i++)
         pm_partition_spec_clear(&specs[i]);
     free(specs);
+    pm_predicate_free(pred);
     return e ? pm_error_wrap(e, 0, "materialize deletions of %s", pm_table_path(t)) : NULL;
 }

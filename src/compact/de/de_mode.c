@@ -206,18 +206,25 @@ static pm_error *add_task(pm_compact_planner *pl, pm_compact_plan *p, const pm_b
     return pm_compact_plan_add_task(p, t);
 }
 
-/* The rules' view of the bucket's files (*out malloc'd). */
+/* The rules' view of the bucket's files (*out malloc'd), after the
+ * layout checks of the reader (table/de_read.h: valid ranges, aligned
+ * normal files, dedicated files inside one normal range), so damaged
+ * metadata is refused before planning, as a read refuses it. */
 static pm_error *file_infos(const pm_bucket_files *bf, pm_de_file_info **out)
 {
     size_t n = bf->nfiles;
+    pm_de_group *g = NULL;
+    size_t ng = 0;
+    PM_TRY(pm_de_plan_groups(bf->files, n, &g, &ng));
+    pm_de_groups_free(g, ng);
     pm_de_file_info *fi;
     PM_TRY(pm_calloc(&fi, n ? n : 1, sizeof *fi));
     for (size_t i = 0; i < n; i++) {
         const pm_data_file_meta *f = &bf->files[i];
-        if (!f->first_row_id.has) {
+        pm_error *e = pm_de_check_row_range(f);
+        if (e) {
             free(fi);
-            return pm_error_new(PM_ECORRUPT, "data file %s of a data-evolution table has no _FIRST_ROW_ID",
-                                f->file_name);
+            return e;
         }
         fi[i] = (pm_de_file_info){f->first_row_id.v, f->row_count, f->file_size, pm_de_is_blob_file(f->file_name)};
     }

@@ -118,6 +118,12 @@ pm_error *pm_compact_pk_new(pm_compact_pk **out);
 pm_error *pm_pk_mode_select(pm_table *t, const pm_compact_mode_ops **out);
 /* The same checks over options o (the table's with dynamic options). */
 pm_error *pm_pk_check_options(pm_table *t, const pm_options *o);
+/* Dynamic options (o = table options + the compaction's overrides) change
+ * planning thresholds and output settings only: the executor reads the
+ * merge, changelog, deletion-vector and lookup/local-cache options from
+ * the table's schema, so overriding one of those is PM_EUNSUPPORTED
+ * naming it (set it on the table instead). */
+pm_error *pm_pk_check_dynamic_options(pm_table *t, const pm_options *o);
 
 /* Policy from options (table + dynamic).  automatic: after-write rounds
  * (lookup-compact=gentle is PM_EUNSUPPORTED there). */

@@ -65,6 +65,31 @@ pm_error *pm_pk_check_options(pm_table *t, const pm_options *o)
     return pm_compact_check_common(t, o, "primary-key tables");
 }
 
+/* Key prefixes of the options the executor takes from the table's schema. */
+static const char *const execution_keys[] = {
+    "merge-engine", "fields.", "sequence.field", "ignore-delete", "ignore-update-before", "partial-update.",
+    "aggregation.", "first-row.", "changelog-producer", "changelog-file.", "changelog.", "deletion-vectors.",
+    "force-lookup", "local-cache.", "lookup.", "record-level.",
+};
+
+pm_error *pm_pk_check_dynamic_options(pm_table *t, const pm_options *o)
+{
+    const pm_options *table = pm_table_options(t);
+    for (size_t i = 0; i < pm_options_count(o); i++) {
+        const char *k = pm_options_key_at(o, i), *v = pm_options_value_at(o, i);
+        const char *tv = pm_options_get(table, k);
+        if (tv && !strcmp(tv, v))
+            continue;
+        for (size_t j = 0; j < sizeof execution_keys / sizeof *execution_keys; j++)
+            if (!strncmp(k, execution_keys[j], strlen(execution_keys[j])))
+                return pm_error_new(PM_EUNSUPPORTED, "option %s cannot be set for one compaction of a primary-key "
+                                                     "table (dynamic options change planning and output settings "
+                                                     "only): set it on the table",
+                                    k);
+    }
+    return NULL;
+}
+
 pm_error *pm_pk_mode_select(pm_table *t, const pm_compact_mode_ops **out)
 {
     *out = NULL;

@@ -415,6 +415,7 @@ static pm_error *planner_init(pm_compact_planner *pl, pm_compact_builder *b)
     pl->opts = b->opts;
     const pm_options *o = b->opts;
     PM_TRY(pm_pk_check_options(b->table, o));
+    PM_TRY(pm_pk_check_dynamic_options(b->table, o));
     /* the merge engine's options are checked before anything is planned */
     pm_merge_fn *mf = NULL;
     pm_merge_fn_options mo = {PM_MERGE_REDUCE, true};

@@ -177,6 +177,44 @@ static pm_error *resolve_projection(pm_pq_reader *r, const pm_pq_reader_options 
     return pm_batch_new(&r->batch, r->proj_type);
 }
 
+/* dict_columns: the projected flat byte-string fields whose every row
+ * group holds only dictionary-encoded data pages read as ids. */
+static void choose_dict_columns(pm_pq_reader *r, const pm_pq_reader_options *o)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->nproj; i++) {
+        const pqr_field *f = &r->schema->fields[r->proj[i]];
+        uint32_t first = k;
+        k += f->nleaves;
+        bool want = false;
+        for (size_t j = 0; !want && j < o->ndict_columns; j++)
+            want = o->dict_columns[j] && !strcmp(o->dict_columns[j], f->name);
+        if (!want || f->nleaves != 1 || !f->type || (f->type->id != PM_TYPE_CHAR && f->type->id != PM_TYPE_VARCHAR))
+            continue;
+        pqr_chunk *c = &r->chunks[first];
+        const pqr_leaf *L = c->leaf;
+        if (L->max_rep || L->ptype != PQ_BYTE_ARRAY || L->vkind != PQR_VAR || L->conv != PQC_NONE)
+            continue;
+        bool all = true;
+        for (uint32_t g = 0; all && g < r->meta->num_row_groups; g++) {
+            const pq_row_group *rg = &r->meta->row_groups[g];
+            const pq_column_chunk *cc = &rg->columns[L->column];
+            all = rg->num_rows == 0 || (cc->has_meta_data && pqr_chunk_meta_all_dict(&cc->meta_data));
+        }
+        c->ids_out = all;
+    }
+}
+
+bool pm_pq_reader_column_encoded(const pm_pq_reader *r, size_t i)
+{
+    if (!r->chunks || i >= r->nproj)
+        return false;
+    uint32_t k = 0;
+    for (size_t j = 0; j < i; j++)
+        k += r->schema->fields[r->proj[j]].nleaves;
+    return r->schema->fields[r->proj[i]].nleaves == 1 && r->chunks[k].ids_out;
+}
+
 static pm_error *open_common(pm_pq_reader *r, const pm_pq_reader_options *opts)
 {
     pm_pq_reader_options def = PM_PQ_READER_OPTIONS_INIT;
@@ -197,6 +235,8 @@ static pm_error *open_common(pm_pq_reader *r, const pm_pq_reader_options *opts)
     size_t maxp = o->max_page_bytes ? o->max_page_bytes : DEFAULT_MAX_PAGE;
     for (uint32_t i = 0; i < r->nchunks; i++)
         r->chunks[i].max_page = maxp;
+    if (!r->footer_only && o->ndict_columns)
+        choose_dict_columns(r, o);
     return NULL;
 }
 

@@ -60,9 +60,19 @@ typedef struct pm_pq_reader_options {
     size_t max_page_bytes;            /* largest uncompressed page; 0 = 1 GiB */
     bool footer_only;                 /* only footer + schema (fields of unsupported
                                          types allowed); next_batch is PM_EINVALID */
+    /* Dictionary passthrough: projected top-level CHAR/VARCHAR fields (by
+     * name) to return dictionary-encoded (column.h: int32 ids + the row
+     * group's dictionary) when the file allows it: a flat byte-string leaf
+     * whose data pages are dictionary-encoded in every row group (column
+     * metadata: encoding_stats, else encodings).  Eligibility is decided
+     * per file at open (pm_pq_reader_column_encoded); other fields and
+     * other files read as plain values.  A page contradicting the metadata
+     * is PM_ECORRUPT. */
+    const char *const *dict_columns;
+    size_t ndict_columns;
 } pm_pq_reader_options;
 
-#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false}
+#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false, NULL, 0}
 
 /* Open from an input (borrowed; must outlive the reader). */
 pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader_options *opts);
@@ -82,6 +92,9 @@ const pm_type *pm_pq_reader_schema(const pm_pq_reader *r);
 int64_t pm_pq_reader_leaf_of(const pm_pq_reader *r, const char *name);
 /* Paimon type of leaf column `leaf` (NULL if it is not supported); owned by the reader. */
 const pm_type *pm_pq_reader_leaf_type(const pm_pq_reader *r, uint32_t leaf);
+
+/* Whether batch column i comes dictionary-encoded (dict_columns). */
+bool pm_pq_reader_column_encoded(const pm_pq_reader *r, size_t i);
 
 /* Next batch of at most batch_rows rows; *out = NULL at the end.  The batch
  * is owned by the reader and valid until the next call or free. */

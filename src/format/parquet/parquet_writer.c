@@ -140,6 +140,25 @@ static pm_error *check_offsets(const pm_column *c, int64_t child_len, const char
     return NULL;
 }
 
+/* A dictionary-encoded byte-string column: a plain dictionary without
+ * nulls, one id per row, every non-null row's id inside it. */
+static pm_error *check_dict_ids(const pm_column *c, const char *name)
+{
+    const pm_column *d = c->dictionary;
+    if (d->dictionary || d->null_count || d->type->id != c->type->id)
+        return pm_error_new(PM_EINVALID, "column '%s': its dictionary must be a plain column of its type "
+                            "without nulls", name);
+    PM_TRY(check_offsets(d, (int64_t)d->data.len, name));
+    if (c->values.len < (size_t)c->length * 4)
+        return pm_error_new(PM_EINVALID, "column '%s': dictionary id buffer too short", name);
+    const int32_t *ids = (const int32_t *)(const void *)c->values.data;
+    for (int64_t i = 0; i < c->length; i++)
+        if ((ids[i] < 0 || ids[i] >= d->length) && !pm_column_is_null(c, i))
+            return pm_error_new(PM_EINVALID, "column '%s': dictionary id %d at row %lld outside its %lld entries",
+                                name, (int)ids[i], (long long)i, (long long)d->length);
+    return NULL;
+}
+
 static pm_error *check_column(const pm_column *c, const pm_type *t, int64_t rows, const char *name)
 {
     if (!c || !c->type)
@@ -187,6 +206,8 @@ static pm_error *check_column(const pm_column *c, const pm_type *t, int64_t rows
         return NULL;
     }
     default:
+        if (is_varlen(t->id) && c->dictionary)
+            return check_dict_ids(c, name);
         if (is_varlen(t->id))
             return check_offsets(c, (int64_t)c->data.len, name);
         return NULL;
@@ -583,6 +604,7 @@ static pm_error *fill_stats(pm_pq_writer *w, pm_pq_write_result *res)
         const pq_stats *t = &cw->total;
         s->has_stats = true;
         s->null_count = t->null_count;
+        s->has_nan = t->has_nan;
         if (!t->has_minmax || t->kind == PQS_INT96)   /* Paimon: no min/max for INT96 */
             continue;
         s->has_min_max = true;

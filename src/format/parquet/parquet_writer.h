@@ -109,6 +109,7 @@ typedef struct pm_pq_column_stats {
     int64_t null_count;
     bool has_min_max;    /* false when no non-null (non-NaN) value, or TIMESTAMP(p>6) */
     pm_pq_value min, max;
+    bool has_nan;        /* FLOAT/DOUBLE: a NaN was written (min/max ignore it) */
 } pm_pq_column_stats;
 
 typedef struct pm_pq_write_result {

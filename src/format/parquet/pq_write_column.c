@@ -114,6 +114,8 @@ void pq_colw_free(pq_colw *cw)
     pm_buf_free(&cw->vals);
     free(cw->ids);
     pq_dict_free(&cw->dict);
+    pm_column_release(cw->fwd_dict);
+    free(cw->fwd_map);
     pm_buf_free(&cw->chunk);
     pq_stats_free(&cw->stats);
     pq_stats_free(&cw->total);
@@ -337,6 +339,86 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
     return NULL;
 }
 
+/* The input dictionary becomes the chunk's (see the header). */
+static pm_error *adopt(pq_colw *cw, const pm_column *dict)
+{
+    size_t n = (size_t)dict->length;
+    if (n > cw->fwd_map_cap) {
+        PM_TRY(pm_realloc_array(&cw->fwd_map, n, sizeof *cw->fwd_map));
+        cw->fwd_map_cap = n;
+    }
+    for (size_t e = 0; e < n; e++) {
+        size_t len;
+        const uint8_t *v = pm_column_bytes(dict, (int64_t)e, &len);
+        bool added;
+        PM_TRY(pq_dict_put_bytes(&cw->dict, v, (uint32_t)len, &cw->fwd_map[e], &added));
+    }
+    if (dict_full(cw))
+        return fallback(cw);
+    cw->fwd_dict = pm_column_retain((pm_column *)(uintptr_t)dict);
+    return NULL;
+}
+
+/* Two dictionaries with the same entries in the same order. */
+static bool same_entries(const pm_column *a, const pm_column *b)
+{
+    if (a->length != b->length)
+        return false;
+    if (!a->length)
+        return true;
+    const int32_t *oa = pm_column_offsets(a), *ob = pm_column_offsets(b);
+    size_t bytes = (size_t)(oa[a->length] - oa[0]);
+    return !memcmp(oa, ob, ((size_t)a->length + 1) * 4) && oa[0] == ob[0] &&
+           (!bytes || !memcmp(a->data.data + oa[0], b->data.data + ob[0], bytes));
+}
+
+/* Byte strings of a dictionary-encoded column: ids through the adopted
+ * dictionary, else PLAIN values looked up in the input dictionary. */
+static pm_error *put_dict_values(pq_colw *cw, const pm_column *col, const int64_t *pos, int64_t start,
+                                 int64_t n)
+{
+    const pm_column *dict = col->dictionary;
+    const int32_t *in = (const int32_t *)(const void *)col->values.data;
+    if (cw->dict_on && cw->fwd_dict != dict) {
+        if (!cw->fwd_dict && cw->dict.count == 0) {
+            PM_TRY(adopt(cw, dict));
+        } else if (cw->fwd_dict && same_entries(cw->fwd_dict, dict)) {
+            /* the same dictionary again (another input file): the map holds */
+            pm_column_release(cw->fwd_dict);
+            cw->fwd_dict = pm_column_retain((pm_column *)(uintptr_t)dict);
+        } else {
+            PM_TRY(fallback(cw)); /* another dictionary: PLAIN for the rest of the row group */
+        }
+    }
+    if (cw->dict_on) {
+        PM_TRY(reserve_ids(cw, (size_t)n));
+        for (int64_t i = 0; i < n; i++) {
+            int32_t e = in[POS(i)];
+            size_t len;
+            const uint8_t *v = pm_column_bytes(dict, e, &len);
+            uint32_t id = cw->fwd_map[e];
+            cw->ids[cw->nids++] = id;
+            cw->page_raw += 4 + (int64_t)len;
+            cw->page_unencoded += (int64_t)len;
+            PM_TRY(mark_entry(cw, id, v, (uint32_t)len));
+        }
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        size_t len;
+        const uint8_t *v = pm_column_bytes(dict, in[POS(i)], &len);
+        PM_TRY(pq_stats_update_bytes(&cw->pstats, v, (uint32_t)len));
+        PM_TRY(pm_buf_reserve(&cw->vals, 4 + len));
+        uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
+        pm_buf_put(&cw->vals, le, 4);
+        if (len)
+            pm_buf_put(&cw->vals, v, len);
+        cw->page_raw += 4 + (int64_t)len;
+        cw->page_unencoded += (int64_t)len;
+    }
+    return NULL;
+}
+
 static pm_error *put_bools(pq_colw *cw, const pm_column *col, const int64_t *pos, int64_t start,
                            int64_t n)
 {
@@ -394,7 +476,7 @@ static pm_error *put_values(pq_colw *cw, const pm_column *col, const int64_t *po
     case PQV_BOOL:
         return put_bools(cw, col, pos, start, n);
     case PQV_BYTES:
-        return put_bytes_values(cw, col, pos, start, n);
+        return col->dictionary ? put_dict_values(cw, col, pos, start, n) : put_bytes_values(cw, col, pos, start, n);
     default:
         break;
     }
@@ -588,8 +670,19 @@ static int64_t rows_fitting(pq_colw *cw, const pm_column *col, int64_t r0, int64
         int64_t fit = left / w + 1;
         return fit < n ? fit : n;
     }
-    const int32_t *off = pm_column_offsets(col);
     int64_t acc = 0;
+    if (col->dictionary) {
+        for (int64_t i = 0; i < n; i++) {
+            size_t len = 0;
+            if (!pm_column_is_null(col, r0 + i))
+                pm_column_bytes(col, r0 + i, &len);
+            acc += 4 + (int64_t)len;
+            if (acc >= left)
+                return i + 1;
+        }
+        return n;
+    }
+    const int32_t *off = pm_column_offsets(col);
     for (int64_t i = 0; i < n; i++) {
         acc += 4 + (int64_t)(off[r0 + i + 1] - off[r0 + i]);
         if (acc >= left)
@@ -842,5 +935,7 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
     cw->dict_on = cw->opt->dictionary && l->dict_ok;
     cw->dict_used = 0;
     cw->first_page = true;
+    pm_column_release(cw->fwd_dict);
+    cw->fwd_dict = NULL;
     return NULL;
 }

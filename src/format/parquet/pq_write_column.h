@@ -19,6 +19,17 @@
  *   - page size counts raw PLAIN bytes (byte strings and INT96: 4 + length)
  *     even when
  *     dictionary-encoded.
+ * Dictionary-encoded input columns (column.h; compaction's dictionary
+ * passthrough): the first dictionary a chunk meets while its own is still
+ * empty is adopted (its entries become the chunk's, each input id maps to
+ * one; values are not hashed again), later batches of that dictionary, or
+ * of one with the same entries in the same order (the same dictionary in
+ * another input file), write their ids through the map; a batch with
+ * another dictionary, or one arriving after values were hashed, makes the
+ * column fall back to PLAIN for the rest of the row group (the open page
+ * too, as parquet-java's fallback; pages written keep theirs).  A
+ * dictionary larger than dictionary_page_size is not adopted: the chunk
+ * falls back.  Plain batches after an adoption are hashed as usual.
  *
  * Statistics are kept per page (byte strings in dictionary mode are
  * compared once per distinct entry per page) and merged into the chunk's;
@@ -85,6 +96,9 @@ typedef struct pq_colw {
     bool first_page;              /* no page written yet in this chunk */
     uint32_t dict_used;           /* entries used by written pages */
     pq_dict dict;
+    pm_column *fwd_dict;          /* the adopted input dictionary of this chunk (a reference), or NULL */
+    uint32_t *fwd_map;            /* its entry -> chunk dictionary id */
+    size_t fwd_map_cap;
 
     /* chunk of the current row group */
     pm_buf chunk;                 /* data pages: header + body each */

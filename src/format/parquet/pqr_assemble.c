@@ -225,6 +225,27 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
         return NULL;
     if (base + (int64_t)nslots > INT32_MAX)
         return pm_error_new(PM_EUNSUPPORTED, "more than 2^31-1 values in one batch column");
+    if (c->ids_out) {
+        /* dictionary ids (int32) and the row group's dictionary */
+        pm_column *dict;
+        PM_TRY(pqr_chunk_dict_column(c, col->type, &dict));
+        if (!col->dictionary)
+            col->dictionary = pm_column_retain(dict);
+        else if (col->dictionary != dict)
+            return pm_error_new(PM_EINTERNAL, "one batch column holds ids of two dictionaries");
+        if (col->values.len != (size_t)base * 4)
+            return pm_error_new(PM_EINTERNAL, "column id buffer out of step");
+        PM_TRY(pm_buf_reserve(&col->values, nslots * 4));
+        uint8_t *dst = col->values.data + (size_t)base * 4;
+        pqr_dest d = {NULL, NULL, NULL, (uint32_t *)(void *)dst};
+        PM_TRY(pqr_chunk_values(c, nvalid, &d));
+        if (nvalid < nslots)
+            spread(dst, 4, flags, nslots, nvalid);
+        col->values.len = (size_t)(base + (int64_t)nslots) * 4;
+        PM_TRY(validity_append(col, flags, nslots, nvalid));
+        col->length += (int64_t)nslots;
+        return NULL;
+    }
     switch (L->vkind) {
     case PQR_FIXED: {
         size_t w = (size_t)L->width;
@@ -232,7 +253,7 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
             return pm_error_new(PM_EINTERNAL, "column value buffer out of step");
         PM_TRY(pm_buf_reserve(&col->values, nslots * w));
         uint8_t *dst = col->values.data + (size_t)base * w;
-        pqr_dest d = {dst, NULL, NULL};
+        pqr_dest d = {dst, NULL, NULL, NULL};
         PM_TRY(pqr_chunk_values(c, nvalid, &d));
         if (nvalid < nslots)
             spread(dst, w, flags, nslots, nvalid);
@@ -241,7 +262,7 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
     }
     case PQR_BOOL: {
         PM_TRY(pm_buf_resize(&a->tmp, nslots));
-        pqr_dest d = {a->tmp.data, NULL, NULL};
+        pqr_dest d = {a->tmp.data, NULL, NULL, NULL};
         PM_TRY(pqr_chunk_values(c, nvalid, &d));
         if (nvalid < nslots)
             spread(a->tmp.data, 1, flags, nslots, nvalid);
@@ -258,7 +279,7 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
             return pm_error_new(PM_EINTERNAL, "column data buffer out of step");
         PM_TRY(pm_buf_resize(&a->rel, (nvalid + 1) * 4));
         int32_t *rel = (int32_t *)(void *)a->rel.data;
-        pqr_dest d = {NULL, rel, &col->data};
+        pqr_dest d = {NULL, rel, &col->data, NULL};
         PM_TRY(pqr_chunk_values(c, nvalid, &d));
         if (col->data.len > INT32_MAX)
             return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of byte data in one batch column");

@@ -32,6 +32,8 @@ void pqr_chunk_free(pqr_chunk *c)
                       &c->lens, &c->prefix, &c->prev, &c->scratch, &c->scratch_off, &c->scratch_data, &c->idx};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         pm_buf_free(bufs[i]);
+    pm_column_release(c->dict_col);
+    c->dict_col = NULL;
 }
 
 pm_error *pqr_chunk_bad_encoding(const pqr_chunk *c, int32_t enc)
@@ -50,6 +52,8 @@ void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm)
     memset(c->open_inst, 0, sizeof c->open_inst);
     c->has_dict = false;
     c->dict_n = 0;
+    pm_column_release(c->dict_col);
+    c->dict_col = NULL;
     c->n = c->pos = 0;
     c->nvalid = c->vused = 0;
 }
@@ -291,6 +295,8 @@ pm_error *pqr_chunk_load_dictionary(pqr_chunk *c, const uint8_t *p, size_t len, 
         return pm_error_new(PM_ECORRUPT, "dictionary of %zu values in %zu bytes", n, len);
     const uint8_t *end = p + len;
     c->dict_fixed.len = c->dict_off.len = c->dict_data.len = 0;
+    pm_column_release(c->dict_col);
+    c->dict_col = NULL;
     if (n == 0) {
         c->has_dict = true;
         c->dict_n = 0;
@@ -483,6 +489,15 @@ pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *d)
     const pqr_leaf *L = c->leaf;
     if (n > (size_t)(c->nvalid - c->vused))
         return pm_error_new(PM_EINTERNAL, "asked for %zu values, page has %u left", n, c->nvalid - c->vused);
+    if (c->ids_out) {
+        if (c->enc != PQ_ENC_PLAIN_DICTIONARY && c->enc != PQ_ENC_RLE_DICTIONARY)
+            return pm_error_new(PM_ECORRUPT, "page %u is %s although the column chunk's metadata lists only "
+                                "dictionary-encoded data pages", c->page_no, pq_encoding_name(c->enc));
+        if (n)
+            PM_TRY(pqd_rle_get_indices(&c->rle, d->ids, n, c->dict_n));
+        c->vused += (uint32_t)n;
+        return NULL;
+    }
     if (n == 0) {
         if (L->vkind == PQR_VAR)
             d->offsets[0] = 0;
@@ -530,4 +545,67 @@ pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *d)
     }
     c->vused += (uint32_t)n;
     return NULL;
+}
+
+pm_error *pqr_chunk_dict_column(pqr_chunk *c, const pm_type *type, pm_column **out)
+{
+    *out = NULL;
+    if (!c->dict_col) {
+        pm_column *d;
+        PM_TRY(pm_column_new(&d, type));
+        uint32_t n = c->has_dict ? c->dict_n : 0;
+        pm_error *e = NULL;
+        if (n) {
+            e = pm_buf_append(&d->offsets, c->dict_off.data, ((size_t)n + 1) * 4);
+            if (!e && c->dict_data.len)
+                e = pm_buf_append(&d->data, c->dict_data.data, c->dict_data.len);
+        } else {
+            int32_t zero = 0;
+            e = pm_buf_append(&d->offsets, &zero, 4);
+        }
+        if (!e && !d->data.data)
+            e = pm_buf_reserve(&d->data, 1);
+        if (e) {
+            pm_column_release(d);
+            return e;
+        }
+        d->length = n;
+        c->dict_col = d;
+    }
+    *out = c->dict_col;
+    return NULL;
+}
+
+static bool dict_encoding(int32_t enc)
+{
+    return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+}
+
+bool pqr_chunk_meta_all_dict(const pq_column_meta *cm)
+{
+    if (cm->num_encoding_stats) {
+        bool dict_page = false, data_pages = false;
+        for (uint32_t i = 0; i < cm->num_encoding_stats; i++) {
+            const pq_page_encoding_stats *s = &cm->encoding_stats[i];
+            if (s->page_type == PQ_DICTIONARY_PAGE) {
+                dict_page = true;
+            } else if (s->page_type == PQ_DATA_PAGE || s->page_type == PQ_DATA_PAGE_V2) {
+                if (s->count > 0 && !dict_encoding(s->encoding))
+                    return false;
+                data_pages = true;
+            }
+        }
+        return dict_page && data_pages;
+    }
+    /* no page statistics: a dictionary encoding and nothing else but level
+     * encodings (PLAIN may be the dictionary page's, or a fallback: refused) */
+    bool dict = false;
+    for (uint32_t i = 0; i < cm->num_encodings; i++) {
+        int32_t e = cm->encodings[i];
+        if (dict_encoding(e))
+            dict = true;
+        else if (e != PQ_ENC_RLE && e != PQ_ENC_BIT_PACKED)
+            return false;
+    }
+    return dict && cm->has_dictionary_page_offset;
 }

@@ -21,16 +21,19 @@
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/pq_decode.h"
 #include "format/parquet/pqr_schema.h"
+#include "types/column.h"
 
 /* Where decoded values go, in the leaf's target layout:
  *   PQR_FIXED  fixed: n * width bytes
  *   PQR_BOOL   fixed: n bytes, 0 or 1
  *   PQR_VAR    offsets: n+1 int32 relative to data->len at the call
- *              (offsets[0] = 0); bytes appended to data */
+ *              (offsets[0] = 0); bytes appended to data
+ * A chunk read as dictionary ids (ids_out) hands out the ids instead. */
 typedef struct pqr_dest {
     uint8_t *fixed;
     int32_t *offsets;
     pm_buf *data;
+    uint32_t *ids;
 } pqr_dest;
 
 typedef struct pqr_chunk {
@@ -54,6 +57,11 @@ typedef struct pqr_chunk {
     bool has_dict;
     uint32_t dict_n;
     pm_buf dict_fixed, dict_off, dict_data;
+    /* Dictionary ids instead of values (byte-string leaves whose data pages
+     * are all dictionary-encoded, see pm_pq_reader_options.dict_columns):
+     * values hands out ids; the dictionary as a column, built on demand. */
+    bool ids_out;
+    pm_column *dict_col;
 
     /* current data page */
     pm_buf page;                /* decompressed bytes */
@@ -78,6 +86,12 @@ void pqr_chunk_free(pqr_chunk *c);
 void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm);
 /* Next n non-null values of the current page into dest. */
 pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *dest);
+/* The chunk's dictionary as a column of `type` (no nulls), owned by the
+ * chunk until its next dictionary; empty when the chunk has none. */
+pm_error *pqr_chunk_dict_column(pqr_chunk *c, const pm_type *type, pm_column **out);
+/* Whether every data page of the chunk is dictionary-encoded by its
+ * metadata (encoding_stats, else the encodings list without PLAIN). */
+bool pqr_chunk_meta_all_dict(const pq_column_meta *cm);
 
 /* PM_EUNSUPPORTED: the encoding `enc` for the leaf's physical type. */
 pm_error *pqr_chunk_bad_encoding(const pqr_chunk *c, int32_t enc);

@@ -1,7 +1,10 @@
 /*
  * tests/unit/api/test_api_read_filter.c — pm_read_options.filter and
  * pm_reader_files_skipped through the public API: = / IN / AND rows on
- * append and primary-key tables (after the merge), projections that leave
+ * append and primary-key tables (after the merge), the comparison
+ * operators (<> != < <= > >=: nulls never match, Java's order of floats,
+ * strings by bytes, dates and decimals by value; files are never skipped
+ * for them), projections that leave
  * the filter's columns out, every literal form, file indexes that skip
  * files (bloom filter, bitmap, bsi, range bitmap; embedded and sidecar)
  * giving the same rows as a read without them (file-index.read.enabled=
@@ -24,6 +27,23 @@ static char *read_filtered(pm_table *t, const char *filter, const char *const *c
         *skipped = pm_reader_files_skipped(r);
     pm_reader_free(r);
     return s;
+}
+
+/* Each filter is refused with PM_EINVALID. */
+static void expect_bad_filters(pm_table *t, const char *const *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pm_read_options b = PM_READ_OPTIONS_INIT;
+        b.filter = bad[i];
+        pm_reader *r = NULL;
+        pm_error *e = pm_table_read(&r, t, &b);
+        if (!e) {
+            print_error("filter '%s' was accepted\n", bad[i]);
+            fail();
+        }
+        assert_int_equal(pm_error_root_code(e), PM_EINVALID);
+        pm_error_free(e);
+    }
 }
 
 static void test_rows(void **state)
@@ -68,18 +88,7 @@ static void test_rows(void **state)
     /* errors */
     const char *bad[] = {"id", "id = ", "id = 1 OR id = 2", "nope = 1", "id = 'x'", "id IN (1", "s = NULL",
                          "id = 1 AND", "(id = 1", "id == 1"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        pm_read_options b = PM_READ_OPTIONS_INIT;
-        b.filter = bad[i];
-        pm_reader *r = NULL;
-        pm_error *e = pm_table_read(&r, t, &b);
-        if (!e) {
-            print_error("filter '%s' was accepted\n", bad[i]);
-            fail();
-        }
-        assert_int_equal(pm_error_root_code(e), PM_EINVALID);
-        pm_error_free(e);
-    }
+    expect_bad_filters(t, bad, sizeof bad / sizeof bad[0]);
     pm_table_free(t);
     free(path);
 }
@@ -164,10 +173,70 @@ static void test_file_indexes_skip_files(void **state)
                                                 "file-index.in-manifest-threshold=1B"}, 5);
 }
 
+/* The comparison operators: nulls never match; NaN is above every number,
+ * -0.0 below 0.0 (Double.compare); strings by their bytes; dates and
+ * decimals by value; booleans false < true. */
+static void test_comparisons(void **state)
+{
+    (void)state;
+    char *path = api_path(dir, "cmp");
+    api_create(path, "id INT NOT NULL, s STRING, d DOUBLE, day DATE, dec DECIMAL(5,2), ok BOOLEAN", NULL, NULL,
+               (const char *[]){"bucket=-1", "write-only=true", "file-index.bloom-filter.columns=id"}, 3);
+    pm_table *t = NULL;
+    PM_OK_OR_FAIL(pm_table_open(&t, path, NULL));
+    api_write_json(t,
+                   "{\"id\":1,\"s\":\"a\",\"d\":1.5,\"day\":\"2024-01-01\",\"dec\":\"1.10\",\"ok\":true}\n"
+                   "{\"id\":2,\"s\":\"ab\",\"d\":\"NaN\",\"day\":\"2024-01-02\",\"dec\":\"-2.00\",\"ok\":false}\n"
+                   "{\"id\":3,\"s\":null,\"d\":-0.0,\"day\":null,\"dec\":null,\"ok\":null}\n"
+                   "{\"id\":4,\"s\":\"b\",\"d\":0.0,\"day\":\"2023-12-31\",\"dec\":\"10.00\",\"ok\":true}\n",
+                   NULL);
+    static const struct {
+        const char *filter, *ids;
+    } cases[] = {
+        {"id > 2", "3,4"},
+        {"id >= 2 AND id < 4", "2,3"},
+        {"id <= 1", "1"},
+        {"id <> 2", "1,3,4"},
+        {"id != 2 AND id != 3", "1,4"},
+        {"s > 'a'", "2,4"},          /* 'ab' > 'a' (a prefix first); null never */
+        {"s <> 'a'", "2,4"},         /* null never */
+        {"d > 1.5", "2"},            /* NaN above every number */
+        {"d < 0.0", "3"},            /* -0.0 < 0.0 */
+        {"d >= 0.0 AND d < 'NaN'", "1,4"},
+        {"day < '2024-01-01'", "4"},
+        {"day >= '2024-01-01'", "1,2"},
+        {"dec > 1.1", "4"},          /* by value, not by text */
+        {"dec < 0", "2"},
+        {"ok > FALSE", "1,4"},
+        {"(id > 1) AND s IN ('ab', 'b') AND id<4", "2"},
+        {"id > 99", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t skipped = 99;
+        char *got = read_filtered(t, cases[i].filter, (const char *[]){"id"}, 1, &skipped);
+        char want[64] = "";
+        size_t n = 0;
+        for (const char *p = cases[i].ids; *p; p++)
+            if (*p != ',')
+                n += (size_t)snprintf(want + n, sizeof want - n, "{\"id\":%c}\n", *p);
+        if (strcmp(got, want)) {
+            print_error("filter '%s': got '%s', want '%s'\n", cases[i].filter, got, want);
+            fail();
+        }
+        assert_int_equal(skipped, 0); /* a bloom filter cannot exclude by order */
+        free(got);
+    }
+    const char *bad[] = {"id >", "id => 1", "id < NULL", "id <> 'x'", "id >= 1 OR id < 0", "id ! 1"};
+    expect_bad_filters(t, bad, sizeof bad / sizeof bad[0]);
+    pm_table_free(t);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_comparisons),
         cmocka_unit_test(test_primary_key_after_merge),
         cmocka_unit_test(test_file_indexes_skip_files),
     };

@@ -2,8 +2,11 @@
  * tests/unit/api/test_api_row_id.c — the data-evolution functions of the
  * public API through include/paimon/ only: pm_table_update_by_row_id and
  * pm_table_delete_by_row_id (values, kept row IDs, outcomes, idempotency,
- * every refusal before anything is written), pm_materialize_deletions
- * (metrics, batches and their progress reports, partitions, refusals),
+ * every refusal before anything is written), pm_table_delete_where (the
+ * rows of a filter, already deleted rows, no match, refusals),
+ * pm_materialize_deletions (metrics, batches and their progress reports,
+ * partitions, a `where` partition predicate, version 1 options,
+ * refusals),
  * their init functions, the automatic compaction round after writes and
  * updates of data-evolution tables (write-only=false), a compaction
  * commit whose deletion-vector rebase fails after writing its index file
@@ -137,6 +140,23 @@ static size_t file_count(pm_table *t)
     size_t n = pm_file_list_count(l);
     pm_file_list_free(l);
     return n;
+}
+
+/* Exactly one live file has a deletion vector, in `partition`. */
+static void assert_one_dv_in(pm_table *t, const char *partition)
+{
+    pm_file_list *l = NULL;
+    PM_OK_OR_FAIL(pm_table_files(&l, t, NULL));
+    size_t with_dv = 0;
+    for (size_t i = 0; i < pm_file_list_count(l); i++) {
+        const pm_file_info *f = pm_file_list_get(l, i);
+        if (f->has_deletion_vector) {
+            assert_string_equal(f->partition, partition);
+            with_dv++;
+        }
+    }
+    assert_int_equal(with_dv, 1);
+    pm_file_list_free(l);
 }
 
 /* ------------------------------------------------------------------ */
@@ -363,6 +383,71 @@ static void test_delete_by_row_id(void **state)
     pm_table_free(t);
 }
 
+static void test_delete_where(void **state)
+{
+    (void)state;
+    pm_table *t = de_table("db.db/delwhere", NULL, 0);
+    pm_commit_outcome out = PM_COMMIT_OUTCOME_INIT;
+    /* ids 10..14 have row IDs 5..9: 12 and 14 go */
+    PM_OK_OR_FAIL(pm_table_delete_where(&out, t, "id >= 12 AND name <> 'n13'", NULL));
+    assert_int_equal(out.snapshot_id, 3);
+    assert_int_equal(out.rows, 2);
+    assert_int_equal(out.files, 1);
+    char *text = read_rows(t, "_ROW_ID,id");
+    assert_null(strstr(text, "\"id\":12}"));
+    assert_null(strstr(text, "\"id\":14}"));
+    assert_non_null(strstr(text, "{\"_ROW_ID\":8,\"id\":13}"));
+    assert_int_equal(api_count_lines(text), 8);
+    free(text);
+    /* rows already deleted do not match again; nothing matching: no commit */
+    PM_OK_OR_FAIL(pm_table_delete_where(&out, t, "id IN (12, 14)", NULL));
+    assert_int_equal(out.snapshot_id, 0);
+    assert_int_equal(out.rows, 0);
+    PM_OK_OR_FAIL(pm_table_delete_where(&out, t, "v > 100", NULL));
+    assert_int_equal(out.snapshot_id, 0);
+    /* the same rows as delete by row ID: the vector of the anchor */
+    PM_OK_OR_FAIL(pm_table_delete_where(&out, t, "v = 0.5", NULL)); /* ids 0 and 10 */
+    assert_int_equal(out.rows, 2);
+    text = read_rows(t, "id");
+    assert_int_equal(api_count_lines(text), 6);
+    assert_null(strstr(text, "\"id\":0}"));
+    assert_null(strstr(text, "\"id\":10}"));
+    free(text);
+    /* idempotent by user and identifier */
+    pm_write_options wo = PM_WRITE_OPTIONS_INIT;
+    wo.commit_user = "dw-user";
+    wo.commit_identifier = 7;
+    PM_OK_OR_FAIL(pm_table_delete_where(&out, t, "id = 1", &wo));
+    int64_t sid = out.snapshot_id;
+    assert_true(sid > 0);
+    PM_OK_OR_FAIL(pm_table_delete_where(&out, t, "id = 2", &wo));
+    assert_true(out.already_committed);
+    assert_int_equal(out.snapshot_id, sid);
+    /* refusals: nothing written */
+    int64_t snaps = snapshot_count(t);
+    size_t idx = count_sub(t, "index");
+    pm_test_expect_error(pm_table_delete_where(&out, t, "nope = 1", NULL), PM_EINVALID, "no column 'nope'");
+    pm_test_expect_error(pm_table_delete_where(&out, t, "id = 1 OR id = 2", NULL), PM_EINVALID, "OR");
+    pm_test_expect_error(pm_table_delete_where(&out, t, "_ROW_ID = 3", NULL), PM_EINVALID, "no column");
+    pm_test_expect_error(pm_table_delete_where(&out, t, NULL, NULL), PM_EINVALID, "no filter");
+    pm_commit_outcome raw;
+    memset(&raw, 0, sizeof raw);
+    PM_EXPECT_ERR(pm_table_delete_where(&raw, t, "id = 3", NULL), PM_EINVALID);
+    assert_int_equal(snapshot_count(t), snaps);
+    assert_int_equal(count_sub(t, "index"), idx);
+    pm_table_free(t);
+    /* no deletion vectors: refused */
+    char *path = api_path(dir, "db.db/delwherenodv");
+    const char *opts[] = {"bucket=-1", "row-tracking.enabled=true", "data-evolution.enabled=true"};
+    api_create(path, "id BIGINT", NULL, NULL, opts, 3);
+    t = open_table(path);
+    api_write_json(t, "{\"id\":1}\n", NULL);
+    pm_test_expect_error(pm_table_delete_where(&out, t, "id = 1", NULL), PM_EINVALID,
+                         "deletion-vectors.enabled=true");
+    pm_table_free(t);
+    free(path);
+}
+
 typedef struct progress_log {
     int64_t calls, last_batch, groups, removed, last_snapshot;
 } progress_log;
@@ -500,18 +585,7 @@ static void test_materialize_partitions(void **state)
     assert_int_equal(m.groups, 1);
     assert_int_equal(m.rows_removed, 1);
     assert_int_equal(m.rows_kept, 1);
-    pm_file_list *l = NULL;
-    PM_OK_OR_FAIL(pm_table_files(&l, t, NULL));
-    size_t with_dv = 0;
-    for (size_t i = 0; i < pm_file_list_count(l); i++) {
-        const pm_file_info *f = pm_file_list_get(l, i);
-        if (f->has_deletion_vector) {
-            assert_string_equal(f->partition, "dt=b");
-            with_dv++;
-        }
-    }
-    assert_int_equal(with_dv, 1);
-    pm_file_list_free(l);
+    assert_one_dv_in(t, "dt=b");
     char *rows = read_rows(t, "id");
     assert_int_equal(api_count_lines(rows), 2);
     assert_null(strstr(rows, "\"id\":1}"));
@@ -520,6 +594,74 @@ static void test_materialize_partitions(void **state)
     const char *badspec[] = {"nokey"};
     o.partitions = badspec;
     PM_EXPECT_ERR(pm_materialize_deletions(&m, t, &o), PM_EINVALID);
+    pm_table_free(t);
+}
+
+/* --where of materialization: a predicate on partition keys. */
+static void test_materialize_where(void **state)
+{
+    (void)state;
+    char *path = api_path(dir, "db.db/matwhere");
+    const char *opts[] = {"bucket=-1", "row-tracking.enabled=true", "data-evolution.enabled=true",
+                          "deletion-vectors.enabled=true", "write-only=true"};
+    api_create(path, "id BIGINT, dt INT", "dt", NULL, opts, 5);
+    pm_table *t = open_table(path);
+    free(path);
+    api_write_json(t, "{\"id\":1,\"dt\":20260731}\n{\"id\":2,\"dt\":20260731}\n"
+                      "{\"id\":3,\"dt\":20260801}\n{\"id\":4,\"dt\":20260801}\n"
+                      "{\"id\":5,\"dt\":20260812}\n{\"id\":6,\"dt\":20260812}\n", NULL);
+    pm_commit_outcome out = PM_COMMIT_OUTCOME_INIT;
+    PM_OK_OR_FAIL(pm_table_delete_where(&out, t, "id IN (1, 3, 5)", NULL));
+    assert_int_equal(out.rows, 3);
+    pm_materialize_metrics m = PM_MATERIALIZE_METRICS_INIT;
+    pm_materialize_options o = PM_MATERIALIZE_OPTIONS_INIT;
+    /* refusals first: nothing written */
+    int64_t snaps = snapshot_count(t);
+    o.where = "id >= 1";
+    pm_test_expect_error(pm_materialize_deletions(&m, t, &o), PM_EINVALID, "'id' is not a partition key");
+    o.where = "dt >=";
+    PM_EXPECT_ERR(pm_materialize_deletions(&m, t, &o), PM_EINVALID);
+    const char *only[] = {"dt=20260812"};
+    o.where = "dt >= 20260801";
+    o.partitions = only;
+    o.npartitions = 1;
+    pm_test_expect_error(pm_materialize_deletions(&m, t, &o), PM_EINVALID, "exclusive");
+    assert_int_equal(snapshot_count(t), snaps);
+    /* a version 1 struct has no where: every partition */
+    pm_materialize_options v1 = PM_MATERIALIZE_OPTIONS_INIT;
+    v1.version = 1;
+    v1.where = "not looked at";
+    v1.partitions = only;
+    v1.npartitions = 1;
+    PM_OK_OR_FAIL(pm_materialize_deletions(&m, t, &v1));
+    assert_int_equal(m.groups, 1); /* dt=20260812 only */
+    /* dt >= 20260801: the 0801 partition (0812 has nothing left) */
+    o.partitions = NULL;
+    o.npartitions = 0;
+    o.where = "dt >= 20260801";
+    pm_materialize_metrics_init(&m);
+    PM_OK_OR_FAIL(pm_materialize_deletions(&m, t, &o));
+    assert_int_equal(m.batches, 1);
+    assert_int_equal(m.groups, 1);
+    assert_int_equal(m.rows_removed, 1);
+    assert_int_equal(m.rows_kept, 1);
+    assert_one_dv_in(t, "dt=20260731");
+    /* nothing left there; a predicate matching no partition: nothing */
+    pm_materialize_metrics_init(&m);
+    PM_OK_OR_FAIL(pm_materialize_deletions(&m, t, &o));
+    assert_int_equal(m.batches, 0);
+    o.where = "dt > 20260731 AND dt < 20260731";
+    PM_OK_OR_FAIL(pm_materialize_deletions(&m, t, &o));
+    assert_int_equal(m.batches, 0);
+    o.where = "dt <> 20260801";
+    PM_OK_OR_FAIL(pm_materialize_deletions(&m, t, &o));
+    assert_int_equal(m.groups, 1); /* 20260731 */
+    char *rows = read_rows(t, "id");
+    assert_int_equal(api_count_lines(rows), 3);
+    assert_non_null(strstr(rows, "{\"id\":2}\n"));
+    assert_non_null(strstr(rows, "{\"id\":4}\n"));
+    assert_non_null(strstr(rows, "{\"id\":6}\n"));
+    free(rows);
     pm_table_free(t);
 }
 
@@ -693,8 +835,10 @@ int main(void)
         cmocka_unit_test(test_update_by_row_id),
         cmocka_unit_test(test_update_refusals),
         cmocka_unit_test(test_delete_by_row_id),
+        cmocka_unit_test(test_delete_where),
         cmocka_unit_test(test_materialize),
         cmocka_unit_test(test_materialize_partitions),
+        cmocka_unit_test(test_materialize_where),
         cmocka_unit_test(test_automatic_rounds),
         cmocka_unit_test(test_rebase_failure_deletes_index_file),
         cmocka_unit_test(test_row_tracking_compaction),

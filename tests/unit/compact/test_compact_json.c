@@ -144,6 +144,8 @@ static void assert_tasks_equal(const pm_compact_task *a, const pm_compact_task *
     assert_int_equal(a->total_buckets, b->total_buckets);
     assert_string_equal(a->output.format, b->output.format);
     assert_string_equal(a->output.compression, b->output.compression);
+    assert_int_equal(a->output.rg_passthrough, b->output.rg_passthrough);
+    assert_int_equal(a->output.dict_passthrough, b->output.dict_passthrough);
     assert_int_equal(a->output.target_file_size, b->output.target_file_size);
     assert_true(a->output.target_file_row_num == b->output.target_file_row_num);
     assert_int_equal(a->nfiles, b->nfiles);
@@ -339,7 +341,7 @@ static void test_task_strict(void **state)
                       "task.files[0].value_stats.null_counts[1]");
     expect_task_error(j, "\"file_source\":1", "\"file_source\":2", PM_EINVALID, "task.files[1].file_source");
     expect_task_error(j, "\"target_file_size\":", "\"target_file_size\":0,\"y\":", PM_EINVALID, "task.output");
-    expect_task_error(j, "\"format\":\"parquet\"", "\"format\":\"orc\"", PM_EINVALID, "task.output.format");
+    expect_task_error(j, "\"format\":\"parquet\"", "\"format\":\"csv\"", PM_EINVALID, "task.output.format");
     expect_task_error(j, "\"index_file\":\"index-abc-0\"", "\"index_file\":\"\"", PM_EINVALID,
                       "task.deletion_vectors[0].index_file");
     expect_task_error(j, "\"kind\":0", "\"kind\":1", PM_EINVALID, "task.index_files[0].kind");
@@ -365,6 +367,36 @@ static void test_task_strict(void **state)
     PM_EXPECT_ERR(pm_compact_task_from_json(&u, "[]", 2), PM_EINVALID);
     PM_EXPECT_ERR(pm_compact_task_from_json(&u, NULL, 0), PM_EINVALID);
     free(j);
+}
+
+/* ORC outputs; dictionary passthrough: written only when on, read with or
+ * without it, a boolean. */
+static void test_task_output_options(void **state)
+{
+    (void)state;
+    pm_compact_task *t = make_task();
+    char *j = NULL;
+    PM_OK_OR_FAIL(pm_compact_task_to_json(&j, t));
+    assert_null(strstr(j, "dictionary_passthrough"));
+    pm_compact_task *u = NULL;
+    PM_OK_OR_FAIL(pm_compact_task_from_json(&u, j, strlen(j)));
+    assert_false(u->output.dict_passthrough);
+    pm_compact_task_free(u);
+    free(j);
+    t->output.dict_passthrough = true;
+    free(t->output.format);
+    t->output.format = strdup("orc");
+    PM_OK_OR_FAIL(pm_compact_task_to_json(&j, t));
+    assert_non_null(strstr(j, "\"dictionary_passthrough\":true"));
+    PM_OK_OR_FAIL(pm_compact_task_from_json(&u, j, strlen(j)));
+    assert_true(u->output.dict_passthrough);
+    assert_string_equal(u->output.format, "orc");
+    assert_tasks_equal(t, u);
+    pm_compact_task_free(u);
+    expect_task_error(j, "\"dictionary_passthrough\":true", "\"dictionary_passthrough\":1", PM_EINVALID,
+                      "dictionary_passthrough");
+    free(j);
+    pm_compact_task_free(t);
 }
 
 static void test_commit_identifier(void **state)
@@ -411,6 +443,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_task_round_trip),  cmocka_unit_test(test_result_round_trip),
         cmocka_unit_test(test_plan_round_trip),  cmocka_unit_test(test_task_strict),
+        cmocka_unit_test(test_task_output_options),
         cmocka_unit_test(test_commit_identifier), cmocka_unit_test(test_data_file_meta_equal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

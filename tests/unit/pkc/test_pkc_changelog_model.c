@@ -9,7 +9,9 @@
  * +I/+U set the row, -U/-D must carry exactly the row the replay holds
  * and remove it.  The replayed state must equal the table's state (a
  * normal read) after every compaction, and the delta read of the same
- * range must hold one row per key and data commit.
+ * range must hold one row per key and data commit.  Partial-update and
+ * aggregation run also with remove-record-on-delete, where the seed's
+ * DELETE case (live history, deleted result) must occur.
  */
 #include <string.h>
 
@@ -24,6 +26,7 @@ typedef struct model {
     char *row[NKEYS];        /* replayed state: JSON of the row, NULL = absent */
     uint64_t rng;
     int events;
+    int deletes;             /* -D events replayed */
 } model;
 
 static uint64_t rnd(model *m)
@@ -34,7 +37,9 @@ static uint64_t rnd(model *m)
     return m->rng;
 }
 
-typedef enum { E_DEDUP, E_PARTIAL, E_AGG, E_FIRST } engine;
+/* E_PARTIAL_RM: partial-update with partial-update.remove-record-on-delete
+ * (its -D rows remove the record: DELETE events of the history). */
+typedef enum { E_DEDUP, E_PARTIAL, E_PARTIAL_RM, E_AGG, E_FIRST } engine;
 
 /* One random row of the engine as a JSON line; seen[id] set. */
 static void random_row(model *m, engine en, pm_buf *out, bool *seen)
@@ -48,7 +53,11 @@ static void random_row(model *m, engine en, pm_buf *out, bool *seen)
         kind = k < 6 ? "+I" : k < 8 ? "+U" : "-D";
     else if (en == E_AGG)
         kind = k < 7 ? "+I" : "-D";
-    if (en == E_PARTIAL) {
+    if (en == E_PARTIAL_RM && k < 2) {
+        PM_OK_OR_FAIL(pm_buf_printf(out, "{\"id\":%d,\"a\":null,\"b\":null,\"_ROW_KIND\":\"-D\"}\n", id));
+        return;
+    }
+    if (en == E_PARTIAL || en == E_PARTIAL_RM) {
         /* sparse: a and b null at random */
         bool na = rnd(m) % 3 == 0, nb = rnd(m) % 2 == 0;
         char av[16], bv[16];
@@ -117,6 +126,7 @@ static void replay(model *m, pm_table *t, int64_t from, int64_t to)
                 assert_non_null(m->row[id]);
                 assert_string_equal(m->row[id], js);
                 if (kp[1] == 'D') {
+                    m->deletes++;
                     free(m->row[id]);
                     m->row[id] = NULL;
                 }
@@ -233,8 +243,14 @@ static void run_model_with(const char *name, engine en, const char *const *opts0
         seen = now;
         expect_state(&m, t);
     }
-    print_message("%s: %d rounds, %d changelog events, snapshot %lld\n", name, rounds, m.events, (long long)seen);
+    print_message("%s: %d rounds, %d changelog events (%d deletes), snapshot %lld\n", name, rounds, m.events,
+                  m.deletes, (long long)seen);
     assert_true(m.events > 0);
+    bool removes = false; /* remove-record-on-delete: the DELETE case of the history must occur */
+    for (size_t i = 0; i < nopts; i++)
+        removes |= strstr(opts[i], "remove-record-on-delete=true") != NULL;
+    if (removes)
+        assert_true(m.deletes > 0);
     for (int i = 0; i < NKEYS; i++)
         free(m.row[i]);
     pm_table_free(t);
@@ -263,6 +279,10 @@ static void test_partial_update_lookup(void **state)
     const char *o[] = {"bucket=2", "merge-engine=partial-update", "changelog-producer=lookup", "write-only=true",
                        "num-levels=3"};
     run_model("pu", E_PARTIAL, o, 5, false, 0x3333ull, 14);
+    /* -D removes the record: live history and a deleted result give DELETE */
+    const char *o2[] = {"bucket=2", "merge-engine=partial-update", "partial-update.remove-record-on-delete=true",
+                        "changelog-producer=lookup", "write-only=true", "num-levels=3"};
+    run_model("purm", E_PARTIAL_RM, o2, 6, false, 0x3434ull, 14);
 }
 
 static void test_aggregation_lookup(void **state)
@@ -272,6 +292,11 @@ static void test_aggregation_lookup(void **state)
                        "fields.b.aggregate-function=max", "fields.b.ignore-retract=true", "changelog-producer=lookup",
                        "write-only=true", "num-levels=3"};
     run_model("agg", E_AGG, o, 8, false, 0x4444ull, 14);
+    /* -D removes the record: DELETE events carrying the history's state */
+    const char *o2[] = {"bucket=2", "merge-engine=aggregation", "fields.a.aggregate-function=sum",
+                        "fields.b.aggregate-function=max", "aggregation.remove-record-on-delete=true",
+                        "changelog-producer=lookup", "write-only=true", "num-levels=3"};
+    run_model("aggrm", E_AGG, o2, 8, false, 0x4545ull, 14);
 }
 
 static void test_first_row_lookup(void **state)

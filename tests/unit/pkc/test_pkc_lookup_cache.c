@@ -2,13 +2,16 @@
  * tests/unit/pkc/test_pkc_lookup_cache.c — Lookup Files and the local
  * cache (table/lookup_file.h): point lookups equal the data file, a
  * second open reuses the file, a corrupt block or index and a missing
- * file are rebuilt (never a missing key), the memory budget bounds what
+ * file are rebuilt (never a missing key), blocks fill to their limits,
+ * the memory budget bounds what
  * is held and refuses an oversized input, local-cache.max-size evicts the
  * least recently used file and refuses one it cannot retain; through
  * compaction: lookups of a deletion-vector table go through the cache
  * and give the rows the streaming lookups give, a full disk (fault
  * "lookup-file-write") fails the task without publishing or leaving
- * files, and lookup.cache-max-disk-size is refused.
+ * files, lookup.cache-max-disk-size is refused, and so are the cache
+ * options as dynamic options of one compaction; history written before a
+ * column was added is looked up with the column null.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -18,7 +21,9 @@
 #include "../pk/pk_test_util.h"
 #include "compact/compact_internal.h"
 #include "lsm/kv.h"
+#include "meta/schema.h"
 #include "paimon/compact.h"
+#include "paimon/read.h"
 #include "table/lookup_file.h"
 #include "table/partition.h"
 
@@ -250,6 +255,71 @@ static void test_lookup_reuse_and_rebuild(void **state)
     free(dir);
 }
 
+static off_t size_of_suffix(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    off_t n = -1;
+    char path[1600];
+    for (struct dirent *de; d && (de = readdir(d));) {
+        size_t l = strlen(de->d_name), s = strlen(suffix);
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (l > s && !strcmp(de->d_name + l - s, suffix) && !stat(path, &st))
+            n = st.st_size;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Blocks fill up to their row or byte limit, every one of them (not only
+ * the first: a reset batch keeps its capacity, which must not count). */
+static void test_block_sizes(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    pm_table *t = pk_create(dir, "wide", "ROW<id INT NOT NULL, v STRING>", NULL, "id",
+                            (const char *const[]){"bucket=1", "write-only=true"}, 2);
+    pm_buf rows = PM_BUF_INIT;
+    for (int i = 0; i < 1200; i++) {
+        PM_OK_OR_FAIL(pm_buf_printf(&rows, "{\"id\":%d,\"v\":\"%d-", i * 2, i));
+        for (int j = 0; j < 1500; j++)
+            PM_OK_OR_FAIL(pm_buf_append_byte(&rows, (uint8_t)('a' + (i + j) % 26)));
+        PM_OK_OR_FAIL(pm_buf_append_str(&rows, "\"}\n"));
+    }
+    const char *text = NULL;
+    PM_OK_OR_FAIL(pm_buf_cstr(&rows, &text));
+    pk_commit_rows(t, text);
+    pm_buf_free(&rows);
+    pm_scan_result *scan = NULL;
+    char *bdir = NULL;
+    const pm_data_file_meta *f = the_file(t, &scan, &bdir);
+    kit k;
+    kit_init(&k, t);
+    pm_lookup_cache *c = cache_of(dir, NULL, NULL, "none");
+    pm_lookup_file *lf = NULL;
+    PM_OK_OR_FAIL(pm_lookup_file_open(&lf, c, t, bdir, f, k.fields, &k.layout));
+    char *v = lookup(&k, lf, 2398);
+    assert_non_null(v);
+    assert_true(!strncmp(v, "1199-", 5) && strlen(v) == 1505);
+    free(v);
+    pm_lookup_file_close(lf);
+    char cdir[1200];
+    snprintf(cdir, sizeof cdir, "%s/cache", dir);
+    /* ~1.8 MB of rows in blocks of 256 KiB: about 8 blocks (an index entry
+     * each), not one block per row */
+    off_t lki = size_of_suffix(cdir, ".lki"), lkp = size_of_suffix(cdir, ".lkp");
+    assert_true(lki > 0 && lki < 2048);
+    assert_true(lkp > 1200 * 1500 && lkp < 1200 * 1600);
+    pm_lookup_cache_free(c);
+    kit_clear(&k);
+    free(bdir);
+    pm_scan_result_free(scan);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_budgets(void **state)
 {
     (void)state;
@@ -401,8 +471,103 @@ static void test_compaction(void **state)
     free(msg);
     pm_error_free(e);
     pm_table_free(x);
+    /* the executor takes the cache options from the table: overriding them
+     * for one compaction is refused by name (a planning threshold is not) */
+    pk_commit_rows(r, "{\"id\":12,\"v\":\"again\"}\n");
+    const char *dyn[] = {"local-cache.enabled=true", "num-sorted-run.compaction-trigger=3"};
+    pm_compact_options co = PM_COMPACT_OPTIONS_INIT;
+    co.dynamic_options = dyn;
+    co.ndynamic_options = 1;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&bld, r, &co));
+    pm_compact_plan *plan = NULL;
+    e = pm_compact_plan_new(&plan, bld);
+    pm_compact_builder_free(bld);
+    assert_non_null(e);
+    assert_int_equal(pm_error_code(e), PM_EUNSUPPORTED);
+    msg = pm_error_format(e);
+    assert_non_null(strstr(msg, "local-cache.enabled"));
+    free(msg);
+    pm_error_free(e);
+    co.dynamic_options = dyn + 1;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&bld, r, &co));
+    PM_OK_OR_FAIL(pm_compact_plan_new(&plan, bld));
+    pm_compact_plan_free(plan);
+    pm_compact_builder_free(bld);
     pm_table_free(t);
     pm_table_free(r);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+/* The changelog rows of (from, to] as "<kind> <json>" lines. */
+static char *changelog_of(pm_table *t, int64_t from, int64_t to)
+{
+    pm_read_options o = PM_READ_OPTIONS_INIT;
+    o.incremental_from = from;
+    o.incremental_to = to;
+    o.incremental_mode = PM_INCREMENTAL_CHANGELOG;
+    pm_reader *r = NULL;
+    PM_OK_OR_FAIL(pm_table_read(&r, t, &o));
+    const pm_type *rt = pm_table_schema(t)->row_type;
+    pm_buf out = PM_BUF_INIT, line = PM_BUF_INIT;
+    for (;;) {
+        const pm_batch *b = NULL;
+        PM_OK_OR_FAIL(pm_reader_next(&b, r));
+        if (!b)
+            break;
+        pm_batch view = {(pm_type *)rt, b->num_rows, rt->nfields, b->columns};
+        for (int64_t i = 0; i < b->num_rows; i++) {
+            pm_buf_clear(&line);
+            PM_OK_OR_FAIL(pm_batch_format_row_json(&view, i, &line));
+            size_t kl = 0;
+            const uint8_t *kp = pm_column_bytes(b->columns[rt->nfields], i, &kl);
+            PM_OK_OR_FAIL(pm_buf_printf(&out, "%.*s %.*s\n", (int)kl, (const char *)kp, (int)line.len,
+                                        (const char *)line.data));
+        }
+    }
+    pm_reader_free(r);
+    pm_buf_free(&line);
+    PM_OK_OR_FAIL(pm_buf_append_byte(&out, 0));
+    return (char *)pm_buf_detach(&out, NULL);
+}
+
+/* Lookup Files read the retained file through the schema-evolution
+ * decoder: after a column is added (schema 1), the history written under
+ * schema 0 is looked up with the new column null. */
+static void test_schema_evolution(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    char copt[1300], cdir[1200];
+    snprintf(cdir, sizeof cdir, "%s/cache", dir);
+    snprintf(copt, sizeof copt, "local-cache.dir=%s", cdir);
+    const char *extra[] = {"changelog-producer=lookup", "local-cache.enabled=true", copt};
+    pm_table *t = big_table(dir, "ev", 100, extra, 3);
+    PM_OK_OR_FAIL(compact(t, true));
+    /* schema 1: w INT added */
+    pm_schema *s1 = NULL;
+    PM_OK_OR_FAIL(pm_schema_clone(pm_table_schema(t), &s1));
+    s1->id = 1;
+    s1->highest_field_id++;
+    PM_OK_OR_FAIL(pm_type_add_field(s1->row_type, s1->highest_field_id, "w", pm_type_new(PM_TYPE_INT, true)));
+    bool committed = false;
+    PM_OK_OR_FAIL(pm_schema_commit(t->fio, t->branch_root, s1, &committed));
+    assert_true(committed);
+    pm_schema_free(s1);
+    char path[1200];
+    snprintf(path, sizeof path, "%s", t->path);
+    pm_table_free(t);
+    PM_OK_OR_FAIL(pm_table_open(&t, path, NULL));
+    assert_int_equal(pm_table_schema(t)->row_type->nfields, 3);
+    int64_t before = latest(t);
+    pk_commit_rows(t, "{\"id\":10,\"v\":\"b\",\"w\":7}\n{\"id\":11,\"v\":\"n\",\"w\":1}\n");
+    PM_OK_OR_FAIL(compact(t, false));
+    assert_int_equal(count_files(cdir, ".lkp"), 1); /* through the cache */
+    char *cl = changelog_of(t, before, latest(t));
+    assert_string_equal(cl, "-U {\"id\":10,\"v\":\"value-5\",\"w\":null}\n+U {\"id\":10,\"v\":\"b\",\"w\":7}\n"
+                            "+I {\"id\":11,\"v\":\"n\",\"w\":1}\n");
+    free(cl);
+    pm_table_free(t);
     pm_test_rmtree(dir);
     free(dir);
 }
@@ -411,8 +576,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_reuse_and_rebuild),
+        cmocka_unit_test(test_block_sizes),
         cmocka_unit_test(test_budgets),
         cmocka_unit_test(test_compaction),
+        cmocka_unit_test(test_schema_evolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

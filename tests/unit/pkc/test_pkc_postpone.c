@@ -5,7 +5,7 @@
  * sequence numbers from 0), are invisible to batch reads and not
  * compacted by automatic rounds; pm_compact_run assigns real buckets
  * (postpone.default-bucket-num for new partitions, the existing count
- * otherwise) in one COMPACT snapshot, replaying the records in creation
+ * otherwise — also after the default changes) in one COMPACT snapshot, replaying the records in creation
  * order; with nothing postponed it compacts the real buckets; plans cover
  * the real buckets only; changelog producers are refused.
  */
@@ -15,6 +15,7 @@
 #include "compact/compact_internal.h"
 #include "paimon/compact.h"
 #include "paimon/write.h"
+#include "table/partition.h"
 
 static pm_commit_outcome write_rows(pm_table *t, const char *user, const char *jsonl)
 {
@@ -133,6 +134,72 @@ static void test_write_and_compact(void **state)
     free(dir);
 }
 
+/* The total bucket count of the files of partition dt=<dt> (every file agrees). */
+static int total_buckets_of(pm_table *t, const char *dt)
+{
+    pm_scan_result *scan = NULL;
+    PM_OK_OR_FAIL(pm_table_scan(t, &(pm_scan_options){0, NULL, 0, PM_SCAN_ALL_BUCKETS, false}, &scan));
+    char want[64];
+    snprintf(want, sizeof want, "dt=%s", dt);
+    int total = -1;
+    pm_buf name = PM_BUF_INIT;
+    for (size_t i = 0; i < scan->nbuckets; i++) {
+        const pm_bucket_files *bf = &scan->buckets[i];
+        pm_buf_clear(&name);
+        PM_OK_OR_FAIL(pm_partition_display(t, bf->partition.data, bf->partition.len, &name));
+        if (bf->bucket < 0 || !bf->nfiles || name.len != strlen(want) || memcmp(name.data, want, name.len))
+            continue;
+        assert_true(total == -1 || total == bf->total_buckets);
+        total = bf->total_buckets;
+        assert_true(bf->bucket < bf->total_buckets);
+    }
+    pm_buf_free(&name);
+    pm_scan_result_free(scan);
+    return total;
+}
+
+/* postpone.default-bucket-num applies to new partitions only: after it
+ * changes, a partition that has real buckets keeps their count. */
+static void test_existing_count(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=-2", "postpone.default-bucket-num=2"};
+    pm_table *t = pk_create(dir, "pc", "ROW<id INT NOT NULL, v STRING, dt STRING NOT NULL>", "dt", "id,dt", opts, 2);
+    pm_buf rows = PM_BUF_INIT;
+    for (int i = 0; i < 40; i++)
+        PM_OK_OR_FAIL(pm_buf_printf(&rows, "{\"id\":%d,\"v\":\"a\",\"dt\":\"x\"}\n", i));
+    const char *text = NULL;
+    PM_OK_OR_FAIL(pm_buf_cstr(&rows, &text));
+    write_rows(t, "u1", text);
+    compact(t);
+    assert_int_equal(total_buckets_of(t, "x"), 2);
+    const char *k[] = {"postpone.default-bucket-num"}, *v[] = {"5"};
+    PM_OK_OR_FAIL(pm_table_alter_options(t, k, v, 1, NULL, 0));
+    pm_buf_clear(&rows);
+    for (int i = 0; i < 40; i++)
+        PM_OK_OR_FAIL(pm_buf_printf(&rows, "{\"id\":%d,\"v\":\"b\",\"dt\":\"%s\"}\n", i, i % 2 ? "x" : "y"));
+    PM_OK_OR_FAIL(pm_buf_cstr(&rows, &text));
+    write_rows(t, "u2", text);
+    pm_buf_free(&rows);
+    pm_compact_metrics m = compact(t);
+    assert_true(m.snapshot_id > 0);
+    assert_int_equal(total_buckets_of(t, "x"), 2); /* existing: keeps 2 */
+    assert_int_equal(total_buckets_of(t, "y"), 5); /* new: the changed default */
+    char *got = pk_read_sorted(t, 0, NULL, 0);
+    int n = 0, bs = 0;
+    for (char *l = got; (l = strchr(l, '\n')); l++)
+        n++;
+    for (char *l = got; (l = strstr(l, "\"v\":\"b\"")); l++)
+        bs++;
+    free(got);
+    assert_int_equal(n, 60); /* x: 40 keys, y: 20 keys */
+    assert_int_equal(bs, 40);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -173,6 +240,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_and_compact),
+        cmocka_unit_test(test_existing_count),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -364,7 +364,10 @@ static void test_stats_modes_dense(void **state)
     size_t n;
     pm_table *t;
     /* per-field none → dropped from the dense row; full keeps long strings;
-     * nested columns have no Parquet stats at all */
+     * nested columns have no Parquet stats at all; BYTES has a null count
+     * but, as Java 1.4.2 writes Parquet files (ParquetSimpleStatsExtractor;
+     * the fixture append_complex_data and Java's write-rows in
+     * tests/interop/test_table_formats.py), no min/max */
     const char *o1[] = {"metadata.stats-mode=full", "fields.b.stats-mode=none"};
     pm_commit_message *m = one_file(dir, "t1", "ROW<a STRING, b INT, c ARRAY<INT>, d BYTES>", o1, 2,
                                     "{\"a\":\"abcdefghijklmnopqrstuvwxyz\",\"b\":1,\"c\":[1],\"d\":\"AAE=\"}\n"
@@ -382,12 +385,9 @@ static void test_stats_modes_dense(void **state)
     size_t sl;
     PM_OK_OR_FAIL(pm_binrow_bytes(&mx, 0, &s, &sl));
     assert_int_equal(sl, 26);
-    PM_OK_OR_FAIL(pm_binrow_bytes(&mn, 1, &s, &sl));
-    assert_int_equal(sl, 2);
-    assert_int_equal(s[0], 0x00);
-    PM_OK_OR_FAIL(pm_binrow_bytes(&mx, 1, &s, &sl));
-    assert_int_equal(sl, 1);
-    assert_int_equal(s[0], 0xff);
+    assert_false(pm_binrow_is_null(&mn, 0));
+    assert_true(pm_binrow_is_null(&mn, 1));
+    assert_true(pm_binrow_is_null(&mx, 1));
     assert_int_equal(f->value_stats.null_counts[0].v, 1);
     assert_int_equal(f->value_stats.null_counts[1].v, 0);
     pm_commit_message_array_free(m, n);

@@ -156,6 +156,8 @@ public final class PaimonOracle {
             case "compact-pk":
             case "compact-de": Compactor.compact(a, out); break;
             case "mor-read": Compactor.morRead(a, out); break;
+            case "gi-query": GlobalIndexOracle.query(a, out); break;
+            case "gi-build": GlobalIndexOracle.build(a, out); break;
             default: throw new UsageException("unknown command '" + a.command + "'");
         }
     }
