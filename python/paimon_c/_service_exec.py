@@ -11,7 +11,9 @@ process only executes the pass's tasks on the Ray cluster:
   3. standard output: {"results": [result documents]} in task order, exit 0;
      or, when a task finally fails, the results already returned are
      aborted (their files deleted) and the answer is
-     {"error": {"code": <pm_code>, "message": ...}}, exit 1.
+     {"error": {"code": <pm_code>, "message": ...}}, exit 1;
+  4. when the answer cannot be written (the service died meanwhile), the
+     results are aborted too: nothing this process wrote stays behind.
 """
 
 import json
@@ -71,8 +73,17 @@ def main() -> int:
         code = getattr(exc, "code", None)
         msg = "%s: %s" % (type(exc).__name__, exc)
         doc, rc = {"error": {"code": code if isinstance(code, int) else 8, "message": msg}}, 1
-    json.dump(doc, answer)
-    answer.close()
+    try:
+        json.dump(doc, answer)
+        answer.close()
+    except OSError:
+        # the service is gone (killed mid-pass): nobody will commit or abort these
+        if rc == 0:
+            from .compact import CompactResult
+            from .table import open_table
+            got = [CompactResult.from_json(r) for r in results]
+            open_table(req["table"]).new_compact_builder().new_commit().abort_compact(got)
+        return 1
     return rc
 
 

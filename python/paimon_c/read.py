@@ -52,11 +52,11 @@ class ReadBuilder:
 
     def with_filter(self, predicate) -> "ReadBuilder":
         """Only the rows a predicate holds for: a :class:`Predicate` of
-        :meth:`new_predicate_builder` (``equal``, ``is_in``,
+        :meth:`new_predicate_builder` (comparisons, ``between``, ``is_in``,
         ``and_predicates``, as in pypaimon) or the same as a ``where`` text,
         ``"dt = '2024-01-01' AND id IN (1, 2)"`` (libpaimon's
-        pm_read_options.filter: ``=`` and ``IN`` over atomic columns joined
-        by AND; literals read as the column's type).  Primary-key tables
+        pm_read_options.filter: ``= <> < <= > >=`` and ``IN`` over atomic
+        columns joined by AND; literals read as the column's type).  Primary-key tables
         are filtered after the merge; append data files whose file index
         proves no row matches are not read.  ``None`` removes the filter.
         Errors in the text or its columns are raised by the read."""
@@ -155,9 +155,12 @@ class Predicate:
 
 class PredicateBuilder:
     """pypaimon's PredicateBuilder for what libpaimon's filter offers:
-    ``equal``, ``is_in`` and ``and_predicates``.  The other comparisons and
-    ``or_predicates`` raise UnsupportedError naming themselves (never a
-    filter that silently keeps every row)."""
+    ``equal``, ``not_equal``, ``less_than``, ``less_or_equal``,
+    ``greater_than``, ``greater_or_equal``, ``between``, ``is_in`` and
+    ``and_predicates``.  The others (null tests, string matches,
+    ``is_not_in``, ``not_between``, ``or_predicates``) raise
+    UnsupportedError naming themselves (never a filter that silently keeps
+    every row)."""
 
     def __init__(self, columns=None):
         self._columns = list(columns) if columns is not None else None
@@ -169,6 +172,28 @@ class PredicateBuilder:
 
     def equal(self, field: str, literal) -> Predicate:
         return Predicate("%s = %s" % (self._field(field), _literal(literal)))
+
+    def _cmp(self, op: str, field: str, literal) -> Predicate:
+        return Predicate("%s %s %s" % (self._field(field), op, _literal(literal)))
+
+    def not_equal(self, field: str, literal) -> Predicate:
+        return self._cmp("<>", field, literal)
+
+    def less_than(self, field: str, literal) -> Predicate:
+        return self._cmp("<", field, literal)
+
+    def less_or_equal(self, field: str, literal) -> Predicate:
+        return self._cmp("<=", field, literal)
+
+    def greater_than(self, field: str, literal) -> Predicate:
+        return self._cmp(">", field, literal)
+
+    def greater_or_equal(self, field: str, literal) -> Predicate:
+        return self._cmp(">=", field, literal)
+
+    def between(self, field: str, included_lower_bound, included_upper_bound) -> Predicate:
+        return self.and_predicates([self.greater_or_equal(field, included_lower_bound),
+                                    self.less_or_equal(field, included_upper_bound)])
 
     def is_in(self, field: str, literals) -> Predicate:
         values = list(literals)
@@ -187,14 +212,13 @@ class PredicateBuilder:
 
     def _unsupported(name):
         def refuse(self, *args, **kwargs):
-            raise UnsupportedError("PredicateBuilder.%s is not supported: libpaimon's read filter has = and IN "
-                                   "joined by AND (filter the Arrow result instead)" % name)
+            raise UnsupportedError("PredicateBuilder.%s is not supported: libpaimon's read filter has comparisons "
+                                   "and IN joined by AND (filter the Arrow result instead)" % name)
         refuse.__name__ = name
         refuse.__doc__ = "Not supported by libpaimon's read filter: raises UnsupportedError."
         return refuse
 
-    for _n in ("not_equal", "less_than", "less_or_equal", "greater_than", "greater_or_equal", "is_null",
-               "is_not_null", "startswith", "endswith", "contains", "is_not_in", "between", "not_between",
+    for _n in ("is_null", "is_not_null", "startswith", "endswith", "contains", "is_not_in", "not_between",
                "like", "or_predicates"):
         locals()[_n] = _unsupported(_n)
     del _n, _unsupported

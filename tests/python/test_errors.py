@@ -59,14 +59,14 @@ def test_unsupported_read_filter_is_refused(catalog):
     rb = catalog.get_table("db.t").new_read_builder()
     # what libpaimon's filter lacks is refused by name, never read unfiltered
     pb = rb.new_predicate_builder()
-    with pytest.raises(paimon_c.UnsupportedError, match="less_than"):
-        pb.less_than("id", 3)
+    with pytest.raises(paimon_c.UnsupportedError, match="is_null"):
+        pb.is_null("id")
     with pytest.raises(paimon_c.UnsupportedError, match="or_predicates"):
         pb.or_predicates([pb.equal("id", 1), pb.equal("id", 2)])
     with pytest.raises(TypeError, match="with_filter"):
         rb.with_filter(object())
     with pytest.raises(paimon_c.InvalidError, match="filter"):
-        rb.with_filter("id < 3").new_read().to_arrow(rb.new_scan().plan().splits())
+        rb.with_filter("id LIKE 3").new_read().to_arrow(rb.new_scan().plan().splits())
     rb.with_filter(None)
     with pytest.raises(paimon_c.InvalidError):
         rb.with_projection(["nope"]).new_read().to_arrow(rb.new_scan().plan().splits() or [])

@@ -1,5 +1,5 @@
 """Row filters: ReadBuilder.with_filter takes a pypaimon-style Predicate
-(new_predicate_builder: equal, is_in, and_predicates) or the same as a
+(new_predicate_builder: comparisons, between, is_in, and_predicates) or the same as a
 `where` text (libpaimon's pm_read_options.filter); the rows equal
 filtering every row in Python, on append and primary-key tables (after
 the merge), with and without a projection that leaves the filtered
@@ -48,6 +48,12 @@ def test_predicates_and_where_texts(catalog, pk):
          lambda r: r["pt"] == "p1" and r["id"] in (1, 4, 13, 22, 40)),
         ("pt = 'p2' AND id IN (2, 5, 8, 41)", lambda r: r["pt"] == "p2" and r["id"] in (2, 5, 8, 41)),
         (pb.equal("s", "none such"), lambda r: False),
+        (pb.and_predicates([pb.less_than("id", 20), pb.greater_or_equal("id", 5), pb.not_equal("s", "v3")]),
+         lambda r: 5 <= r["id"] < 20 and r["s"] is not None and r["s"] != "v3"),
+        (pb.between("id", 12, 31), lambda r: 12 <= r["id"] <= 31),
+        (pb.and_predicates([pb.greater_than("s", "v4"), pb.less_or_equal("pt", "p1")]),
+         lambda r: r["s"] is not None and r["s"] > "v4" and r["pt"] <= "p1"),
+        ("id > 30 AND pt <> 'p0'", lambda r: r["id"] > 30 and r["pt"] != "p0"),
     ]
     for pred, keep in cases:
         assert rows_of(read(t, pred)) == expect(t, keep), pred

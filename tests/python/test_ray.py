@@ -116,3 +116,24 @@ def test_service_executor_retries_and_aborts(wh, kill_file):
     before = pypaimon_rows(wh)
     assert cb.new_commit().commit_compact(results).files_removed == 24
     assert pypaimon_rows(wh) == before
+
+
+def test_service_executor_aborts_when_the_service_is_gone(wh, kill_file):
+    """The helper's answer cannot be written (the service died mid-pass):
+    it aborts its results, so no file it wrote stays behind."""
+    import subprocess
+    import sys
+    arm(kill_file, -1, 0)
+    path = pypaimon_table(wh, commits=4, partition_keys=["pt"], parts=2)
+    t = paimon_c.open_table(str(path))
+    plan = t.new_compact_builder().with_full(True).new_planner().plan()
+    req = {"address": ray.get_runtime_context().gcs_address, "table": str(path),
+           "tasks": [json.loads(x.to_json()) for x in plan.tasks()]}
+    disk = files_on_disk(path)
+    r, w = os.pipe()
+    os.close(r)  # nobody reads the answer
+    p = subprocess.run([sys.executable, "-m", "paimon_c._service_exec"], input=json.dumps(req).encode(),
+                       stdout=w, stderr=subprocess.PIPE, timeout=300)
+    os.close(w)
+    assert p.returncode == 1, p.stderr.decode()[-2000:]
+    assert files_on_disk(path) == disk and t.snapshot_ids() == [1, 2, 3, 4]
