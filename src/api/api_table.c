@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "index/global_index_decl.h"
 #include "meta/schema.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
@@ -176,8 +177,11 @@ pm_error *pm_table_alter_options(pm_table *t, const char *const *set_keys, const
     pm_schema *next = NULL;
     PM_TRY(pm_schema_alter_options(t->schema, has_snapshot, set_keys, set_values, nset, reset_keys, nreset,
                                    &next));
+    /* global index declarations, as at creation (index/global_index_decl.h) */
+    pm_error *e = pm_gi_decls_validate(next->options, next->row_type, next->primary_keys.count);
     bool committed = false;
-    pm_error *e = pm_schema_commit(t->fio, t->branch_root, next, &committed);
+    if (!e)
+        e = pm_schema_commit(t->fio, t->branch_root, next, &committed);
     if (!e && !committed)
         e = pm_error_new(PM_ECONFLICT, "schema %lld of table %s was written concurrently; nothing changed",
                          (long long)next->id, t->path);

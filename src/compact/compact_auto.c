@@ -245,7 +245,7 @@ static pm_error *full_round(pm_table *t, int64_t data_snapshot_id, const char *u
 /* The global index round after data snapshot `data_snapshot_id`: its
  * identity (user "<commit user>:global-index", identifier = the data
  * snapshot id) makes a repeated recovery find the published round. */
-static pm_error *global_index_round(pm_table *t, int64_t data_snapshot_id, const char *commit_user)
+pm_error *pm_compact_global_index_round(pm_table *t, int64_t data_snapshot_id, const char *commit_user)
 {
     bool declared = false;
     PM_TRY(pm_gi_maint_declared(t, &declared));
@@ -298,7 +298,7 @@ done:
                              "committed)", (long long)data_snapshot_id);
     pm_compact_metrics_put(out, &m);
     /* declared global indexes, after the round (even an empty one) */
-    PM_TRY(pm_error_wrap(global_index_round(t, data_snapshot_id, commit_user), 0,
+    PM_TRY(pm_error_wrap(pm_compact_global_index_round(t, data_snapshot_id, commit_user), 0,
                          "global index maintenance after snapshot %lld failed (the data commit stays committed)",
                          (long long)data_snapshot_id));
     return NULL;

@@ -54,6 +54,13 @@ pm_error *pm_compact_after_write(pm_compact_metrics *out, pm_table *t, int64_t d
                                  const char *commit_user, const pm_bytes *partitions, const int32_t *buckets,
                                  size_t ntouched, pm_compact_triggers *triggers);
 
+/* The global index round (compact/global_index_maint.h) after snapshot
+ * `snapshot_id` (a data commit, or an explicit compaction's): nothing
+ * without declarations; its identity (user "<commit user>:global-index",
+ * identifier = snapshot_id) makes a repeated recovery find the published
+ * round.  Callers skip it for write-only tables. */
+pm_error *pm_compact_global_index_round(pm_table *t, int64_t snapshot_id, const char *commit_user);
+
 pm_error *pm_compact_write_stall(pm_compact_metrics *out, pm_table *t, const char *commit_user,
                                  const pm_bytes *partitions, const int32_t *buckets, const size_t *new_files,
                                  size_t n);

@@ -31,6 +31,7 @@
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/util.h"
+#include "compact/compact_auto.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_run.h"
 
@@ -280,13 +281,27 @@ pm_error *pm_compact_run(pm_compact_metrics *out, pm_compact_builder *b)
     }
     if (!e)
         e = pm_compact_run_plan(&m, b->table, p, res, b->parallelism, b->progress, b->progress_ctx);
+    int64_t base = m.snapshot_id ? m.snapshot_id : p->snapshot_id;
+    char *user = NULL;
+    if (!e)
+        e = pm_strdup(&user, p->commit_user ? p->commit_user : "paimon-c");
     pm_compact_plan_free(p);
     pm_resources_free(owned);
-    if (e)
+    if (e) {
+        free(user);
         return e;
+    }
     m.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
     pm_compact_metrics_put(out, &m);
-    return NULL;
+    /* explicit compaction maintains declared global indexes (write-only=false) */
+    bool write_only = false;
+    e = pm_options_bool(pm_table_options(b->table), PM_OPT_WRITE_ONLY, &write_only);
+    if (!e && !write_only && base)
+        e = pm_error_wrap(pm_compact_global_index_round(b->table, base, user), 0,
+                          "global index maintenance after compaction failed (the compaction, snapshot %lld, stays "
+                          "committed)", (long long)m.snapshot_id);
+    free(user);
+    return e;
 }
 
 /* ------------------------------------------------------------------ */

@@ -415,3 +415,26 @@ def test_java_reads_and_maintains_ours(java, tmp_path):
             _check_where(t, col, vals)
         if col != "cat":
             assert _pypaimon_row_ids(t, col, vals) == _brute(t, col, vals)
+
+
+def test_explicit_compaction_maintains(tmp_path):
+    """`paimon compact` (write-only=false) builds missing coverage after its
+    commit, even when it compacts nothing; write-only=true leaves it."""
+    t = tmp_path / "t"
+    run_paimon("create", t, "--schema", "a INT, b STRING", "--option", "bucket=-1", "--option",
+               "row-tracking.enabled=true", "--option", "data-evolution.enabled=true", "--option",
+               "write-only=true", "--option", "global-index.btree.index-columns=a")
+    p = tmp_path / "in.jsonl"
+    p.write_text('{"a": 1, "b": "x"}\n{"a": 2, "b": "y"}\n')
+    run_paimon("write", t, "--input", p)
+    run_paimon("compact", t)
+    assert _live_entries(t) == []
+    schema = json.loads((t / "schema" / "schema-0").read_text())
+    schema["id"] = 1
+    schema["options"]["write-only"] = "false"
+    (t / "schema" / "schema-1").write_text(json.dumps(schema, indent=2))
+    run_paimon("compact", t)
+    assert _live_entries(t) == [(0, 0, 1, "btree")]
+    run_paimon("compact", t)
+    assert _live_entries(t) == [(0, 0, 1, "btree")]
+    _check_where(t, "a", [2])
