@@ -13,7 +13,8 @@
  *   3. Writer (compact_writer.h) with the task's output settings; sequence
  *      numbers start at the first input's minimum sequence number; Parquet
  *      row groups capped at half the memory share.
- *   4. Inputs in task order: file reader → batches (reader-owned); when the
+ *   4. Inputs in task order (one decompression context for all of them,
+ *      not one per file): file reader → batches (reader-owned); when the
  *      input has a vector, the batch's deleted rows are dropped on a view
  *      of the batch (columns retained, never modified) → writer.  Memory is
  *      one input batch + one output row group: never the whole task.
@@ -241,6 +242,7 @@ typedef struct append_run {
     bool pt_active;               /* the passthrough writer holds the open output */
     pm_batch *view;
     pm_file_read_options ro;
+    pm_codec_ctx *codec;          /* decompression state shared by the task's inputs */
     pm_type *rt_type;             /* row tracking: the fields + _ROW_ID, _SEQUENCE_NUMBER (else NULL) */
 } append_run;
 
@@ -400,9 +402,10 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     memset(&c, 0, sizeof c);
     c.t = t;
     c.task = task;
-    c.ro = (pm_file_read_options){schema->row_type, 0, false};
     char *dir = NULL;
     pm_error *e = NULL;
+    PM_TRY(pm_codec_ctx_new(&c.codec));
+    c.ro = (pm_file_read_options){schema->row_type, 0, false, c.codec};
     bool rt = false;
     PM_TRY_GOTO(e, pm_options_bool(schema->options, PM_OPT_ROW_TRACKING_ENABLED, &rt), fail);
     if (rt)
@@ -449,6 +452,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     dv_state_free(&c.dvs);
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
+    pm_codec_ctx_free(c.codec);
     free(dir);
     c.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
     *out = c.r;
@@ -462,6 +466,7 @@ fail:
     dv_state_free(&c.dvs);
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
+    pm_codec_ctx_free(c.codec);
     free(dir);
     pm_compact_result_free(c.r);
     return pm_error_wrap(e, 0, "compaction task %lld (plan %s)", (long long)task->task_index, task->plan_id);

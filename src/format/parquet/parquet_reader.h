@@ -20,6 +20,8 @@
  * projected column chunks (one buffer per chunk; memory is bounded by the
  * projected size of one row group plus one page per column), and decoded
  * in batches of at most `batch_rows` rows.  A batch never spans row groups.
+ * A file of at most 256 KiB is read whole with one read when opened (not
+ * for footer_only), its chunks then borrowed from that copy.
  *
  * Errors name the file, row group, column and page.  PM_ECORRUPT for
  * broken bytes, PM_EUNSUPPORTED for valid files using something not
@@ -33,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/codec.h"
 #include "format/parquet/parquet_meta.h"
 #include "io/fileio.h"
 #include "paimon/batch.h"
@@ -60,9 +63,14 @@ typedef struct pm_pq_reader_options {
     size_t max_page_bytes;            /* largest uncompressed page; 0 = 1 GiB */
     bool footer_only;                 /* only footer + schema (fields of unsupported
                                          types allowed); next_batch is PM_EINVALID */
+    /* Decompression state to use (borrowed, must outlive the reader; one
+     * thread at a time): callers reading many files in a row pass one so
+     * the codec's context is created once, not per file.  NULL = the
+     * reader creates its own. */
+    pm_codec_ctx *codec;
 } pm_pq_reader_options;
 
-#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false}
+#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false, NULL}
 
 /* Open from an input (borrowed; must outlive the reader). */
 pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader_options *opts);
