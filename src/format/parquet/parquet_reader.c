@@ -34,6 +34,9 @@
  * column chunks then come from memory): small files cost one system call,
  * not one per chunk, and no chunk buffers. */
 #define WHOLE_FILE_MAX ((uint64_t)256 << 10)
+/* Column chunks of larger files are read this many bytes at a time (at
+ * least one whole page). */
+#define CHUNK_WINDOW ((size_t)1 << 20)
 
 struct pm_pq_reader {
     pm_input *in;
@@ -74,6 +77,11 @@ static pm_error *src_read(pm_pq_reader *r, uint64_t off, void *buf, size_t n)
         return NULL;
     }
     return pm_input_read_at(r->in, off, buf, n);
+}
+
+static pm_error *chunk_read(void *ctx, uint64_t off, void *buf, size_t n)
+{
+    return src_read(ctx, off, buf, n);
 }
 
 static pm_error *copy_error(const pm_error *e)
@@ -341,12 +349,14 @@ static pm_error *load_chunk(pm_pq_reader *r, pqr_chunk *c, const pq_column_chunk
                             (long long)start, (long long)len, (unsigned long long)r->data_end);
     if (r->mem) {
         c->data = r->mem + start;
+        c->read = NULL;
     } else {
-        c->raw.len = 0;
-        PM_TRY(pm_buf_reserve(&c->raw, (size_t)len + 1));
-        PM_TRY(src_read(r, (uint64_t)start, c->raw.data, (size_t)len));
-        c->raw.len = (size_t)len;
-        c->data = c->raw.data;
+        /* read window by window: memory is a window (or one page) per
+         * column, not the whole row group */
+        c->read = chunk_read;
+        c->read_ctx = r;
+        c->file_off = (uint64_t)start;
+        c->window = CHUNK_WINDOW;
     }
     c->len = (size_t)len;
     pqr_chunk_start(c, cm);

@@ -16,10 +16,11 @@
  *
  * Open reads the footer (magic, length, thrift FileMetaData) and converts
  * the schema (Parquet → Paimon types, field ids from field_id or position).
- * Each row group that passes the optional filter is read by loading the
- * projected column chunks (one buffer per chunk; memory is bounded by the
- * projected size of one row group plus one page per column), and decoded
- * in batches of at most `batch_rows` rows.  A batch never spans row groups.
+ * Each row group that passes the optional filter is read through its
+ * projected column chunks, each read in windows of 1 MiB (or one page when
+ * larger: memory is bounded by a window plus one decompressed page per
+ * projected column, not by the row group's size), and decoded in batches
+ * of at most `batch_rows` rows.  A batch never spans row groups.
  * A file of at most 256 KiB is read whole with one read when opened (not
  * for footer_only), its chunks then borrowed from that copy.
  *

@@ -2,7 +2,8 @@
  * tests/unit/parquet/test_pq_read_shared.c — reading files one after
  * another with one borrowed decompression context
  * (pm_pq_reader_options.codec), and both ways the reader fetches bytes:
- * a small file read whole at open, a large one (> 256 KiB) chunk by chunk.
+ * a small file read whole at open, a large one (> 256 KiB) through 1 MiB
+ * windows of its column chunks.
  * Each file is read from disk with its own context, with the shared
  * context, and from memory: every way must give the same rows.
  */
@@ -43,7 +44,7 @@ static uint64_t mix(uint64_t z)
 
 /* rows of (id BIGINT NOT NULL, s STRING): s is 24 pseudo-random letters
  * (hardly compressible), null every 9th row */
-static char *write_file(const char *name, const pm_type *t, int64_t n, uint64_t *size)
+static char *write_file(const char *name, const pm_type *t, int64_t n, int64_t rg_size, uint64_t *size)
 {
     size_t plen = strlen(tmpdir) + strlen(name) + 2;
     char *path = malloc(plen);
@@ -75,7 +76,7 @@ static char *write_file(const char *name, const pm_type *t, int64_t n, uint64_t 
     pm_pq_writer_options o;
     pm_pq_writer_options_default(&o);
     o.codec = PM_CODEC_ZSTD;
-    o.row_group_size = 128 * 1024;
+    o.row_group_size = rg_size;
     pm_pq_writer *w;
     PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, t, &o));
     PM_OK_OR_FAIL(pm_pq_writer_write(w, b));
@@ -161,15 +162,16 @@ static void test_shared_codec_small_and_large(void **state)
     pm_type *t = NULL;
     PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<id BIGINT NOT NULL, s STRING>"));
     uint64_t small_size = 0, large_size = 0;
-    char *small = write_file("small.parquet", t, 500, &small_size);
-    char *large = write_file("large.parquet", t, 40000, &large_size);
+    char *small = write_file("small.parquet", t, 500, 128 * 1024, &small_size);
+    /* one row group: the string chunk (> 1 MiB) is read in several windows */
+    char *large = write_file("large.parquet", t, 120000, 64 << 20, &large_size);
     assert_true(small_size <= 256 * 1024);  /* read whole at open */
-    assert_true(large_size > 256 * 1024);   /* read chunk by chunk */
+    assert_true(large_size > 1536 * 1024);  /* read window by window */
     pm_codec_ctx *shared;
     PM_OK_OR_FAIL(pm_codec_ctx_new(&shared));
     const char *paths[] = {small, large, small, large};
     uint64_t sizes[] = {small_size, large_size, small_size, large_size};
-    int64_t want_rows[] = {500, 40000, 500, 40000};
+    int64_t want_rows[] = {500, 120000, 500, 120000};
     for (size_t i = 0; i < 4; i++) {
         int64_t r1, r2, r3;
         char *own = read_disk(paths[i], NULL, &r1);
@@ -199,7 +201,7 @@ static void test_small_file_damaged(void **state)
     pm_type *t = NULL;
     PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<id BIGINT NOT NULL, s STRING>"));
     uint64_t size = 0;
-    char *path = write_file("cut.parquet", t, 300, &size);
+    char *path = write_file("cut.parquet", t, 300, 128 * 1024, &size);
     FILE *f = fopen(path, "r+b");
     assert_non_null(f);
     assert_int_equal(fseek(f, 4, SEEK_SET), 0);
