@@ -12,7 +12,10 @@
  *      files holding the inputs' vectors) provides each input's vector.
  *   3. Writer (compact_writer.h) with the task's output settings; sequence
  *      numbers start at the first input's minimum sequence number; Parquet
- *      row groups capped at half the memory share.
+ *      row groups capped at half the memory share (a share whose half is
+ *      under 1 MiB is refused with PM_EINVALID before anything is written;
+ *      the other half covers the input reader: 1 MiB windows and one page
+ *      per column, parquet_reader.h).
  *   4. Inputs in task order (one decompression context for all of them,
  *      not one per file): file reader → batches (reader-owned); when the
  *      input has a vector, the batch's deleted rows are dropped on a view
@@ -415,9 +418,17 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
     c.dir = dir;
     PM_TRY_GOTO(e, dv_open(t, task, dir, bucketed, &c.dvs), fail);
+    /* half the share holds the output row group; less than the smallest
+     * row group is refused here, before anything is written */
     int64_t rg = memory_budget / 2;
-    if (rg < MIN_ROW_GROUP)
-        rg = MIN_ROW_GROUP;
+    if (rg < MIN_ROW_GROUP) {
+        e = pm_error_new(PM_EINVALID,
+                         "memory budget of %lld bytes for this task cannot hold one output row group (half the "
+                         "budget must be at least %lld bytes): raise the compaction memory (--memory) or run fewer "
+                         "tasks at once",
+                         (long long)memory_budget, (long long)MIN_ROW_GROUP);
+        goto fail;
+    }
     pm_compact_writer_options wo = {
         .row_type = out_type,
         .table_options = schema->options,
