@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""bench/compact/fair.py — append compaction, paimon-c against Apache Paimon
-Java 1.4.2, compared as issue 14 asks (bench/README.md explains the table).
+"""bench/compact/fair.py — compaction, paimon-c against Apache Paimon Java
+1.4.2, compared as issue 14 asks (bench/README.md explains the table).
 
   fair.py --files N --rows R [--rounds K] [--warmup W] [--baseline BIN]
           [--work DIR] [--no-java-cold]
+  fair.py --pk --runs S --rows R ...   primary-key full compaction: R
+          records in S overlapping sorted runs (Java write-pk --overlap
+          0.5); paimon-c side `paimon compact --full --parallelism 1`
+          (--baseline: another `paimon` binary), Java compact-pk.
 
 Inputs: written by Java (bench/java/run.sh write-append, the neutral
 writer): N files of R/N rows each, unaware bucket, Parquet zstd-1, default
@@ -85,6 +89,18 @@ def zstd_speeds(table):
     return mb / rounds.median(comp_s), mb / rounds.median(dec_s)
 
 
+def append_ceiling(a, src, tpath):
+    """The zstd-1 ceiling: decompressing the inputs' pages and compressing
+    the same bytes again (the data as the inputs encode it); also with the
+    outputs' own uncompressed size."""
+    in_unc, _ = page_bytes(src)
+    out_unc = page_bytes(tpath(os.path.join(a.work, "c")))[0] - in_unc  # the inputs stay on disk
+    comp_mb_s, dec_mb_s = zstd_speeds(src)
+    ceiling = in_unc / 1e6 / dec_mb_s + in_unc / 1e6 / comp_mb_s
+    ceiling_out = in_unc / 1e6 / dec_mb_s + out_unc / 1e6 / comp_mb_s
+    return ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=1000)
@@ -94,6 +110,8 @@ def main():
     ap.add_argument("--baseline", default=None)
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "fair"))
     ap.add_argument("--no-java-cold", action="store_true")
+    ap.add_argument("--pk", action="store_true", help="primary-key full compaction")
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument("--inputs", default=None, help="an existing input warehouse (DIR/db.db/t) written by Java")
     a = ap.parse_args()
@@ -102,13 +120,19 @@ def main():
     build = os.environ.get("BUILD", os.path.join(ROOT, "build"))
     bc = os.path.join(build, "bench", "bench_compact")
     java = os.path.join(ROOT, "bench", "java", "run.sh")
-    java_bench = os.path.join(ROOT, "bench", "java", "run-append-compact.sh")
+    java_bench = os.path.join(ROOT, "bench", "java", "run-pk-compact.sh" if a.pk else "run-append-compact.sh")
+    cli = os.path.join(build, "paimon")
     have_java = subprocess.run([os.path.join(ROOT, "scripts", "java-oracle.sh")], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL).returncode == 0
     os.makedirs(a.work, exist_ok=True)
-    src = a.inputs or os.path.join(a.work, f"in-{a.files}x{a.rows}")
+    src = a.inputs or os.path.join(a.work, f"in-pk-{a.runs}x{a.rows}" if a.pk else f"in-{a.files}x{a.rows}")
     tpath = lambda base: os.path.join(base, "db.db", "t")  # noqa: E731
     writer = "Apache Paimon Java 1.4.2" if have_java else "paimon-c (Java unavailable)"
+    if not os.path.isdir(tpath(src)) and a.pk:
+        if not have_java:
+            sys.exit("fair.py --pk: needs the Java harness (scripts/java-oracle.sh) to write the inputs")
+        subprocess.run([java, "write-pk", tpath(src), "--rows", str(a.rows // a.runs), "--runs", str(a.runs),
+                        "--overlap", "0.5"], check=True, stdout=subprocess.DEVNULL)
     if not os.path.isdir(tpath(src)):
         if have_java:
             per = 1000 if a.files >= 10000 else 1
@@ -125,9 +149,14 @@ def main():
             shutil.copytree(src, dst)
             os.sync()
         return prep
-    sides = [rounds.Side("paimon-c", [bc, "run", "--table", tpath(os.path.join(a.work, "c")), "--threads", "1"],
-                         fresh("c"))]
-    if a.baseline:
+    if a.pk:
+        ours = lambda exe, d: [exe, "compact", tpath(os.path.join(a.work, d)), "--full", "--parallelism", "1"]  # noqa: E731
+    else:
+        ours = lambda exe, d: [exe, "run", "--table", tpath(os.path.join(a.work, d)), "--threads", "1"]  # noqa: E731
+    sides = [rounds.Side("paimon-c", ours(cli if a.pk else bc, "c"), fresh("c"))]
+    if a.baseline and a.pk:
+        sides.append(rounds.Side("paimon-c baseline", ours(a.baseline, "b"), fresh("b")))
+    elif a.baseline:
         sides.append(rounds.Side("paimon-c baseline", [a.baseline, "run", "--table",
                                                        tpath(os.path.join(a.work, "b")), "--threads", "1"], fresh("b")))
     if have_java:
@@ -135,17 +164,15 @@ def main():
                                                  str(a.warmup)], fresh("jw")))
         if not a.no_java_cold:
             sides.append(rounds.Side("Java cold", [java_bench, tpath(os.path.join(a.work, "jc"))], fresh("jc")))
-    print(f"append compaction, {a.files} files, {a.rows} rows, Parquet zstd-1; inputs written by {writer}; "
+    what = (f"primary-key full compaction, {a.rows} records in {a.runs} runs" if a.pk
+            else f"append compaction, {a.files} files, {a.rows} rows")
+    print(f"{what}, Parquet zstd-1; inputs written by {writer}; "
           f"{a.rounds} interleaved rounds; {rounds.load_note()} (shared machine)", flush=True)
     res = rounds.run(sides, a.rounds)
-    in_unc, in_comp = page_bytes(src)
-    out_unc = page_bytes(tpath(os.path.join(a.work, "c")))[0] - in_unc  # the inputs stay on disk
-    comp_mb_s, dec_mb_s = zstd_speeds(src)
-    # the ceiling: zstd-1 decompressing the inputs' pages and compressing
-    # the same bytes again (the data as the inputs encode it); also shown
-    # with the outputs' own uncompressed size
-    ceiling = in_unc / 1e6 / dec_mb_s + in_unc / 1e6 / comp_mb_s
-    ceiling_out = in_unc / 1e6 / dec_mb_s + out_unc / 1e6 / comp_mb_s
+    if a.pk:
+        ceiling = ceiling_out = comp_mb_s = dec_mb_s = in_unc = out_unc = None
+    else:
+        ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc = append_ceiling(a, src, tpath)
 
     def cpu(name, r):
         if name == "Java steady":
@@ -162,10 +189,11 @@ def main():
         t = table[s.name]
         ratio = "" if s.name == "paimon-c" else rounds.ratio_summary(t["cpu_s"], c)
         print(f"  {s.name:<20} {rounds.summary(t['cpu_s']):<26} {rounds.summary(t['peak_rss_mb'], '{:.0f}'):<20} {ratio}")
-    print(f"  zstd-1 ceiling: {ceiling:.2f} CPU-s (decompress and compress again the {in_unc / 1e6:.0f} MB of "
-          f"input pages at {dec_mb_s:.0f} / {comp_mb_s:.0f} MB/s); paimon-c runs at "
-          f"{ceiling / rounds.median(c) * 100:.0f}% of it (median); with the outputs' own {out_unc / 1e6:.0f} MB "
-          f"of pages: {ceiling_out:.2f} CPU-s ({ceiling_out / rounds.median(c) * 100:.0f}%)")
+    if ceiling is not None:
+        print(f"  zstd-1 ceiling: {ceiling:.2f} CPU-s (decompress and compress again the {in_unc / 1e6:.0f} MB of "
+              f"input pages at {dec_mb_s:.0f} / {comp_mb_s:.0f} MB/s); paimon-c runs at "
+              f"{ceiling / rounds.median(c) * 100:.0f}% of it (median); with the outputs' own {out_unc / 1e6:.0f} MB "
+              f"of pages: {ceiling_out:.2f} CPU-s ({ceiling_out / rounds.median(c) * 100:.0f}%)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"files": a.files, "rows": a.rows, "writer": writer, "sides": table, "ceiling_cpu_s": ceiling, "ceiling_out_cpu_s": ceiling_out,

@@ -21,7 +21,7 @@
 #   Java warm        the same with --warmup 1 (a throw-away copy compacted
 #                    first in the same JVM; Java builds its lookup files per
 #                    writer, so the measured run builds them again)
-# Best round per engine.  rows/s = compacted input records / wall; per core =
+# Median round per engine (CPU: median, cpu_ms_range: min-max of the rounds).  rows/s = compacted input records / wall; per core =
 # records / CPU seconds (user + system of the process for paimon-c; of the
 # measured run for Java).  Both engines' results are checked: same rows,
 # same changelog, same levels.
@@ -115,12 +115,13 @@ for engine in $engines; do
   fi
   echo "results agree (rows, changelog, levels $(awk 'NR==1{for(i=4;i<=NF;i++) printf "%s ", $i}' "$out/check"))"
   summaries+=("$("$py" - "$engine" "${results[@]}" <<'PY'
-import json, sys
+import json, statistics, sys
 engine, runs = sys.argv[1], [json.loads(a) for a in sys.argv[2:]]
 def best(name):
     rs = [r for r in runs if r["engine"] == name]
-    b = dict(min(rs, key=lambda r: r["wall_ms"]))
-    b["cpu_ms"] = min(r["cpu_ms"] for r in rs)
+    b = dict(sorted(rs, key=lambda r: r["wall_ms"])[(len(rs) - 1) // 2])  # the median round, not the best
+    b["cpu_ms"] = statistics.median(r["cpu_ms"] for r in rs)
+    b["cpu_ms_range"] = [min(r["cpu_ms"] for r in rs), max(r["cpu_ms"] for r in rs)]
     return b
 print(json.dumps({"merge_engine": engine, **{n: best(n) for n in ("paimon-c", "paimon-c-cache", "java-cold", "java-warm")}}))
 PY
@@ -128,7 +129,7 @@ PY
 done
 rm -rf "$out"
 "$py" - "${summaries[@]}" <<'PY'
-import json, sys
+import json, statistics, sys
 for s in map(json.loads, sys.argv[1:]):
     o = s["paimon-c"]
     print(f"{s['merge_engine']}: lookup compaction of {o['rows']} level-0 records -> {o['output_rows']} rows, "
