@@ -3,7 +3,7 @@
 # run: bench_parquet generates the table, writes it and reads it back with
 # the paimon-c reader; bench_pyarrow.py writes and reads the identical table
 # (it loads the file paimon-c wrote) on one thread.  The two alternate for
-# ROUNDS rounds of REPEAT runs each; the best (lowest CPU time) of every
+# ROUNDS rounds of REPEAT runs each; the median (CPU time, with min-max) of every
 # measurement is kept, which keeps the ratio stable on a busy machine.
 # Ratios are ours/pyarrow throughput (> 1 = paimon-c faster).
 # Env: ROWS (default 10,000,000), REPEAT (2), ROUNDS (2), BUILD (build).
@@ -18,7 +18,7 @@ out=$root/bench/out/parquet
 mkdir -p "$out"
 py=$root/.venv/bin/python
 
-echo "parquet: $rows rows, zstd level 1, one thread; best of $rounds x $repeat runs (CPU seconds)"
+echo "parquet: $rows rows, zstd level 1, one thread; median [min-max] of $rounds interleaved rounds (CPU seconds)"
 results=()
 for ((i = 1; i <= rounds; i++)); do
   results+=("$("$build/bench/bench_parquet" --rows "$rows" --repeat "$repeat" --out "$out/paimon-c.parquet")")
@@ -29,14 +29,21 @@ done
 import json, sys
 runs = [json.loads(a) for a in sys.argv[1:]]
 def best(engine):
+    # the median run by CPU seconds (never the best), with the range of all rounds
     rs = [r for r in runs if r["engine"].startswith(engine)]
     b = dict(rs[0])
     for k in ("write", "read"):
-        r = min(rs, key=lambda r: r[f"{k}_cpu_s"])
+        srt = sorted(rs, key=lambda r: r[f"{k}_cpu_s"])
+        r = srt[(len(srt) - 1) // 2]
         for f in ("cpu_s", "s", "mb_s", "rows_s"):
             b[f"{k}_{f}"] = r[f"{k}_{f}"]
+        b[f"{k}_cpu_s_range"] = [srt[0][f"{k}_cpu_s"], srt[-1][f"{k}_cpu_s"]]
     return b
 o, p = best("paimon-c"), best("pyarrow")
+for k in ("write", "read"):
+    print(f"  {k} CPU-s, median [min-max] of {len(runs) // 2} interleaved rounds: "
+          f"paimon-c {o[k + '_cpu_s']:.3f} [{o[k + '_cpu_s_range'][0]:.3f}-{o[k + '_cpu_s_range'][1]:.3f}], "
+          f"pyarrow {p[k + '_cpu_s']:.3f} [{p[k + '_cpu_s_range'][0]:.3f}-{p[k + '_cpu_s_range'][1]:.3f}]")
 print(f"  paimon-c: {json.dumps(o)}")
 print(f"  pyarrow:  {json.dumps(p)}")
 print(f"  write: paimon-c {o['write_rows_s'] / 1e6:.2f} M rows/s ({o['write_mb_s']:.0f} MB/s), "

@@ -10,8 +10,8 @@
 #   cli    the same commits through `paimon write`, one process per commit,
 #          into a write-only table (no automatic compaction; pypaimon has
 #          none) — compared with pypaimon's in-process small commits.
-# The two engines alternate for ROUNDS rounds (default 2); the best wall and
-# the best CPU time of each side are kept (the machine is shared: both are
+# The two engines alternate for ROUNDS rounds (default 2); the median wall and
+# the median CPU time of each side are kept (the machine is shared: both are
 # printed, ratios use each).  Ratios are ours/pypaimon throughput (> 1 =
 # paimon-c faster).  paimon-c uses THREADS threads (default: all CPUs; a big
 # batch is written as THREADS files in parallel, files are read ahead in
@@ -47,7 +47,7 @@ for ((i = 1; i <= rounds; i++)); do
 done
 rm -rf "$out"
 "$py" - "${results[@]}" <<'PY'
-import json, sys
+import json, statistics, sys
 runs = [json.loads(a) for a in sys.argv[1:]]
 def best(engine, scenario):
     rs = [r for r in runs if r["engine"] == engine and r["scenario"] == scenario]
@@ -55,7 +55,7 @@ def best(engine, scenario):
         return None
     b = dict(rs[0])
     for k in [k for k in b if k.endswith("_s")]:
-        b[k] = min(r[k] for r in rs)
+        b[k] = statistics.median(r[k] for r in rs)  # the median of the rounds, not the best
     return b
 def line(what, rows, o, p, k):
     s = f"    {what:24} paimon-c {rows / o[k + '_s'] / 1e6:6.2f} M rows/s ({o[k + '_s']:7.2f} s wall, {o[k + '_cpu_s']:7.2f} s CPU)"

@@ -470,7 +470,7 @@ pm_error *pm_de_group_reader_open(pm_de_group_reader **out, pm_table *t, const c
         if (b->blob) {
             PM_TRY_GOTO(e, pm_batch_new(&b->bb, b->rtype), fail);
         } else {
-            pm_file_read_options fo = {b->rtype, r->batch_rows, false};
+            pm_file_read_options fo = {b->rtype, r->batch_rows, false, NULL};
             PM_TRY_GOTO(e, pm_file_reader_open(&b->fr, t, bucket_dir, b->files[0], &fo), fail);
         }
     }

@@ -69,6 +69,7 @@ struct pm_file_reader {
     int64_t next_pos;      /* position of the next row */
     int64_t last_pos;      /* position of the first row of the last batch */
     int64_t batch_rows;
+    pm_codec_ctx *codec;   /* borrowed (options), may be NULL */
     pm_buf scratch;
 };
 
@@ -243,6 +244,7 @@ static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl
         po.ncolumns = pl->n;
         po.dict_columns = pl->dict;
         po.ndict_columns = pl->ndict;
+        po.codec = r->codec;
         if (pl->n == 0) {
             /* nothing to read but the row count: project nothing */
             po.columns = NULL;
@@ -270,6 +272,7 @@ static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl
         oo.columns = pl->n ? pl->names : no_columns;
         oo.ncolumns = pl->n;
         oo.read_type = rt;
+        oo.codec = r->codec;
         e = pm_orc_reader_open(&r->orc, r->in, &oo);
     } else if (!e) {
         pm_avro_read_options ao = {r->batch_rows, 0};
@@ -295,6 +298,7 @@ pm_error *pm_file_reader_open_dict(pm_file_reader **out, pm_table *t, const char
     pm_file_reader *r;
     PM_TRY(pm_calloc(&r, 1, sizeof *r));
     r->batch_rows = o->batch_rows > 0 ? o->batch_rows : 4096;
+    r->codec = o->codec;
     phys_list pl = {0};
     pm_error *e = NULL;
     const pm_schema *ds = NULL;

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "codec/codec.h"
 #include "meta/data_file_meta.h"
 #include "paimon/batch.h"
 #include "paimon/error.h"
@@ -36,6 +37,10 @@ typedef struct pm_file_read_options {
     const pm_type *read_type;   /* ROW: fields of the table's latest schema (ids matter) */
     int64_t batch_rows;         /* 0 = 4096 */
     bool with_system_columns;   /* PK files: prepend _SEQUENCE_NUMBER BIGINT, _VALUE_KIND TINYINT */
+    /* Decompression state shared by the files a caller reads one after
+     * another on one thread (Parquet, ORC; borrowed, must outlive the
+     * reader).  NULL = each reader creates its own. */
+    pm_codec_ctx *codec;
 } pm_file_read_options;
 
 /* `bucket_dir` is the directory of the file (partition + bucket path);

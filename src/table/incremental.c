@@ -263,7 +263,7 @@ static pm_error *open_next(pm_incr_reader *r, bool *end)
     const pm_bucket_files *b = &r->scan->buckets[r->bucket];
     if (!r->dir)
         PM_TRY(pm_table_bucket_dir(b->table, b->partition.data, b->partition.len, b->bucket, &r->dir));
-    pm_file_read_options fo = {r->read_type, r->batch_rows, r->kv};
+    pm_file_read_options fo = {r->read_type, r->batch_rows, r->kv, NULL};
     return pm_file_reader_open(&r->fr, b->table, r->dir, &b->files[r->file++], &fo);
 }
 

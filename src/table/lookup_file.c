@@ -465,7 +465,7 @@ static pm_error *build(pm_lookup_file *lf, pm_table *t, const char *bucket_dir, 
     b.lf = lf;
     pm_file_reader *fr = NULL;
     pm_type *rt = pm_type_clone(fields);
-    pm_file_read_options fo = {rt, 1024, true};
+    pm_file_read_options fo = {rt, 1024, true, NULL};
     e = rt ? pm_output_create(c->fio, tlkp, true, &b.out) : pm_oom();
     if (!e)
         e = pm_file_reader_open(&fr, t, bucket_dir, f, &fo);

@@ -448,7 +448,7 @@ static pm_error *boot_bucket(pm_pk_cross *c, const pm_schema *rs, const pm_bucke
             if (!fr) {
                 if (file >= bf->nfiles)
                     break;
-                pm_file_read_options fo = {rtype, OUT_ROWS, true};
+                pm_file_read_options fo = {rtype, OUT_ROWS, true, NULL};
                 e = pm_file_reader_open(&fr, bf->table, dir, &bf->files[file++], &fo);
                 if (e)
                     break;

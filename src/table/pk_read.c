@@ -497,7 +497,7 @@ static pm_error *run_read(run_src *s, pm_batch **out)
             if (s->next >= s->nfiles)
                 return NULL;
             size_t f = s->files[s->next++];
-            pm_file_read_options fo = {r->mtype, r->batch_rows, true};
+            pm_file_read_options fo = {r->mtype, r->batch_rows, true, NULL};
             PM_TRY(pm_file_reader_open(&s->fr, r->b->table, r->dir, &r->b->files[f], &fo));
             PM_TRY(load_dv(r->b, f, &s->dv));
         }
@@ -650,7 +650,7 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
     if (!r->dir)
         PM_TRY(pm_table_bucket_dir(r->b->table, r->b->partition.data, r->b->partition.len, r->b->bucket, &r->dir));
     if (u->kind == UNIT_RAW) {
-        pm_file_read_options fo = {r->out_type, r->batch_rows, true};
+        pm_file_read_options fo = {r->out_type, r->batch_rows, true, NULL};
         PM_TRY(pm_file_reader_open(&r->fr, r->b->table, r->dir, &r->b->files[u->file], &fo));
         PM_TRY(load_dv(r->b, u->file, &r->dv));
         r->stats.raw_files++;

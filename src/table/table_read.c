@@ -548,7 +548,7 @@ static pm_error *open_next(pm_table_reader *r, bool *done)
     PM_TRY(pm_table_bucket_dir(b->table, b->partition.data, b->partition.len, b->bucket, &r->cur_dir));
     const pm_type *rtype = b->table == r->t ? r->type : r->fb_type;
     PM_TRY(pm_file_reader_open(&r->fr, b->table, r->cur_dir, &b->files[tk->file],
-                               &(pm_file_read_options){rtype, r->batch_rows, tk->kv}));
+                               &(pm_file_read_options){rtype, r->batch_rows, tk->kv, NULL}));
     if (tk->dv)
         PM_TRY(dv_load(r, b, tk->dv));
     return NULL;
@@ -569,7 +569,7 @@ static void ra_run(void *arg)
     char *dir = NULL;
     pm_error *e = pm_table_bucket_dir(b->table, b->partition.data, b->partition.len, b->bucket, &dir);
     if (!e) {
-        pm_file_read_options fo = {b->table == r->t ? r->type : r->fb_type, r->batch_rows, tk->kv};
+        pm_file_read_options fo = {b->table == r->t ? r->type : r->fb_type, r->batch_rows, tk->kv, NULL};
         e = pm_file_reader_open(&fr, b->table, dir, &b->files[tk->file], &fo);
     }
     free(dir);

@@ -35,7 +35,7 @@ class ReaderOptions(ctypes.Structure):
     _fields_ = [("batch_rows", ctypes.c_int64), ("columns", vp), ("ncolumns", ctypes.c_size_t),
                 ("column_ids", vp), ("ncolumn_ids", ctypes.c_size_t), ("read_type", vp),
                 ("filter", vp), ("filter_ctx", vp), ("max_value_bytes", ctypes.c_size_t),
-                ("max_batch_elements", ctypes.c_size_t), ("footer_only", ctypes.c_bool)]
+                ("max_batch_elements", ctypes.c_size_t), ("footer_only", ctypes.c_bool), ("codec", vp)]
 
 
 class WriterOptions(ctypes.Structure):

@@ -12,8 +12,12 @@
  *      files holding the inputs' vectors) provides each input's vector.
  *   3. Writer (compact_writer.h) with the task's output settings; sequence
  *      numbers start at the first input's minimum sequence number; Parquet
- *      row groups capped at half the memory share.
- *   4. Inputs in task order: file reader → batches (reader-owned); when the
+ *      row groups capped at half the memory share (a share whose half is
+ *      under 1 MiB is refused with PM_EINVALID before anything is written;
+ *      the other half covers the input reader: 1 MiB windows and one page
+ *      per column, parquet_reader.h).
+ *   4. Inputs in task order (one decompression context for all of them,
+ *      not one per file): file reader → batches (reader-owned); when the
  *      input has a vector, the batch's deleted rows are dropped on a view
  *      of the batch (columns retained, never modified) → writer.  Memory is
  *      one input batch + one output row group: never the whole task.
@@ -277,6 +281,7 @@ typedef struct append_run {
     bool pt_active;               /* the passthrough writer holds the open output */
     pm_batch *view;
     pm_file_read_options ro;
+    pm_codec_ctx *codec;          /* decompression state shared by the task's inputs */
     pm_type *rt_type;             /* row tracking: the fields + _ROW_ID, _SEQUENCE_NUMBER (else NULL) */
     const char **dict;            /* dictionary passthrough fields (dict_fields), owned array */
     size_t ndict;
@@ -438,9 +443,10 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     memset(&c, 0, sizeof c);
     c.t = t;
     c.task = task;
-    c.ro = (pm_file_read_options){schema->row_type, 0, false};
     char *dir = NULL;
     pm_error *e = NULL;
+    PM_TRY(pm_codec_ctx_new(&c.codec));
+    c.ro = (pm_file_read_options){schema->row_type, 0, false, c.codec};
     bool rt = false;
     PM_TRY_GOTO(e, pm_options_bool(schema->options, PM_OPT_ROW_TRACKING_ENABLED, &rt), fail);
     if (rt)
@@ -451,9 +457,17 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
     c.dir = dir;
     PM_TRY_GOTO(e, dv_open(t, task, dir, bucketed, &c.dvs), fail);
+    /* half the share holds the output row group; less than the smallest
+     * row group is refused here, before anything is written */
     int64_t rg = memory_budget / 2;
-    if (rg < MIN_ROW_GROUP)
-        rg = MIN_ROW_GROUP;
+    if (rg < MIN_ROW_GROUP) {
+        e = pm_error_new(PM_EINVALID,
+                         "memory budget of %lld bytes for this task cannot hold one output row group (half the "
+                         "budget must be at least %lld bytes): raise the compaction memory (--memory) or run fewer "
+                         "tasks at once",
+                         (long long)memory_budget, (long long)MIN_ROW_GROUP);
+        goto fail;
+    }
     pm_compact_writer_options wo = {
         .row_type = out_type,
         .table_options = schema->options,
@@ -489,6 +503,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
     free(c.dict);
+    pm_codec_ctx_free(c.codec);
     free(dir);
     c.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
     *out = c.r;
@@ -503,6 +518,7 @@ fail:
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
     free(c.dict);
+    pm_codec_ctx_free(c.codec);
     free(dir);
     pm_compact_result_free(c.r);
     return pm_error_wrap(e, 0, "compaction task %lld (plan %s)", (long long)task->task_index, task->plan_id);

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "codec/codec.h"
 #include "compact/pk/pk_compact.h"
 #include "dv/dv_maintainer.h"
 #include "lsm/interval_partition.h"
@@ -123,6 +124,8 @@ typedef struct pm_pk_exec {
     pm_pk_lookup lk;
     pm_pk_changelog cl;
     pm_pk_dv dv;
+    pm_codec_ctx *codec;          /* decompression state of every input reader of the
+                                     task (one thread; readers interleave calls) */
     pm_compact_result *r;
 } pm_pk_exec;
 

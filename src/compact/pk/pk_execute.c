@@ -299,6 +299,7 @@ static void exec_clear(pm_pk_exec *x)
     pm_pk_lookup_clear(&x->lk);
     pm_pk_changelog_clear(&x->cl);
     pm_pk_dv_clear(&x->dv);
+    pm_codec_ctx_free(x->codec);
 }
 
 static void delete_new_outputs(pm_pk_exec *x)
@@ -350,6 +351,7 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
         goto fail;
     }
     PM_TRY_GOTO(e, pm_compact_result_new_for_task(&x.r, task), fail);
+    PM_TRY_GOTO(e, pm_codec_ctx_new(&x.codec), fail);
     /* before/after are what the steps do, not the task's inputs */
     pm_data_file_metas_free(x.r->before, x.r->nbefore);
     x.r->before = NULL;

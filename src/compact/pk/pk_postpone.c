@@ -96,7 +96,7 @@ static pm_error *replay_file(pm_table *t, const pm_bucket_files *bf, const pm_da
     const pm_type *rt = pm_table_schema(t)->row_type;
     char *dir = NULL;
     PM_TRY(pm_table_bucket_dir(t, bf->partition.data, bf->partition.len, bf->bucket, &dir));
-    pm_file_read_options fo = {rt, ROWS, true};
+    pm_file_read_options fo = {rt, ROWS, true, NULL};
     pm_file_reader *fr = NULL;
     pm_error *e = pm_file_reader_open(&fr, t, dir, f, &fo);
     free(dir);

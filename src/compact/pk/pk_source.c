@@ -114,7 +114,7 @@ static pm_error *run_next(void *ctx, pm_batch **out)
             if (s->next >= s->nfiles)
                 return NULL;
             const pm_data_file_meta *f = &s->files[s->next++]->meta;
-            pm_file_read_options fo = {s->read_type, PM_PK_READ_ROWS, true};
+            pm_file_read_options fo = {s->read_type, PM_PK_READ_ROWS, true, s->x->codec};
             PM_TRY(pm_error_wrap(pm_file_reader_open(&s->fr, s->x->t, s->x->dir, f, &fo), 0, "input %s",
                                  f->file_name));
             const pm_dv *dv = s->x->dv.m ? pm_dv_maintainer_get(s->x->dv.m, f->file_name) : NULL;

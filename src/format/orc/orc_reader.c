@@ -58,7 +58,8 @@ struct pm_orc_reader {
     bool md_loaded;
     orc_metadata md;
     pm_error *md_err;
-    pm_codec_ctx *cctx;
+    pm_codec_ctx *cctx;         /* the options' (borrowed) or own_cctx */
+    pm_codec_ctx *own_cctx;
     orc_codec codec;
     orc_schema *schema;
     pm_orc_file_info info;
@@ -290,7 +291,12 @@ static pm_error *open_common(pm_orc_reader *r, const pm_orc_reader_options *o)
     r->filter_ctx = o->filter_ctx;
     pm_arena_init(&r->arena, 0);
     pm_arena_init(&r->sarena, 0);
-    PM_TRY(pm_codec_ctx_new(&r->cctx));
+    if (o->codec) {
+        r->cctx = o->codec;
+    } else {
+        PM_TRY(pm_codec_ctx_new(&r->own_cctx));
+        r->cctx = r->own_cctx;
+    }
     PM_TRY(read_tail(r));
     PM_TRY(orc_schema_build(&r->schema, &r->ft));
     PM_TRY(pm_calloc(&r->streams, (size_t)r->schema->ncols * NKINDS, sizeof *r->streams));
@@ -349,7 +355,7 @@ void pm_orc_reader_free(pm_orc_reader *r)
     pm_arena_free(&r->sarena);
     pm_arena_free(&r->arena);
     pm_error_free(r->md_err);
-    pm_codec_ctx_free(r->cctx);
+    pm_codec_ctx_free(r->own_cctx);
     orc_tz_free(r->tz);
     free(r->tz_id);
     orc_schema_free(r->schema);

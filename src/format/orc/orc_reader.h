@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/codec.h"
 #include "format/orc/orc_meta.h"
 #include "io/fileio.h"
 #include "paimon/batch.h"
@@ -79,9 +80,12 @@ typedef struct pm_orc_reader_options {
                                          0 = 2^27 (more is PM_EUNSUPPORTED: use smaller batches) */
     bool footer_only;                 /* only the tail and schema (unsupported types allowed);
                                          next_batch is PM_EINVALID */
+    /* Decompression state to use (borrowed, must outlive the reader; one
+     * thread at a time); NULL = the reader creates its own. */
+    pm_codec_ctx *codec;
 } pm_orc_reader_options;
 
-#define PM_ORC_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, 0, false}
+#define PM_ORC_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, 0, false, NULL}
 
 /* Open from an input (borrowed; must outlive the reader). */
 pm_error *pm_orc_reader_open(pm_orc_reader **out, pm_input *in, const pm_orc_reader_options *opts);

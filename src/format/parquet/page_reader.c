@@ -283,15 +283,29 @@ static pm_error *begin_data_page(pqr_chunk *c, int32_t num_values)
 static pm_error *load_page(pqr_chunk *c, bool *got_data)
 {
     const pqr_leaf *L = c->leaf;
-    const uint8_t *start = c->data + c->raw_pos;
     size_t left = c->len - c->raw_pos;
     pq_page_header h;
     size_t hl;
-    PM_TRY(pm_pq_page_header_parse(&h, start, left, &hl));
+    /* windowed: the header within a probe that grows until it parses */
+    size_t probe = 64 << 10;
+    for (;;) {
+        PM_TRY(pqr_chunk_window(c, probe));
+        size_t avail = c->win_start + c->win_len - c->raw_pos;
+        pm_error *e = pm_pq_page_header_parse(&h, c->data + (c->raw_pos - c->win_start), avail, &hl);
+        if (!e)
+            break;
+        if (avail >= left || probe >= ((size_t)1 << 30)) {
+            return e;
+        }
+        pm_error_free(e);
+        probe *= 4;
+    }
     left -= hl;
     PM_TRY(page_sizes(c, &h, left));
-    const uint8_t *body = start + hl;
     size_t cs = (size_t)h.compressed_page_size, us = (size_t)h.uncompressed_page_size;
+    PM_TRY(pqr_chunk_window(c, hl + cs));
+    const uint8_t *start = c->data + (c->raw_pos - c->win_start);
+    const uint8_t *body = start + hl;
     c->raw_pos += hl + cs;
     if (h.has_crc) {
         uint32_t crc = pq_crc32(0, body, cs); /* carry-less multiply where available */

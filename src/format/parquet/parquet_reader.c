@@ -30,10 +30,18 @@
 
 #define DEFAULT_BATCH_ROWS 4096
 #define DEFAULT_MAX_PAGE ((size_t)1 << 30)
+/* Files up to this size are read whole with one read at open (footer and
+ * column chunks then come from memory): small files cost one system call,
+ * not one per chunk, and no chunk buffers. */
+#define WHOLE_FILE_MAX ((uint64_t)256 << 10)
+/* Column chunks of larger files are read this many bytes at a time (at
+ * least one whole page). */
+#define CHUNK_WINDOW ((size_t)1 << 20)
 
 struct pm_pq_reader {
     pm_input *in;
     const uint8_t *mem;
+    uint8_t *whole;             /* a small file's bytes (owned; mem points here) */
     uint64_t size;
     uint64_t data_end;          /* where the footer starts */
     char *name;
@@ -44,7 +52,8 @@ struct pm_pq_reader {
     uint32_t *proj;             /* schema field index per batch column */
     uint32_t nchunks;
     pqr_chunk *chunks;           /* projected leaves, in batch column order */
-    pm_codec_ctx *codec;
+    pm_codec_ctx *codec;        /* the options' (borrowed) or own_codec */
+    pm_codec_ctx *own_codec;
     pqr_assembler asmb;
     pm_batch *batch;
     int64_t batch_rows;
@@ -68,6 +77,11 @@ static pm_error *src_read(pm_pq_reader *r, uint64_t off, void *buf, size_t n)
         return NULL;
     }
     return pm_input_read_at(r->in, off, buf, n);
+}
+
+static pm_error *chunk_read(void *ctx, uint64_t off, void *buf, size_t n)
+{
+    return src_read(ctx, off, buf, n);
 }
 
 static pm_error *copy_error(const pm_error *e)
@@ -229,8 +243,12 @@ static pm_error *open_common(pm_pq_reader *r, const pm_pq_reader_options *opts)
     PM_TRY(read_footer(r));
     PM_TRY(pqr_schema_build(&r->schema, r->meta));
     PM_TRY(check_meta(r));
-    if (!r->footer_only)
-        PM_TRY(pm_codec_ctx_new(&r->codec));
+    if (!r->footer_only && o->codec)
+        r->codec = o->codec;
+    else if (!r->footer_only) {
+        PM_TRY(pm_codec_ctx_new(&r->own_codec));
+        r->codec = r->own_codec;
+    }
     PM_TRY(resolve_projection(r, o));
     size_t maxp = o->max_page_bytes ? o->max_page_bytes : DEFAULT_MAX_PAGE;
     for (uint32_t i = 0; i < r->nchunks; i++)
@@ -249,6 +267,12 @@ pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader
     r->size = pm_input_size(in);
     const char *path = pm_input_path(in);
     pm_error *e = pm_strdup(&r->name, path ? path : "<input>");
+    if (!e && !(opts && opts->footer_only) && r->size >= 12 && r->size <= WHOLE_FILE_MAX) {
+        r->whole = malloc((size_t)r->size);
+        e = r->whole ? pm_input_read_at(in, 0, r->whole, (size_t)r->size) : pm_oom();
+        if (!e)
+            r->mem = r->whole;
+    }
     if (!e)
         e = open_common(r, opts);
     if (e) {
@@ -285,6 +309,7 @@ void pm_pq_reader_free(pm_pq_reader *r)
     if (!r)
         return;
     free(r->data_hint);
+    free(r->whole);
     for (uint32_t i = 0; i < r->nchunks; i++)
         pqr_chunk_free(&r->chunks[i]);
     free(r->chunks);
@@ -292,7 +317,7 @@ void pm_pq_reader_free(pm_pq_reader *r)
     pm_batch_free(r->batch);
     pm_type_free(r->proj_type);
     pqr_assembler_free(&r->asmb);
-    pm_codec_ctx_free(r->codec);
+    pm_codec_ctx_free(r->own_codec);
     pqr_schema_free(r->schema);
     pm_pq_file_meta_free(r->meta);
     free(r->name);
@@ -364,12 +389,14 @@ static pm_error *load_chunk(pm_pq_reader *r, pqr_chunk *c, const pq_column_chunk
                             (long long)start, (long long)len, (unsigned long long)r->data_end);
     if (r->mem) {
         c->data = r->mem + start;
+        c->read = NULL;
     } else {
-        c->raw.len = 0;
-        PM_TRY(pm_buf_reserve(&c->raw, (size_t)len + 1));
-        PM_TRY(src_read(r, (uint64_t)start, c->raw.data, (size_t)len));
-        c->raw.len = (size_t)len;
-        c->data = c->raw.data;
+        /* read window by window: memory is a window (or one page) per
+         * column, not the whole row group */
+        c->read = chunk_read;
+        c->read_ctx = r;
+        c->file_off = (uint64_t)start;
+        c->window = CHUNK_WINDOW;
     }
     c->len = (size_t)len;
     pqr_chunk_start(c, cm);

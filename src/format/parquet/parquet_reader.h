@@ -16,10 +16,13 @@
  *
  * Open reads the footer (magic, length, thrift FileMetaData) and converts
  * the schema (Parquet → Paimon types, field ids from field_id or position).
- * Each row group that passes the optional filter is read by loading the
- * projected column chunks (one buffer per chunk; memory is bounded by the
- * projected size of one row group plus one page per column), and decoded
- * in batches of at most `batch_rows` rows.  A batch never spans row groups.
+ * Each row group that passes the optional filter is read through its
+ * projected column chunks, each read in windows of 1 MiB (or one page when
+ * larger: memory is bounded by a window plus one decompressed page per
+ * projected column, not by the row group's size), and decoded in batches
+ * of at most `batch_rows` rows.  A batch never spans row groups.
+ * A file of at most 256 KiB is read whole with one read when opened (not
+ * for footer_only), its chunks then borrowed from that copy.
  *
  * Errors name the file, row group, column and page.  PM_ECORRUPT for
  * broken bytes, PM_EUNSUPPORTED for valid files using something not
@@ -33,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/codec.h"
 #include "format/parquet/parquet_meta.h"
 #include "io/fileio.h"
 #include "paimon/batch.h"
@@ -70,9 +74,14 @@ typedef struct pm_pq_reader_options {
      * is PM_ECORRUPT. */
     const char *const *dict_columns;
     size_t ndict_columns;
+    /* Decompression state to use (borrowed, must outlive the reader; one
+     * thread at a time): callers reading many files in a row pass one so
+     * the codec's context is created once, not per file.  NULL = the
+     * reader creates its own. */
+    pm_codec_ctx *codec;
 } pm_pq_reader_options;
 
-#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false, NULL, 0}
+#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false, NULL, 0, NULL}
 
 /* Open from an input (borrowed; must outlive the reader). */
 pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader_options *opts);

@@ -42,10 +42,39 @@ pm_error *pqr_chunk_bad_encoding(const pqr_chunk *c, int32_t enc)
                         pq_type_name(c->leaf->ptype));
 }
 
+pm_error *pqr_chunk_window(pqr_chunk *c, size_t need)
+{
+    size_t left = c->len - c->raw_pos;
+    if (need > left)
+        need = left;
+    if (c->raw_pos >= c->win_start && c->raw_pos + need <= c->win_start + c->win_len)
+        return NULL;
+    if (!c->read)
+        return pm_error_new(PM_ECORRUPT, "column chunk bytes [%zu, +%zu) are not loaded", c->raw_pos, need);
+    size_t n = need > c->window ? need : c->window;
+    if (n > left)
+        n = left;
+    c->raw.len = 0;
+    PM_TRY(pm_buf_reserve(&c->raw, n + 1));
+    PM_TRY(c->read(c->read_ctx, c->file_off + c->raw_pos, c->raw.data, n));
+    c->raw.len = n;
+    c->data = c->raw.data;
+    c->win_start = c->raw_pos;
+    c->win_len = n;
+    return NULL;
+}
+
 void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm)
 {
     c->cm = cm;
     c->raw_pos = 0;
+    if (c->read) {
+        c->win_start = 0;
+        c->win_len = 0;
+    } else {
+        c->win_start = 0;
+        c->win_len = c->len;
+    }
     c->entries_seen = 0;
     c->page_no = 0;
     c->records = 0;

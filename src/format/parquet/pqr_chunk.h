@@ -42,9 +42,18 @@ typedef struct pqr_chunk {
     pm_codec_ctx *codec;        /* borrowed */
     size_t max_page;            /* largest uncompressed page accepted */
     pm_buf raw;                 /* the chunk's bytes when read from a file */
-    const uint8_t *data;        /* the chunk's bytes (raw.data or borrowed) */
-    size_t len;
-    size_t raw_pos;
+    const uint8_t *data;        /* chunk bytes [win_start, win_start + win_len) (raw.data or borrowed) */
+    size_t len;                 /* the whole chunk's length */
+    size_t raw_pos;             /* chunk offset of the next page header */
+    /* Windowed reading (read != NULL): only the bytes around the current
+     * page are held, `window` bytes at a time (at least one page), read
+     * through read(read_ctx, file_off + chunk offset, ...).  Without it the
+     * whole chunk is at data (win_start 0, win_len len). */
+    pm_error *(*read)(void *ctx, uint64_t off, void *buf, size_t n);
+    void *read_ctx;
+    uint64_t file_off;
+    size_t window;
+    size_t win_start, win_len;
     int64_t entries_seen;       /* level entries in the pages loaded so far */
     uint32_t page_no;           /* pages seen, for messages */
     int64_t records;            /* records (rep level 0 entries) consumed */
@@ -82,8 +91,12 @@ typedef struct pqr_chunk {
 
 void pqr_chunk_init(pqr_chunk *c, const pqr_leaf *leaf, pm_codec_ctx *codec, size_t max_page);
 void pqr_chunk_free(pqr_chunk *c);
-/* Begin reading the chunk whose bytes are at c->data / c->len. */
+/* Begin reading the chunk whose bytes are at c->data / c->len (or, with
+ * c->read set, are read window by window from c->file_off). */
 void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm);
+/* Windowed reading: make chunk bytes [raw_pos, raw_pos + need) available
+ * at c->data + (raw_pos - win_start) (need is cut to the chunk's end). */
+pm_error *pqr_chunk_window(pqr_chunk *c, size_t need);
 /* Next n non-null values of the current page into dest. */
 pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *dest);
 /* The chunk's dictionary as a column of `type` (no nulls), owned by the

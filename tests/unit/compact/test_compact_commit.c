@@ -438,6 +438,40 @@ static size_t data_files_on_disk(pm_table *t)
     return n;
 }
 
+/* A memory share too small for one output row group (half of it under
+ * 1 MiB) is refused with PM_EINVALID naming the budget, before anything
+ * is written; a share just large enough runs. */
+static void test_budget_too_small(void **state)
+{
+    (void)state;
+    fx f = setup("t_budget", NULL);
+    size_t files_before = data_files_on_disk(f.t);
+    pm_compact_plan *p = plan(f.t, "u");
+    assert_true(p->ntasks > 0);
+    pm_resources *res = NULL;
+    PM_OK_OR_FAIL(pm_resources_new(&res, (1 << 21) - 1, 1));
+    pm_compact_result **r = NULL;
+    pm_error *e = pm_compact_execute_all(f.t, p, res, 1, NULL, NULL, &r);
+    assert_non_null(e);
+    assert_int_equal(pm_error_root_code(e), PM_EINVALID);
+    char *msg = pm_error_format(e);
+    assert_non_null(strstr(msg, "memory budget of 2097151 bytes"));
+    assert_non_null(strstr(msg, "cannot hold one output row group"));
+    free(msg);
+    pm_error_free(e);
+    assert_null(r);
+    assert_int_equal(data_files_on_disk(f.t), files_before); /* nothing written */
+    pm_resources_free(res);
+    PM_OK_OR_FAIL(pm_resources_new(&res, 1 << 21, 1));
+    PM_OK_OR_FAIL(pm_compact_execute_all(f.t, p, res, 1, NULL, NULL, &r));
+    for (size_t i = 0; i < p->ntasks; i++)
+        assert_non_null(r[i]);
+    pm_compact_results_free(r, p->ntasks);
+    pm_resources_free(res);
+    pm_compact_plan_free(p);
+    teardown(&f);
+}
+
 static void test_failure_policy(void **state)
 {
     (void)state;
@@ -494,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_full_fixed_bucket_falls_back_to_window),
         cmocka_unit_test(test_unsupported_and_filters),
         cmocka_unit_test(test_failure_policy),
+        cmocka_unit_test(test_budget_too_small),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,7 +94,7 @@ static void layout_of(pm_table *t, const char *dt, layout *out)
         char *dir = NULL;
         PM_OK_OR_FAIL(pm_table_bucket_dir(t, bf->partition.data, bf->partition.len, bf->bucket, &dir));
         for (size_t f = 0; f < bf->nfiles; f++) {
-            pm_file_read_options fo = {rt, 0, false};
+            pm_file_read_options fo = {rt, 0, false, NULL};
             pm_file_reader *fr = NULL;
             PM_OK_OR_FAIL(pm_file_reader_open(&fr, t, dir, &bf->files[f], &fo));
             for (;;) {

@@ -26,7 +26,7 @@ static char *file_records(pm_table *t, const pm_bucket_files *b, const pm_data_f
 {
     char *dir = NULL;
     PM_OK_OR_FAIL(pm_table_bucket_dir(t, b->partition.data, b->partition.len, b->bucket, &dir));
-    pm_file_read_options o = {pm_table_schema(t)->row_type, 0, true};
+    pm_file_read_options o = {pm_table_schema(t)->row_type, 0, true, NULL};
     pm_file_reader *r = NULL;
     PM_OK_OR_FAIL(pm_file_reader_open(&r, t, dir, f, &o));
     pm_buf out = PM_BUF_INIT;

@@ -59,7 +59,7 @@ static char *changelog_rows_below(pm_table *t, const pm_compact_result *r, int32
     const pm_type *rt = pm_table_schema(t)->row_type;
     pm_buf out = PM_BUF_INIT, line = PM_BUF_INIT;
     for (size_t i = 0; i < r->nchangelog; i++) {
-        pm_file_read_options fo = {rt, 0, true};
+        pm_file_read_options fo = {rt, 0, true, NULL};
         pm_file_reader *fr = NULL;
         PM_OK_OR_FAIL(pm_file_reader_open(&fr, t, dir, &r->changelog[i], &fo));
         for (;;) {

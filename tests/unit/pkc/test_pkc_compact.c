@@ -668,7 +668,7 @@ static char *changelog_of(pm_table *t, const pm_compact_result *r)
     for (size_t i = 0; i < r->nchangelog; i++) {
         assert_int_equal(r->changelog[i].level, pm_pk_part(r->part)->output_level);
         assert_non_null(strstr(r->changelog[i].file_name, "changelog-"));
-        pm_file_read_options fo = {pm_table_schema(t)->row_type, 0, true};
+        pm_file_read_options fo = {pm_table_schema(t)->row_type, 0, true, NULL};
         pm_file_reader *fr = NULL;
         PM_OK_OR_FAIL(pm_file_reader_open(&fr, t, dir, &r->changelog[i], &fo));
         for (;;) {

@@ -348,7 +348,7 @@ static void test_schema_evolution(void **state)
     PM_OK_OR_FAIL(pm_table_scan(t, NULL, &r));
     char *bd = NULL;
     PM_OK_OR_FAIL(pm_table_bucket_dir(t, r->buckets[0].partition.data, r->buckets[0].partition.len, 0, &bd));
-    pm_file_read_options fo = {s->row_type, 2, false};
+    pm_file_read_options fo = {s->row_type, 2, false, NULL};
     pm_file_reader *fr = NULL;
     PM_OK_OR_FAIL(pm_file_reader_open(&fr, t, bd, &r->buckets[0].files[0], &fo));
     const pm_batch *b = NULL;

@@ -68,7 +68,7 @@ public final class PaimonOracle {
                     + "  snapshots TABLE\n"
                     + "  files TABLE [--snapshot N] [--detail true]\n"
                     + "  write-rows TABLE --input ROWS.jsonl [--kinds true]\n"
-                    + "  write-append TABLE --rows N --commits C [--bucket B] [--partitions P] [--seed S]\n"
+                    + "  write-append TABLE --rows N --commits C [--files-per-commit F] [--bucket B] [--partitions P] [--seed S]\n"
                     + "               [--format parquet|orc|avro] [--option k=v]...\n"
                     + "  write-pk TABLE --rows N --runs R [--bucket B] [--partitions P] [--overlap F]\n"
                     + "           [--delete-every D] [--seed S] [--format F] [--option k=v]... [--append true] [--warmup K]\n"

@@ -14,6 +14,8 @@
  * rows, run after run and machine after machine.
  *
  * write-append: N rows over C commits (commit c holds ids with id*C/N == c),
+ *   or with --files-per-commit F > 1 over C*F files (file f holds ids with
+ *   id*C*F/N == f; a stream write flushed once per file, F files a commit),
  *   bucket -1 (unaware, default) or B > 0 with bucket-key id.
  * write-pk: R runs (one commit each) of N rows. Run r writes the keys
  *   base_r + perm(i), i < N, with base_r = floor(r * N * (1 - overlap)) and
@@ -59,6 +61,9 @@ import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.table.sink.StreamTableCommit;
+import org.apache.paimon.table.sink.StreamTableWrite;
+import org.apache.paimon.table.sink.StreamWriteBuilder;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 import org.paimonc.oracle.PaimonOracle.Args;
@@ -153,6 +158,30 @@ final class TableGen {
         FileStoreTable t = create(a, schema(parts, false, bucket, a).build());
         Tally tally = new Tally();
         long id = 0;
+        long perCommit = a.num("files-per-commit", 1);
+        if (perCommit < 1) throw new PaimonOracle.UsageException("need --files-per-commit >= 1");
+        if (perCommit > 1) {
+            // F files per commit: a stream write flushed once per file
+            // (prepareCommit), its messages committed together.
+            StreamWriteBuilder sb = t.newStreamWriteBuilder();
+            long files = commits * perCommit;
+            try (StreamTableWrite w = sb.newWrite(); StreamTableCommit cm = sb.newCommit()) {
+                for (long c = 0; c < commits; c++) {
+                    List<CommitMessage> msgs = new ArrayList<>();
+                    for (long f = c * perCommit; f < (c + 1) * perCommit; f++) {
+                        long end = (f + 1) * n / files;
+                        for (; id < end; id++) w.write(row(RowKind.INSERT, parts, seed, id, 0));
+                        msgs.addAll(w.prepareCommit(false, c));
+                    }
+                    tally.add(msgs);
+                    cm.commit(c, msgs);
+                }
+            }
+            out.println(m.finish("write-append")
+                    .put("rows", n).put("commits", commits).put("files", tally.files).put("bytes", tally.bytes)
+                    .json());
+            return;
+        }
         for (long c = 0; c < commits; c++) {
             long end = (c + 1) * n / commits;
             BatchWriteBuilder wb = t.newBatchWriteBuilder();

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""bench/compact/fair.py — compaction, paimon-c against Apache Paimon Java
+1.4.2, compared as issue 14 asks (bench/README.md explains the table).
+
+  fair.py --files N --rows R [--rounds K] [--warmup W] [--baseline BIN]
+          [--work DIR] [--no-java-cold]
+  fair.py --pk --runs S --rows R ...   primary-key full compaction: R
+          records in S overlapping sorted runs (Java write-pk --overlap
+          0.5); paimon-c side `paimon compact --full --parallelism 1`
+          (--baseline: another `paimon` binary), Java compact-pk.
+
+Inputs: written by Java (bench/java/run.sh write-append, the neutral
+writer): N files of R/N rows each, unaware bucket, Parquet zstd-1, default
+options; when Java is not available the table comes from `bench_compact
+gen` and the table says so.  Each round runs every side once, in the same
+order (interleaved), each on a fresh copy of the inputs:
+  paimon-c            build/bench/bench_compact run --threads 1
+  paimon-c baseline   --baseline BIN (another bench_compact), optional
+  Java steady state   run-append-compact.sh --warmup W (W >= 8 untimed
+                      compactions of fresh copies in the same JVM; the
+                      measured run's process CPU from the JVM's OS counter)
+  Java cold           run-append-compact.sh (one compaction in a new JVM;
+                      whole-process CPU, JVM start-up included)
+CPU seconds: user + system of the whole process from the OS (wait4) for
+paimon-c and Java cold; Java steady state: the measured run's process CPU.
+Printed: medians [min-max] over the rounds, the per-round ratios, and the
+zstd-1 ceiling: the CPU seconds zstd-1 alone needs to decompress the
+inputs' pages and compress the outputs' pages (their uncompressed sizes
+from the footers, at the speeds measured on this data in this run).
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import rounds  # noqa: E402
+
+
+def page_bytes(table):
+    """Uncompressed and compressed bytes of every Parquet data file's
+    row groups (footers only)."""
+    import pyarrow.parquet as pq
+    unc = comp = 0
+    for f in glob.glob(os.path.join(table, "**", "*.parquet"), recursive=True):
+        m = pq.ParquetFile(f).metadata
+        for g in range(m.num_row_groups):
+            rg = m.row_group(g)
+            for c in range(rg.num_columns):
+                cc = rg.column(c)
+                unc += cc.total_uncompressed_size
+                comp += cc.total_compressed_size
+    return unc, comp
+
+
+def zstd_speeds(table):
+    """zstd level-1 compress and decompress speed (uncompressed MB per CPU
+    second, one thread) on this table's values laid out as uncompressed
+    Parquet, in 1 MiB pieces (about a Parquet page)."""
+    import io
+    import pyarrow.parquet as pq
+    import zstandard
+    files = sorted(glob.glob(os.path.join(table, "**", "*.parquet"), recursive=True))[:200]
+    t = pq.read_table(files[0])
+    for f in files[1:]:
+        import pyarrow as pa
+        t = pa.concat_tables([t, pq.read_table(f)])
+    buf = io.BytesIO()
+    pq.write_table(t, buf, compression="none")
+    data = buf.getvalue()
+    pieces = [data[i:i + (1 << 20)] for i in range(0, len(data), 1 << 20)]
+    c, d = zstandard.ZstdCompressor(level=1), zstandard.ZstdDecompressor()
+    comp_s, dec_s = [], []
+    for _ in range(5):
+        t0 = time.process_time()
+        frames = [c.compress(p) for p in pieces]
+        comp_s.append(time.process_time() - t0)
+        t0 = time.process_time()
+        for fr, p in zip(frames, pieces):
+            d.decompress(fr, max_output_size=len(p))
+        dec_s.append(time.process_time() - t0)
+    mb = len(data) / 1e6
+    return mb / rounds.median(comp_s), mb / rounds.median(dec_s)
+
+
+def append_ceiling(a, src, tpath):
+    """The zstd-1 ceiling: decompressing the inputs' pages and compressing
+    the same bytes again (the data as the inputs encode it); also with the
+    outputs' own uncompressed size."""
+    in_unc, _ = page_bytes(src)
+    out_unc = page_bytes(tpath(os.path.join(a.work, "c")))[0] - in_unc  # the inputs stay on disk
+    comp_mb_s, dec_mb_s = zstd_speeds(src)
+    ceiling = in_unc / 1e6 / dec_mb_s + in_unc / 1e6 / comp_mb_s
+    ceiling_out = in_unc / 1e6 / dec_mb_s + out_unc / 1e6 / comp_mb_s
+    return ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--rows", type=int, default=2000000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=8)
+    ap.add_argument("--baseline", default=None)
+    ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "fair"))
+    ap.add_argument("--no-java-cold", action="store_true")
+    ap.add_argument("--pk", action="store_true", help="primary-key full compaction")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--inputs", default=None, help="an existing input warehouse (DIR/db.db/t) written by Java")
+    a = ap.parse_args()
+    if a.warmup < 8:
+        ap.error("--warmup must be at least 8 (steady state)")
+    build = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+    bc = os.path.join(build, "bench", "bench_compact")
+    java = os.path.join(ROOT, "bench", "java", "run.sh")
+    java_bench = os.path.join(ROOT, "bench", "java", "run-pk-compact.sh" if a.pk else "run-append-compact.sh")
+    cli = os.path.join(build, "paimon")
+    have_java = subprocess.run([os.path.join(ROOT, "scripts", "java-oracle.sh")], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL).returncode == 0
+    os.makedirs(a.work, exist_ok=True)
+    src = a.inputs or os.path.join(a.work, f"in-pk-{a.runs}x{a.rows}" if a.pk else f"in-{a.files}x{a.rows}")
+    tpath = lambda base: os.path.join(base, "db.db", "t")  # noqa: E731
+    writer = "Apache Paimon Java 1.4.2" if have_java else "paimon-c (Java unavailable)"
+    if not os.path.isdir(tpath(src)) and a.pk:
+        if not have_java:
+            sys.exit("fair.py --pk: needs the Java harness (scripts/java-oracle.sh) to write the inputs")
+        subprocess.run([java, "write-pk", tpath(src), "--rows", str(a.rows // a.runs), "--runs", str(a.runs),
+                        "--overlap", "0.5"], check=True, stdout=subprocess.DEVNULL)
+    if not os.path.isdir(tpath(src)):
+        if have_java:
+            per = 1000 if a.files >= 10000 else 1
+            cmd = [java, "write-append", tpath(src), "--rows", str(a.rows), "--commits", str(a.files // per)]
+            if per > 1:
+                cmd += ["--files-per-commit", str(per)]
+        else:
+            cmd = [bc, "gen", "--table", tpath(src), "--files", str(a.files), "--rows", str(a.rows // a.files)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    def fresh(name):
+        def prep():
+            dst = os.path.join(a.work, name)
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(src, dst)
+            os.sync()
+        return prep
+    if a.pk:
+        ours = lambda exe, d: [exe, "compact", tpath(os.path.join(a.work, d)), "--full", "--parallelism", "1"]  # noqa: E731
+    else:
+        ours = lambda exe, d: [exe, "run", "--table", tpath(os.path.join(a.work, d)), "--threads", "1"]  # noqa: E731
+    sides = [rounds.Side("paimon-c", ours(cli if a.pk else bc, "c"), fresh("c"))]
+    if a.baseline and a.pk:
+        sides.append(rounds.Side("paimon-c baseline", ours(a.baseline, "b"), fresh("b")))
+    elif a.baseline:
+        sides.append(rounds.Side("paimon-c baseline", [a.baseline, "run", "--table",
+                                                       tpath(os.path.join(a.work, "b")), "--threads", "1"], fresh("b")))
+    if have_java:
+        sides.append(rounds.Side("Java steady", [java_bench, tpath(os.path.join(a.work, "jw")), "--warmup",
+                                                 str(a.warmup)], fresh("jw")))
+        if not a.no_java_cold:
+            sides.append(rounds.Side("Java cold", [java_bench, tpath(os.path.join(a.work, "jc"))], fresh("jc")))
+    what = (f"primary-key full compaction, {a.rows} records in {a.runs} runs" if a.pk
+            else f"append compaction, {a.files} files, {a.rows} rows")
+    print(f"{what}, Parquet zstd-1; inputs written by {writer}; "
+          f"{a.rounds} interleaved rounds; {rounds.load_note()} (shared machine)", flush=True)
+    res = rounds.run(sides, a.rounds)
+    if a.pk:
+        ceiling = ceiling_out = comp_mb_s = dec_mb_s = in_unc = out_unc = None
+    else:
+        ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc = append_ceiling(a, src, tpath)
+
+    def cpu(name, r):
+        if name == "Java steady":
+            return r.inner["cpu_ms"] / 1000.0
+        return r.process_cpu_s
+    table = {}
+    for s in sides:
+        rs = res[s.name]
+        table[s.name] = {"cpu_s": [cpu(s.name, r) for r in rs], "peak_rss_mb": [r.peak_rss_mb for r in rs],
+                         "wall_s": [r.wall_s for r in rs]}
+    c = table["paimon-c"]["cpu_s"]
+    print(f"  {'side':<20} {'CPU-s median [min-max]':<26} {'peak RSS MB':<20} ratio vs paimon-c (per round)")
+    for s in sides:
+        t = table[s.name]
+        ratio = "" if s.name == "paimon-c" else rounds.ratio_summary(t["cpu_s"], c)
+        print(f"  {s.name:<20} {rounds.summary(t['cpu_s']):<26} {rounds.summary(t['peak_rss_mb'], '{:.0f}'):<20} {ratio}")
+    if ceiling is not None:
+        print(f"  zstd-1 ceiling: {ceiling:.2f} CPU-s (decompress and compress again the {in_unc / 1e6:.0f} MB of "
+              f"input pages at {dec_mb_s:.0f} / {comp_mb_s:.0f} MB/s); paimon-c runs at "
+              f"{ceiling / rounds.median(c) * 100:.0f}% of it (median); with the outputs' own {out_unc / 1e6:.0f} MB "
+              f"of pages: {ceiling_out:.2f} CPU-s ({ceiling_out / rounds.median(c) * 100:.0f}%)")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"files": a.files, "rows": a.rows, "writer": writer, "sides": table, "ceiling_cpu_s": ceiling, "ceiling_out_cpu_s": ceiling_out,
+                       "input_page_bytes": in_unc, "output_page_bytes": out_unc,
+                       "zstd1_compress_mb_s": comp_mb_s, "zstd1_decompress_mb_s": dec_mb_s}, f)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+/*
+ * tests/unit/parquet/test_pq_read_shared.c — reading files one after
+ * another with one borrowed decompression context
+ * (pm_pq_reader_options.codec), and both ways the reader fetches bytes:
+ * a small file read whole at open, a large one (> 256 KiB) through 1 MiB
+ * windows of its column chunks.
+ * Each file is read from disk with its own context, with the shared
+ * context, and from memory: every way must give the same rows.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pm_test.h"
+#include "codec/codec.h"
+#include "format/parquet/parquet_reader.h"
+#include "format/parquet/parquet_writer.h"
+#include "io/fileio.h"
+#include "types/column.h"
+
+static char *tmpdir;
+
+static int setup(void **state)
+{
+    (void)state;
+    tmpdir = pm_test_tmpdir();
+    return tmpdir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    pm_test_rmtree(tmpdir);
+    free(tmpdir);
+    return 0;
+}
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* rows of (id BIGINT NOT NULL, s STRING): s is 24 pseudo-random letters
+ * (hardly compressible), null every 9th row */
+static char *write_file(const char *name, const pm_type *t, int64_t n, int64_t rg_size, uint64_t *size)
+{
+    size_t plen = strlen(tmpdir) + strlen(name) + 2;
+    char *path = malloc(plen);
+    assert_non_null(path);
+    snprintf(path, plen, "%s/%s", tmpdir, name);
+    pm_batch *b;
+    PM_OK_OR_FAIL(pm_batch_new(&b, t));
+    for (int64_t i = 0; i < n; i++) {
+        PM_OK_OR_FAIL(pm_column_append_i64(b->columns[0], i));
+        if (i % 9 == 0) {
+            PM_OK_OR_FAIL(pm_column_append_null(b->columns[1]));
+            continue;
+        }
+        char s[25];
+        uint64_t h = mix((uint64_t)i);
+        for (int k = 0; k < 24; k++) {
+            if (k == 12)
+                h = mix(h);
+            s[k] = (char)('a' + (h & 15) + (k % 2) * 10);
+            h >>= 4;
+        }
+        PM_OK_OR_FAIL(pm_column_append_bytes(b->columns[1], (const uint8_t *)s, 24));
+    }
+    PM_OK_OR_FAIL(pm_batch_finish(b, n));
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    pm_output *out;
+    PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
+    pm_pq_writer_options o;
+    pm_pq_writer_options_default(&o);
+    o.codec = PM_CODEC_ZSTD;
+    o.row_group_size = rg_size;
+    pm_pq_writer *w;
+    PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, t, &o));
+    PM_OK_OR_FAIL(pm_pq_writer_write(w, b));
+    pm_pq_write_result res;
+    PM_OK_OR_FAIL(pm_pq_writer_close(w, &res));
+    pm_pq_write_result_free(&res);
+    PM_OK_OR_FAIL(pm_output_close(out, false));
+    pm_input *in;
+    PM_OK_OR_FAIL(pm_input_open(fio, path, &in));
+    *size = pm_input_size(in);
+    pm_input_close(in);
+    pm_fileio_free(fio);
+    pm_batch_free(b);
+    return path;
+}
+
+/* Every row of the reader as "id|s" lines (s "-" for null). */
+static char *dump(pm_pq_reader *r, int64_t *rows)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    *rows = 0;
+    for (;;) {
+        pm_batch *b;
+        PM_OK_OR_FAIL(pm_pq_reader_next_batch(r, &b));
+        if (!b)
+            break;
+        for (int64_t i = 0; i < b->num_rows; i++) {
+            const pm_column *id = b->columns[0], *s = b->columns[1];
+            fprintf(f, "%lld|", (long long)pm_column_i64(id, i));
+            if (pm_column_is_null(s, i)) {
+                fputs("-\n", f);
+            } else {
+                size_t n;
+                const uint8_t *p = pm_column_bytes(s, i, &n);
+                fprintf(f, "%.*s\n", (int)n, (const char *)p);
+            }
+        }
+        *rows += b->num_rows;
+    }
+    fclose(f);
+    return text;
+}
+
+static char *read_disk(const char *path, pm_codec_ctx *codec, int64_t *rows)
+{
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    pm_input *in;
+    PM_OK_OR_FAIL(pm_input_open(fio, path, &in));
+    pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
+    o.codec = codec;
+    pm_pq_reader *r;
+    PM_OK_OR_FAIL(pm_pq_reader_open(&r, in, &o));
+    char *text = dump(r, rows);
+    pm_pq_reader_free(r);
+    pm_input_close(in);
+    pm_fileio_free(fio);
+    return text;
+}
+
+static char *read_mem(const char *path, uint64_t size, int64_t *rows)
+{
+    uint8_t *data = malloc(size);
+    assert_non_null(data);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(data, 1, size, f), size);
+    fclose(f);
+    pm_pq_reader *r;
+    PM_OK_OR_FAIL(pm_pq_reader_open_memory(&r, data, size, NULL));
+    char *text = dump(r, rows);
+    pm_pq_reader_free(r);
+    free(data);
+    return text;
+}
+
+static void test_shared_codec_small_and_large(void **state)
+{
+    (void)state;
+    pm_type *t = NULL;
+    PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<id BIGINT NOT NULL, s STRING>"));
+    uint64_t small_size = 0, large_size = 0;
+    char *small = write_file("small.parquet", t, 500, 128 * 1024, &small_size);
+    /* one row group: the string chunk (> 1 MiB) is read in several windows */
+    char *large = write_file("large.parquet", t, 120000, 64 << 20, &large_size);
+    assert_true(small_size <= 256 * 1024);  /* read whole at open */
+    assert_true(large_size > 1536 * 1024);  /* read window by window */
+    pm_codec_ctx *shared;
+    PM_OK_OR_FAIL(pm_codec_ctx_new(&shared));
+    const char *paths[] = {small, large, small, large};
+    uint64_t sizes[] = {small_size, large_size, small_size, large_size};
+    int64_t want_rows[] = {500, 120000, 500, 120000};
+    for (size_t i = 0; i < 4; i++) {
+        int64_t r1, r2, r3;
+        char *own = read_disk(paths[i], NULL, &r1);
+        char *sh = read_disk(paths[i], shared, &r2);
+        char *mem = read_mem(paths[i], sizes[i], &r3);
+        assert_int_equal(r1, want_rows[i]);
+        assert_int_equal(r2, want_rows[i]);
+        assert_int_equal(r3, want_rows[i]);
+        assert_string_equal(own, mem);
+        assert_string_equal(sh, mem);
+        assert_non_null(strstr(own, "0|-\n"));
+        free(own);
+        free(sh);
+        free(mem);
+    }
+    pm_codec_ctx_free(shared);
+    free(small);
+    free(large);
+    pm_type_free(t);
+}
+
+/* A small file (read whole) with a damaged first page header: the error
+ * comes from the bytes read at open, as it would chunk by chunk. */
+static void test_small_file_damaged(void **state)
+{
+    (void)state;
+    pm_type *t = NULL;
+    PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<id BIGINT NOT NULL, s STRING>"));
+    uint64_t size = 0;
+    char *path = write_file("cut.parquet", t, 300, 128 * 1024, &size);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 4, SEEK_SET), 0);
+    fputs("XXXXXXXX", f); /* damage the first page header */
+    fclose(f);
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    pm_input *in;
+    PM_OK_OR_FAIL(pm_input_open(fio, path, &in));
+    pm_pq_reader *r;
+    PM_OK_OR_FAIL(pm_pq_reader_open(&r, in, NULL));
+    pm_batch *b = NULL;
+    pm_error *e = pm_pq_reader_next_batch(r, &b);
+    assert_non_null(e);
+    pm_error_free(e);
+    pm_pq_reader_free(r);
+    pm_input_close(in);
+    pm_fileio_free(fio);
+    free(path);
+    pm_type_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_codec_small_and_large),
+        cmocka_unit_test(test_small_file_damaged),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
