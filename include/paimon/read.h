@@ -155,9 +155,9 @@ PM_API pm_error *pm_split_from_json(pm_split **out, const char *json, size_t len
 /* ---- reader ---- */
 
 /* Rows of `splits` (all from scans of `t`'s table: one scan, or scans of
- * one snapshot) with o's columns, limit, batch_rows and threads (o NULL =
- * defaults); the other fields of o are ignored here (they belong to the
- * scan).  Splits whose path is not t's table are PM_EINVALID, and so is a
+ * one snapshot) with o's columns, filter, limit, batch_rows and threads
+ * (o NULL = defaults); the other fields of o are ignored here (they belong
+ * to the scan).  A filter on incremental splits is PM_EUNSUPPORTED.  Splits whose path is not t's table are PM_EINVALID, and so is a
  * mix of incremental and normal splits; incremental splits are read
  * record by record with `_ROW_KIND`. */
 PM_API pm_error *pm_reader_new(pm_reader **out, pm_table *t, const pm_split *const *splits, size_t nsplits,
