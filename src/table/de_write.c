@@ -315,31 +315,40 @@ fail:
 }
 
 /* Write the new version of group g: current values overlaid with u[0..n). */
+pm_error *pm_de_file_writer_options(pm_rolling_file_writer_options *ro, pm_table *t, const char *dir,
+                                    const pm_type *type, const char *what, char *fmt, size_t fmtlen)
+{
+    const pm_options *o = pm_table_options(t);
+    memset(ro, 0, sizeof *ro);
+    PM_TRY(pm_options_file_format(o, fmt, fmtlen));
+    PM_TRY(pm_options_string(o, PM_OPT_FILE_COMPRESSION, &ro->compression));
+    ro->fio = t->fio;
+    ro->dir = dir;
+    ro->file_type = type;
+    ro->options = o;
+    ro->format = fmt;
+    ro->target_size = INT64_MAX;
+    ro->target_rows = INT64_MAX;
+    ro->check = PM_ROLL_CHECK_WRITE;
+    ro->schema_id = pm_table_schema(t)->id;
+    ro->source = PM_FILE_SOURCE_APPEND;
+    ro->what = what;
+    return NULL;
+}
+
 static pm_error *write_group(pm_table *t, const pm_bucket_files *b, const pm_de_group *g, const pm_type *ut,
                              const size_t *incol, const pm_batch *rows, const upd_row *u, size_t n,
                              pm_data_file_meta **files, size_t *nfiles)
 {
-    const pm_options *o = pm_table_options(t);
     char fmt[32];
-    PM_TRY(pm_options_file_format(o, fmt, sizeof fmt));
-    const char *comp = NULL;
-    PM_TRY(pm_options_string(o, PM_OPT_FILE_COMPRESSION, &comp));
     char *dir = NULL;
     PM_TRY(pm_table_bucket_dir(t, b->partition.data, b->partition.len, b->bucket, &dir));
     pm_rolling_file_writer_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.fio = t->fio;
-    ro.dir = dir;
-    ro.file_type = ut;
-    ro.options = o;
-    ro.format = fmt;
-    ro.compression = comp;
-    ro.target_size = INT64_MAX;
-    ro.target_rows = INT64_MAX;
-    ro.check = PM_ROLL_CHECK_WRITE;
-    ro.schema_id = pm_table_schema(t)->id;
-    ro.source = PM_FILE_SOURCE_APPEND;
-    ro.what = "update file";
+    pm_error *oe = pm_de_file_writer_options(&ro, t, dir, ut, "update file", fmt, sizeof fmt);
+    if (oe) {
+        free(dir);
+        return oe;
+    }
     pm_rolling_file_writer *w = NULL;
     pm_de_group_reader *rd = NULL;
     pm_batch *outb = NULL;

@@ -37,7 +37,15 @@
 
 #include "paimon/batch.h"
 #include "paimon/error.h"
+#include "table/rolling_file_writer.h"
 #include "table/table_internal.h"
+
+/* Options of a writer of one data-evolution file of `type` in `dir` (both
+ * borrowed): the table's format (into fmt, fmtlen bytes) and compression,
+ * the current schema id, no rolling by size or rows, an APPEND source,
+ * `what` naming the file in errors.  Update and materialization files. */
+pm_error *pm_de_file_writer_options(pm_rolling_file_writer_options *ro, pm_table *t, const char *dir,
+                                    const pm_type *type, const char *what, char *fmt, size_t fmtlen);
 
 typedef struct pm_de_change_result {
     int64_t snapshot_id;  /* 0 = nothing changed */

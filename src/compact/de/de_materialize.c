@@ -41,6 +41,7 @@
 #include "table/blob_write.h"
 #include "table/commit_message.h"
 #include "table/de_read.h"
+#include "table/de_write.h"
 #include "table/partition.h"
 #include "table/predicate.h"
 #include "table/rolling_file_writer.h"
@@ -133,26 +134,10 @@ static pm_error *rewrite_group(batch *b, const sel_group *s, const char *dir, pm
 {
     pm_table *t = b->t;
     const pm_bucket_files *bf = &b->scan->buckets[s->bucket];
-    const pm_options *o = pm_table_options(t);
     const pm_type *row = pm_table_schema(t)->row_type;
     char fmt[32];
-    PM_TRY(pm_options_file_format(o, fmt, sizeof fmt));
-    const char *comp = NULL;
-    PM_TRY(pm_options_string(o, PM_OPT_FILE_COMPRESSION, &comp));
     pm_rolling_file_writer_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.fio = t->fio;
-    ro.dir = dir;
-    ro.file_type = row;
-    ro.options = o;
-    ro.format = fmt;
-    ro.compression = comp;
-    ro.target_size = INT64_MAX;
-    ro.target_rows = INT64_MAX;
-    ro.check = PM_ROLL_CHECK_WRITE;
-    ro.schema_id = pm_table_schema(t)->id;
-    ro.source = PM_FILE_SOURCE_APPEND;
-    ro.what = "materialized file";
+    PM_TRY(pm_de_file_writer_options(&ro, t, dir, row, "materialized file", fmt, sizeof fmt));
     pm_rolling_file_writer *w = NULL;
     pm_blob_write *bw = NULL;   /* tables with BLOB fields: normal file + its .blob files */
     pm_de_group_reader *rd = NULL;
