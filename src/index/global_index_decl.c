@@ -463,11 +463,18 @@ pm_error *pm_gi_decls_check_table(const pm_gi_decls *d, const pm_options *o, siz
     if (!d->n)
         return NULL;
     const pm_gi_column *g = &d->cols[0];
-    if (n_primary_keys)
-        return pm_error_new(PM_EUNSUPPORTED,
-                            "global index on column %s ('%s'): source-backed global indexes of primary-key tables are "
-                            "not supported",
-                            g->column, g->declared_by);
+    if (n_primary_keys) {
+        /* source-backed indexes (compact/pk/pk_global_index.h): fixed buckets */
+        bool has_bucket = false;
+        int32_t pk_bucket = 0;
+        PM_TRY(pm_options_int(o, PM_OPT_BUCKET, &has_bucket, &pk_bucket));
+        if (pk_bucket <= 0)
+            return pm_error_new(PM_EUNSUPPORTED,
+                                "global index on column %s ('%s'): source-backed global indexes of primary-key tables "
+                                "need a fixed bucket count ('bucket' > 0); bucket %" PRId32 " is not supported",
+                                g->column, g->declared_by, pk_bucket);
+        return NULL;
+    }
     bool rt = false;
     PM_TRY(pm_options_bool(o, PM_OPT_ROW_TRACKING_ENABLED, &rt));
     if (!rt)

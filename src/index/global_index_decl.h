@@ -44,9 +44,11 @@
  * `global-index.row-count-per-shard` (100000) for that column, and the
  * JSON key overrides both.
  *
- * Table requirements (pm_gi_decls_check_table): row tracking on, no
- * primary key (source-backed primary-key indexes: PM_EUNSUPPORTED), and
- * `bucket` = -1; a table without declarations has no requirement.
+ * Table requirements (pm_gi_decls_check_table): append and data-evolution
+ * tables need row tracking on and `bucket` = -1; primary-key tables
+ * (source-backed indexes, compact/pk/pk_global_index.h) need a fixed
+ * bucket count (`bucket` > 0; dynamic and postpone buckets are
+ * PM_EUNSUPPORTED); a table without declarations has no requirement.
  *
  * Ownership: a pm_gi_decls owns its columns' strings and option maps; a
  * column's `type` is borrowed from the row type passed to resolve.

@@ -259,7 +259,16 @@ static void test_table_requirements(void **state)
     const char *ok[] = {"global-index.btree.index-columns", "id", "row-tracking.enabled", "true", "bucket", "-1", NULL};
     pm_options *o = opts(ok);
     PM_OK_OR_FAIL(pm_gi_decls_validate(o, t, 0));
-    pm_test_expect_error(pm_gi_decls_validate(o, t, 1), PM_EUNSUPPORTED, "primary-key tables are not supported");
+    /* primary-key tables: source-backed indexes need fixed buckets (dynamic bucket -1 here) */
+    pm_test_expect_error(pm_gi_decls_validate(o, t, 1), PM_EUNSUPPORTED, "need a fixed bucket count");
+    pm_options_free(o);
+    const char *pk_fixed[] = {"global-index.btree.index-columns", "id", "bucket", "4", NULL};
+    o = opts(pk_fixed);
+    PM_OK_OR_FAIL(pm_gi_decls_validate(o, t, 1));
+    pm_options_free(o);
+    const char *pk_postpone[] = {"global-index.bitmap.index-columns", "id", "bucket", "-2", NULL};
+    o = opts(pk_postpone);
+    pm_test_expect_error(pm_gi_decls_validate(o, t, 1), PM_EUNSUPPORTED, "bucket -2 is not supported");
     pm_options_free(o);
     const char *nort[] = {"global-index.btree.index-columns", "id", "bucket", "-1", NULL};
     o = opts(nort);
