@@ -37,6 +37,7 @@
 #include "base/mem.h"
 #include "base/util.h"
 #include "compact/pk/pk_exec.h"
+#include "compact/pk/pk_global_index.h"
 #include "meta/index_path.h"
 #include "table/partition.h"
 
@@ -369,6 +370,7 @@ pm_error *pm_pk_execute(pm_compact_result **out, pm_table *t, const pm_compact_t
     PM_TRY_GOTO(e, pm_pk_changelog_finish(&x), fail);
     if (x.dv.m)
         PM_TRY_GOTO(e, pm_pk_dv_finish(&x), fail);
+    PM_TRY_GOTO(e, pm_pk_gi_maintain(&x), fail); /* source-backed global indexes (pk_global_index.h) */
     pm_levels_free(lv);
     pm_type_free(key_type);
     x.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
