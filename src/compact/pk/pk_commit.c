@@ -24,12 +24,14 @@
  *     Level-0 files never conflict: concurrent appends commit alongside.
  *   - deletion vectors: every data file the result's new DV index holds a
  *     vector for is still live (or an output of the result).
+ *   - source-backed global indexes: pm_pk_gi_validate (pk_global_index.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
 #include "compact/pk/pk_compact.h"
+#include "compact/pk/pk_global_index.h"
 #include "lsm/levels.h"
 
 typedef struct commit_state {
@@ -193,6 +195,8 @@ static pm_error *check_overlap(pm_table *t, pm_compact_result *const *r, size_t 
                               "ranges in a level of bucket %d", (long long)x->task_index, (int)x->bucket);
     }
     pm_levels_free(lv);
+    if (!e)
+        e = pm_pk_gi_validate(r, n, first, bf); /* source-backed global indexes */
     return e;
 }
 
