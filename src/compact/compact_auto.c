@@ -249,8 +249,8 @@ pm_error *pm_compact_global_index_round(pm_table *t, int64_t data_snapshot_id, c
 {
     bool declared = false;
     PM_TRY(pm_gi_maint_declared(t, &declared));
-    if (!declared)
-        return NULL;
+    if (!declared || pm_table_has_primary_key(t))
+        return NULL; /* primary keys: data compaction maintains them (compact/pk/pk_global_index.h) */
     char user[512];
     snprintf(user, sizeof user, "%s:global-index", commit_user ? commit_user : "paimon-c");
     pm_gi_maint_options o = {NULL, user, data_snapshot_id, data_snapshot_id};

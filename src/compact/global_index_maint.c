@@ -594,6 +594,9 @@ pm_error *pm_gi_maintain(pm_table *t, const pm_gi_maint_options *o, pm_gi_maint_
         s.t = t;
         PM_TRY(pm_gi_decls_resolve(sc->options, sc->row_type, &s.decls));
         pm_error *e = pm_gi_decls_check_table(&s.decls, sc->options, sc->primary_keys.count);
+        if (!e && sc->primary_keys.count && s.decls.n)
+            e = pm_error_new(PM_EUNSUPPORTED, "the global indexes of primary-key table %s are source-backed: data "
+                             "compaction maintains them (paimon compact), not an index round", t->path);
         if (!e && o->column && !pm_gi_decls_find_name(&s.decls, o->column))
             e = pm_error_new(PM_EINVALID, "column %s has no global index declaration "
                              "(global-index.<type>.index-columns)", o->column);
