@@ -50,6 +50,7 @@ typedef struct unit {
     size_t *run_len;
     size_t *run_files;
     int32_t *run_level;   /* MERGE with lookup_merge: the level of run i's files */
+    const roaring_bitmap_t *rows; /* RAW: the only positions that may match (global index), NULL = all */
 } unit;
 
 struct pm_pk_reader {
@@ -90,6 +91,7 @@ struct pm_pk_reader {
     uint8_t *keep;
     size_t keep_cap;
     pm_pk_read_stats stats;
+    pm_pk_gi_hits *hits;   /* global index positions (pm_pk_reader_use_index), owned */
 };
 
 /* ------------------------------------------------------------------ */
@@ -184,7 +186,7 @@ static pm_error *add_unit(pm_pk_reader *r, unit *u)
 
 static pm_error *add_raw(pm_pk_reader *r, size_t file)
 {
-    unit u = {UNIT_RAW, file, 0, NULL, NULL, NULL};
+    unit u = {UNIT_RAW, file, 0, NULL, NULL, NULL, NULL};
     return add_unit(r, &u);
 }
 
@@ -236,7 +238,7 @@ static pm_error *plan_sections(pm_pk_reader *r, const size_t *idx, size_t n)
             total += sec->runs[k].nfiles;
         /* lookup_merge: one run per (run, level), so every record's level
          * is its run's (a run may chain files of different levels) */
-        unit u = {UNIT_MERGE, 0, 0, NULL, NULL, NULL};
+        unit u = {UNIT_MERGE, 0, 0, NULL, NULL, NULL, NULL};
         e = pm_calloc(&u.run_len, total, sizeof *u.run_len);
         if (!e)
             e = pm_calloc(&u.run_files, total, sizeof *u.run_files);
@@ -742,6 +744,12 @@ static pm_error *raw_next(pm_pk_reader *r, bool *got)
         PM_TRY(ensure_keep(&r->keep, &r->keep_cap, n));
         if (r->dv)
             pm_dv_clear_deleted(r->dv, pm_file_reader_position(r->fr), n, r->keep, NULL);
+        if (r->cur->rows) { /* global index: other positions cannot match the filter */
+            int64_t at = pm_file_reader_position(r->fr);
+            for (int64_t i = 0; i < n; i++)
+                if (!roaring_bitmap_contains(r->cur->rows, (uint32_t)(at + i)))
+                    r->keep[i >> 3] &= (uint8_t)~(1u << (i & 7));
+        }
         const pm_column *kind = b->columns[1];
         for (int64_t i = 0; i < n; i++)
             if (pm_kind_is_retract((uint8_t)pm_column_i8(kind, i)))
@@ -948,6 +956,60 @@ fail:
 
 void pm_pk_reader_stats(const pm_pk_reader *r, pm_pk_read_stats *out) { *out = r->stats; }
 
+/* Can a merged section whose files hold no matching row yield one?  Not
+ * with deduplicate or first-row: a merged row is one of its records. */
+static pm_error *merge_keeps_records(const pm_schema *s, bool *out)
+{
+    int engine = 0;
+    PM_TRY(pm_options_enum(s->options, PM_OPT_MERGE_ENGINE, &engine));
+    *out = engine == PM_MERGE_DEDUPLICATE || engine == PM_MERGE_FIRST_ROW;
+    return NULL;
+}
+
+pm_error *pm_pk_reader_use_index(pm_pk_reader *r, pm_pk_gi_hits *h)
+{
+    if (!h)
+        return NULL;
+    if (r->hits || r->next_unit || r->cur || h->nfiles != r->b->nfiles) {
+        pm_pk_gi_hits_free(h);
+        return pm_error_new(PM_EINVALID, "global index positions for another bucket or a reader already reading");
+    }
+    r->hits = h;
+    bool records = false;
+    PM_TRY(merge_keeps_records(r->s, &records));
+    size_t k = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        unit *u = &r->units[i];
+        bool none = false;
+        if (u->kind == UNIT_RAW) {
+            u->rows = h->rows[u->file];
+            none = u->rows && roaring_bitmap_is_empty(u->rows);
+        } else if (records) {
+            size_t total = 0;
+            for (size_t j = 0; j < u->nruns; j++)
+                total += u->run_len[j];
+            none = true;
+            for (size_t j = 0; j < total && none; j++) {
+                const roaring_bitmap_t *b = h->rows[u->run_files[j]];
+                none = b && roaring_bitmap_is_empty(b);
+            }
+            if (none)
+                r->stats.index_skipped_files += (int64_t)total;
+        }
+        if (none && u->kind == UNIT_RAW)
+            r->stats.index_skipped_files++;
+        if (none) {
+            free(u->run_len);
+            free(u->run_files);
+            free(u->run_level);
+            continue;
+        }
+        r->units[k++] = *u;
+    }
+    r->nunits = k;
+    return NULL;
+}
+
 void pm_pk_reader_free(pm_pk_reader *r)
 {
     if (!r)
@@ -959,6 +1021,7 @@ void pm_pk_reader_free(pm_pk_reader *r)
         free(r->units[i].run_level);
     }
     free(r->units);
+    pm_pk_gi_hits_free(r->hits);
     free(r->pick);
     pm_merge_fn_free(r->mf_full);
     if (r->out) {

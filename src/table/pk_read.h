@@ -48,6 +48,7 @@
 #include "meta/schema.h"
 #include "paimon/batch.h"
 #include "paimon/error.h"
+#include "table/pk_index_select.h"
 #include "table/scan.h"
 
 typedef struct pm_pk_reader pm_pk_reader;
@@ -63,6 +64,7 @@ typedef struct pm_pk_read_stats {
     int64_t raw_files;        /* files read without a merge */
     int64_t merged_sections;  /* sections merged */
     int64_t merged_files;     /* files inside merged sections */
+    int64_t index_skipped_files; /* files not read: the global index proves no row matches */
 } pm_pk_read_stats;
 
 /* b (borrowed) and its table must outlive the reader; s is the schema the
@@ -73,6 +75,14 @@ pm_error *pm_pk_reader_new(pm_pk_reader **out, const pm_bucket_files *b, const p
 /* *out = NULL at the end. */
 pm_error *pm_pk_reader_next(pm_pk_reader *r, const pm_batch **out);
 void pm_pk_reader_stats(const pm_pk_reader *r, pm_pk_read_stats *out);
+/* Before the first next: restrict the read to the positions h allows
+ * (table/pk_index_select.h; h is taken, also on error): a raw section's
+ * file reads only its positions (none: not read at all); a merged section
+ * is not read when every file of it is covered without a position and the
+ * merge engine is deduplicate or first-row (a merged row is then one of
+ * the records, so it cannot match either).  Rows still pass the caller's
+ * filter. */
+pm_error *pm_pk_reader_use_index(pm_pk_reader *r, pm_pk_gi_hits *h);
 void pm_pk_reader_free(pm_pk_reader *r);
 
 /* Would a batch read of this bucket skip level 0 (DV without
