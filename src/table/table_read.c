@@ -13,7 +13,9 @@
  *  - Append tables: every file of every bucket, in order.
  *  - Primary-key tables: one task per bucket, planned and read by
  *    table/pk_read.h (level-0 skipping for DV / first-row tables, raw
- *    reads of single-file sections, merge-on-read of overlapping runs).
+ *    reads of single-file sections, merge-on-read of overlapping runs);
+ *    with a filter, the bucket's source-backed global indexes restrict it
+ *    (table/pk_index_select.h, pm_pk_reader_use_index).
  * Read: one file reader at a time; for each of its batches a keep bitmap
  * (deletion vector positions, retract rows) selects the rows.  Batches
  * with every row kept share the file reader's columns; others are
@@ -191,7 +193,25 @@ static pm_error *plan_pk_bucket(pm_table_reader *r, const pm_schema *s, const pm
 {
     pm_pk_reader *pk = NULL;
     PM_TRY(pm_pk_reader_new(&pk, b, s, b->table == r->t ? r->type : r->fb_type, r->batch_rows));
-    pm_error *e = pm_realloc_array(&r->tasks, r->ntasks + 1, sizeof *r->tasks);
+    /* source-backed global indexes: positions the filter may keep (table/pk_index_select.h) */
+    bool gi = false;
+    pm_error *e = NULL;
+    if (r->filter && b->table == r->t)
+        e = pm_gi_read_enabled(pm_table_options(r->t), &gi);
+    pm_pk_gi_hits *hits = NULL;
+    if (!e && gi)
+        e = pm_pk_gi_select(r->t, s, b, r->filter, &hits);
+    if (!e && hits) {
+        e = pm_pk_reader_use_index(pk, hits);
+        pm_pk_read_stats st;
+        pm_pk_reader_stats(pk, &st);
+        r->files_skipped += (size_t)st.index_skipped_files;
+    }
+    if (e) {
+        pm_pk_reader_free(pk);
+        return e;
+    }
+    e = pm_realloc_array(&r->tasks, r->ntasks + 1, sizeof *r->tasks);
     if (e) {
         pm_pk_reader_free(pk);
         return e;
