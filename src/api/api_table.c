@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "index/global_index_alter.h"
 #include "index/global_index_decl.h"
 #include "meta/schema.h"
 #include "meta/schema_manager.h"
@@ -179,6 +180,8 @@ pm_error *pm_table_alter_options(pm_table *t, const char *const *set_keys, const
                                    &next));
     /* global index declarations, as at creation (index/global_index_decl.h) */
     pm_error *e = pm_gi_decls_validate(next->options, next->row_type, next->primary_keys.count);
+    if (!e) /* declared columns keep name and type (index/global_index_alter.h) */
+        e = pm_gi_check_alter(t->schema, next);
     bool committed = false;
     if (!e)
         e = pm_schema_commit(t->fio, t->branch_root, next, &committed);
