@@ -241,61 +241,57 @@ static pm_error *add_level(int32_t **lv, size_t *n, int32_t level)
     return NULL;
 }
 
-/* Column g at one level: retain, or replace the level's payloads. */
+/* Is ie a live payload of field `field_id` at level `level`?  *src (when
+ * so, else zeroed) is its source; corrupt source metadata is an error. */
+static pm_error *payload_at(const pm_index_manifest_entry *ie, int32_t field_id, int32_t level, bool *at,
+                            pm_pk_source *src)
+{
+    *at = false;
+    memset(src, 0, sizeof *src);
+    if (ie->kind != PM_FILE_ADD || !ie->index_file.has_global_index ||
+        ie->index_file.global_index.index_field_id != field_id)
+        return NULL;
+    bool is_pk = false;
+    PM_TRY(pm_pk_source_of_entry(ie, &is_pk, src));
+    *at = is_pk && src->level == level;
+    if (!*at)
+        pm_pk_source_clear(src);
+    return NULL;
+}
+
+/* Column g at one level: retain its one current payload, or replace the
+ * level's payloads. */
 static pm_error *maintain_level(pm_pk_exec *x, const pm_bucket_files *bf, const after_set *s, const pm_gi_column *g,
                                 int32_t level)
 {
     pm_pk_source want;
     PM_TRY(level_source(s, level, &want));
-    size_t have = 0, matching = 0;
-    bool typed = true;
-    pm_error *e = types_match(x->t, s, &want, g, &typed);
-    for (size_t i = 0; bf && i < bf->nindex_entries && !e; i++) {
-        const pm_index_manifest_entry *ie = &bf->index_entries[i];
-        if (ie->kind != PM_FILE_ADD || !ie->index_file.has_global_index ||
-            ie->index_file.global_index.index_field_id != g->field_id)
-            continue;
-        bool is_pk = false;
+    size_t *at = NULL, nat = 0;
+    bool current = false, typed = true;
+    pm_error *e = pm_calloc(&at, bf && bf->nindex_entries ? bf->nindex_entries : 1, sizeof *at);
+    if (!e)
+        e = types_match(x->t, s, &want, g, &typed);
+    for (size_t i = 0; !e && bf && i < bf->nindex_entries; i++) {
+        bool here = false;
         pm_pk_source src;
-        pm_error *de = pm_pk_source_of_entry(ie, &is_pk, &src);
-        if (de) { /* an unreadable payload is replaced, never used */
-            pm_error_free(de);
+        e = payload_at(&bf->index_entries[i], g->field_id, level, &here, &src);
+        if (e || !here)
             continue;
-        }
-        if (!is_pk || src.level != level) {
-            pm_pk_source_clear(&src);
-            continue;
-        }
         pm_gi_family fam;
-        bool same = pm_gi_family_parse(ie->index_file.index_type, &fam) && fam == g->family && want.nfiles &&
-                    pm_pk_source_equal(&src, &want);
+        current = pm_gi_family_parse(bf->index_entries[i].index_file.index_type, &fam) && fam == g->family &&
+                  want.nfiles && pm_pk_source_equal(&src, &want);
         pm_pk_source_clear(&src);
-        have++;
-        matching += same;
+        at[nat++] = i;
     }
-    bool retain = !e && have == 1 && matching == 1 && typed;
-    for (size_t i = 0; bf && !e && !retain && i < bf->nindex_entries; i++) {
-        const pm_index_manifest_entry *ie = &bf->index_entries[i];
-        if (ie->kind != PM_FILE_ADD || !ie->index_file.has_global_index ||
-            ie->index_file.global_index.index_field_id != g->field_id)
-            continue;
-        bool is_pk = false;
-        pm_pk_source src;
-        pm_error *de = pm_pk_source_of_entry(ie, &is_pk, &src);
-        if (de) {
-            pm_error_free(de);
-            continue;
-        }
-        bool at = is_pk && src.level == level;
-        pm_pk_source_clear(&src);
-        if (!at)
-            continue;
-        pm_index_manifest_entry del = *ie;
+    bool retain = !e && nat == 1 && current && typed;
+    for (size_t k = 0; !e && !retain && k < nat; k++) {
+        pm_index_manifest_entry del = bf->index_entries[at[k]];
         del.kind = PM_FILE_DELETE;
         e = push_entry(&x->r->index_removed, &x->r->nindex_removed, &del);
     }
     if (!e && !retain && want.nfiles)
         e = build_level(x, s, g, &want);
+    free(at);
     pm_pk_source_clear(&want);
     return e;
 }
@@ -327,12 +323,8 @@ pm_error *pm_pk_gi_maintain(pm_pk_exec *x)
     for (size_t i = 0; !e && bf && i < bf->nindex_entries; i++) {
         bool is_pk = false;
         pm_pk_source src;
-        pm_error *de = pm_pk_source_of_entry(&bf->index_entries[i], &is_pk, &src);
-        if (de) {
-            pm_error_free(de);
-            continue;
-        }
-        if (is_pk)
+        e = pm_pk_source_of_entry(&bf->index_entries[i], &is_pk, &src);
+        if (!e && is_pk)
             e = add_level(&levels, &nlevels, src.level);
         pm_pk_source_clear(&src);
     }
@@ -398,18 +390,12 @@ pm_error *pm_pk_gi_validate(pm_compact_result *const *r, size_t n, size_t first,
             /* no other live payload of that column at that level */
             for (size_t j = 0; !e && j < bf->nindex_entries; j++) {
                 const pm_index_manifest_entry *o = &bf->index_entries[j];
-                if (o->kind != PM_FILE_ADD || !o->index_file.has_global_index ||
-                    o->index_file.global_index.index_field_id != ie->index_file.global_index.index_field_id ||
-                    removed_by(r, n, first, bf, o->index_file.file_name))
+                if (removed_by(r, n, first, bf, o->index_file.file_name))
                     continue;
-                bool opk = false;
+                bool here = false;
                 pm_pk_source os;
-                pm_error *de = pm_pk_source_of_entry(o, &opk, &os);
-                if (de) {
-                    pm_error_free(de);
-                    continue;
-                }
-                if (opk && os.level == src.level)
+                e = payload_at(o, ie->index_file.global_index.index_field_id, src.level, &here, &os);
+                if (!e && here)
                     e = conflict("meets another live payload of its level (a concurrent compaction indexed it)",
                                  o->index_file.file_name, bf->bucket);
                 pm_pk_source_clear(&os);

@@ -10,8 +10,9 @@
  * snapshot's bucket minus the result's before plus its after.  For every
  * declared column and every positive level that has files or a payload:
  *   - exactly one payload of the column's family for that level whose
- *     source equals the level's files (sorted by name, row counts) →
- *     retained (nothing in the result);
+ *     source equals the level's files (sorted by name, row counts), all
+ *     holding the column with its declared type → retained (nothing in
+ *     the result);
  *   - otherwise every payload of the column at that level is removed
  *     (index_removed) and, when the level has files, one new payload over
  *     them is built (index_added, `index-<uuid>-<n>` in the index
@@ -21,7 +22,8 @@
  * Level 0 is never indexed.  Both automatic and explicit compaction run
  * it; `write-only` does not apply (explicit compaction maintains indexes).
  * A bucket that no task compacts keeps its payloads as they are.
- * Memory: one level's indexed column at a time.
+ * Memory: one level's indexed column at a time.  Source metadata that
+ * does not decode is an error naming the index file (never skipped).
  *
  * Commit (pm_pk_gi_validate, from pk_commit.c on every attempt, against
  * the latest snapshot): after applying the bucket's results, every added
