@@ -3,7 +3,9 @@ pk_global_index.h, table/pk_index_select.h).
 
 No served peer writes or reads them: Apache Paimon Java 1.4.2's index
 manifest has no `_SOURCE_META` (added in Java 2.0), and pypaimon 2.1 only
-carries the bytes through.  So these tests follow the seed and check the
+carries the bytes through.  Java 1.4.2 reads an indexed table's rows as we
+do and compacts it, leaving our payloads stale (ignored by our reads until
+our next compaction of the bucket).  So these tests follow the seed and check the
 layout Java 2.0 documents (PrimaryKeyIndexSourceMeta: version 1, level,
 files with row counts; row range [0, rows - 1]) and our reads:
 
@@ -22,15 +24,20 @@ files with row counts; row range [0, rows - 1]) and our reads:
   ordinal loses rows against the brute-force filter.
 """
 import json
+import os
 import random
 import struct
+import sys
 
 import fastavro
 import pyarrow as pa
 import pytest
 from pypaimon import CatalogFactory, Schema
 
-from conftest import run_paimon, run_paimon_jsonl
+from conftest import ROOT, run_paimon, run_paimon_jsonl
+
+sys.path.insert(0, str(ROOT / "bench" / "java"))
+from paimon_oracle import BuildError, JavaOracle, build  # noqa: E402
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("cat", pa.int32()), ("name", pa.string()),
                     ("v", pa.int64())])
@@ -243,3 +250,42 @@ def test_index_round_refused_for_pk(tmp_path):
     _py_write(tmp_path, "i", _random_rows(random.Random(1), range(10), 0))
     proc = run_paimon("index", t, check=False)
     assert proc.returncode == 1 and "maintains them" in proc.stderr
+
+
+# ------------------------------------------------------------ Java 1.4.2
+
+@pytest.fixture(scope="module")
+def java():
+    if os.environ.get("PAIMON_SKIP_JAVA") == "1":
+        pytest.skip("PAIMON_SKIP_JAVA=1: Apache Paimon Java oracle tests skipped on request")
+    try:
+        run_sh = build()
+    except BuildError as e:
+        pytest.fail(f"cannot build the Apache Paimon Java oracle (set PAIMON_SKIP_JAVA=1 to skip):\n{e}",
+                    pytrace=False)
+    with JavaOracle(run_sh, java_opts=os.environ.get("JAVA_OPTS", "-XX:TieredStopAtLevel=1")) as j:
+        yield j
+
+
+def test_java_reads_and_compacts_indexed_table(java, tmp_path):
+    """Java 1.4.2 has no source-backed indexes: it reads an indexed table's
+    rows as we do and compacts it (keeping our entries, now stale); our
+    reads then ignore the stale payloads, and our next compaction of each
+    bucket restores the coverage."""
+    rng = random.Random(5)
+    t = _create(tmp_path, "j", {})
+    _py_write(tmp_path, "j", _random_rows(rng, range(0, 300), 0))
+    _py_write(tmp_path, "j", _random_rows(rng, range(100, 400), 1))
+    run_paimon("compact", t)
+    _check_coverage(t)
+    key = lambda r: r["id"]
+    assert sorted(java.read(str(t)), key=key) == sorted(run_paimon_jsonl("read", t), key=key)
+    _py_write(tmp_path, "j", _random_rows(rng, rng.sample(range(400), 100), 2))
+    java.call_json("compact", str(t))
+    assert sorted(java.read(str(t)), key=key) == sorted(run_paimon_jsonl("read", t), key=key)
+    _queries(t, rng)
+    _py_write(tmp_path, "j", _random_rows(rng, range(400), 3))
+    run_paimon("compact", t, "--full")
+    _check_coverage(t)
+    _queries(t, rng)
+    assert sorted(java.read(str(t)), key=key) == sorted(run_paimon_jsonl("read", t), key=key)
