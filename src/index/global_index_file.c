@@ -315,43 +315,55 @@ done:
     return e;
 }
 
+/* Stable merge sort of rows[0..n) by key: equal keys keep their order
+ * (row ids ascending when filled in row order). */
+static void bt_sort(fv_kind k, bt_row *rows, bt_row *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    bt_sort(k, rows, tmp, h);
+    bt_sort(k, rows + h, tmp, n - h);
+    if (fi_value_compare(k, &rows[h - 1].v, &rows[h].v) <= 0)
+        return; /* the halves are already in order */
+    size_t i = 0, j = h, o = 0;
+    while (i < h && j < n)
+        tmp[o++] = fi_value_compare(k, &rows[j].v, &rows[i].v) < 0 ? rows[j++] : rows[i++];
+    while (i < h)
+        tmp[o++] = rows[i++];
+    while (j < n)
+        tmp[o++] = rows[j++];
+    memcpy(rows, tmp, n * sizeof *rows);
+}
+
 static pm_error *build_btree(const pm_gi_column *g, const pm_column *values, int64_t nrows, pm_gi_payload **out,
                              size_t *nout)
 {
     fv_kind k;
     if (!key_kind(g->type, &k))
         return pm_error_new(PM_EUNSUPPORTED, "btree global index on column %s: type not supported", g->column);
-    bt_row *rows = NULL;
+    bt_row *rows = NULL, *tmp = NULL;
     uint32_t *nulls = NULL;
-    size_t *order = NULL;
     size_t n = 0, nn = 0;
     pm_gi_payload *ps = NULL;
     size_t np = 0;
-    fi_valmap m;
-    fi_valmap_init(&m, k);
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_calloc(&rows, (size_t)nrows, sizeof *rows), done);
     PM_TRY_GOTO(e, pm_calloc(&nulls, (size_t)nrows, sizeof *nulls), done);
+    /* rows by (key, row id): filled in row order (values borrowed from the
+     * column), then a stable sort by key; no per-key row sets */
     for (int64_t r = 0; r < nrows; r++) {
         if (pm_column_is_null(values, r)) {
             nulls[nn++] = (uint32_t)r;
             continue;
         }
-        fi_val v;
-        PM_TRY_GOTO(e, fi_value_get(values, r, k, &v), done);
-        PM_TRY_GOTO(e, fi_valmap_add(&m, &v, (uint32_t)r), done);
+        PM_TRY_GOTO(e, fi_value_get(values, r, k, &rows[n].v), done);
+        rows[n++].row = (uint32_t)r;
     }
-    /* rows by (key, row id): the distinct values in order, each one's rows ascending */
-    PM_TRY_GOTO(e, fi_valmap_sorted_order(&m, &order), done);
-    for (size_t i = 0; i < m.n; i++) {
-        const fi_entry *en = &m.e[order[i]];
-        roaring_uint32_iterator_t it;
-        roaring_init_iterator(en->rows, &it);
-        for (; it.has_value; roaring_advance_uint32_iterator(&it)) {
-            rows[n].v = en->v;
-            rows[n++].row = it.current_value;
-        }
-    }
+    PM_TRY_GOTO(e, pm_calloc(&tmp, n ? n : 1, sizeof *tmp), done);
+    bt_sort(k, rows, tmp, n);
+    free(tmp);
+    tmp = NULL;
     /* nulls first, then keys; a new file every records-per-range × 1.2 rows */
     int64_t per = (int64_t)((double)g->btree_records_per_range * 1.2);
     if (per < 1)
@@ -371,9 +383,8 @@ static pm_error *build_btree(const pm_gi_column *g, const pm_column *values, int
     }
 done:
     free(rows);
+    free(tmp);
     free(nulls);
-    free(order);
-    fi_valmap_free(&m);
     if (e) {
         pm_gi_payloads_free(ps, np);
         return e;
