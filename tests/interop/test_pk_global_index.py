@@ -24,20 +24,16 @@ files with row counts; row range [0, rows - 1]) and our reads:
   ordinal loses rows against the brute-force filter.
 """
 import json
-import os
 import random
 import struct
-import sys
 
 import fastavro
 import pyarrow as pa
 import pytest
 from pypaimon import CatalogFactory, Schema
 
-from conftest import ROOT, run_paimon, run_paimon_jsonl
-
-sys.path.insert(0, str(ROOT / "bench" / "java"))
-from paimon_oracle import BuildError, JavaOracle, build  # noqa: E402
+from conftest import run_paimon, run_paimon_jsonl
+from java_rows import java  # noqa: F401 (the oracle fixture)
 
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), ("cat", pa.int32()), ("name", pa.string()),
                     ("v", pa.int64())])
@@ -253,19 +249,6 @@ def test_index_round_refused_for_pk(tmp_path):
 
 
 # ------------------------------------------------------------ Java 1.4.2
-
-@pytest.fixture(scope="module")
-def java():
-    if os.environ.get("PAIMON_SKIP_JAVA") == "1":
-        pytest.skip("PAIMON_SKIP_JAVA=1: Apache Paimon Java oracle tests skipped on request")
-    try:
-        run_sh = build()
-    except BuildError as e:
-        pytest.fail(f"cannot build the Apache Paimon Java oracle (set PAIMON_SKIP_JAVA=1 to skip):\n{e}",
-                    pytrace=False)
-    with JavaOracle(run_sh, java_opts=os.environ.get("JAVA_OPTS", "-XX:TieredStopAtLevel=1")) as j:
-        yield j
-
 
 def test_java_reads_and_compacts_indexed_table(java, tmp_path):
     """Java 1.4.2 has no source-backed indexes: it reads an indexed table's
