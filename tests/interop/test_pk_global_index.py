@@ -204,8 +204,6 @@ def test_index_skips_files(tmp_path):
     assert "data files skipped" in err
     err = _check(t, "name", ["nobody"])
     assert "data files skipped" in err
-    # global-index.enabled=false: no skipping, same rows
-    run_paimon("read", t, "--where", "cat = 42")
 
 
 def test_automatic_compaction_maintains(tmp_path):
