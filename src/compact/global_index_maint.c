@@ -99,6 +99,8 @@ typedef struct round_state {
     size_t nbuilt;
     char **read_files;          /* data files the round read (borrowed names) */
     size_t nread;
+    const char *gi_root;        /* global-index.external-path as written (borrowed), NULL = index/ */
+    char *gi_dir;               /* its local directory */
     pm_gi_maint_result res;
 } round_state;
 
@@ -111,6 +113,7 @@ static void round_clear(round_state *s, bool delete_files)
     pm_commit_message_array_free(s->msgs, s->nmsgs);
     free(s->built);
     free(s->read_files);
+    free(s->gi_dir);
     pm_gi_decls_clear(&s->decls);
     pm_scan_result_free(s->scan);
     memset(s, 0, sizeof *s);
@@ -233,8 +236,24 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
         char uuid[37], name[128];
         PM_TRY(pm_uuid(uuid));
         snprintf(name, sizeof name, "%s-global-index-%s.index", pm_gi_family_name(g->family), uuid);
-        char *path = NULL;
-        PM_TRY(pm_path_factory_index_path(s->t->paths, name, &path));
+        char *path = NULL, *ext = NULL;
+        if (s->gi_dir) {
+            /* under the external root; the entry names it in full, as the root is spelled */
+            size_t rl = strlen(s->gi_root);
+            while (rl > 1 && s->gi_root[rl - 1] == '/')
+                rl--;
+            size_t el = rl + 1 + strlen(name) + 1;
+            path = pm_path_join(s->gi_dir, name);
+            ext = malloc(el);
+            if (!path || !ext) {
+                free(path);
+                free(ext);
+                return pm_oom();
+            }
+            snprintf(ext, el, "%.*s/%s", (int)rl, s->gi_root, name);
+        } else {
+            PM_TRY(pm_path_factory_index_path(s->t->paths, name, &path));
+        }
         pm_output *out = NULL;
         bool written = false;
         pm_error *e = pm_output_create(s->t->fio, path, false, &out);
@@ -250,8 +269,11 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
             e = pm_error_new(PM_EIO, "fault injected: global-index-after-write");
         if (e && written)
             pm_error_free(pm_fileio_delete(s->t->fio, path)); /* written but not yet listed */
-        free(path);
-        PM_TRY(e);
+        if (e) {
+            free(path);
+            free(ext);
+            return e;
+        }
         pm_index_manifest_entry ie;
         memset(&ie, 0, sizeof ie);
         ie.kind = PM_FILE_ADD;
@@ -259,6 +281,7 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
         ie.partition = b->partition; /* borrowed for the copy */
         ie.index_file.index_type = (char *)pm_gi_family_name(g->family);
         ie.index_file.file_name = name;
+        ie.index_file.external_path = ext;
         ie.index_file.file_size = (int64_t)ps[i].bytes.len;
         ie.index_file.row_count = ps[i].row_count;
         ie.index_file.has_global_index = true;
@@ -271,13 +294,11 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
             ie.index_file.global_index.index_meta.len = ps[i].meta.len;
         }
         e = push_entry(&m->index_added, &m->n_index_added, &ie);
-        if (e) {
-            char *p2 = NULL;
-            if (!pm_path_factory_index_path(s->t->paths, name, &p2))
-                pm_error_free(pm_fileio_delete(s->t->fio, p2));
-            free(p2);
-            return e;
-        }
+        if (e)
+            pm_error_free(pm_fileio_delete(s->t->fio, path));
+        free(path);
+        free(ext);
+        PM_TRY(e);
         s->res.files_added++;
     }
     return NULL;
@@ -586,14 +607,16 @@ pm_error *pm_gi_maintain(pm_table *t, const pm_gi_maint_options *o, pm_gi_maint_
         bool changed = false;
         PM_TRY(pm_table_reload(t, &changed));
         const pm_schema *sc = pm_table_schema(t);
-        if (pm_options_get(sc->options, "global-index.external-path"))
-            return pm_error_new(PM_EUNSUPPORTED, "option 'global-index.external-path': global index files outside "
-                                "the table are not supported");
         round_state s;
         memset(&s, 0, sizeof s);
         s.t = t;
-        PM_TRY(pm_gi_decls_resolve(sc->options, sc->row_type, &s.decls));
-        pm_error *e = pm_gi_decls_check_table(&s.decls, sc->options, sc->primary_keys.count);
+        PM_TRY(pm_table_gi_external_root(sc->options, &s.gi_root, &s.gi_dir));
+        pm_error *e = pm_gi_decls_resolve(sc->options, sc->row_type, &s.decls);
+        if (e) {
+            round_clear(&s, false);
+            return e;
+        }
+        e = pm_gi_decls_check_table(&s.decls, sc->options, sc->primary_keys.count);
         if (!e && o->column && !pm_gi_decls_find_name(&s.decls, o->column))
             e = pm_error_new(PM_EINVALID, "column %s has no global index declaration "
                              "(global-index.<type>.index-columns)", o->column);

@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -17,6 +16,7 @@
 #include "index/global_index_file.h"
 #include "io/fileio.h"
 #include "meta/paths.h"
+#include "meta/safe_path.h"
 #include "table/table_internal.h"
 
 typedef struct gi_atom_sel {
@@ -62,10 +62,11 @@ static int cmp_i64(const void *a, const void *b)
  * <table>/index/<name>). */
 static pm_error *payload_path(pm_table *t, const pm_index_file_meta *f, char **out)
 {
-    if (f->external_path) {
-        const char *p = f->external_path;
-        if (!strncasecmp(p, "file:", 5))
-            p += 5;
+    if (f->external_path) { /* checked against the table's roots by the scan (table/scan.c) */
+        const char *p = pm_safe_path_local(f->external_path);
+        if (!p)
+            return pm_error_new(PM_EUNSUPPORTED, "global index file %s: external path %s", f->file_name,
+                                f->external_path);
         return pm_strdup(out, p);
     }
     return pm_path_factory_index_path(t->paths, f->file_name, out);
