@@ -548,6 +548,30 @@ static bool retired_here(const round_state *s, const char *name)
     return false;
 }
 
+/* A live data file f that the round did not read and that writes column
+ * bu's field in rows of bu's range (a column update committed meanwhile):
+ * the built payload would be stale, so replan. */
+static pm_error *check_new_file(const round_state *s, const built *bu, const pm_data_file_meta *f)
+{
+    if (!f->first_row_id.has || f->row_count <= 0)
+        return NULL;
+    int64_t from = f->first_row_id.v, to = from + f->row_count - 1;
+    if (from > bu->range.to || to < bu->range.from)
+        return NULL;
+    for (size_t r = 0; r < s->nread; r++)
+        if (!strcmp(s->read_files[r], f->file_name))
+            return NULL;
+    const pm_gi_column *g = pm_gi_decls_find(&s->decls, bu->field_id);
+    bool writes = !f->has_write_cols || !g;
+    for (size_t c = 0; !writes && c < f->write_cols.count; c++)
+        writes = !strcmp(f->write_cols.items[c], g->column);
+    if (!writes)
+        return NULL;
+    return pm_error_new(PM_ECONFLICT, "data file %s committed meanwhile writes column %s of row ids [%" PRId64
+                        ", %" PRId64 "] a global index was built for: replan", f->file_name, g ? g->column : "?",
+                        from, to);
+}
+
 static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_result *live)
 {
     round_state *s = arg;
@@ -579,6 +603,8 @@ static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_re
                     return pm_error_new(PM_ECONFLICT, "global index file %s now covers row ids [%" PRId64 ", %" PRId64
                                         "]: replan", f->file_name, bu->range.from, bu->range.to);
             }
+            for (size_t i = 0; i < lb->nfiles; i++)
+                PM_TRY(check_new_file(s, bu, &lb->files[i]));
         }
     }
     return NULL;

@@ -38,8 +38,11 @@
  *  5. commit (APPEND, commit user / identifier of the options; additions
  *     and retirements in one snapshot): on every attempt the validate hook
  *     refuses (conflict) when the schema changed, a data file the round
- *     read is no longer live, or a live entry of the same field and
- *     partition that the round does not retire now overlaps a built range;
+ *     read is no longer live, a live data file the round did not read
+ *     writes the column in rows of a built range (a column update
+ *     committed meanwhile: the payload would be stale), or a live entry of
+ *     the same field and partition that the round does not retire now
+ *     overlaps a built range;
  *     a conflict discards the round's files and replans, up to
  *     commit.max-retries rounds; an empty plan publishes nothing.
  * `global-index.external-path` is PM_EUNSUPPORTED.
