@@ -22,6 +22,7 @@
 #include "meta/paths.h"
 #include "table/commit_message.h"
 #include "table/de_read.h"
+#include "table/global_index_epoch.h"
 #include "table/partition.h"
 #include "table/scan.h"
 #include "table/table_commit.h"
@@ -409,6 +410,8 @@ static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, p
     if (e)
         goto done;
     ranges_merge(&data);
+    pm_gi_stale stale;
+    e = pm_gi_stale_find(s->t, g->field_id, &stale);
     for (size_t i = 0; i < b->nindex_entries && !e; i++) {
         const pm_index_manifest_entry *ie = &b->index_entries[i];
         const pm_global_index_meta *gm = &ie->index_file.global_index;
@@ -419,12 +422,14 @@ static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, p
         for (size_t d = 0; d < data.n && !inside; d++)
             inside = data.r[d].from <= gm->row_range_start && gm->row_range_end <= data.r[d].to;
         if (!pm_gi_family_parse(ie->index_file.index_type, &fam) || fam != g->family || !inside ||
-            gm->row_range_start / S != gm->row_range_end / S) {
-            e = retire(s, b, ie); /* incompatible, rows removed, or a shard-boundary change */
+            gm->row_range_start / S != gm->row_range_end / S || pm_gi_stale_has(&stale, ie->index_file.file_name)) {
+            /* incompatible, rows removed, a shard-boundary change, or built under another column type */
+            e = retire(s, b, ie);
             continue;
         }
         e = ranges_push(&cov, gm->row_range_start, gm->row_range_end);
     }
+    pm_gi_stale_clear(&stale);
     if (e)
         goto done;
     /* runs: the distinct existing ranges, then the missing pieces */

@@ -12,7 +12,9 @@
  *     touching ranges merged);
  *  2. per declared column, its entries of the partition (same field id):
  *     retired in the round's snapshot when their family differs (an
- *     incompatible definition), their range is no longer inside one data
+ *     incompatible definition), they were built while the column had
+ *     another type (table/global_index_epoch.h), their range is no longer
+ *     inside one data
  *     stretch (removed rows) or crosses a multiple of the column's
  *     row-count-per-shard (a shard-boundary change); the rest are kept
  *     and form the coverage; missing = stretches − coverage, cut at shard
