@@ -28,7 +28,8 @@
 
 #include "svc.h"
 
-static const char *const TYPES[] = {"compaction", "expire-snapshots", "remove-orphan-files"};
+static const char *const TYPES[] = {"compaction", "expire-snapshots", "remove-orphan-files", "global-index"};
+#define NTYPES (sizeof TYPES / sizeof TYPES[0])
 static const char *const STATES[] = {"queued", "running", "succeeded", "failed", "cancelled"};
 
 const char *svc_job_type_name(svc_job_type t) { return TYPES[t]; }
@@ -114,7 +115,7 @@ static svc_job *job_from_json(json_t *o)
         return NULL;
     j->id = id;
     bool ok = false;
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < NTYPES; i++)
         if (!strcmp(type, TYPES[i])) {
             j->type = (svc_job_type)i;
             ok = true;

@@ -27,6 +27,10 @@
  * With compaction-service.executor=ray the tasks of a pass run on a Ray
  * cluster (ray_exec.c); planning, the latch, the job and the commit stay
  * here.  Postpone-bucket passes are one library run and stay local.
+ * Global indexes: after a pass succeeds on a table that declares global
+ * indexes with write-only not true, a `global-index` job (table latch,
+ * queued by the tick once no pass of the table holds a latch; one per run
+ * of passes) builds the missing coverage with pm_table_build_index.
  * Postpone-bucket tables: their `bucket-postpone` files are the pending
  * files of bucket -2, whose pass assigns every postponed file of the
  * partition its real bucket (postpone_pass, under the table's latch); the
@@ -38,6 +42,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "paimon/index.h"
 #include "paimon/maintenance.h"
 #include "paimon/table.h"
 #include "svc.h"
@@ -328,6 +333,17 @@ static pm_error *run_maintenance(const svc_job *j, const pass_spec *ps, svc_job 
                  (long long)r.bytes_deleted);
         out->input_files = r.snapshots_expired;
         out->output_bytes = r.bytes_deleted;
+    } else if (j->type == SVC_JOB_INDEX) {
+        /* a fresh commit user per job: (user, batch identifier) pairs are idempotent commits */
+        pm_index_options o = PM_INDEX_OPTIONS_INIT;
+        pm_index_result r = PM_INDEX_RESULT_INIT;
+        e = pm_table_build_index(&r, t, &o);
+        snprintf(buf, sizeof buf, "built %lld global index ranges (%lld rows): %lld files added, %lld retired",
+                 (long long)r.ranges_built, (long long)r.rows_indexed, (long long)r.files_added,
+                 (long long)r.files_removed);
+        out->input_files = r.files_removed;
+        out->output_files = r.files_added;
+        out->snapshot = r.snapshot_id;
     } else {
         pm_orphan_options o = PM_ORPHAN_OPTIONS_INIT;
         o.has_older_than = true;
@@ -399,6 +415,8 @@ static void run_job(svc *s, svc_job *j)
         /* a bucket still over its triggers gets its next pass now */
         if (t && !msg && res.snapshot)
             svc_schedule_table(s, t, SVC_TRIGGER_INTERVAL);
+        if (t && !msg && t->index_auto)
+            t->index_due = true; /* the tick queues the index job once no pass holds the table */
     } else {
         s->metrics.maintenance_runs++;
         s->metrics.maintenance_failures += msg != NULL;
@@ -509,6 +527,8 @@ static void *tick_main(void *arg)
                 t->last_expire = now;
                 t->expired_at_snapshot = t->snapshot;
             }
+            if (t->index_due && t->index_auto && enqueue_maintenance(s, t, SVC_JOB_INDEX))
+                t->index_due = false;
             if (!t->last_orphans)
                 t->last_orphans = now; /* the first run waits one interval */
             else if (t->th.orphan_interval_ms > 0 && now - t->last_orphans >= t->th.orphan_interval_ms &&

@@ -142,7 +142,8 @@ void svc_latch_release(svc_latches *l, const char *table, const char *partition,
 
 /* ---- jobs (jobs.c) ---- */
 
-typedef enum { SVC_JOB_COMPACTION, SVC_JOB_EXPIRE, SVC_JOB_ORPHANS } svc_job_type;
+/* SVC_JOB_INDEX: global index maintenance (paimon/index.h) after passes */
+typedef enum { SVC_JOB_COMPACTION, SVC_JOB_EXPIRE, SVC_JOB_ORPHANS, SVC_JOB_INDEX } svc_job_type;
 typedef enum { SVC_QUEUED, SVC_RUNNING, SVC_SUCCEEDED, SVC_FAILED, SVC_CANCELLED } svc_job_state;
 
 typedef struct svc_job {
@@ -219,6 +220,8 @@ typedef struct svc_table {
     int64_t last_expire, last_orphans;
     int64_t expired_at_snapshot;  /* the snapshot at the last expiration job */
     int64_t last_job;             /* id of the last compaction job (0 = none) */
+    bool index_auto;              /* declares global indexes and write-only is not true */
+    bool index_due;               /* a pass succeeded since the last index job was queued */
     bool seen;                    /* still in the warehouse at the last discovery */
 } svc_table;
 

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
+#include "paimon/index.h"
 #include "paimon/table.h"
 #include "svc.h"
 
@@ -87,6 +89,12 @@ static svc_table *load_status(svc *s, const char *name, const char *path)
         e = svc_table_thresholds(&s->cfg, t, &st->th);
     if (!e) {
         st->primary_key = pm_table_has_primary_key(t);
+        /* global indexes the service maintains after passes (a bad declaration: left to writes to report) */
+        bool declared = false;
+        const char *wo = pm_table_option(t, "write-only");
+        pm_error *de = pm_table_index_declared(&declared, t);
+        pm_error_free(de);
+        st->index_auto = !de && declared && !(wo && !strcasecmp(wo, "true"));
         e = pm_compact_pending(&l, t, NULL);
     }
     if (!e) {
@@ -143,6 +151,7 @@ pm_error *svc_refresh_table(svc *s, const char *name, svc_trigger reason)
     st->expired_at_snapshot = old->expired_at_snapshot;
     st->last_orphans = old->last_orphans;
     st->last_job = old->last_job;
+    st->index_due = old->index_due;
     st->seen = true;
     st->last_refresh = svc_now_ms();
     for (size_t i = 0; i < st->nbuckets; i++)

@@ -16,10 +16,15 @@
  * the write API builds the missing coverage after its automatic
  * compaction round; pm_table_build_index does it on demand (e.g. for
  * `write-only` = true tables).  The files are Apache Paimon Java 1.4.2's
- * btree and bitmap global index files, listed in the index manifest with
- * their row range and field id, published as one APPEND snapshot that
- * changes only the index manifest.  Reads with a filter (read.h) use them
- * when `global-index.enabled` (default true) holds.
+ * btree and bitmap global index files (`bitmap-index.format=dictionary`:
+ * the later dictionary bitmap format pypaimon 2.1 reads; both bitmap
+ * formats are always read; `btree-index.compression` / `bitmap-index.
+ * compression`: none, zstd, lz4), listed in the index manifest with their
+ * row range and field id, published as one APPEND snapshot that changes
+ * only the index manifest; in `<table>/index/`, or under
+ * `global-index.external-path` (an absolute local directory) with their
+ * full path in the entry.  Reads with a filter (read.h) use them when
+ * `global-index.enabled` (default true) holds.
  *
  * Options and results are versioned structs: initialize with their _INIT
  * macro (or the _init function).
@@ -66,11 +71,17 @@ typedef struct pm_index_result {
 /* Build the missing coverage of t's declared global indexes (o may be
  * NULL: every column); *out (may be NULL) gets what was done.  Errors:
  * PM_EINVALID for a bad declaration, an undeclared column or an unknown
- * version; PM_EUNSUPPORTED for declarations paimon-c cannot maintain
- * (other index types, primary-key tables, global-index.external-path);
+ * version or a relative global-index.external-path; PM_EUNSUPPORTED for
+ * declarations paimon-c cannot maintain (other index types, primary-key
+ * tables, a non-local global-index.external-path);
  * PM_ECONFLICT when concurrent commits kept invalidating the build beyond
  * commit.max-retries.  Nothing is published on error. */
 PM_API pm_error *pm_table_build_index(pm_index_result *out, pm_table *t, const pm_index_options *o);
+
+/* *out = whether t's current schema declares global indexes (btree or
+ * bitmap columns) for pm_table_build_index to maintain.  Errors: those of
+ * a bad declaration (PM_EINVALID, PM_EUNSUPPORTED as above). */
+PM_API pm_error *pm_table_index_declared(bool *out, pm_table *t);
 
 #ifdef __cplusplus
 }

@@ -28,7 +28,9 @@
  * Orphan-file removal (pm_table_remove_orphan_files): files in the
  * table's manifest/, index/, statistics/ directories and in its data
  * directories (partition directories "k=v", bucket directories
- * "bucket-N") that no snapshot, tag or branch references, that are not
+ * "bucket-N"), and the global index files (`<type>-global-index-*.index`)
+ * directly under its `global-index.external-path` (such a root belongs to
+ * one table), that no snapshot, tag or branch references, that are not
  * named in o->keep (the files in-flight jobs will commit) and that were
  * last modified more than older_than ago (default 1 day), are deleted.
  * Other files (schema/, snapshot/, tag/, consumer/, branch/, anything the

@@ -41,3 +41,11 @@ pm_error *pm_table_build_index(pm_index_result *out, pm_table *t, const pm_index
     }
     return NULL;
 }
+
+pm_error *pm_table_index_declared(bool *out, pm_table *t)
+{
+    if (!out || !t)
+        return pm_error_new(PM_EINVALID, "pm_table_index_declared: no %s", out ? "table" : "result");
+    *out = false;
+    return pm_gi_maint_declared(t, out);
+}

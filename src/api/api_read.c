@@ -382,7 +382,7 @@ static pm_error *resolve_split(pm_table *t, pm_bucket_files *b, const pm_split *
         const pm_index_file_meta *f = &b->index_entries[k].index_file;
         if (f->external_path) {
             snprintf(field, sizeof field, "split %zu: index_files[%zu].external_path", i, k);
-            PM_TRY(pm_table_check_external_path(t, s->schema_id, field, f->external_path));
+            PM_TRY(pm_table_check_index_external_path(t, s->schema_id, field, f->external_path));
         }
         snprintf(field, sizeof field, "split %zu: index file %s", i, f->file_name);
         PM_TRY(pm_bucket_files_add_dvs(t, b, f, field));

@@ -22,6 +22,7 @@
 #include "meta/paths.h"
 #include "table/commit_message.h"
 #include "table/de_read.h"
+#include "table/global_index_epoch.h"
 #include "table/partition.h"
 #include "table/scan.h"
 #include "table/table_commit.h"
@@ -99,6 +100,8 @@ typedef struct round_state {
     size_t nbuilt;
     char **read_files;          /* data files the round read (borrowed names) */
     size_t nread;
+    const char *gi_root;        /* global-index.external-path as written (borrowed), NULL = index/ */
+    char *gi_dir;               /* its local directory */
     pm_gi_maint_result res;
 } round_state;
 
@@ -111,6 +114,7 @@ static void round_clear(round_state *s, bool delete_files)
     pm_commit_message_array_free(s->msgs, s->nmsgs);
     free(s->built);
     free(s->read_files);
+    free(s->gi_dir);
     pm_gi_decls_clear(&s->decls);
     pm_scan_result_free(s->scan);
     memset(s, 0, sizeof *s);
@@ -233,8 +237,24 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
         char uuid[37], name[128];
         PM_TRY(pm_uuid(uuid));
         snprintf(name, sizeof name, "%s-global-index-%s.index", pm_gi_family_name(g->family), uuid);
-        char *path = NULL;
-        PM_TRY(pm_path_factory_index_path(s->t->paths, name, &path));
+        char *path = NULL, *ext = NULL;
+        if (s->gi_dir) {
+            /* under the external root; the entry names it in full, as the root is spelled */
+            size_t rl = strlen(s->gi_root);
+            while (rl > 1 && s->gi_root[rl - 1] == '/')
+                rl--;
+            size_t el = rl + 1 + strlen(name) + 1;
+            path = pm_path_join(s->gi_dir, name);
+            ext = malloc(el);
+            if (!path || !ext) {
+                free(path);
+                free(ext);
+                return pm_oom();
+            }
+            snprintf(ext, el, "%.*s/%s", (int)rl, s->gi_root, name);
+        } else {
+            PM_TRY(pm_path_factory_index_path(s->t->paths, name, &path));
+        }
         pm_output *out = NULL;
         bool written = false;
         pm_error *e = pm_output_create(s->t->fio, path, false, &out);
@@ -250,8 +270,11 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
             e = pm_error_new(PM_EIO, "fault injected: global-index-after-write");
         if (e && written)
             pm_error_free(pm_fileio_delete(s->t->fio, path)); /* written but not yet listed */
-        free(path);
-        PM_TRY(e);
+        if (e) {
+            free(path);
+            free(ext);
+            return e;
+        }
         pm_index_manifest_entry ie;
         memset(&ie, 0, sizeof ie);
         ie.kind = PM_FILE_ADD;
@@ -259,6 +282,7 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
         ie.partition = b->partition; /* borrowed for the copy */
         ie.index_file.index_type = (char *)pm_gi_family_name(g->family);
         ie.index_file.file_name = name;
+        ie.index_file.external_path = ext;
         ie.index_file.file_size = (int64_t)ps[i].bytes.len;
         ie.index_file.row_count = ps[i].row_count;
         ie.index_file.has_global_index = true;
@@ -271,13 +295,11 @@ static pm_error *publish_payloads(round_state *s, pm_commit_message *m, const pm
             ie.index_file.global_index.index_meta.len = ps[i].meta.len;
         }
         e = push_entry(&m->index_added, &m->n_index_added, &ie);
-        if (e) {
-            char *p2 = NULL;
-            if (!pm_path_factory_index_path(s->t->paths, name, &p2))
-                pm_error_free(pm_fileio_delete(s->t->fio, p2));
-            free(p2);
-            return e;
-        }
+        if (e)
+            pm_error_free(pm_fileio_delete(s->t->fio, path));
+        free(path);
+        free(ext);
+        PM_TRY(e);
         s->res.files_added++;
     }
     return NULL;
@@ -388,6 +410,8 @@ static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, p
     if (e)
         goto done;
     ranges_merge(&data);
+    pm_gi_stale stale;
+    e = pm_gi_stale_find(s->t, g->field_id, &stale);
     for (size_t i = 0; i < b->nindex_entries && !e; i++) {
         const pm_index_manifest_entry *ie = &b->index_entries[i];
         const pm_global_index_meta *gm = &ie->index_file.global_index;
@@ -398,12 +422,14 @@ static pm_error *build_bucket_column(round_state *s, const pm_bucket_files *b, p
         for (size_t d = 0; d < data.n && !inside; d++)
             inside = data.r[d].from <= gm->row_range_start && gm->row_range_end <= data.r[d].to;
         if (!pm_gi_family_parse(ie->index_file.index_type, &fam) || fam != g->family || !inside ||
-            gm->row_range_start / S != gm->row_range_end / S) {
-            e = retire(s, b, ie); /* incompatible, rows removed, or a shard-boundary change */
+            gm->row_range_start / S != gm->row_range_end / S || pm_gi_stale_has(&stale, ie->index_file.file_name)) {
+            /* incompatible, rows removed, a shard-boundary change, or built under another column type */
+            e = retire(s, b, ie);
             continue;
         }
         e = ranges_push(&cov, gm->row_range_start, gm->row_range_end);
     }
+    pm_gi_stale_clear(&stale);
     if (e)
         goto done;
     /* runs: the distinct existing ranges, then the missing pieces */
@@ -527,6 +553,30 @@ static bool retired_here(const round_state *s, const char *name)
     return false;
 }
 
+/* A live data file f that the round did not read and that writes column
+ * bu's field in rows of bu's range (a column update committed meanwhile):
+ * the built payload would be stale, so replan. */
+static pm_error *check_new_file(const round_state *s, const built *bu, const pm_data_file_meta *f)
+{
+    if (!f->first_row_id.has || f->row_count <= 0)
+        return NULL;
+    int64_t from = f->first_row_id.v, to = from + f->row_count - 1;
+    if (from > bu->range.to || to < bu->range.from)
+        return NULL;
+    for (size_t r = 0; r < s->nread; r++)
+        if (!strcmp(s->read_files[r], f->file_name))
+            return NULL;
+    const pm_gi_column *g = pm_gi_decls_find(&s->decls, bu->field_id);
+    bool writes = !f->has_write_cols || !g;
+    for (size_t c = 0; !writes && c < f->write_cols.count; c++)
+        writes = !strcmp(f->write_cols.items[c], g->column);
+    if (!writes)
+        return NULL;
+    return pm_error_new(PM_ECONFLICT, "data file %s committed meanwhile writes column %s of row ids [%" PRId64
+                        ", %" PRId64 "] a global index was built for: replan", f->file_name, g ? g->column : "?",
+                        from, to);
+}
+
 static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_result *live)
 {
     round_state *s = arg;
@@ -558,6 +608,8 @@ static pm_error *validate(void *arg, const pm_snapshot *latest, const pm_scan_re
                     return pm_error_new(PM_ECONFLICT, "global index file %s now covers row ids [%" PRId64 ", %" PRId64
                                         "]: replan", f->file_name, bu->range.from, bu->range.to);
             }
+            for (size_t i = 0; i < lb->nfiles; i++)
+                PM_TRY(check_new_file(s, bu, &lb->files[i]));
         }
     }
     return NULL;
@@ -586,14 +638,16 @@ pm_error *pm_gi_maintain(pm_table *t, const pm_gi_maint_options *o, pm_gi_maint_
         bool changed = false;
         PM_TRY(pm_table_reload(t, &changed));
         const pm_schema *sc = pm_table_schema(t);
-        if (pm_options_get(sc->options, "global-index.external-path"))
-            return pm_error_new(PM_EUNSUPPORTED, "option 'global-index.external-path': global index files outside "
-                                "the table are not supported");
         round_state s;
         memset(&s, 0, sizeof s);
         s.t = t;
-        PM_TRY(pm_gi_decls_resolve(sc->options, sc->row_type, &s.decls));
-        pm_error *e = pm_gi_decls_check_table(&s.decls, sc->options, sc->primary_keys.count);
+        PM_TRY(pm_table_gi_external_root(sc->options, &s.gi_root, &s.gi_dir));
+        pm_error *e = pm_gi_decls_resolve(sc->options, sc->row_type, &s.decls);
+        if (e) {
+            round_clear(&s, false);
+            return e;
+        }
+        e = pm_gi_decls_check_table(&s.decls, sc->options, sc->primary_keys.count);
         if (!e && sc->primary_keys.count && s.decls.n)
             e = pm_error_new(PM_EUNSUPPORTED, "the global indexes of primary-key table %s are source-backed: data "
                              "compaction maintains them (paimon compact), not an index round", t->path);

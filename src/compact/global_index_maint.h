@@ -12,7 +12,9 @@
  *     touching ranges merged);
  *  2. per declared column, its entries of the partition (same field id):
  *     retired in the round's snapshot when their family differs (an
- *     incompatible definition), their range is no longer inside one data
+ *     incompatible definition), they were built while the column had
+ *     another type (table/global_index_epoch.h), their range is no longer
+ *     inside one data
  *     stretch (removed rows) or crosses a multiple of the column's
  *     row-count-per-shard (a shard-boundary change); the rest are kept
  *     and form the coverage; missing = stretches − coverage, cut at shard
@@ -38,8 +40,11 @@
  *  5. commit (APPEND, commit user / identifier of the options; additions
  *     and retirements in one snapshot): on every attempt the validate hook
  *     refuses (conflict) when the schema changed, a data file the round
- *     read is no longer live, or a live entry of the same field and
- *     partition that the round does not retire now overlaps a built range;
+ *     read is no longer live, a live data file the round did not read
+ *     writes the column in rows of a built range (a column update
+ *     committed meanwhile: the payload would be stale), or a live entry of
+ *     the same field and partition that the round does not retire now
+ *     overlaps a built range;
  *     a conflict discards the round's files and replans, up to
  *     commit.max-retries rounds; an empty plan publishes nothing.
  * `global-index.external-path` is PM_EUNSUPPORTED.

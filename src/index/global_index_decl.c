@@ -271,15 +271,6 @@ static pm_error *memory_param(const pm_options *params, const char *key, int64_t
     return NULL;
 }
 
-static pm_error *none_only(const pm_options *params, const char *key, const char *c)
-{
-    const char *v = pm_options_get(params, key);
-    if (v && strcmp(v, "none") && strcmp(v, "NONE"))
-        return pm_error_new(PM_EUNSUPPORTED, "index-options of column %s: '%s' = '%s' is not supported (only none)",
-                            c, key, v);
-    return NULL;
-}
-
 static const char *const POLICY_KEYS[] = {"global-index.num-sorted-run.compaction-trigger",
                                           "global-index.compaction.size-ratio",
                                           "global-index.compaction.max-size-amplification-percent",
@@ -288,7 +279,71 @@ static const char *const BTREE_KEYS[] = {"btree-index.block-size",        "btree
                                          "btree-index.compression",       "btree-index.compression-level",
                                          "btree-index.cache-size",        "btree-index.high-priority-pool-ratio",
                                          NULL};
-static const char *const BITMAP_KEYS[] = {"bitmap-index.compression", NULL};
+static const char *const BITMAP_KEYS[] = {"bitmap-index.format", "bitmap-index.dictionary-block-size",
+                                          "bitmap-index.compression", "bitmap-index.compression-level", NULL};
+
+/* A parameter of the column's JSON, else the table option of that key. */
+static const char *param_or_table(const pm_options *table, const pm_options *params, const char *key)
+{
+    const char *v = pm_options_get(params, key);
+    return v ? v : pm_options_get(table, key);
+}
+
+/* <family>-index.compression and -level (JSON, then table). */
+static pm_error *compression_params(const pm_options *o, pm_gi_column *g, const char *key, const char *level_key)
+{
+    const char *v = param_or_table(o, g->params, key);
+    if (v)
+        PM_TRY(pm_error_wrap(pm_gi_compression_parse(v, key, &g->compression), 0, "global index on column %s",
+                             g->column));
+    int64_t level;
+    PM_TRY(int_param(o, g->params, level_key, 1, INT32_MIN, g->column, &level));
+    if (level > INT32_MAX)
+        return pm_error_new(PM_EINVALID, "column %s: '%s' is out of range", g->column, level_key);
+    g->compression_level = (int32_t)level;
+    return NULL;
+}
+
+/* bitmap-index.format (file-index: Java 1.4.2's, the default; dictionary:
+ * the BGIX format of later Paimon and pypaimon 2.1) and the options of the
+ * dictionary format, which the file-index format refuses. */
+static pm_error *bitmap_params(const pm_options *o, pm_gi_column *g)
+{
+    const char *f = param_or_table(o, g->params, "bitmap-index.format");
+    if (f && !strcmp(f, "dictionary")) {
+        g->bitmap_dictionary = true;
+        if (!pm_gi_btree_type_ok(g->type)) { /* dictionary keys are KeySerializer's */
+            char *ts = pm_type_to_string(g->type);
+            pm_error *e = pm_error_new(PM_EUNSUPPORTED,
+                                       "bitmap global index on column %s: type %s is not supported by "
+                                       "bitmap-index.format=dictionary",
+                                       g->column, ts ? ts : "?");
+            free(ts);
+            return e;
+        }
+    }
+    else if (f && strcmp(f, "file-index"))
+        return pm_error_new(PM_EINVALID, "column %s: 'bitmap-index.format' = '%s' (file-index or dictionary)",
+                            g->column, f);
+    g->bitmap_dict_block_size = 16 * 1024;
+    const char *bs = param_or_table(o, g->params, "bitmap-index.dictionary-block-size");
+    if (bs) {
+        pm_error *e = pm_parse_memory_size(bs, &g->bitmap_dict_block_size);
+        if (e)
+            return pm_error_wrap(e, PM_EINVALID, "column %s: 'bitmap-index.dictionary-block-size'", g->column);
+        if (g->bitmap_dict_block_size <= 0 || g->bitmap_dict_block_size > INT32_MAX)
+            return pm_error_new(PM_EINVALID,
+                                "column %s: 'bitmap-index.dictionary-block-size' must be between 1 byte and 2 GiB",
+                                g->column);
+    }
+    PM_TRY(compression_params(o, g, "bitmap-index.compression", "bitmap-index.compression-level"));
+    if (!g->bitmap_dictionary && (bs || g->compression != PM_GI_COMPRESS_NONE))
+        return pm_error_new(PM_EINVALID,
+                            "column %s: '%s' applies to bitmap-index.format=dictionary only (Java 1.4.2's bitmap "
+                            "payload has no dictionary blocks)",
+                            g->column, bs ? "bitmap-index.dictionary-block-size" : "bitmap-index.compression");
+    return NULL;
+}
 
 static bool listed(const char *const *keys, const char *k)
 {
@@ -339,9 +394,8 @@ static pm_error *apply_params(const pm_options *o, pm_gi_column *g)
         PM_TRY(memory_param(g->params, "btree-index.block-size", 64 * 1024, g->column, &g->btree_block_size));
         PM_TRY(int_param(o, g->params, "btree-index.records-per-range", 1000000, 1, g->column,
                          &g->btree_records_per_range));
-        PM_TRY(none_only(g->params, "btree-index.compression", g->column));
-        int64_t level, cache;
-        PM_TRY(int_param(o, g->params, "btree-index.compression-level", 1, INT32_MIN, g->column, &level));
+        PM_TRY(compression_params(o, g, "btree-index.compression", "btree-index.compression-level"));
+        int64_t cache;
         PM_TRY(memory_param(g->params, "btree-index.cache-size", 128 * 1024 * 1024, g->column, &cache));
         const char *ratio = pm_options_get(g->params, "btree-index.high-priority-pool-ratio");
         if (ratio) {
@@ -356,7 +410,7 @@ static pm_error *apply_params(const pm_options *o, pm_gi_column *g)
                                     g->column);
         }
     } else {
-        PM_TRY(none_only(g->params, "bitmap-index.compression", g->column));
+        PM_TRY(bitmap_params(o, g));
     }
     return NULL;
 }

@@ -29,11 +29,18 @@
  * `global-index.` are taken as they are.  Keys paimon-c acts on:
  *   btree-index.block-size (memory, 64 KiB), btree-index.records-per-range
  *   (1000000; a build splits a range into files of at most 1.2 × that
- *   many rows, as Java), btree-index.compression (none only; other codecs
- *   PM_EUNSUPPORTED), btree-index.compression-level (int),
+ *   many rows, as Java), btree-index.compression (none, zstd, lz4; lzo
+ *   and others PM_EUNSUPPORTED), btree-index.compression-level (int, 1),
  *   btree-index.cache-size / btree-index.high-priority-pool-ratio (reader
  *   cache sizing of Java; parsed and validated, no effect on results);
- *   bitmap-index.compression (none only);
+ *   bitmap-index.format: file-index (default: Java 1.4.2's BitmapFileIndex
+ *   payload) or dictionary (the BGIX format of Paimon after 1.4, the one
+ *   pypaimon 2.1 reads and writes; Paimon itself has no switch, its
+ *   version decides), bitmap-index.dictionary-block-size (memory, 16 KiB),
+ *   bitmap-index.compression (none, zstd, lz4) and -compression-level:
+ *   dictionary format only (PM_EINVALID with file-index);
+ *   the compression and bitmap-index keys also read the table option of
+ *   the same name when the JSON lacks them;
  *   global-index.num-sorted-run.compaction-trigger (5, > 0),
  *   global-index.compaction.size-ratio (1, >= 0),
  *   global-index.compaction.max-size-amplification-percent (200, >= 0),
@@ -60,6 +67,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "index/global_index_block.h"
 #include "meta/options.h"
 #include "paimon/error.h"
 #include "paimon/types.h"
@@ -89,6 +97,10 @@ typedef struct pm_gi_column {
     pm_gi_policy policy;
     int64_t btree_block_size;
     int64_t btree_records_per_range;
+    pm_gi_compression compression; /* <family>-index.compression of its blocks */
+    int32_t compression_level;     /* <family>-index.compression-level (1) */
+    bool bitmap_dictionary;        /* bitmap-index.format = dictionary */
+    int64_t bitmap_dict_block_size; /* bitmap-index.dictionary-block-size (16 KiB) */
 } pm_gi_column;
 
 typedef struct pm_gi_decls {

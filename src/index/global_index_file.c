@@ -5,7 +5,6 @@
  */
 #include "index/global_index_file.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -13,11 +12,13 @@
 #include "base/cursor.h"
 #include "base/mem.h"
 #include "index/fi_internal.h"
+#include "index/global_index_block.h"
+#include "index/global_index_dict.h"
+#include "index/global_index_key.h"
 #include "types/column.h"
 
 #define BT_MAGIC 0x50425449u
 #define BT_FOOTER 52
-#define BT_TRAILER 5
 
 void pm_gi_payloads_free(pm_gi_payload *p, size_t n)
 {
@@ -50,91 +51,10 @@ void pm_gi_ranges_merge(pm_gi_range *r, size_t *n)
     *n = k;
 }
 
-/* ---------------------------------------------------------------- */
-/* btree keys                                                        */
-
-static bool key_kind(const pm_type *t, fv_kind *k)
-{
-    if (t->id == PM_TYPE_BINARY || t->id == PM_TYPE_VARBINARY)
-        return false;
-    if (t->id == PM_TYPE_DECIMAL && t->precision > 18)
-        return false;
-    if ((t->id == PM_TYPE_TIMESTAMP || t->id == PM_TYPE_TIMESTAMP_LTZ) && t->precision > 3)
-        return false;
-    return fi_value_kind(t, k);
-}
-
 bool pm_gi_btree_type_ok(const pm_type *t)
 {
     fv_kind k;
-    return key_kind(t, &k);
-}
-
-static pm_error *key_put(pm_buf *out, fv_kind k, const fi_val *v)
-{
-    switch (k) {
-    case FV_BYTES: return pm_buf_append(out, v->p, v->n);
-    case FV_BOOL: return pm_buf_append_byte(out, v->b ? 1 : 0);
-    case FV_I8: return pm_buf_append_byte(out, (uint8_t)v->i);
-    case FV_I16: {
-        uint8_t b[2];
-        pm_store_u16le(b, (uint16_t)v->i);
-        return pm_buf_append(out, b, 2);
-    }
-    case FV_I32: return pm_buf_append_u32le(out, (uint32_t)v->i);
-    case FV_I64: return pm_buf_append_u64le(out, (uint64_t)v->i);
-    case FV_F32: {
-        uint32_t u;
-        if (isnan(v->f))
-            u = 0x7fc00000u; /* floatToIntBits: one NaN */
-        else
-            memcpy(&u, &v->f, 4);
-        return pm_buf_append_u32le(out, u);
-    }
-    case FV_F64: {
-        uint64_t u;
-        if (isnan(v->d))
-            u = UINT64_C(0x7ff8000000000000);
-        else
-            memcpy(&u, &v->d, 8);
-        return pm_buf_append_u64le(out, u);
-    }
-    }
-    return pm_error_new(PM_EINTERNAL, "btree key kind");
-}
-
-/* A serialized key back to a value (bytes borrowed). */
-static pm_error *key_read(fv_kind k, const uint8_t *p, size_t n, fi_val *v, const char *what)
-{
-    static const size_t width[] = {[FV_BOOL] = 1, [FV_I8] = 1, [FV_I16] = 2, [FV_I32] = 4,
-                                   [FV_I64] = 8,  [FV_F32] = 4, [FV_F64] = 8};
-    memset(v, 0, sizeof *v);
-    if (k == FV_BYTES) {
-        v->p = p;
-        v->n = n;
-        return NULL;
-    }
-    if (n != width[k])
-        return pm_error_new(PM_ECORRUPT, "%s: btree key of %zu bytes, expected %zu", what, n, width[k]);
-    switch (k) {
-    case FV_BOOL: v->b = p[0] == 1; break;
-    case FV_I8: v->i = (int8_t)p[0]; break;
-    case FV_I16: v->i = (int16_t)pm_load_u16le(p); break;
-    case FV_I32: v->i = (int32_t)pm_load_u32le(p); break;
-    case FV_I64: v->i = (int64_t)pm_load_u64le(p); break;
-    case FV_F32: {
-        uint32_t u = pm_load_u32le(p);
-        memcpy(&v->f, &u, 4);
-        break;
-    }
-    case FV_F64: {
-        uint64_t u = pm_load_u64le(p);
-        memcpy(&v->d, &u, 8);
-        break;
-    }
-    default: break;
-    }
-    return NULL;
+    return pm_gi_key_kind(t, &k);
 }
 
 /* ---------------------------------------------------------------- */
@@ -183,8 +103,15 @@ static pm_error *block_add(bt_block *b, const uint8_t *k, size_t kn, const uint8
 
 static size_t block_memory(const bt_block *b) { return b->data.len + 5 + (b->aligned ? 0 : b->n * 4); }
 
-/* Finish block b into out (block bytes + trailer); *off, *size = its handle. */
-static pm_error *block_write(bt_block *b, pm_buf *out, uint64_t *off, uint32_t *size)
+/* How blocks of one file are stored (btree-index.compression, -level). */
+typedef struct bt_codec {
+    pm_gi_compression c;
+    int level;
+} bt_codec;
+
+/* Finish block b into out (block bytes + trailer, compressed as z says);
+ * *off, *size = its handle. */
+static pm_error *block_write(bt_block *b, const bt_codec *z, pm_buf *out, uint64_t *off, uint32_t *size)
 {
     if (!b->n)
         b->aligned = false;
@@ -196,25 +123,19 @@ static pm_error *block_write(bt_block *b, pm_buf *out, uint64_t *off, uint32_t *
         PM_TRY(pm_buf_append_u32le(&b->data, (uint32_t)b->n));
     }
     PM_TRY(pm_buf_append_byte(&b->data, b->aligned ? 0 : 1));
-    *off = out->len;
-    *size = (uint32_t)b->data.len;
-    uLong crc = crc32(0L, b->data.data, (uInt)b->data.len);
-    uint8_t none = 0;
-    crc = crc32(crc, &none, 1);
-    PM_TRY(pm_buf_append(out, b->data.data, b->data.len));
-    PM_TRY(pm_buf_append_byte(out, 0));
-    PM_TRY(pm_buf_append_u32le(out, (uint32_t)crc));
+    PM_TRY(pm_gi_block_put(out, b->data.data, b->data.len, z->c, z->level, off, size));
     block_reset(b);
     return NULL;
 }
 
 /* SstFileWriter.flush: the data block into f, its last key → handle into
  * the index block. */
-static pm_error *flush_data(bt_block *data, bt_block *index, pm_buf *f, const pm_buf *last, pm_buf *handle)
+static pm_error *flush_data(bt_block *data, bt_block *index, const bt_codec *z, pm_buf *f, const pm_buf *last,
+                            pm_buf *handle)
 {
     uint64_t off;
     uint32_t size;
-    PM_TRY(block_write(data, f, &off, &size));
+    PM_TRY(block_write(data, z, f, &off, &size));
     pm_buf_clear(handle);
     PM_TRY(pm_buf_append_uvarint(handle, off));
     PM_TRY(pm_buf_append_uvarint(handle, size));
@@ -227,8 +148,8 @@ typedef struct bt_row {
 } bt_row;
 
 /* One btree file of rows[0..n) (sorted) plus nulls. */
-static pm_error *bt_file(fv_kind k, int64_t block_size, const bt_row *rows, size_t n, const uint32_t *nulls,
-                         size_t nnulls, pm_gi_payload *out)
+static pm_error *bt_file(fv_kind k, int64_t block_size, const bt_codec *z, const bt_row *rows, size_t n,
+                         const uint32_t *nulls, size_t nnulls, pm_gi_payload *out)
 {
     pm_buf *f = &out->bytes;
     bt_block data = {0}, index = {0};
@@ -243,7 +164,7 @@ static pm_error *bt_file(fv_kind k, int64_t block_size, const bt_row *rows, size
             j++;
         pm_buf_clear(&key);
         pm_buf_clear(&val);
-        PM_TRY_GOTO(e, key_put(&key, k, &rows[i].v), done);
+        PM_TRY_GOTO(e, pm_gi_key_put(&key, k, &rows[i].v), done);
         PM_TRY_GOTO(e, pm_buf_append_uvarint(&val, j - i), done);
         for (size_t r = i; r < j; r++)
             PM_TRY_GOTO(e, pm_buf_append_uvarint(&val, rows[r].row), done);
@@ -253,21 +174,17 @@ static pm_error *bt_file(fv_kind k, int64_t block_size, const bt_row *rows, size
         pm_buf_clear(&last);
         PM_TRY_GOTO(e, pm_buf_append(&last, key.data, key.len), done);
         if ((int64_t)block_memory(&data) > block_size)
-            PM_TRY_GOTO(e, flush_data(&data, &index, f, &last, &handle), done);
+            PM_TRY_GOTO(e, flush_data(&data, &index, z, f, &last, &handle), done);
         i = j;
     }
     if (data.n)
-        PM_TRY_GOTO(e, flush_data(&data, &index, f, &last, &handle), done);
+        PM_TRY_GOTO(e, flush_data(&data, &index, z, f, &last, &handle), done);
     uint64_t null_off = 0, null_size = 0;
     if (nnulls) {
         if (!(nb = roaring_bitmap_of_ptr(nnulls, nulls)))
             PM_TRY_GOTO(e, pm_oom(), done);
         pm_buf bm = PM_BUF_INIT;
-        e = pm_buf_append_u64le(&bm, 1);
-        if (!e)
-            e = pm_buf_append_u32le(&bm, 0);
-        if (!e)
-            e = fi_bitmap_put(&bm, nb);
+        e = pm_gi_roaring64_put(&bm, nb);
         if (!e) {
             null_off = f->len;
             null_size = bm.len;
@@ -281,7 +198,7 @@ static pm_error *bt_file(fv_kind k, int64_t block_size, const bt_row *rows, size
     }
     uint64_t ioff;
     uint32_t isize;
-    PM_TRY_GOTO(e, block_write(&index, f, &ioff, &isize), done);
+    PM_TRY_GOTO(e, block_write(&index, z, f, &ioff, &isize), done);
     /* footer */
     PM_TRY_GOTO(e, pm_buf_append_u64le(f, 0), done);
     PM_TRY_GOTO(e, pm_buf_append_u32le(f, 0), done);
@@ -340,7 +257,7 @@ static pm_error *build_btree(const pm_gi_column *g, const pm_column *values, int
                              size_t *nout)
 {
     fv_kind k;
-    if (!key_kind(g->type, &k))
+    if (!pm_gi_key_kind(g->type, &k))
         return pm_error_new(PM_EUNSUPPORTED, "btree global index on column %s: type not supported", g->column);
     bt_row *rows = NULL, *tmp = NULL;
     uint32_t *nulls = NULL;
@@ -365,6 +282,7 @@ static pm_error *build_btree(const pm_gi_column *g, const pm_column *values, int
     free(tmp);
     tmp = NULL;
     /* nulls first, then keys; a new file every records-per-range × 1.2 rows */
+    bt_codec z = {g->compression, g->compression_level};
     int64_t per = (int64_t)((double)g->btree_records_per_range * 1.2);
     if (per < 1)
         per = 1;
@@ -376,7 +294,7 @@ static pm_error *build_btree(const pm_gi_column *g, const pm_column *values, int
         PM_TRY_GOTO(e, pm_realloc_array(&ps, np + 1, sizeof *ps), done);
         memset(&ps[np], 0, sizeof ps[np]);
         np++;
-        PM_TRY_GOTO(e, bt_file(k, g->btree_block_size, rows + key_from, key_to - key_from, nulls + nul_from,
+        PM_TRY_GOTO(e, bt_file(k, g->btree_block_size, &z, rows + key_from, key_to - key_from, nulls + nul_from,
                                nul_to - nul_from, &ps[np - 1]),
                     done);
         at = end;
@@ -397,6 +315,18 @@ done:
 static pm_error *build_bitmap(const pm_gi_column *g, const pm_column *values, int64_t nrows, pm_gi_payload **out,
                               size_t *nout)
 {
+    if (g->bitmap_dictionary) {
+        pm_gi_payload *d = NULL;
+        PM_TRY(pm_calloc(&d, 1, sizeof *d));
+        pm_error *e = pm_gi_dict_build(g, values, nrows, d);
+        if (e) {
+            pm_gi_payloads_free(d, 1);
+            return e;
+        }
+        *out = d;
+        *nout = 1;
+        return NULL;
+    }
     pm_fi_spec spec = {0};
     spec.kind = PM_FI_BITMAP;
     spec.bitmap_version = 2;
@@ -446,20 +376,16 @@ typedef struct bt_view {
     const uint8_t *pos;   /* unaligned: count × i32 */
 } bt_view;
 
-static pm_error *block_open(const uint8_t *file, size_t flen, uint64_t off, uint64_t size, bt_view *v,
-                            const char *what)
+/* The btree block at handle (off, size), decompressed into *scratch when
+ * stored compressed. */
+static pm_error *block_open(const uint8_t *file, size_t flen, uint64_t off, uint64_t size, pm_buf *scratch,
+                            bt_view *v, const char *what)
 {
-    if (off > flen || size > flen - off || BT_TRAILER > flen - off - size || size < 5)
-        return pm_error_new(PM_ECORRUPT, "%s: btree block [%llu, +%llu) outside the file of %zu bytes", what,
-                            (unsigned long long)off, (unsigned long long)size, flen);
-    const uint8_t *b = file + off, *tr = b + size;
-    if (tr[0] != 0)
-        return pm_error_new(PM_EUNSUPPORTED, "%s: compressed btree index blocks (compression id %u) are not supported",
-                            what, tr[0]);
-    uLong crc = crc32(0L, b, (uInt)size);
-    crc = crc32(crc, tr, 1);
-    if ((uint32_t)crc != pm_load_u32le(tr + 1))
-        return pm_error_new(PM_ECORRUPT, "%s: btree block at %llu fails its CRC", what, (unsigned long long)off);
+    const uint8_t *b;
+    PM_TRY(pm_gi_block_get(file, flen, off, size, scratch, &b, &size, what));
+    if (size < 5)
+        return pm_error_new(PM_ECORRUPT, "%s: btree block at %llu of %zu bytes", what, (unsigned long long)off,
+                            (size_t)size);
     v->p = b;
     uint8_t kind = b[size - 1];
     if (kind == 0) {
@@ -510,7 +436,7 @@ static pm_error *block_lower_bound(const bt_view *v, fv_kind k, const fi_val *x,
         size_t kn, vn;
         fi_val key;
         PM_TRY(block_entry(v, mid, &kp, &kn, &vp, &vn, what));
-        PM_TRY(key_read(k, kp, kn, &key, what));
+        PM_TRY(pm_gi_key_read(k, kp, kn, &key, what));
         if (fi_value_compare(k, &key, x) < 0)
             lo = mid + 1;
         else
@@ -539,10 +465,10 @@ static pm_error *rows_of_value(const uint8_t *p, size_t n, roaring_bitmap_t *out
 }
 
 static pm_error *btree_query(const pm_type *t, const uint8_t *p, size_t n, const pm_column *lits,
-                             roaring_bitmap_t *out, const char *what)
+                             roaring_bitmap_t *out, pm_buf *ibuf, pm_buf *dbuf, const char *what)
 {
     fv_kind k;
-    if (!key_kind(t, &k))
+    if (!pm_gi_key_kind(t, &k))
         return pm_error_new(PM_EUNSUPPORTED, "%s: btree global index of type %s", what, pm_type_id_name(t->id));
     if (n < BT_FOOTER)
         return pm_error_new(PM_ECORRUPT, "%s: btree index file of %zu bytes is shorter than its footer", what, n);
@@ -555,7 +481,7 @@ static pm_error *btree_query(const pm_type *t, const uint8_t *p, size_t n, const
     uint32_t isize = pm_load_u32le(f + 28);
     size_t body = n - BT_FOOTER;
     bt_view index;
-    PM_TRY(block_open(p, body, ioff, isize, &index, what));
+    PM_TRY(block_open(p, body, ioff, isize, ibuf, &index, what));
     for (int64_t r = 0; r < lits->length; r++) {
         fi_val x;
         PM_TRY(fi_value_get(lits, r, k, &x));
@@ -571,7 +497,7 @@ static pm_error *btree_query(const pm_type *t, const uint8_t *p, size_t n, const
         PM_TRY(pm_cursor_uvarint(&hc, &doff, what));
         PM_TRY(pm_cursor_uvarint(&hc, &dsize, what));
         bt_view data;
-        PM_TRY(block_open(p, body, doff, dsize, &data, what));
+        PM_TRY(block_open(p, body, doff, dsize, dbuf, &data, what));
         uint32_t ei;
         PM_TRY(block_lower_bound(&data, k, &x, &ei, what));
         if (ei == data.count)
@@ -580,7 +506,7 @@ static pm_error *btree_query(const pm_type *t, const uint8_t *p, size_t n, const
         size_t vn;
         fi_val key;
         PM_TRY(block_entry(&data, ei, &kp, &kn, &vp, &vn, what));
-        PM_TRY(key_read(k, kp, kn, &key, what));
+        PM_TRY(pm_gi_key_read(k, kp, kn, &key, what));
         if (fi_value_compare(k, &key, &x) == 0)
             PM_TRY(rows_of_value(vp, vn, out, what));
     }
@@ -592,12 +518,15 @@ static pm_error *btree_query(const pm_type *t, const uint8_t *p, size_t n, const
 pm_error *pm_gi_query_in(pm_gi_family fam, const pm_type *t, const uint8_t *p, size_t n, const pm_column *lits,
                          roaring_bitmap_t *out, const char *what)
 {
-    if (fam == PM_GI_BTREE)
-        return btree_query(t, p, n, lits, out, what);
-    if (n >= 4 && pm_load_u32be(p + n - 4) == 0x42474958u)
-        return pm_error_new(PM_EUNSUPPORTED,
-                            "%s: the dictionary bitmap global index format of Paimon after 1.4 (magic BGIX) is not "
-                            "supported", what);
+    if (fam == PM_GI_BTREE) {
+        pm_buf ibuf = PM_BUF_INIT, dbuf = PM_BUF_INIT; /* decompressed index and data blocks */
+        pm_error *e = btree_query(t, p, n, lits, out, &ibuf, &dbuf, what);
+        pm_buf_free(&ibuf);
+        pm_buf_free(&dbuf);
+        return e;
+    }
+    if (pm_gi_dict_is(p, n))
+        return pm_gi_dict_query_in(t, p, n, lits, out, what);
     fi_result r = {0};
     PM_TRY(pm_error_wrap(pm_fi_bitmap_ops.test_in(t, p, n, lits, &r), PM_ECORRUPT, "%s", what));
     if (r.kind == FI_ROWS)

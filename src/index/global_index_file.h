@@ -6,10 +6,13 @@
  * and, for btree, the BTreeIndexMeta bytes).  Row ids in a file are local:
  * global row id − range start.
  *
- * bitmap (BitmapGlobalIndex over BitmapFileIndex): the bitmap file index
- * body of index/fi_bitmap.c (version 2, index-block-size 16 KiB) over the
- * range's rows in row-id order, so a row's position is its local id; no
- * index meta; row count = rows of the range.
+ * bitmap, two formats (both always read, told apart by the footer magic):
+ *   Java 1.4.2 (BitmapGlobalIndex over BitmapFileIndex; written unless
+ *   bitmap-index.format=dictionary): the bitmap file index body of
+ *   index/fi_bitmap.c (version 2, index-block-size 16 KiB) over the
+ *   range's rows in row-id order, so a row's position is its local id; no
+ *   index meta; row count = rows of the range;
+ *   dictionary (Paimon after 1.4, pypaimon 2.1): index/global_index_dict.h.
  *
  * btree (BTreeIndexWriter over SstFileWriter; integers little-endian,
  * varints 7 bits per byte, low first):
@@ -20,10 +23,11 @@
  *     that size i32 | 0x00, else each entry's offset i32, the count i32 |
  *     0x01; a block is closed once its size + 5 (+ 4 per entry when not
  *     aligned) exceeds btree-index.block-size after an entry;
- *   every block is followed by its trailer: compression u8 (0 = none) |
- *     CRC-32 i32 of the block bytes then the compression byte;
- *   null bitmap (when a null row exists): Roaring64 portable (u64 count |
- *     count × (u32 high key | 32-bit portable bitmap)) | CRC-32 i32 of it;
+ *   every block is a compressible block (index/global_index_block.h:
+ *     trailer compression u8 | CRC-32 i32; compressed with
+ *     btree-index.compression when that saves an eighth);
+ *   null bitmap (when a null row exists): Roaring64 (global_index_block.h)
+ *     | CRC-32 i32 of it;
  *     its handle's size excludes the CRC;
  *   index block (same block format + trailer): per data block its last
  *     key → uvarint offset | uvarint size;
@@ -31,10 +35,7 @@
  *     i64 (all 0: none) | index block offset i64, size i32 | null bitmap
  *     offset i64, size i32 (0, 0: none) | version i32 1 | magic i32
  *     0x50425449.
- *   Keys (KeySerializer): CHAR/VARCHAR their UTF-8 bytes; BOOLEAN one byte;
- *   TINYINT 1, SMALLINT 2, INT/DATE/TIME 4, BIGINT 8 bytes; FLOAT/DOUBLE the
- *   bits of floatToIntBits/doubleToLongBits; DECIMAL(p <= 18) the unscaled
- *   i64; TIMESTAMP(_LTZ)(p <= 3) epoch millis i64; compared as values
+ *   Keys (KeySerializer, index/global_index_key.h) compared as values
  *   (strings by unsigned bytes, floats by Float.compare).
  *   Index meta (BTreeIndexMeta): first key length i32 | key | last key
  *   length i32 | key (length 0: none, only nulls) | has nulls u8.
@@ -43,8 +44,8 @@
  *   BTreeGlobalIndexBuilder); all files of a range carry the same range.
  *
  * Reading is bounds-checked: every offset, size, varint, count and CRC is
- * validated (PM_ECORRUPT naming the part); a compressed btree block is
- * PM_EUNSUPPORTED naming the codec.
+ * validated (PM_ECORRUPT naming the part); zstd and lz4 blocks are read,
+ * an lzo block is PM_EUNSUPPORTED naming the codec.
  */
 #ifndef PM_INDEX_GLOBAL_INDEX_FILE_H
 #define PM_INDEX_GLOBAL_INDEX_FILE_H

@@ -175,7 +175,7 @@ static pm_error *add_index(pm_file_refs *r, pm_table *t, const pm_snapshot *s)
             continue;
         const pm_index_file_meta *f = &es[i].index_file;
         if (f->external_path)
-            e = pm_table_check_external_path(t, -1, "index _EXTERNAL_PATH", f->external_path);
+            e = pm_table_check_index_external_path(t, -1, "index _EXTERNAL_PATH", f->external_path);
         char *dir = NULL;
         if (!e && !f->external_path && pm_path_factory_index_in_data_dir(t->paths))
             e = pm_table_bucket_dir(t, es[i].partition.data, es[i].partition.len, es[i].bucket, &dir);

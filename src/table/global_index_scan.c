@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -17,6 +16,8 @@
 #include "index/global_index_file.h"
 #include "io/fileio.h"
 #include "meta/paths.h"
+#include "meta/safe_path.h"
+#include "table/global_index_epoch.h"
 #include "table/table_internal.h"
 
 typedef struct gi_atom_sel {
@@ -62,10 +63,11 @@ static int cmp_i64(const void *a, const void *b)
  * <table>/index/<name>). */
 static pm_error *payload_path(pm_table *t, const pm_index_file_meta *f, char **out)
 {
-    if (f->external_path) {
-        const char *p = f->external_path;
-        if (!strncasecmp(p, "file:", 5))
-            p += 5;
+    if (f->external_path) { /* checked against the table's roots by the scan (table/scan.c) */
+        const char *p = pm_safe_path_local(f->external_path);
+        if (!p)
+            return pm_error_new(PM_EUNSUPPORTED, "global index file %s: external path %s", f->file_name,
+                                f->external_path);
         return pm_strdup(out, p);
     }
     return pm_path_factory_index_path(t->paths, f->file_name, out);
@@ -146,15 +148,19 @@ pm_error *pm_gi_select(pm_table *t, const pm_bucket_files *b, const pm_predicate
     for (size_t k = 0; k < p->natoms && !e; k++) {
         const pm_pred_atom *at = &p->atoms[k];
         gi_atom_sel a = {0};
+        pm_gi_stale stale;
+        e = pm_gi_stale_find(t, at->field_id, &stale); /* built under another type: not covering */
         for (size_t i = 0; i < b->nindex_entries && !e; i++) {
             const pm_index_manifest_entry *ie = &b->index_entries[i];
             pm_gi_family fam;
             if (ie->kind != PM_FILE_ADD || !ie->index_file.has_global_index ||
                 !pm_gi_family_parse(ie->index_file.index_type, &fam) ||
-                ie->index_file.global_index.index_field_id != at->field_id)
+                ie->index_file.global_index.index_field_id != at->field_id ||
+                pm_gi_stale_has(&stale, ie->index_file.file_name))
                 continue;
             e = query_entry(t, ie, fam, at, &a);
         }
+        pm_gi_stale_clear(&stale);
         if (!e && a.ncov) {
             normalize(&a);
             e = pm_realloc_array(&s->atoms, s->n + 1, sizeof *s->atoms);

@@ -11,7 +11,8 @@
  *   2. candidates: the files of manifest/, index/ and statistics/, and of
  *      the bucket directories ("bucket-N") of the data directories
  *      (nested partition directories "k=v" from the table root; external
- *      data paths are not walked);
+ *      data paths are not walked), and the global index files directly
+ *      under global-index.external-path (a root belongs to one table);
  *   3. delete each candidate that nothing references and that was last
  *      modified before now - older_than.
  */
@@ -119,6 +120,31 @@ static pm_error *walk_files(orphan_run *r, const char *dir)
     return e;
 }
 
+/* The global index files (`<type>-global-index-<id>.index`) directly
+ * under the table's global-index.external-path: other files of that
+ * directory are never candidates. */
+static pm_error *walk_gi_root(orphan_run *r)
+{
+    const char *root;
+    char *dir = NULL;
+    PM_TRY(pm_table_gi_external_root(pm_table_options(r->t), &root, &dir));
+    if (!dir)
+        return NULL;
+    pm_name_list names = {0};
+    pm_error *e = pm_fileio_list(r->t->fio, dir, &names);
+    for (size_t i = 0; !e && i < names.count; i++) {
+        const char *n = names.names[i], *mark = strstr(n, "-global-index-");
+        size_t len = strlen(n);
+        if (!mark || mark == n || len < 6 || strcmp(n + len - 6, ".index"))
+            continue;
+        char *p = pm_path_join(dir, n);
+        e = p ? consider(r, p) : pm_error_new(PM_ENOMEM, "out of memory");
+    }
+    pm_fileio_list_free(&names);
+    free(dir);
+    return e;
+}
+
 static bool bucket_dir_name(const char *n)
 {
     if (strncmp(n, "bucket-", 7) || !n[7])
@@ -205,6 +231,8 @@ pm_error *pm_table_remove_orphan_files(pm_orphan_result *out, pm_table *t, const
     }
     if (!e)
         e = walk_data(&r, t->path, 0);
+    if (!e)
+        e = walk_gi_root(&r);
     pm_file_refs_clear(&r.refs);
     if (out) {
         *out = r.res;

@@ -342,7 +342,7 @@ static pm_error *attach_index(pm_table *t, const pm_snapshot *s, pm_bucket_files
         if (f->external_path) {
             char field[768];
             snprintf(field, sizeof field, "index manifest %s: _EXTERNAL_PATH of index file %s", path, f->file_name);
-            e = pm_table_check_external_path(t, s->schema_id, field, f->external_path);
+            e = pm_table_check_index_external_path(t, s->schema_id, field, f->external_path);
             if (e)
                 break;
         }

@@ -81,6 +81,44 @@ pm_error *pm_table_check_external_path(pm_table *t, int64_t read_schema_id, cons
     return e;
 }
 
+pm_error *pm_table_check_index_external_path(pm_table *t, int64_t read_schema_id, const char *field,
+                                             const char *path)
+{
+    pm_error *e = pm_table_check_external_path(t, read_schema_id, field, path);
+    const char *gi = pm_options_get(pm_table_options(t), "global-index.external-path");
+    if (!e || pm_error_code(e) != PM_ECORRUPT || !gi || !*gi)
+        return e;
+    pm_error *e2 = pm_safe_external_path(PM_ECORRUPT, field, path, gi);
+    if (e2) {
+        pm_error_free(e2);
+        return e;
+    }
+    pm_error_free(e);
+    return NULL;
+}
+
+pm_error *pm_table_gi_external_root(const pm_options *o, const char **root, char **local)
+{
+    *root = NULL;
+    *local = NULL;
+    const char *v = pm_options_get(o, "global-index.external-path");
+    while (v && (*v == ' ' || *v == '\t'))
+        v++;
+    if (!v || !*v)
+        return NULL;
+    if (strchr(v, ','))
+        return pm_error_new(PM_EINVALID, "option 'global-index.external-path' = '%s': one directory, not a list", v);
+    PM_TRY(pm_error_wrap(pm_safe_external_path(PM_EINVALID, "option 'global-index.external-path'", v, v), 0,
+                         "option 'global-index.external-path' must be an absolute local directory"));
+    const char *l = pm_safe_path_local(v);
+    size_t n = strlen(l);
+    while (n > 1 && l[n - 1] == '/')
+        n--;
+    PM_TRY(pm_strndup(local, l, n));
+    *root = v;
+    return NULL;
+}
+
 static pm_error *strip_path(const char *path, char **out)
 {
     size_t n = strlen(path);

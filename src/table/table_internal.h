@@ -55,5 +55,15 @@ int32_t pm_table_num_buckets(const pm_table *t);
  * -1: none); else PM_ECORRUPT naming `field` (meta/safe_path.h).  Other
  * schemes than file are PM_EUNSUPPORTED. */
 pm_error *pm_table_check_external_path(pm_table *t, int64_t read_schema_id, const char *field, const char *path);
+/* The same for an index file's `_EXTERNAL_PATH` (index manifests): a root
+ * of data-file.external-paths as above, or the table's current
+ * `global-index.external-path` (one root). */
+pm_error *pm_table_check_index_external_path(pm_table *t, int64_t read_schema_id, const char *field,
+                                             const char *path);
+/* The `global-index.external-path` of options o (NULL when unset or
+ * blank): an absolute path, `file:` scheme optional, without "." / ".."
+ * segments (PM_EINVALID; other schemes PM_EUNSUPPORTED).  *local = its
+ * local directory without a trailing '/' (malloc'd), NULL when unset. */
+pm_error *pm_table_gi_external_root(const pm_options *o, const char **root, char **local);
 
 #endif

@@ -3,7 +3,10 @@
  * readers (index/global_index_file.h) on hostile bytes: the first byte
  * picks the family and the key type (INT or STRING), the next four the
  * looked-up literal; a lookup either fails with an error or returns local
- * row ids, never reads outside the bytes.
+ * row ids, never reads outside the bytes.  Bitmap bytes are read in
+ * either format (Java 1.4.2's, the dictionary format of
+ * index/global_index_dict.h), btree blocks may be zstd / lz4 compressed;
+ * the corpus has one seed of each.
  */
 #include <stdlib.h>
 #include <string.h>

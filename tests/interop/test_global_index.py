@@ -12,8 +12,10 @@
   over the table, after each automatic maintenance round (write-only=false)
   and after compaction.  pypaimon 2.1 reads only the dictionary bitmap
   format of later Paimon versions (Java 1.4.2's bitmap payloads, which we
-  write, make it fail on the missing index meta), so bitmap payloads are
-  checked through our reads and against Java's fixture bytes.
+  write by default, make it fail on the missing index meta), so bitmap
+  payloads are checked here through our reads and against Java's fixture
+  bytes; test_global_index_formats.py has pypaimon read our
+  bitmap-index.format=dictionary payloads.
 - Apache Paimon Java 1.4.2 (bench/java gi-query / gi-build): Java's
   GlobalIndexScanner returns for our btree and bitmap payloads the row IDs
   of a brute-force filter, Java's BTreeGlobalIndexBuilder keeps

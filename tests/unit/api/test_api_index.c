@@ -4,7 +4,8 @@
  * column at a time, refuses undeclared columns and unknown versions;
  * writes with write-only=false maintain the indexes automatically and
  * write-only=true leaves them; filtered reads skip the files the indexes
- * exclude and return the rows of a full scan.
+ * exclude and return the rows of a full scan; pm_table_index_declared
+ * tells tables with declarations from tables without.
  */
 #include <dirent.h>
 
@@ -92,6 +93,20 @@ static void test_build_on_demand(void **state)
     pm_index_result badr = PM_INDEX_RESULT_INIT;
     badr.version = 0;
     pm_test_expect_error(pm_table_build_index(&badr, t, NULL), PM_EINVALID, "index result version 0");
+    bool declared = false;
+    PM_OK_OR_FAIL(pm_table_index_declared(&declared, t));
+    assert_true(declared);
+    pm_test_expect_error(pm_table_index_declared(NULL, t), PM_EINVALID, "no result");
+    pm_test_expect_error(pm_table_index_declared(&declared, NULL), PM_EINVALID, "no table");
+    pm_table_free(t);
+    /* a table without declarations */
+    char *p2 = api_path(dir, "db.db/plain");
+    api_create(p2, "id BIGINT", NULL, NULL, OPTS, 3);
+    PM_OK_OR_FAIL(pm_table_open(&t, p2, NULL));
+    free(p2);
+    declared = true;
+    PM_OK_OR_FAIL(pm_table_index_declared(&declared, t));
+    assert_false(declared);
     pm_table_free(t);
 }
 

@@ -11,13 +11,18 @@
  *    with a materialization conflict, publishes nothing and deletes its
  *    files; run again, it goes through;
  *  - a disjoint append committed meanwhile commits alongside the
- *    materialization (its rows keep their row IDs).
+ *    materialization (its rows keep their row IDs);
+ *  - a column update of an indexed column committed between a global
+ *    index round's plan and its commit makes the round replan: the index
+ *    holds the new value, the stale payload is gone.
  */
 #include <dirent.h>
 
 #include "../api/api_test_util.h"
 #include "io/fileio_impl.h"
 #include "paimon/compact.h"
+#include "paimon/index.h"
+#include "paimon/rows.h"
 #include "paimon/snapshot.h"
 #include "table/table_internal.h"
 
@@ -257,12 +262,74 @@ static void test_materialize_beside_disjoint_append(void **state)
     pm_table_free(t2);
 }
 
+/* ---- a column update between an index round's plan and its commit ---- */
+
+/* _ROW_ID 1 gets id 100 (a partial-column update of id). */
+static void update_id_other(void *arg)
+{
+    pm_table *t = arg;
+    pm_type *ty = pm_type_new_row(false);
+    assert_non_null(ty);
+    PM_OK_OR_FAIL(pm_type_add_field(ty, PM_ROW_ID_FIELD_ID, "_ROW_ID", pm_type_new(PM_TYPE_BIGINT, true)));
+    PM_OK_OR_FAIL(pm_type_add_field(ty, 0, "id", pm_type_new(PM_TYPE_BIGINT, true)));
+    const char *jsonl = "{\"_ROW_ID\":1,\"id\":100}\n";
+    pm_mem_source src = {jsonl, strlen(jsonl), 0, 0};
+    pm_rows_reader *rr = NULL;
+    PM_OK_OR_FAIL(pm_rows_reader_new(&rr, PM_ROWS_JSONL, ty, pm_mem_source_read, &src, 1 << 20));
+    pm_type_free(ty);
+    const pm_batch *b = NULL;
+    PM_OK_OR_FAIL(pm_rows_reader_next(&b, rr));
+    pm_commit_outcome o = PM_COMMIT_OUTCOME_INIT;
+    PM_OK_OR_FAIL(pm_table_update_by_row_id(&o, t, b, NULL));
+    assert_int_equal(o.rows, 1);
+    pm_rows_reader_free(rr);
+}
+
+static char *where(pm_table *t, const char *filter)
+{
+    pm_read_options ro = PM_READ_OPTIONS_INIT;
+    ro.filter = filter;
+    return api_read_table(t, &ro);
+}
+
+static void test_update_between_index_plan_and_commit(void **state)
+{
+    (void)state;
+    static const char *const gi[] = {"bucket=-1", "row-tracking.enabled=true", "data-evolution.enabled=true",
+                                     "write-only=true", "global-index.btree.index-columns=id"};
+    char *path = api_path(dir, "db.db/gi_race");
+    api_create(path, "id BIGINT, v DOUBLE", NULL, NULL, gi, sizeof gi / sizeof *gi);
+    pm_table *t1, *t2;
+    PM_OK_OR_FAIL(pm_table_open(&t1, path, NULL));
+    PM_OK_OR_FAIL(pm_table_open(&t2, path, NULL));
+    free(path);
+    api_write_json(t1, "{\"id\":0,\"v\":0}\n{\"id\":1,\"v\":1}\n{\"id\":2,\"v\":2}\n", NULL);
+    /* the round writes its payload; the update commits first; the round replans */
+    hook_fio *h = hook(t1, "btree-global-index-", update_id_other, t2);
+    pm_index_result r = PM_INDEX_RESULT_INIT;
+    PM_OK_OR_FAIL(pm_table_build_index(&r, t1, NULL));
+    assert_int_equal(h->fired, 1);
+    assert_int_equal(r.files_added, 1);
+    assert_int_equal(r.snapshot_id, latest(t2));
+    /* the index holds the updated value, not the one the first plan read */
+    char *s = where(t2, "id = 100");
+    assert_string_equal(s, "{\"id\":100,\"v\":1.0}\n");
+    free(s);
+    s = where(t2, "id = 1");
+    assert_string_equal(s, "");
+    free(s);
+    assert_int_equal(count_dir(t2, "index"), 1); /* the first plan's payload is gone */
+    pm_table_free(t1);
+    pm_table_free(t2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_delete_prepared_before_compaction),
         cmocka_unit_test(test_materialize_conflict),
         cmocka_unit_test(test_materialize_beside_disjoint_append),
+        cmocka_unit_test(test_update_between_index_plan_and_commit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -163,6 +163,53 @@ static void test_unsupported_families(void **state)
     }
 }
 
+/* btree-index.compression and bitmap-index.format with its dictionary
+ * options: JSON first, then the table option; refusals named. */
+static void test_compression_and_bitmap_format(void **state)
+{
+    (void)state;
+    pm_gi_decls d;
+    const char *a[] = {"global-index.btree.index-columns", "id", "global-index.bitmap.index-columns", "name",
+                       "fields.id.index-options", "{\"compression\": \"zstd\", \"compression-level\": 3}",
+                       "bitmap-index.format", "dictionary", "bitmap-index.compression", "LZ4",
+                       "fields.name.index-options", "{\"dictionary-block-size\": \"1 kb\"}", NULL};
+    PM_OK_OR_FAIL(resolve(a, &d));
+    assert_int_equal(d.cols[0].compression, PM_GI_COMPRESS_ZSTD);
+    assert_int_equal(d.cols[0].compression_level, 3);
+    assert_true(d.cols[1].bitmap_dictionary);
+    assert_int_equal(d.cols[1].compression, PM_GI_COMPRESS_LZ4);
+    assert_int_equal(d.cols[1].bitmap_dict_block_size, 1024);
+    pm_gi_decls_clear(&d);
+    /* defaults: Java 1.4.2's bitmap payload, no compression */
+    const char *b[] = {"global-index.btree.index-columns", "id", "global-index.bitmap.index-columns", "name", NULL};
+    PM_OK_OR_FAIL(resolve(b, &d));
+    assert_int_equal(d.cols[0].compression, PM_GI_COMPRESS_NONE);
+    assert_int_equal(d.cols[0].compression_level, 1);
+    assert_false(d.cols[1].bitmap_dictionary);
+    assert_int_equal(d.cols[1].bitmap_dict_block_size, 16 * 1024);
+    pm_gi_decls_clear(&d);
+    /* the JSON's format overrides the table's */
+    const char *c[] = {"global-index.bitmap.index-columns", "name", "bitmap-index.format", "dictionary",
+                       "fields.name.index-options", "{\"format\": \"file-index\"}", NULL};
+    PM_OK_OR_FAIL(resolve(c, &d));
+    assert_false(d.cols[0].bitmap_dictionary);
+    pm_gi_decls_clear(&d);
+    const char *e1[] = {"global-index.bitmap.index-columns", "name", "bitmap-index.format", "v3", NULL};
+    expect(e1, PM_EINVALID, "'bitmap-index.format' = 'v3' (file-index or dictionary)");
+    const char *e2[] = {"global-index.bitmap.index-columns", "name", "bitmap-index.compression", "zstd", NULL};
+    expect(e2, PM_EINVALID, "'bitmap-index.compression' applies to bitmap-index.format=dictionary only");
+    const char *e3[] = {"global-index.bitmap.index-columns", "name", "fields.name.index-options",
+                        "{\"dictionary-block-size\": \"1 kb\"}", NULL};
+    expect(e3, PM_EINVALID, "'bitmap-index.dictionary-block-size' applies to bitmap-index.format=dictionary only");
+    const char *e4[] = {"global-index.bitmap.index-columns", "name", "bitmap-index.format", "dictionary",
+                        "bitmap-index.dictionary-block-size", "0 b", NULL};
+    expect(e4, PM_EINVALID, "must be between 1 byte and 2 GiB");
+    const char *e5[] = {"global-index.btree.index-columns", "id", "btree-index.compression", "snappy", NULL};
+    expect(e5, PM_EUNSUPPORTED, "'btree-index.compression' = 'snappy' is not supported");
+    const char *e6[] = {"global-index.bitmap.index-columns", "ts", "bitmap-index.format", "dictionary", NULL};
+    expect(e6, PM_EUNSUPPORTED, "type TIMESTAMP(6) is not supported by bitmap-index.format=dictionary");
+}
+
 static void test_field_json(void **state)
 {
     (void)state;
@@ -218,8 +265,8 @@ static void test_field_json(void **state)
     const char *e3[] = {"global-index.btree.index-columns", "id", "fields.id.index-options", "{\"bogus\": 1}", NULL};
     expect(e3, PM_EINVALID, "unknown btree index parameter 'btree-index.bogus'");
     const char *e4[] = {"global-index.btree.index-columns", "id", "fields.id.index-options",
-                        "{\"compression\": \"zstd\"}", NULL};
-    expect(e4, PM_EUNSUPPORTED, "only none");
+                        "{\"compression\": \"lzo\"}", NULL};
+    expect(e4, PM_EUNSUPPORTED, "'btree-index.compression' = 'lzo' is not supported");
     const char *e5[] = {"global-index.bitmap.index-columns", "name", "fields.name.index-options",
                         "{\"block-size\": 1}", NULL};
     expect(e5, PM_EINVALID, "unknown bitmap index parameter 'bitmap-index.block-size'");
@@ -292,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_no_declarations),     cmocka_unit_test(test_columns_trimmed_in_order),
         cmocka_unit_test(test_declaration_precedence), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_unsupported_families), cmocka_unit_test(test_field_json),
+        cmocka_unit_test(test_compression_and_bitmap_format),
         cmocka_unit_test(test_shard_size_precedence), cmocka_unit_test(test_table_requirements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

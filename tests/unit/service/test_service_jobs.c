@@ -3,7 +3,7 @@
  * history file (service/jobs.c): records survive a restart, jobs that were
  * queued or running come back failed with "service restarted", a torn
  * last line is skipped, ids continue, the history is bounded (and the file
- * rewritten), the JSON of a job.
+ * rewritten), the JSON of a job; global-index jobs keep their type.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -116,11 +116,40 @@ static void test_bounded_history(void **state)
     free(dir);
 }
 
+/* a global-index job keeps its type through the history file */
+static void test_index_job_type(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    svc_jobs js;
+    PM_OK_OR_FAIL(svc_jobs_open(&js, dir, 10));
+    svc_job *j = NULL;
+    PM_OK_OR_FAIL(svc_jobs_add(&js, SVC_JOB_INDEX, "db.t", NULL, NULL, -1, SVC_TRIGGER_INTERVAL, 10, &j));
+    j->state = SVC_SUCCEEDED;
+    j->snapshot = 7;
+    PM_OK_OR_FAIL(svc_jobs_save(&js, j));
+    json_t *o = svc_job_to_json(j);
+    assert_string_equal(json_string_value(json_object_get(o, "type")), "global-index");
+    assert_true(json_is_null(json_object_get(o, "bucket")));
+    json_decref(o);
+    svc_jobs_close(&js);
+    PM_OK_OR_FAIL(svc_jobs_open(&js, dir, 10));
+    svc_job *r = svc_jobs_find(&js, 1);
+    assert_non_null(r);
+    assert_int_equal(r->type, SVC_JOB_INDEX);
+    assert_int_equal(r->snapshot, 7);
+    assert_string_equal(svc_job_type_name(r->type), "global-index");
+    svc_jobs_close(&js);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_bounded_history),
+        cmocka_unit_test(test_index_job_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

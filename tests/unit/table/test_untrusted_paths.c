@@ -5,13 +5,15 @@
  * named "../...", a data file name holding '/', an absolute external path
  * outside data-file.external-paths) makes the scan PM_ECORRUPT naming the
  * field and the file, although a readable copy of the named file waits
- * outside the table; an external path under a configured root reads.
+ * outside the table; an external path under a configured root reads;
+ * global-index.external-path admits index files (only) under it.
  */
 #include <string.h>
 #include <unistd.h>
 
 #include "meta/manifest.h"
 #include "table/scan.h"
+#include "table/table_internal.h"
 #include "table/table_read.h"
 #include "write_test_util.h"
 
@@ -272,6 +274,59 @@ static void test_external_path_under_root_reads(void **state)
     teardown_table(&f);
 }
 
+/* global-index.external-path: its value checked and made local; an
+ * index file's external path may lie under it (not a data file's) */
+static void test_global_index_root(void **state)
+{
+    (void)state;
+    pm_options *o = NULL;
+    PM_OK_OR_FAIL(pm_options_new(&o));
+    const char *root;
+    char *local = NULL;
+    PM_OK_OR_FAIL(pm_table_gi_external_root(o, &root, &local));
+    assert_null(root);
+    assert_null(local);
+    PM_OK_OR_FAIL(pm_options_set(o, "global-index.external-path", "file:///idx/gi//"));
+    PM_OK_OR_FAIL(pm_table_gi_external_root(o, &root, &local));
+    assert_string_equal(root, "file:///idx/gi//");
+    assert_string_equal(local, "/idx/gi");
+    free(local);
+    static const struct {
+        const char *v;
+        pm_code code;
+        const char *needle;
+    } bad[] = {{"rel/dir", PM_EINVALID, "absolute local directory"},
+               {"/a/../b", PM_EINVALID, "'..'"},
+               {"s3://bucket/gi", PM_EUNSUPPORTED, "s3"},
+               {"/a,/b", PM_EINVALID, "one directory, not a list"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        PM_OK_OR_FAIL(pm_options_set(o, "global-index.external-path", bad[i].v));
+        pm_test_expect_error(pm_table_gi_external_root(o, &root, &local), bad[i].code, bad[i].needle);
+        assert_null(local);
+    }
+    pm_options_free(o);
+
+    fx f = setup_table("t6");
+    char root_dir[600], idx[700], sib[700];
+    snprintf(root_dir, sizeof root_dir, "%s/gi", f.dir);
+    snprintf(idx, sizeof idx, "file:%s/btree-global-index-1.index", root_dir);
+    snprintf(sib, sizeof sib, "%s/gi2/btree-global-index-1.index", f.dir);
+    pm_test_expect_error(pm_table_check_index_external_path(f.t, -1, "f", idx), PM_ECORRUPT, "outside");
+    pm_schema *s1 = NULL;
+    PM_OK_OR_FAIL(pm_schema_clone(pm_table_schema(f.t), &s1));
+    s1->id = 1;
+    PM_OK_OR_FAIL(pm_options_set(s1->options, "global-index.external-path", root_dir));
+    bool committed = false, changed = false;
+    PM_OK_OR_FAIL(pm_schema_commit(f.t->fio, f.t->branch_root, s1, &committed));
+    pm_schema_free(s1);
+    PM_OK_OR_FAIL(pm_table_reload(f.t, &changed));
+    PM_OK_OR_FAIL(pm_table_check_index_external_path(f.t, -1, "f", idx));
+    pm_test_expect_error(pm_table_check_index_external_path(f.t, -1, "f", sib), PM_ECORRUPT, "outside");
+    /* a data file there is still refused */
+    pm_test_expect_error(pm_table_check_external_path(f.t, -1, "f", idx), PM_ECORRUPT, "outside");
+    teardown_table(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_data_file_name_with_slash),
         cmocka_unit_test(test_external_path_outside_roots),
         cmocka_unit_test(test_external_path_under_root_reads),
+        cmocka_unit_test(test_global_index_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
