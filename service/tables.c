@@ -89,12 +89,13 @@ static svc_table *load_status(svc *s, const char *name, const char *path)
         e = svc_table_thresholds(&s->cfg, t, &st->th);
     if (!e) {
         st->primary_key = pm_table_has_primary_key(t);
-        /* global indexes the service maintains after passes (a bad declaration: left to writes to report) */
+        /* global indexes the service maintains after passes (a bad declaration: left to writes to report);
+         * a primary-key table's indexes are source-backed: its compaction passes maintain them */
         bool declared = false;
         const char *wo = pm_table_option(t, "write-only");
         pm_error *de = pm_table_index_declared(&declared, t);
         pm_error_free(de);
-        st->index_auto = !de && declared && !(wo && !strcasecmp(wo, "true"));
+        st->index_auto = !de && declared && !st->primary_key && !(wo && !strcasecmp(wo, "true"));
         e = pm_compact_pending(&l, t, NULL);
     }
     if (!e) {
