@@ -3,7 +3,8 @@
 1.4.2, compared as issue 14 asks (bench/README.md explains the table).
 
   fair.py --files N --rows R [--rounds K] [--warmup W] [--baseline BIN]
-          [--work DIR] [--no-java-cold]
+          [--work DIR] [--no-java-cold] [--no-java-steady] [--json FILE]
+          [--summary FILE]   (--summary: append one bench/summary.py line)
   fair.py --pk --runs S --rows R ...   primary-key full compaction: R
           records in S overlapping sorted runs (Java write-pk --overlap
           0.5); paimon-c side `paimon compact --full --parallelism 1`
