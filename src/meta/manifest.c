@@ -410,11 +410,8 @@ pm_error *pm_manifest_entry_list_push_view(pm_manifest_entry_list *l, pm_file_ki
 {
     pm_manifest_entry *e;
     PM_TRY(entry_list_slot(l, true, &e));
-    e->kind = kind;
-    e->partition = *partition;
-    e->bucket = bucket;
-    e->total_buckets = total_buckets;
-    e->file = *f;
+    *e = (pm_manifest_entry){.kind = kind, .partition = *partition, .bucket = bucket,
+                             .total_buckets = total_buckets, .file = *f};
     l->n++;
     return NULL;
 }
@@ -434,9 +431,7 @@ pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind ki
 {
     pm_manifest_entry *e;
     PM_TRY(entry_list_slot(l, false, &e));
-    e->kind = kind;
-    e->bucket = bucket;
-    e->total_buckets = total_buckets;
+    *e = (pm_manifest_entry){.kind = kind, .bucket = bucket, .total_buckets = total_buckets};
     pm_error *err = pm_bytes_set(&e->partition, partition->data, partition->len);
     if (!err)
         err = pm_data_file_meta_copy(&e->file, f);
