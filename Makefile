@@ -5,7 +5,8 @@
 #   make check-frontends  the include rule of the front ends (cli/, examples/ ...: only paimon/*.h)
 #   make demo     install deps, build, run the built-in example
 #   make fuzz     longer libFuzzer runs (FUZZ_SECONDS per target, default 60)
-#   make bench    build and run benchmarks against the named peers
+#   make bench    build and run benchmarks against the named peers, then print one table
+#                 (QUICK=1: small sizes, 2 rounds, a few minutes; bench/README.md)
 #   make stress   long crash/concurrency runs (PK_STRESS_SECONDS, default 600; CRASH_RUNS, default 300),
 #                 the service under writers (PAIMON_SERVICE_SECONDS, default 300)
 #   make wheel    the Python package paimon_c as a wheel in dist/ (abi3: every CPython >= 3.9)
@@ -111,7 +112,7 @@ demo: build
 	@scripts/demo.sh
 
 bench: deps-test build
-	@scripts/bench.sh
+	@QUICK=$(or $(QUICK),0) scripts/bench.sh
 
 clean:
 	rm -rf build build-asan build-fuzz python/build dist

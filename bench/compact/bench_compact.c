@@ -19,6 +19,13 @@
  *   bench_compact read --table PATH
  *       reads every row of the table (scan + table reader), timed: what a
  *       compaction's output costs its readers.
+ *   bench_compact plan --table PATH [--memory BYTES] [--option k=v]...
+ *       opens the table and plans one compaction (nothing is written),
+ *       timed apart: the scan alone, then the whole plan (builder, scan,
+ *       the mode's rules); one JSON line with wall and CPU seconds, peak
+ *       RSS, files scanned, tasks and planned input files.
+ *   bench_compact list --table PATH
+ *       lists the live files (pm_table_files, the `$files` view), timed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +35,7 @@
 
 #include "base/util.h"
 #include "compact/compact_run.h"
+#include "paimon/files.h"
 #include "table/scan.h"
 #include "table/table_commit.h"
 #include "table/table_read.h"
@@ -165,6 +173,69 @@ static void run(const char *path, size_t threads, int64_t memory, const char **o
     pm_table_free(t);
 }
 
+/* Scan, then plan, each timed (nothing is written). */
+static void plan_only(const char *path, int64_t memory, const char **opts, size_t nopts)
+{
+    double c0 = cpu_seconds();
+    uint64_t t0 = pm_monotonic_ns();
+    pm_table *t = NULL;
+    TRY("open", pm_table_open(&t, path, NULL));
+    pm_scan_result *s = NULL;
+    pm_scan_options so = pm_scan_options_default();
+    TRY("scan", pm_table_scan(t, &so, &s));
+    size_t scanned = 0;
+    for (size_t i = 0; i < s->nbuckets; i++)
+        scanned += s->buckets[i].nfiles;
+    pm_scan_result_free(s);
+    double scan_wall = (double)(pm_monotonic_ns() - t0) / 1e9, scan_cpu = cpu_seconds() - c0;
+    long scan_rss = peak_rss_kb();
+    double c1 = cpu_seconds();
+    uint64_t t1 = pm_monotonic_ns();
+    pm_resources *res = NULL;
+    TRY("resources", pm_resources_new(&res, memory, 1));
+    pm_compact_options o = PM_COMPACT_OPTIONS_INIT;
+    o.resources = res;
+    o.dynamic_options = opts;
+    o.ndynamic_options = nopts;
+    pm_compact_builder *b = NULL;
+    TRY("builder", pm_compact_builder_new(&b, t, &o));
+    pm_compact_plan *p = NULL;
+    TRY("plan", pm_compact_plan_new(&p, b));
+    size_t planned = 0;
+    for (size_t i = 0; i < p->ntasks; i++)
+        planned += p->tasks[i]->nfiles;
+    double plan_wall = (double)(pm_monotonic_ns() - t1) / 1e9, plan_cpu = cpu_seconds() - c1;
+    printf("{\"engine\":\"paimon-c\",\"op\":\"plan\",\"files\":%zu,\"tasks\":%zu,\"planned_files\":%zu,"
+           "\"scan_wall_s\":%.3f,\"scan_cpu_s\":%.3f,\"scan_peak_rss_mb\":%.1f,\"plan_wall_s\":%.3f,"
+           "\"plan_cpu_s\":%.3f,\"peak_rss_mb\":%.1f}\n",
+           scanned, p->ntasks, planned, scan_wall, scan_cpu, (double)scan_rss / 1024.0, plan_wall, plan_cpu,
+           (double)peak_rss_kb() / 1024.0);
+    pm_compact_plan_free(p);
+    pm_compact_builder_free(b);
+    pm_resources_free(res);
+    pm_table_free(t);
+}
+
+/* pm_table_files (the `$files` view), timed. */
+static void list_files(const char *path)
+{
+    double c0 = cpu_seconds();
+    uint64_t t0 = pm_monotonic_ns();
+    pm_table *t = NULL;
+    TRY("open", pm_table_open(&t, path, NULL));
+    pm_file_list *l = NULL;
+    TRY("files", pm_table_files(&l, t, NULL));
+    int64_t rows = 0;
+    for (size_t i = 0; i < pm_file_list_count(l); i++)
+        rows += pm_file_list_get(l, i)->record_count;
+    printf("{\"engine\":\"paimon-c\",\"op\":\"list\",\"files\":%zu,\"rows\":%lld,\"wall_s\":%.3f,"
+           "\"cpu_s\":%.3f,\"peak_rss_mb\":%.1f}\n",
+           pm_file_list_count(l), (long long)rows, (double)(pm_monotonic_ns() - t0) / 1e9, cpu_seconds() - c0,
+           (double)peak_rss_kb() / 1024.0);
+    pm_file_list_free(l);
+    pm_table_free(t);
+}
+
 /* Read the whole table (scan + reader, every column), timed. */
 static void read_table(const char *path)
 {
@@ -205,7 +276,7 @@ static void read_table(const char *path)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_compact gen|run --table PATH [...]\n");
+        fprintf(stderr, "usage: bench_compact gen|run|read|plan|list --table PATH [...]\n");
         return 2;
     }
     const char *table = NULL;
@@ -241,6 +312,10 @@ int main(int argc, char **argv)
         run(table, threads, memory, opts, nopts);
     else if (!strcmp(argv[1], "read"))
         read_table(table);
+    else if (!strcmp(argv[1], "plan"))
+        plan_only(table, memory, opts, nopts);
+    else if (!strcmp(argv[1], "list"))
+        list_files(table);
     else {
         fprintf(stderr, "bench_compact: unknown command %s\n", argv[1]);
         return 2;

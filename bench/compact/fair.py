@@ -3,7 +3,8 @@
 1.4.2, compared as issue 14 asks (bench/README.md explains the table).
 
   fair.py --files N --rows R [--rounds K] [--warmup W] [--baseline BIN]
-          [--work DIR] [--no-java-cold]
+          [--work DIR] [--no-java-cold] [--no-java-steady] [--json FILE]
+          [--summary FILE]   (--summary: append one bench/summary.py line)
   fair.py --pk --runs S --rows R ...   primary-key full compaction: R
           records in S overlapping sorted runs (Java write-pk --overlap
           0.5); paimon-c side `paimon compact --full --parallelism 1`
@@ -110,10 +111,13 @@ def main():
     ap.add_argument("--baseline", default=None)
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "fair"))
     ap.add_argument("--no-java-cold", action="store_true")
+    ap.add_argument("--no-java-steady", action="store_true", help="Java cold only (the 100,000-file case)")
     ap.add_argument("--pk", action="store_true", help="primary-key full compaction")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument("--inputs", default=None, help="an existing input warehouse (DIR/db.db/t) written by Java")
+    ap.add_argument("--summary", default=None,
+                    help="also append the CPU seconds as one bench/summary.py JSON line to this file")
     a = ap.parse_args()
     if a.warmup < 8:
         ap.error("--warmup must be at least 8 (steady state)")
@@ -159,11 +163,11 @@ def main():
     elif a.baseline:
         sides.append(rounds.Side("paimon-c baseline", [a.baseline, "run", "--table",
                                                        tpath(os.path.join(a.work, "b")), "--threads", "1"], fresh("b")))
-    if have_java:
+    if have_java and not a.no_java_steady:
         sides.append(rounds.Side("Java steady", [java_bench, tpath(os.path.join(a.work, "jw")), "--warmup",
                                                  str(a.warmup)], fresh("jw")))
-        if not a.no_java_cold:
-            sides.append(rounds.Side("Java cold", [java_bench, tpath(os.path.join(a.work, "jc"))], fresh("jc")))
+    if have_java and not a.no_java_cold:
+        sides.append(rounds.Side("Java cold", [java_bench, tpath(os.path.join(a.work, "jc"))], fresh("jc")))
     what = (f"primary-key full compaction, {a.rows} records in {a.runs} runs" if a.pk
             else f"append compaction, {a.files} files, {a.rows} rows")
     print(f"{what}, Parquet zstd-1; inputs written by {writer}; "
@@ -194,6 +198,10 @@ def main():
               f"input pages at {dec_mb_s:.0f} / {comp_mb_s:.0f} MB/s); paimon-c runs at "
               f"{ceiling / rounds.median(c) * 100:.0f}% of it (median); with the outputs' own {out_unc / 1e6:.0f} MB "
               f"of pages: {ceiling_out:.2f} CPU-s ({ceiling_out / rounds.median(c) * 100:.0f}%)")
+    if a.summary:
+        import summary
+        summary.append(a.summary, summary.record(what, "compact", {n: t["cpu_s"] for n, t in table.items()},
+                                                 ceiling_cpu_s=ceiling, note=f"inputs written by {writer}"))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"files": a.files, "rows": a.rows, "writer": writer, "sides": table, "ceiling_cpu_s": ceiling, "ceiling_out_cpu_s": ceiling_out,

@@ -6,13 +6,19 @@
 # ROUNDS rounds of REPEAT runs each; the median (CPU time, with min-max) of every
 # measurement is kept, which keeps the ratio stable on a busy machine.
 # Ratios are ours/pyarrow throughput (> 1 = paimon-c faster).
-# Env: ROWS (default 10,000,000), REPEAT (2), ROUNDS (2), BUILD (build).
+# QUICK=1: 1,000,000 rows, one repeat (checks the table is produced).
+# BENCH_JSON=FILE: the write and read CPU seconds of every round also go
+# there as two bench/summary.py lines.
+# Env: ROWS (default 10,000,000), REPEAT (2), ROUNDS (2), BUILD (build), QUICK.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD:-$root/build}
-rows=${ROWS:-10000000}
-repeat=${REPEAT:-2}
+if [ "${QUICK:-0}" = 1 ]; then
+  rows=${ROWS:-1000000} repeat=${REPEAT:-1}
+else
+  rows=${ROWS:-10000000} repeat=${REPEAT:-2}
+fi
 rounds=${ROUNDS:-2}
 out=$root/bench/out/parquet
 mkdir -p "$out"
@@ -25,9 +31,16 @@ for ((i = 1; i <= rounds; i++)); do
   results+=("$("$py" "$here/bench_pyarrow.py" --input "$out/paimon-c.parquet" --out "$out/pyarrow.parquet" \
                --repeat "$repeat")")
 done
-"$py" - "${results[@]}" <<'PY'
-import json, sys
+BENCH_ROOT=$root/bench BENCH_ROWS=$rows "$py" - "${results[@]}" <<'PY'
+import json, os, sys
 runs = [json.loads(a) for a in sys.argv[1:]]
+if os.environ.get("BENCH_JSON"):
+    sys.path.insert(0, os.environ["BENCH_ROOT"])
+    import summary
+    for k in ("write", "read"):
+        sides = {e: [r[f"{k}_cpu_s"] for r in runs if r["engine"].startswith(e)] for e in ("paimon-c", "pyarrow")}
+        summary.append(os.environ["BENCH_JSON"], summary.record(
+            f"Parquet {k}, {int(os.environ['BENCH_ROWS']):,} rows, zstd-1, one thread", "parquet", sides))
 def best(engine):
     # the median run by CPU seconds (never the best), with the range of all rounds
     rs = [r for r in runs if r["engine"].startswith(engine)]

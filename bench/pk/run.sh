@@ -14,14 +14,19 @@
 # per engine the median and min-max over the rounds (summarize.py); CPU
 # seconds from the OS (getrusage, process_time, the JVM's process CPU of
 # the measured run); ratios are the peer's CPU (wall) per row over ours.
-# Env: ROWS_PER_RUN (400000), RUNS (5), ROUNDS (3), WARMUPS (8), BUILD (build), NO_JAVA=1.
+# QUICK=1: 40,000 records per run, 2 rounds (checks the table is produced).
+# BENCH_JSON=FILE: the CPU seconds also go there as a bench/summary.py line.
+# Env: ROWS_PER_RUN (400000), RUNS (5), ROUNDS (3), WARMUPS (8), BUILD (build), NO_JAVA=1, QUICK.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD:-$root/build}
-per_run=${ROWS_PER_RUN:-400000}
+if [ "${QUICK:-0}" = 1 ]; then
+  per_run=${ROWS_PER_RUN:-40000} rounds=${ROUNDS:-2}
+else
+  per_run=${ROWS_PER_RUN:-400000} rounds=${ROUNDS:-3}
+fi
 runs=${RUNS:-5}
-rounds=${ROUNDS:-3}
 warmups=${WARMUPS:-8}
 out=$root/bench/out/pk
 py=$root/.venv/bin/python
@@ -70,5 +75,7 @@ d["engine"] = "java-cold" if sys.argv[1] == "0" else "java-steady-" + sys.argv[1
   fi
 done
 rm -rf "$out"
+emit=()
+[ -n "${BENCH_JSON:-}" ] && emit=(--emit "$BENCH_JSON")
 "$py" "$here/summarize.py" --base paimon-c --title "merge-on-read of $((per_run * runs)) records ($runs runs)" \
-  "${results[@]}"
+  "${emit[@]}" "${results[@]}"

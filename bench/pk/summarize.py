@@ -2,7 +2,7 @@
 per engine the median and the min-max of every round, and ratios of the
 medians against a base engine.
 
-    summarize.py --title TEXT --base ENGINE [--rows N] RUN.json...
+    summarize.py --title TEXT --base ENGINE [--rows N] [--emit FILE] RUN.json...
 
 Each RUN is one JSON object of one round of one engine:
   engine        its label (e.g. paimon-c, java-cold, java-steady-8)
@@ -20,9 +20,13 @@ wall seconds, whole-process CPU seconds, peak RSS — each as median
 [min-max] over the rounds; then per peer the ratios of the medians
 (peer CPU / base CPU: how many times more CPU the peer needs per row;
 wall likewise; base peak RSS / peer peak RSS).
+--emit FILE also appends the CPU seconds of every round (in round order)
+as one bench/summary.py line (workload = the title; java-cold and
+java-steady-N are named Java cold and Java steady there).
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 
@@ -33,14 +37,34 @@ def spread(values, fmt):
     return "%s [%s-%s]" % (fmt % med, fmt % values[0], fmt % values[-1]), med
 
 
+def side_name(engine):
+    if engine == "java-cold":
+        return "Java cold"
+    if engine.startswith("java-steady"):
+        return "Java steady"
+    return engine
+
+
+def emit(a, runs):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import summary
+    sides = {}
+    for r in runs:
+        sides.setdefault(side_name(r["engine"]), []).append(r["cpu_ms"] / 1e3)
+    summary.append(a.emit, summary.record(a.title, "pk", sides, base=a.base))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--title", required=True)
     ap.add_argument("--base", required=True)
     ap.add_argument("--rows", type=int)
+    ap.add_argument("--emit", default=None)
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
     runs = [json.loads(r) for r in a.runs]
+    if a.emit:
+        emit(a, runs)
     engines = []
     for r in runs:
         if r["engine"] not in engines:

@@ -203,6 +203,39 @@ pm_error *pm_snapshot_data_manifests(pm_fileio *fio, const pm_path_factory *pf, 
     return NULL;
 }
 
+pm_error *pm_manifest_keys_live(pm_fileio *fio, const pm_path_factory *pf, const pm_manifest_file_meta *metas,
+                                size_t n, const pm_manifest_entry *keys, size_t nkeys, bool *live)
+{
+    memset(live, 0, nkeys * sizeof *live);
+    if (!nkeys)
+        return NULL;
+    pm_manifest_ident_set set = {0};
+    pm_error *e = NULL;
+    for (size_t i = 0; i < nkeys && !e; i++)
+        e = pm_manifest_ident_set_add(&set, &keys[i]);
+    /* live[] of the first key of each identifier while reading */
+    for (size_t i = 0; !e && i < n; i++) {
+        char *p;
+        pm_manifest_entry *part = NULL;
+        size_t m = 0;
+        e = pm_path_factory_manifest_path(pf, metas[i].file_name, &p);
+        if (e)
+            break;
+        e = pm_manifest_read(fio, p, &part, &m);
+        free(p);
+        for (size_t k = 0; !e && k < m; k++) {
+            const pm_manifest_entry *hit = pm_manifest_ident_set_find(&set, &part[k]);
+            if (hit)
+                live[hit - keys] = part[k].kind == PM_FILE_ADD;
+        }
+        pm_manifest_entries_free(part, m);
+    }
+    for (size_t i = 0; i < nkeys && !e; i++)
+        live[i] = live[pm_manifest_ident_set_find(&set, &keys[i]) - keys];
+    pm_manifest_ident_set_free(&set);
+    return e;
+}
+
 pm_error *pm_manifest_read_merged(pm_fileio *fio, const pm_path_factory *pf,
                                   const pm_manifest_file_meta *metas, size_t n,
                                   pm_manifest_entry **out, size_t *count)
@@ -331,17 +364,22 @@ pm_error *pm_manifest_ident_set_add(pm_manifest_ident_set *s, const pm_manifest_
     return NULL;
 }
 
-bool pm_manifest_ident_set_has(const pm_manifest_ident_set *s, const pm_manifest_entry *e)
+const pm_manifest_entry *pm_manifest_ident_set_find(const pm_manifest_ident_set *s, const pm_manifest_entry *e)
 {
     if (!s->cap)
-        return false;
+        return NULL;
     size_t k = (size_t)pm_manifest_entry_ident_hash(e) & (s->cap - 1);
     while (s->slots[k]) {
         if (pm_manifest_entry_ident_eq(s->slots[k], e))
-            return true;
+            return s->slots[k];
         k = (k + 1) & (s->cap - 1);
     }
-    return false;
+    return NULL;
+}
+
+bool pm_manifest_ident_set_has(const pm_manifest_ident_set *s, const pm_manifest_entry *e)
+{
+    return pm_manifest_ident_set_find(s, e) != NULL;
 }
 
 void pm_manifest_ident_set_free(pm_manifest_ident_set *s)
@@ -350,19 +388,50 @@ void pm_manifest_ident_set_free(pm_manifest_ident_set *s)
     memset(s, 0, sizeof *s);
 }
 
-pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
-                                      int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f)
+/* The next slot of l (zeroed), for a list that is `borrowed` or not. */
+static pm_error *entry_list_slot(pm_manifest_entry_list *l, bool borrowed, pm_manifest_entry **out)
 {
+    if (l->n && l->borrowed != borrowed)
+        return pm_error_new(PM_EINVALID, "manifest entry list: %s entry pushed onto a list of %s entries",
+                            borrowed ? "a borrowed" : "an owned", l->borrowed ? "borrowed" : "owned");
+    l->borrowed = borrowed;
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         PM_TRY(pm_realloc_array(&l->v, cap, sizeof *l->v));
         l->cap = cap;
     }
-    pm_manifest_entry *e = &l->v[l->n];
+    *out = &l->v[l->n];
+    memset(*out, 0, sizeof **out);
+    return NULL;
+}
+
+pm_error *pm_manifest_entry_list_push_view(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
+                                           int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f)
+{
+    pm_manifest_entry *e;
+    PM_TRY(entry_list_slot(l, true, &e));
+    *e = (pm_manifest_entry){.kind = kind, .partition = *partition, .bucket = bucket,
+                             .total_buckets = total_buckets, .file = *f};
+    l->n++;
+    return NULL;
+}
+
+pm_error *pm_manifest_entry_list_take(pm_manifest_entry_list *l, pm_manifest_entry *e)
+{
+    pm_manifest_entry *slot;
+    PM_TRY(entry_list_slot(l, false, &slot));
+    *slot = *e;
     memset(e, 0, sizeof *e);
-    e->kind = kind;
-    e->bucket = bucket;
-    e->total_buckets = total_buckets;
+    l->n++;
+    return NULL;
+}
+
+pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
+                                      int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f)
+{
+    pm_manifest_entry *e;
+    PM_TRY(entry_list_slot(l, false, &e));
+    *e = (pm_manifest_entry){.kind = kind, .bucket = bucket, .total_buckets = total_buckets};
     pm_error *err = pm_bytes_set(&e->partition, partition->data, partition->len);
     if (!err)
         err = pm_data_file_meta_copy(&e->file, f);
@@ -376,7 +445,10 @@ pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind ki
 
 void pm_manifest_entry_list_free(pm_manifest_entry_list *l)
 {
-    pm_manifest_entries_free(l->v, l->n);
+    if (l->borrowed)
+        free(l->v);
+    else
+        pm_manifest_entries_free(l->v, l->n);
     memset(l, 0, sizeof *l);
 }
 

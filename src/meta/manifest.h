@@ -72,6 +72,14 @@ pm_error *pm_manifest_read_merged(pm_fileio *fio, const pm_path_factory *pf,
                                   const pm_manifest_file_meta *metas, size_t n,
                                   pm_manifest_entry **out, size_t *count);
 
+/* Which of `keys` are live files after merging the manifests (in order,
+ * as pm_manifest_read_merged would: an ADD makes an identifier live, a
+ * DELETE removes it): live[i] for keys[i] (only their identifiers count,
+ * not their kinds).  Reads one manifest at a time: memory is the keys' set
+ * and one manifest, not every live entry. */
+pm_error *pm_manifest_keys_live(pm_fileio *fio, const pm_path_factory *pf, const pm_manifest_file_meta *metas,
+                                size_t n, const pm_manifest_entry *keys, size_t nkeys, bool *live);
+
 /* ---- merging ---- */
 /* Merge in place: *n shrinks; removed entries are cleared. */
 pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n);
@@ -87,16 +95,29 @@ typedef struct pm_manifest_ident_set {
 } pm_manifest_ident_set;
 pm_error *pm_manifest_ident_set_add(pm_manifest_ident_set *s, const pm_manifest_entry *e);
 bool pm_manifest_ident_set_has(const pm_manifest_ident_set *s, const pm_manifest_entry *e);
+/* The entry of the set with e's identifier (the first one added), or NULL. */
+const pm_manifest_entry *pm_manifest_ident_set_find(const pm_manifest_ident_set *s, const pm_manifest_entry *e);
 void pm_manifest_ident_set_free(pm_manifest_ident_set *s);
 
-/* A growable array of owned entries (zero-initialized = empty). */
+/* A growable array of entries (zero-initialized = empty), owned or, when
+ * `borrowed`, shallow views whose strings and arrays belong to the structs
+ * they were pushed from (those must outlive the list and stay unchanged;
+ * the list's own scalar fields may be changed).  A list is one or the
+ * other: the first push decides. */
 typedef struct pm_manifest_entry_list {
     pm_manifest_entry *v;
     size_t n, cap;
+    bool borrowed;
 } pm_manifest_entry_list;
 /* Append a copy of (kind, partition, bucket, total buckets, file). */
 pm_error *pm_manifest_entry_list_push(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
                                       int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f);
+/* Append a view of them (no copy: see `borrowed`). */
+pm_error *pm_manifest_entry_list_push_view(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
+                                           int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f);
+/* Append *e itself, moved (*e is zeroed); an owned list only. */
+pm_error *pm_manifest_entry_list_take(pm_manifest_entry_list *l, pm_manifest_entry *e);
+/* Frees the array, and the entries unless borrowed. */
 void pm_manifest_entry_list_free(pm_manifest_entry_list *l);
 
 /* ---- writing ---- */

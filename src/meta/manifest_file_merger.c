@@ -310,7 +310,7 @@ static pm_error *full_merge(const pm_manifest_merge_ctx *c, const pm_manifest_fi
         return NULL;
 
     pm_error *e = NULL;
-    pm_manifest_entry_list deletes = {0};   /* DELETE entries of every input (owned copies) */
+    pm_manifest_entry_list deletes = {0};   /* DELETE entries of every input (moved out of them) */
     pm_manifest_ident_set del = {0};
     part_pred pred = {0};
     const pm_bytes **parts = NULL;
@@ -327,8 +327,7 @@ static pm_error *full_merge(const pm_manifest_merge_ctx *c, const pm_manifest_fi
         e = read_manifest(c, &in[i], &en, &cnt);
         for (size_t k = 0; k < cnt && !e; k++)
             if (en[k].kind == PM_FILE_DELETE)
-                e = pm_manifest_entry_list_push(&deletes, PM_FILE_DELETE, &en[k].partition, en[k].bucket,
-                                                en[k].total_buckets, &en[k].file);
+                e = pm_manifest_entry_list_take(&deletes, &en[k]);
         pm_manifest_entries_free(en, cnt);
     }
     for (size_t k = 0; k < deletes.n && !e; k++)
@@ -380,8 +379,7 @@ static pm_error *full_merge(const pm_manifest_merge_ctx *c, const pm_manifest_fi
             if (pm_manifest_ident_set_has(&del, &en[k]))
                 require = true;
             else
-                e = pm_manifest_entry_list_push(&kept, PM_FILE_ADD, &en[k].partition, en[k].bucket, en[k].total_buckets,
-                                    &en[k].file);
+                e = pm_manifest_entry_list_take(&kept, &en[k]);
         }
         pm_manifest_entries_free(en, cnt);
         if (!e && !require) {

@@ -12,8 +12,11 @@
  *      spec) and checks that new files belong to them.  Index changes:
  *      removed then added per message; OVERWRITE also removes the index
  *      files of the overwritten partitions.
- *   3. Conflicts: a DELETE whose file is not live in L → PM_ECONFLICT; the
- *      caller's validate hook sees L and its live files (pm_table_scan).
+ *   3. Conflicts: a DELETE whose file is not live in L → PM_ECONFLICT (L's
+ *      manifests read one at a time, pm_manifest_keys_live; only OVERWRITE
+ *      holds L's merged entries); the caller's validate hook sees L and its
+ *      live files (pm_table_scan).  The delta and changelog entries are
+ *      views of the messages' (and L's) file metas, not copies.
  *   4. Files: base manifests = L's data manifests after ManifestFileMerger
  *      (meta/manifest_file_merger.h: full or minor compaction); base list;
  *      delta manifests and delta list (written even when empty); changelog
@@ -283,14 +286,11 @@ static pm_error *latest_schema_id(pm_table *t, int64_t *out)
     return NULL;
 }
 
+/* L's merged entries are held only by OVERWRITE (its DELETEs); the check of
+ * other DELETEs streams L's manifests (check_conflicts). */
 static bool needs_live(const commit_ctx *c)
 {
-    if (c->o->kind == PM_COMMIT_OVERWRITE || c->o->validate || c->o->index_rebase)
-        return true;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->msgs[i].n_compact_before)
-            return true;
-    return false;
+    return c->o->kind == PM_COMMIT_OVERWRITE;
 }
 
 /* One attempt's state: what it read (L and its manifests), the changes it
@@ -299,7 +299,7 @@ typedef struct attempt {
     pm_snapshot *latest;
     pm_manifest_file_meta *base;    /* L's data manifests */
     size_t nbase;
-    pm_manifest_entry *live;        /* L's merged entries (when needed) */
+    pm_manifest_entry *live;        /* L's merged entries (OVERWRITE only) */
     size_t nlive;
     pm_part_matcher *matcher;       /* OVERWRITE partition specs */
     pm_manifest_entry_list delta, changelog;
@@ -354,7 +354,7 @@ static pm_error *overwrite_deletes(commit_ctx *c, attempt *a)
         if (a->matcher)
             PM_TRY(spec_match(a->matcher, &l->partition, &m));
         if (m)
-            PM_TRY(pm_manifest_entry_list_push(&a->delta, PM_FILE_DELETE, &l->partition, l->bucket,
+            PM_TRY(pm_manifest_entry_list_push_view(&a->delta, PM_FILE_DELETE, &l->partition, l->bucket,
                                                l->total_buckets, &l->file));
     }
     if (!a->latest || !a->latest->index_manifest)
@@ -389,17 +389,17 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
                     return pm_error_new(PM_EINVALID, "file %s does not belong to the overwritten partitions",
                                         m->new_files[k].file_name);
             }
-            PM_TRY(pm_manifest_entry_list_push(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets,
+            PM_TRY(pm_manifest_entry_list_push_view(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets,
                                                &m->new_files[k]));
         }
         for (size_t k = 0; k < m->n_compact_before; k++)
-            PM_TRY(pm_manifest_entry_list_push(&a->delta, PM_FILE_DELETE, part, m->bucket, m->total_buckets,
+            PM_TRY(pm_manifest_entry_list_push_view(&a->delta, PM_FILE_DELETE, part, m->bucket, m->total_buckets,
                                                &m->compact_before[k]));
         for (size_t k = 0; k < m->n_compact_after; k++)
-            PM_TRY(pm_manifest_entry_list_push(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets,
+            PM_TRY(pm_manifest_entry_list_push_view(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets,
                                                &m->compact_after[k]));
         for (size_t k = 0; k < m->n_changelog; k++)
-            PM_TRY(pm_manifest_entry_list_push(&a->changelog, PM_FILE_ADD, part, m->bucket, m->total_buckets,
+            PM_TRY(pm_manifest_entry_list_push_view(&a->changelog, PM_FILE_ADD, part, m->bucket, m->total_buckets,
                                                &m->changelog[k]));
         for (size_t k = 0; k < m->n_index_removed; k++)
             PM_TRY(index_list_push(&a->idx_changes, &m->index_removed[k], PM_FILE_DELETE));
@@ -413,19 +413,27 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
 static pm_error *check_conflicts(commit_ctx *c, attempt *a)
 {
     pm_manifest_ident_set live_set = {0};
+    bool *hit = NULL; /* without a->live: hit[i] = delta entry i is a live file of L */
     pm_error *e = NULL;
     for (size_t i = 0; i < a->nlive && !e; i++)
         if (a->live[i].kind == PM_FILE_ADD)
             e = pm_manifest_ident_set_add(&live_set, &a->live[i]);
+    if (!e && !a->live && a->latest) {
+        e = pm_calloc(&hit, a->delta.n ? a->delta.n : 1, sizeof *hit);
+        if (!e)
+            e = pm_manifest_keys_live(c->t->fio, c->t->paths, a->base, a->nbase, a->delta.v, a->delta.n, hit);
+    }
     for (size_t i = 0; i < a->delta.n && !e; i++) {
         const pm_manifest_entry *d = &a->delta.v[i];
-        if (d->kind == PM_FILE_DELETE && !pm_manifest_ident_set_has(&live_set, d))
+        bool is_live = hit ? hit[i] : pm_manifest_ident_set_has(&live_set, d);
+        if (d->kind == PM_FILE_DELETE && !is_live)
             e = pm_error_new(PM_ECONFLICT, "file %s (bucket %d) is not live in %s%lld; it was removed by a "
                              "concurrent commit", d->file.file_name, (int)d->bucket,
                              a->latest ? "snapshot " : "an empty table",
                              a->latest ? (long long)a->latest->id : 0LL);
     }
     pm_manifest_ident_set_free(&live_set);
+    free(hit);
     if (e || (!c->o->validate && !c->o->index_rebase))
         return e;
     pm_scan_result empty = {0};
@@ -708,6 +716,9 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
         PM_TRY_GOTO(e, pm_manifest_read_merged(t->fio, t->paths, a.base, a.nbase, &a.live, &a.nlive), out);
     PM_TRY_GOTO(e, collect_changes(c, &a), out);
     PM_TRY_GOTO(e, check_conflicts(c, &a), out);
+    /* the hooks are done with L's live files: not held while the manifests are merged and written */
+    pm_scan_result_free(a.live_scan);
+    a.live_scan = NULL;
     a.next_row_id = a.latest && a.latest->next_row_id.has ? a.latest->next_row_id.v : 0;
     bool rt = false;
     PM_TRY_GOTO(e, pm_options_bool(pm_table_options(t), PM_OPT_ROW_TRACKING_ENABLED, &rt), out);

@@ -5,7 +5,9 @@
  * levels, schema ids, row ids and partition stats recomputed byte for
  * byte), merged entries give the snapshot's record counts; our writer's
  * Avro schemas equal Java's; write → read round trips; merge semantics;
- * rolling; codecs; ORC manifests are unsupported.
+ * live keys read manifest by manifest equal the merged answer; entry lists
+ * of views and of moved entries; rolling; codecs; ORC manifests are
+ * unsupported.
  */
 #include "meta_fixtures.h"
 
@@ -693,6 +695,114 @@ static void test_merge(void **state)
     pm_manifest_entries_free(e, n);
 }
 
+/* pm_manifest_keys_live reads manifests one at a time and answers, for every
+ * key, what holding the merged entries (pm_manifest_read_merged) answers. */
+static void test_keys_live(void **state)
+{
+    (void)state;
+    pm_options *o;
+    PM_OK_OR_FAIL(pm_options_new(&o));
+    PM_OK_OR_FAIL(pm_options_set(o, "manifest.compression", "null"));
+    pm_type *ptype;
+    PM_OK_OR_FAIL(pm_type_parse(&ptype, "ROW<p INT>"));
+    char *dir = pm_path_join(tmp, "keys-live");
+    pm_path_factory *pf;
+    PM_OK_OR_FAIL(pm_path_factory_new(&pf, dir, ptype, o));
+    /* M1: ADD a b c; M2: DELETE b, ADD d; M3: ADD b again, DELETE c */
+    struct { pm_file_kind k; const char *name; int m; } spec[] = {
+        {PM_FILE_ADD, "a", 0}, {PM_FILE_ADD, "b", 0}, {PM_FILE_ADD, "c", 0}, {PM_FILE_DELETE, "b", 1},
+        {PM_FILE_ADD, "d", 1}, {PM_FILE_ADD, "b", 2}, {PM_FILE_DELETE, "c", 2},
+    };
+    pm_manifest_file_meta metas[3];
+    size_t nmetas = 0;
+    for (int m = 0; m < 3; m++) {
+        pm_manifest_entry e[4];
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++)
+            if (spec[i].m == m)
+                make_entry(&e[n++], spec[i].k, spec[i].name, 0, 0, 1);
+        pm_manifest_file_meta *one;
+        size_t none;
+        PM_OK_OR_FAIL(pm_manifest_write(fio, pf, o, ptype, 0, e, n, &one, &none));
+        assert_int_equal(none, 1);
+        metas[nmetas++] = one[0];
+        free(one);
+        for (size_t i = 0; i < n; i++)
+            pm_manifest_entry_clear(&e[i]);
+    }
+    /* keys: kinds do not matter, identifiers do (a at level 1 is another file) */
+    const char *names[] = {"a", "b", "c", "d", "e", "a", "a"};
+    bool want[] = {true, true, false, true, false, true, false};
+    pm_manifest_entry keys[7];
+    for (int i = 0; i < 7; i++)
+        make_entry(&keys[i], i % 2 ? PM_FILE_ADD : PM_FILE_DELETE, names[i], 0, i == 6 ? 1 : 0, 1);
+    bool live[7];
+    PM_OK_OR_FAIL(pm_manifest_keys_live(fio, pf, metas, nmetas, keys, 7, live));
+    /* the same answers from the merged entries */
+    pm_manifest_entry *all;
+    size_t nall;
+    PM_OK_OR_FAIL(pm_manifest_read_merged(fio, pf, metas, nmetas, &all, &nall));
+    pm_manifest_ident_set set = {0};
+    for (size_t i = 0; i < nall; i++)
+        if (all[i].kind == PM_FILE_ADD)
+            PM_OK_OR_FAIL(pm_manifest_ident_set_add(&set, &all[i]));
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(live[i], want[i]);
+        assert_int_equal(live[i], pm_manifest_ident_set_has(&set, &keys[i]));
+        assert_true(pm_manifest_ident_set_find(&set, &keys[i]) == NULL || live[i]);
+    }
+    pm_manifest_ident_set_free(&set);
+    pm_manifest_entries_free(all, nall);
+    /* no manifests: nothing is live; no keys: nothing to do */
+    PM_OK_OR_FAIL(pm_manifest_keys_live(fio, pf, metas, 0, keys, 7, live));
+    for (int i = 0; i < 7; i++)
+        assert_false(live[i]);
+    PM_OK_OR_FAIL(pm_manifest_keys_live(fio, pf, metas, nmetas, keys, 0, live));
+    /* a missing manifest is an error, not "not live" */
+    char *p;
+    PM_OK_OR_FAIL(pm_path_factory_manifest_path(pf, metas[1].file_name, &p));
+    assert_int_equal(remove(p), 0);
+    free(p);
+    pm_error *err = pm_manifest_keys_live(fio, pf, metas, nmetas, keys, 7, live);
+    assert_non_null(err);
+    pm_error_free(err);
+
+    /* entry lists: views borrow, take moves, the two kinds do not mix */
+    pm_manifest_entry_list views = {0}, owned = {0};
+    for (int i = 0; i < 3; i++)
+        PM_OK_OR_FAIL(pm_manifest_entry_list_push_view(&views, PM_FILE_DELETE, &keys[i].partition, keys[i].bucket,
+                                                       keys[i].total_buckets, &keys[i].file));
+    assert_true(views.borrowed);
+    assert_ptr_equal(views.v[1].file.file_name, keys[1].file.file_name);
+    assert_int_equal(views.v[1].kind, PM_FILE_DELETE);
+    views.v[1].file.first_row_id = (pm_opt_long){true, 42}; /* the view's scalars are its own */
+    assert_false(keys[1].file.first_row_id.has);
+    PM_EXPECT_ERR(pm_manifest_entry_list_push(&views, PM_FILE_ADD, &keys[0].partition, 0, 4, &keys[0].file),
+                  PM_EINVALID);
+    assert_int_equal(views.n, 3);
+    pm_manifest_entry_list_free(&views); /* frees no string of keys (ASan) */
+    assert_string_equal(keys[2].file.file_name, "c");
+    const char *moved = keys[3].file.file_name;
+    PM_OK_OR_FAIL(pm_manifest_entry_list_take(&owned, &keys[3]));
+    assert_ptr_equal(owned.v[0].file.file_name, moved);
+    assert_null(keys[3].file.file_name);
+    assert_null(keys[3].partition.data);
+    PM_EXPECT_ERR(pm_manifest_entry_list_push_view(&owned, PM_FILE_ADD, &keys[0].partition, 0, 4, &keys[0].file),
+                  PM_EINVALID);
+    PM_OK_OR_FAIL(pm_manifest_entry_list_push(&owned, PM_FILE_ADD, &keys[0].partition, 0, 4, &keys[0].file));
+    assert_true(owned.v[1].file.file_name != keys[0].file.file_name);
+    pm_manifest_entry_list_free(&owned);
+    for (int i = 0; i < 7; i++)
+        pm_manifest_entry_clear(&keys[i]);
+    for (size_t i = 0; i < nmetas; i++)
+        pm_manifest_file_meta_clear(&metas[i]);
+    pm_test_rmtree(dir);
+    free(dir);
+    pm_path_factory_free(pf);
+    pm_type_free(ptype);
+    pm_options_free(o);
+}
+
 static void test_write_rolling_and_stats(void **state)
 {
     (void)state;
@@ -842,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_loose_fixture_files),
         cmocka_unit_test(test_schema_text),
         cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_keys_live),
         cmocka_unit_test(test_write_rolling_and_stats),
         cmocka_unit_test(test_codec_options),
     };
