@@ -23,8 +23,11 @@
  * batches of PM_PK_OUT_ROWS rows → writer (FileSource COMPACT, the output
  * level, target-file-size / target-file-row-num), which regenerates key
  * bounds, sequence bounds, delete counts and statistics per file.
- * Memory: half the task's share to the merge (two batches per run; more
- * runs than fit merge in passes), half to the writer's open row group.
+ * Memory: half the task's share to the merge (per sorted run two batches
+ * and its reader's buffers, measured on the first run; more runs than fit
+ * merge in passes through the spill, fewer than two fitting is
+ * PM_EINVALID naming the budget before the section writes a row), half
+ * to the writer's open row group.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,6 +472,10 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
         pm_kv_group g;
         bool eof = false;
         e = pm_merge_reader_next(m.mr, &g, &eof);
+        if (e && pm_merge_reader_over_budget(m.mr))
+            e = pm_error_wrap(e, 0, "the task's memory budget of %lld bytes (half for the merge, half for the "
+                              "output row group; --memory is shared by the running tasks) is too small",
+                              (long long)x->budget);
         if (e || eof)
             break;
         if (lookup_mode) {
