@@ -177,6 +177,7 @@ static pm_error *spill_finish(void *ctx, void *run, pm_kv_source *src)
     src->ctx = r;
     src->next = spill_next;
     src->close = spill_close;
+    src->memory = NULL;
     return NULL;
 }
 

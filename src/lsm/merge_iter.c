@@ -221,5 +221,6 @@ pm_error *pm_kv_source_sorted(pm_batch *b, int64_t *perm, int64_t n, int64_t chu
     out->ctx = s;
     out->next = sorted_next;
     out->close = sorted_close;
+    out->memory = NULL;
     return NULL;
 }

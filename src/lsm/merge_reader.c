@@ -54,6 +54,7 @@ struct pm_merge_reader {
     const pm_kv_spill *spill;
     int64_t spill_rows;
     size_t budget;
+    bool over_budget;   /* the budget holds fewer than two inputs */
     /* inputs until the first call */
     pm_kv_source *inputs;
     size_t ninputs;
@@ -432,6 +433,7 @@ size_t pm_merge_reader_passes(const pm_merge_reader *m) { return m->passes; }
 size_t pm_merge_reader_fan_in(const pm_merge_reader *m) { return m->max_fan_in; }
 void pm_merge_reader_set_memory_budget(pm_merge_reader *m, size_t bytes) { m->budget = bytes; }
 size_t pm_merge_reader_live_batches(const pm_merge_reader *m) { return m->live; }
+bool pm_merge_reader_over_budget(const pm_merge_reader *m) { return m->over_budget; }
 
 /* ------------------------------------------------------------------ */
 /* Multi-pass                                                          */
@@ -535,7 +537,9 @@ static size_t column_bytes(const pm_column *c)
     return n;
 }
 
-/* Lower max_fan_in so that fan-in × 2 batches fit the budget. */
+/* Lower max_fan_in so that fan-in inputs (two batches each, plus what an
+ * input holds besides: its reader's buffers) fit the budget; fewer than
+ * two is an error. */
 static pm_error *apply_budget(pm_merge_reader *m)
 {
     if (!m->budget || m->ninputs == 0)
@@ -544,7 +548,7 @@ static pm_error *apply_budget(pm_merge_reader *m)
     if (!p)
         return pm_oom();
     p->inner = m->inputs[0];
-    m->inputs[0] = (pm_kv_source){p, pushback_next, pushback_close};
+    m->inputs[0] = (pm_kv_source){p, pushback_next, pushback_close, NULL};
     PM_TRY(p->inner.next(p->inner.ctx, &p->first));
     if (!p->first)
         return NULL;
@@ -553,7 +557,17 @@ static pm_error *apply_budget(pm_merge_reader *m)
         bytes += column_bytes(p->first->columns[i]);
     /* sort keys, offsets and key lengths: about 16 bytes per row at least */
     bytes += (size_t)p->first->num_rows * 24 + 256;
-    size_t fan = m->budget / (2 * bytes);
+    size_t held = p->inner.memory ? p->inner.memory(p->inner.ctx) : 0;
+    size_t cost = 2 * bytes + held;
+    size_t fan = m->budget / cost;
+    if (fan < 2 && m->ninputs >= 2) {
+        m->over_budget = true;
+        return pm_error_new(PM_EINVALID,
+                            "a memory budget of %zu bytes cannot merge %zu sorted runs: a run being merged holds "
+                            "%zu bytes (two batches of %zu and %zu of reader buffers), so merging two at a time "
+                            "needs %zu",
+                            m->budget, m->ninputs, cost, bytes, held, 2 * cost);
+    }
     if (fan < 2)
         fan = 2;
     if (fan < m->max_fan_in)

@@ -60,6 +60,10 @@ typedef struct pm_kv_source {
     /* Release ctx; called exactly once (also on errors and early free).
      * May be NULL. */
     void (*close)(void *ctx);
+    /* Bytes the source holds besides the batches it handed out (e.g. its
+     * file reader's buffers); asked after its first batch, for the memory
+     * budget.  May be NULL (nothing besides the batches). */
+    size_t (*memory)(void *ctx);
 } pm_kv_source;
 
 /* Intermediate runs of a multi-pass merge. */
@@ -97,9 +101,11 @@ typedef struct pm_merge_reader pm_merge_reader;
 pm_error *pm_merge_reader_new(pm_merge_reader **out, const pm_kv_source *sources, size_t n,
                               const pm_merge_options *o);
 /* Bytes the merge may hold (0 = no limit; call before the first next).
- * The first batch of input 0 is measured (buffers plus sort keys); the
- * fan-in becomes budget / (2 × that), at least 2 and at most max_fan_in,
- * since each input holds about two batches. */
+ * The first batch of input 0 is measured (buffers plus sort keys) with what
+ * that input holds besides (its `memory`); an input costs two batches plus
+ * that, and the fan-in becomes budget / cost, at most max_fan_in.  Fewer
+ * than two inputs fitting (with two or more inputs) is PM_EINVALID from
+ * the first next, naming the budget and the cost of an input. */
 void pm_merge_reader_set_memory_budget(pm_merge_reader *m, size_t bytes);
 /* Next group; *eof = true (and out->n = 0) after the last. */
 pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof);
@@ -107,6 +113,8 @@ pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof);
 size_t pm_merge_reader_passes(const pm_merge_reader *m);
 /* The fan-in in effect (after the memory budget; valid after the first next). */
 size_t pm_merge_reader_fan_in(const pm_merge_reader *m);
+/* Did the merge fail because its memory budget holds fewer than two inputs? */
+bool pm_merge_reader_over_budget(const pm_merge_reader *m);
 /* Batches currently held (for tests of the memory bound). */
 size_t pm_merge_reader_live_batches(const pm_merge_reader *m);
 void pm_merge_reader_free(pm_merge_reader *m);

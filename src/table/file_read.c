@@ -73,6 +73,11 @@ struct pm_file_reader {
     pm_buf scratch;
 };
 
+size_t pm_file_reader_memory(const pm_file_reader *r)
+{
+    return (r->pq ? pm_pq_reader_memory(r->pq) : 0) + r->scratch.cap;
+}
+
 void pm_file_reader_free(pm_file_reader *r)
 {
     if (!r)

@@ -57,6 +57,10 @@ pm_error *pm_file_reader_open_dict(pm_file_reader **out, pm_table *t, const char
                                    const char *const *dict_columns, size_t ndict_columns);
 /* *out = NULL at end of file. */
 pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out);
+/* Bytes the reader holds besides its batches (pm_pq_reader_memory for
+ * Parquet files: windows, decompressed pages, levels, dictionaries; ORC
+ * and Avro readers are not measured and count only their scratch). */
+size_t pm_file_reader_memory(const pm_file_reader *r);
 /* Row position (in the file) of the first row of the last batch returned. */
 int64_t pm_file_reader_position(const pm_file_reader *r);
 void pm_file_reader_free(pm_file_reader *r);

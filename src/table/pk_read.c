@@ -674,6 +674,7 @@ static pm_error *open_unit(pm_pk_reader *r, const unit *u)
         srcs[k].ctx = s;
         srcs[k].next = run_next;
         srcs[k].close = run_close;
+        srcs[k].memory = NULL;
         made++;
     }
     /* several runs (at most PREFETCH_MAX_RUNS): decode them ahead on a

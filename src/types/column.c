@@ -474,97 +474,150 @@ pm_error *pm_column_append_from(pm_column *dst, const pm_column *src, int64_t ro
     return pm_column_end_nested(dst);
 }
 
-/* pm_column_append_gather (column.h): one pass per buffer — validity,
- * values (fixed widths copied by width), or offsets then bytes. */
-pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, const uint16_t *which,
-                                  const int64_t *rows, int64_t n)
+/* ---- bulk appends of row runs (pm_column_append_runs, column.h) ----
+ * Bitmaps (validity, BOOLEAN values): bit i is bit (i & 7) of byte i >> 3. */
+
+static inline void bit_put(uint8_t *d, int64_t k, unsigned v)
+{
+    uint8_t m = (uint8_t)(1u << (k & 7));
+    d[k >> 3] = (uint8_t)((d[k >> 3] & ~m) | (v ? m : 0));
+}
+
+/* Bits [spos, spos + n) of s to bits [dpos, dpos + n) of d: single bits up
+ * to a byte boundary of d, then whole bytes (shifted when s is not
+ * aligned alike), then single bits. */
+static void bits_copy(uint8_t *d, int64_t dpos, const uint8_t *s, int64_t spos, int64_t n)
+{
+    for (; n > 0 && (dpos & 7); n--, dpos++, spos++)
+        bit_put(d, dpos, (s[spos >> 3] >> (spos & 7)) & 1);
+    int64_t bytes = n >> 3;
+    uint8_t *o = d + (dpos >> 3);
+    const uint8_t *p = s + (spos >> 3);
+    unsigned sh = (unsigned)(spos & 7);
+    if (sh == 0) {
+        if (bytes)
+            memcpy(o, p, (size_t)bytes);
+    } else {
+        /* byte i takes bits of p[i] and p[i + 1], both inside the source range */
+        for (int64_t i = 0; i < bytes; i++)
+            o[i] = (uint8_t)((p[i] >> sh) | (p[i + 1] << (8 - sh)));
+    }
+    dpos += bytes * 8;
+    spos += bytes * 8;
+    for (n &= 7; n > 0; n--, dpos++, spos++)
+        bit_put(d, dpos, (s[spos >> 3] >> (spos & 7)) & 1);
+}
+
+/* Bits [dpos, dpos + n) of d set. */
+static void bits_set(uint8_t *d, int64_t dpos, int64_t n)
+{
+    for (; n > 0 && (dpos & 7); n--, dpos++)
+        d[dpos >> 3] |= (uint8_t)(1u << (dpos & 7));
+    if (n >= 8)
+        memset(d + (dpos >> 3), 0xff, (size_t)(n >> 3));
+    dpos += n & ~(int64_t)7;
+    for (n &= 7; n > 0; n--, dpos++)
+        d[dpos >> 3] |= (uint8_t)(1u << (dpos & 7));
+}
+
+/* Clear bits among [pos, pos + n) of s. */
+static int64_t bits_count_zero(const uint8_t *s, int64_t pos, int64_t n)
+{
+    int64_t ones = 0, total = n;
+    for (; n > 0 && (pos & 7); n--, pos++)
+        ones += (s[pos >> 3] >> (pos & 7)) & 1;
+    const uint8_t *p = s + (pos >> 3);
+    int64_t bytes = n >> 3, i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        ones += __builtin_popcountll(w);
+    }
+    for (; i < bytes; i++)
+        ones += __builtin_popcount(p[i]);
+    pos += bytes * 8;
+    for (n &= 7; n > 0; n--, pos++)
+        ones += (s[pos >> 3] >> (pos & 7)) & 1;
+    return total - ones;
+}
+
+/* Grow bitmap b to cover `bits` bits, new bytes set to `fill`. */
+static pm_error *bitmap_cover(pm_buf *b, int64_t bits, uint8_t fill)
+{
+    size_t need = (size_t)((bits + 7) / 8), old = b->len;
+    if (old >= need)
+        return NULL;
+    PM_TRY(pm_buf_resize(b, need));
+    memset(b->data + old, fill, need - old);
+    return NULL;
+}
+
+/* pm_column_append_runs (column.h): per buffer one pass over the runs —
+ * validity (only when a copied row is null or dst has a bitmap already),
+ * then fixed-width values (one memcpy per run), BOOLEAN bits, or
+ * variable-width offsets (rebased per run) and bytes (one memcpy per run).
+ * Nested types and dictionary-encoded sources go row by row. */
+pm_error *pm_column_append_runs(pm_column *dst, const pm_column *const *srcs, const pm_column_run *runs,
+                                size_t nruns)
 {
     const pm_type *t = dst->type;
     int w = pm_type_value_width(t);
     bool var = pm_type_is_varlen(t);
+    int64_t n = 0, nulls = 0;
+    bool dict = false;
+    for (size_t r = 0; r < nruns; r++) {
+        const pm_column *src = srcs[runs[r].src];
+        n += runs[r].n;
+        dict |= src->dictionary != NULL;
+        if (src->null_count)
+            nulls += bits_count_zero(src->validity.data, runs[r].row, runs[r].n);
+    }
     if (n <= 0)
         return NULL;
-    bool dict = false;
-    for (int64_t i = 0; var && !dict && i < n; i++)
-        dict = srcs[which[i]]->dictionary != NULL;
     if (dict || (!w && !var && t->id != PM_TYPE_BOOLEAN)) {
-        /* dictionary-encoded sources: their values, row by row */
-        for (int64_t i = 0; i < n; i++)
-            PM_TRY(pm_column_append_from(dst, srcs[which[i]], rows[i]));
+        for (size_t r = 0; r < nruns; r++)
+            for (int64_t i = 0; i < runs[r].n; i++)
+                PM_TRY(pm_column_append_from(dst, srcs[runs[r].src], runs[r].row + i));
         return NULL;
     }
     int64_t len0 = dst->length;
-    int64_t nulls = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const pm_column *src = srcs[which[i]];
-        nulls += src->null_count && pm_column_is_null(src, rows[i]);
-    }
     if (nulls || dst->validity.len) {
-        size_t need = (size_t)((len0 + n + 7) / 8);
-        size_t old = dst->validity.len;
-        if (old == 0) {
-            PM_TRY(pm_buf_resize(&dst->validity, need));
-            memset(dst->validity.data, 0xff, need);
-        } else if (old < need) {
-            PM_TRY(pm_buf_resize(&dst->validity, need));
-            memset(dst->validity.data + old, 0, need - old);
-        }
-        for (int64_t i = 0; i < n; i++) {
-            const pm_column *src = srcs[which[i]];
-            int64_t k = len0 + i;
-            uint8_t bit = (uint8_t)(1u << (k & 7));
-            if (src->null_count && pm_column_is_null(src, rows[i]))
-                dst->validity.data[k >> 3] &= (uint8_t)~bit;
+        bool fresh = dst->validity.len == 0;
+        PM_TRY(bitmap_cover(&dst->validity, len0 + n, 0));
+        if (fresh)
+            memset(dst->validity.data, 0xff, dst->validity.len);
+        int64_t k = len0;
+        for (size_t r = 0; r < nruns; r++) {
+            const pm_column *src = srcs[runs[r].src];
+            if (src->null_count)
+                bits_copy(dst->validity.data, k, src->validity.data, runs[r].row, runs[r].n);
             else
-                dst->validity.data[k >> 3] |= bit;
+                bits_set(dst->validity.data, k, runs[r].n);
+            k += runs[r].n;
         }
         dst->null_count += nulls;
     }
     if (w) {
-        PM_TRY(pm_buf_reserve(&dst->values, (size_t)n * (size_t)w));
-        uint8_t *o = dst->values.data + dst->values.len;
-        switch (w) {
-        case 8:
-            for (int64_t i = 0; i < n; i++)
-                memcpy(o + 8 * i, srcs[which[i]]->values.data + (size_t)rows[i] * 8, 8);
-            break;
-        case 4:
-            for (int64_t i = 0; i < n; i++)
-                memcpy(o + 4 * i, srcs[which[i]]->values.data + (size_t)rows[i] * 4, 4);
-            break;
-        case 1:
-            for (int64_t i = 0; i < n; i++)
-                o[i] = srcs[which[i]]->values.data[rows[i]];
-            break;
-        default:
-            for (int64_t i = 0; i < n; i++)
-                memcpy(o + (size_t)w * (size_t)i, srcs[which[i]]->values.data + (size_t)rows[i] * (size_t)w,
-                       (size_t)w);
-        }
-        dst->values.len += (size_t)n * (size_t)w;
+        size_t sw = (size_t)w;
+        PM_TRY(pm_buf_reserve(&dst->values, (size_t)n * sw));
+        for (size_t r = 0; r < nruns; r++)
+            pm_buf_put(&dst->values, srcs[runs[r].src]->values.data + (size_t)runs[r].row * sw,
+                       (size_t)runs[r].n * sw);
     } else if (t->id == PM_TYPE_BOOLEAN) {
-        size_t need = (size_t)((len0 + n + 7) / 8);
-        if (dst->values.len < need) {
-            size_t old = dst->values.len;
-            PM_TRY(pm_buf_resize(&dst->values, need));
-            memset(dst->values.data + old, 0, need - old);
-        }
-        for (int64_t i = 0; i < n; i++) {
-            int64_t k = len0 + i;
-            uint8_t bit = (uint8_t)(1u << (k & 7));
-            if (pm_column_bool(srcs[which[i]], rows[i]))
-                dst->values.data[k >> 3] |= bit;
-            else
-                dst->values.data[k >> 3] &= (uint8_t)~bit;
+        PM_TRY(bitmap_cover(&dst->values, len0 + n, 0));
+        int64_t k = len0;
+        for (size_t r = 0; r < nruns; r++) {
+            bits_copy(dst->values.data, k, srcs[runs[r].src]->values.data, runs[r].row, runs[r].n);
+            k += runs[r].n;
         }
     } else {
         int32_t last = 0;
         if (dst->offsets.len >= 4)
             memcpy(&last, dst->offsets.data + dst->offsets.len - 4, 4);
         int64_t bytes = 0;
-        for (int64_t i = 0; i < n; i++) {
-            const int32_t *so = pm_column_offsets(srcs[which[i]]);
-            bytes += (int64_t)so[rows[i] + 1] - so[rows[i]];
+        for (size_t r = 0; r < nruns; r++) {
+            const int32_t *so = pm_column_offsets(srcs[runs[r].src]);
+            bytes += (int64_t)so[runs[r].row + runs[r].n] - so[runs[r].row];
         }
         if ((int64_t)last + bytes > INT32_MAX)
             return pm_error_new(PM_EUNSUPPORTED, "column of more than 2147483647 bytes (int32 offsets)");
@@ -575,18 +628,46 @@ pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, 
             pm_buf_put(&dst->offsets, &z, 4);
         }
         int32_t pos = last;
-        for (int64_t i = 0; i < n; i++) {
-            const pm_column *src = srcs[which[i]];
-            const int32_t *so = pm_column_offsets(src);
-            int32_t a = so[rows[i]], len = so[rows[i] + 1] - a;
+        for (size_t r = 0; r < nruns; r++) {
+            const pm_column *src = srcs[runs[r].src];
+            const int32_t *so = pm_column_offsets(src) + runs[r].row;
+            int64_t rn = runs[r].n;
+            int32_t a = so[0], len = so[rn] - a;
             if (len)
                 pm_buf_put(&dst->data, src->data.data + a, (size_t)len);
+            int32_t *o = (int32_t *)(void *)(dst->offsets.data + dst->offsets.len);
+            int32_t base = pos - a;
+            for (int64_t i = 0; i < rn; i++)
+                o[i] = so[i + 1] + base;
+            dst->offsets.len += (size_t)rn * 4;
             pos += len;
-            pm_buf_put(&dst->offsets, &pos, 4);
         }
     }
     dst->length += n;
     return NULL;
+}
+
+/* pm_column_append_gather (column.h): the cells grouped into runs of
+ * consecutive rows of one source, appended in chunks of runs. */
+pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, const uint16_t *which,
+                                  const int64_t *rows, int64_t n)
+{
+    enum { CHUNK = 256 };
+    pm_column_run runs[CHUNK];
+    size_t nr = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (nr && runs[nr - 1].src == which[i] && runs[nr - 1].row + runs[nr - 1].n == rows[i] &&
+            runs[nr - 1].n < UINT32_MAX) {
+            runs[nr - 1].n++;
+            continue;
+        }
+        if (nr == CHUNK) {
+            PM_TRY(pm_column_append_runs(dst, srcs, runs, nr));
+            nr = 0;
+        }
+        runs[nr++] = (pm_column_run){rows[i], 1, which[i]};
+    }
+    return nr ? pm_column_append_runs(dst, srcs, runs, nr) : NULL;
 }
 
 pm_error *pm_column_decode(pm_column **out, pm_column *c)

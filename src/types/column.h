@@ -108,9 +108,23 @@ pm_error *pm_column_end_nested(pm_column *c);
 /* Copy row `row` of `src` (same type) to the end of `dst`, children included. */
 pm_error *pm_column_append_from(pm_column *dst, const pm_column *src, int64_t row);
 /* Copy n cells to the end of `dst`: cell i is row rows[i] of srcs[which[i]]
- * (all of dst's type), one pass per buffer (nested types row by row). */
+ * (all of dst's type); consecutive rows of one source are copied as runs
+ * (pm_column_append_runs). */
 pm_error *pm_column_append_gather(pm_column *dst, const pm_column *const *srcs, const uint16_t *which,
                                   const int64_t *rows, int64_t n);
+/* Rows [row, row + n) of srcs[src]. */
+typedef struct pm_column_run {
+    int64_t row;
+    uint32_t n;
+    uint16_t src;
+} pm_column_run;
+/* Append the rows of every run, in order, to the end of `dst` (sources of
+ * dst's type, rows in range): per run one memcpy of fixed-width values, of
+ * variable-width bytes (offsets rebased) and a bit-range copy of validity
+ * and BOOLEAN values; no validity bitmap is created unless a copied row is
+ * null.  Nested types and dictionary-encoded sources go row by row. */
+pm_error *pm_column_append_runs(pm_column *dst, const pm_column *const *srcs, const pm_column_run *runs,
+                                size_t nruns);
 
 /* Readers (no bounds checks beyond debug asserts; row < length). */
 static inline bool pm_column_is_null(const pm_column *c, int64_t i)

@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check(pm_batch_finish(b, (int64_t)m));
             s->b[s->n++] = b;
         }
-        srcs[r] = (pm_kv_source){s, fsrc_next, fsrc_close};
+        srcs[r] = (pm_kv_source){s, fsrc_next, fsrc_close, NULL};
     }
     static const char *ENGINES[] = {"", "ignore-delete=true", "merge-engine=first-row;ignore-delete=true",
                                     "merge-engine=aggregation;fields.v.aggregate-function=sum",

@@ -46,8 +46,9 @@
 
 /* The pending output batch, and the records kept unchanged (a lone record,
  * a deduplicate winner) gathered column by column: pinned input batches
- * (their columns retained, so the merge may release the batches) and, per
- * pending output row, (pin, row). */
+ * (their columns retained, so the merge may release the batches) and the
+ * pending output rows as runs of consecutive rows of one pin (copied per
+ * run, types/column.h pm_column_append_runs). */
 typedef struct pm_pk_output {
     pm_batch *out;                /* KV type */
     int64_t nout;
@@ -55,9 +56,8 @@ typedef struct pm_pk_output {
     size_t nin;                   /* input columns */
     pm_column ***pins;            /* pins[p][c]: retained input columns */
     size_t npins, cap_pins;
-    uint16_t *which;
-    int64_t *rows;
-    int64_t ngather;
+    pm_column_run *runs;          /* PM_PK_OUT_ROWS at most */
+    size_t nruns;
     const pm_column **srcs;       /* scratch: one column of every pin */
 } pm_pk_output;
 

@@ -23,8 +23,11 @@
  * batches of PM_PK_OUT_ROWS rows → writer (FileSource COMPACT, the output
  * level, target-file-size / target-file-row-num), which regenerates key
  * bounds, sequence bounds, delete counts and statistics per file.
- * Memory: half the task's share to the merge (two batches per run; more
- * runs than fit merge in passes), half to the writer's open row group.
+ * Memory: half the task's share to the merge (per sorted run two batches
+ * and its reader's buffers, measured on the first run; more runs than fit
+ * merge in passes through the spill, fewer than two fitting is
+ * PM_EINVALID naming the budget before the section writes a row), half
+ * to the writer's open row group.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +46,7 @@ pm_error *pm_pk_output_init(pm_pk_exec *x)
     PM_TRY(pm_batch_new(&o->out, x->kv_type));
     o->nin = x->in_type->nfields;
     PM_TRY(pm_calloc(&o->src_col, x->kv_type->nfields, sizeof *o->src_col));
-    PM_TRY(pm_calloc(&o->which, PM_PK_OUT_ROWS, sizeof *o->which));
-    PM_TRY(pm_calloc(&o->rows, PM_PK_OUT_ROWS, sizeof *o->rows));
+    PM_TRY(pm_calloc(&o->runs, PM_PK_OUT_ROWS, sizeof *o->runs));
     for (size_t k = 0; k < x->nkey; k++)
         o->src_col[k] = x->in_layout.key_cols[k];
     o->src_col[x->nkey] = 0;
@@ -63,7 +65,7 @@ static void pins_release(pm_pk_output *o)
         o->pins[p] = NULL;
     }
     o->npins = 0;
-    o->ngather = 0;
+    o->nruns = 0;
 }
 
 void pm_pk_output_clear(pm_pk_output *o)
@@ -71,8 +73,7 @@ void pm_pk_output_clear(pm_pk_output *o)
     pins_release(o);
     free(o->pins);
     free(o->srcs);
-    free(o->which);
-    free(o->rows);
+    free(o->runs);
     free(o->src_col);
     pm_batch_free(o->out);
     memset(o, 0, sizeof *o);
@@ -81,22 +82,30 @@ void pm_pk_output_clear(pm_pk_output *o)
 /* Copy the gathered rows to the output batch. */
 static pm_error *gather_flush(pm_pk_exec *x)
 {
-    if (!x->o.ngather)
+    if (!x->o.nruns)
         return NULL;
     pm_error *e = NULL;
     for (size_t i = 0; i < x->kv_type->nfields && !e; i++) {
         for (size_t p = 0; p < x->o.npins; p++)
             x->o.srcs[p] = x->o.pins[p][x->o.src_col[i]];
-        e = pm_column_append_gather(x->o.out->columns[i], x->o.srcs, x->o.which, x->o.rows, x->o.ngather);
+        e = pm_column_append_runs(x->o.out->columns[i], x->o.srcs, x->o.runs, x->o.nruns);
     }
     pins_release(&x->o);
     return e;
 }
 
-/* One unchanged record into the gather list (its batch pinned once). */
+/* One unchanged record into the gather list (its batch pinned once; the
+ * next row of the last run's pin extends that run). */
 static pm_error *gather_add(pm_pk_exec *x, const pm_kv_rec *rec)
 {
     pm_column *const *cols = rec->batch->columns;
+    if (x->o.nruns) {
+        pm_column_run *last = &x->o.runs[x->o.nruns - 1];
+        if (x->o.pins[last->src][0] == cols[0] && last->row + last->n == rec->row) {
+            last->n++;
+            return NULL;
+        }
+    }
     size_t p = x->o.npins;
     while (p-- > 0)
         if (x->o.pins[p][0] == cols[0])
@@ -117,8 +126,7 @@ static pm_error *gather_add(pm_pk_exec *x, const pm_kv_rec *rec)
         p = x->o.npins++;
         x->o.pins[p] = pin;
     }
-    x->o.which[x->o.ngather] = (uint16_t)p;
-    x->o.rows[x->o.ngather++] = rec->row;
+    x->o.runs[x->o.nruns++] = (pm_column_run){rec->row, 1, (uint16_t)p};
     return NULL;
 }
 
@@ -464,6 +472,10 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
         pm_kv_group g;
         bool eof = false;
         e = pm_merge_reader_next(m.mr, &g, &eof);
+        if (e && pm_merge_reader_over_budget(m.mr))
+            e = pm_error_wrap(e, 0, "the task's memory budget of %lld bytes (half for the merge, half for the "
+                              "output row group; --memory is shared by the running tasks) is too small",
+                              (long long)x->budget);
         if (e || eof)
             break;
         if (lookup_mode) {

@@ -4,7 +4,9 @@
  * task's schema, system columns prepended), each batch shared with the
  * reader, the file's deletion vector applied (a copy: the maintainer's
  * vector changes while the task marks rows), and for lookups the row
- * positions (_POS) and the file's index (_FILE) appended.
+ * positions (_POS) and the file's index (_FILE) appended.  The source's
+ * `memory` is its open file reader's buffers (pm_file_reader_memory), so
+ * the merge's budget charges one reader per sorted run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,13 @@ static pm_error *run_next(void *ctx, pm_batch **out)
     }
 }
 
+/* The open file's reader buffers (the merge's budget charges them). */
+static size_t run_memory(void *ctx)
+{
+    const run_src *s = ctx;
+    return s->fr ? pm_file_reader_memory(s->fr) : 0;
+}
+
 static void run_close(void *ctx)
 {
     run_src *s = ctx;
@@ -167,5 +176,6 @@ pm_error *pm_pk_run_source(pm_pk_exec *x, const pm_type *read_type, const pm_lsm
     out->ctx = s;
     out->next = run_next;
     out->close = run_close;
+    out->memory = run_memory;
     return NULL;
 }

@@ -35,8 +35,9 @@
  * not one per chunk, and no chunk buffers. */
 #define WHOLE_FILE_MAX ((uint64_t)256 << 10)
 /* Column chunks of larger files are read this many bytes at a time (at
- * least one whole page). */
-#define CHUNK_WINDOW ((size_t)1 << 20)
+ * least one whole page): a merge holds one reader per sorted run, each
+ * about a window and a decompressed page per projected column. */
+#define CHUNK_WINDOW ((size_t)1 << 18)
 
 struct pm_pq_reader {
     pm_input *in;
@@ -302,6 +303,14 @@ pm_error *pm_pq_reader_open_memory(pm_pq_reader **out, const uint8_t *data, size
     }
     *out = r;
     return NULL;
+}
+
+size_t pm_pq_reader_memory(const pm_pq_reader *r)
+{
+    size_t n = r->whole ? (size_t)r->size : 0;
+    for (uint32_t i = 0; i < r->nchunks; i++)
+        n += pqr_chunk_memory(&r->chunks[i]);
+    return n + r->asmb.flags.cap + r->asmb.tmp.cap + r->asmb.rel.cap;
 }
 
 void pm_pq_reader_free(pm_pq_reader *r)

@@ -17,10 +17,11 @@
  * Open reads the footer (magic, length, thrift FileMetaData) and converts
  * the schema (Parquet → Paimon types, field ids from field_id or position).
  * Each row group that passes the optional filter is read through its
- * projected column chunks, each read in windows of 1 MiB (or one page when
- * larger: memory is bounded by a window plus one decompressed page per
- * projected column, not by the row group's size), and decoded in batches
- * of at most `batch_rows` rows.  A batch never spans row groups.
+ * projected column chunks, each read in windows of 256 KiB (or one page
+ * when larger: memory is bounded by a window plus one decompressed page
+ * per projected column, not by the row group's size; pm_pq_reader_memory
+ * measures it), and decoded in batches of at most `batch_rows` rows.  A
+ * batch never spans row groups.
  * A file of at most 256 KiB is read whole with one read when opened (not
  * for footer_only), its chunks then borrowed from that copy.
  *
@@ -101,6 +102,12 @@ const pm_type *pm_pq_reader_schema(const pm_pq_reader *r);
 int64_t pm_pq_reader_leaf_of(const pm_pq_reader *r, const char *name);
 /* Paimon type of leaf column `leaf` (NULL if it is not supported); owned by the reader. */
 const pm_type *pm_pq_reader_leaf_type(const pm_pq_reader *r, uint32_t leaf);
+
+/* Bytes the reader holds for reading: a small file's copy, every projected
+ * chunk's window, decompressed page, levels, dictionary and scratch
+ * buffers (not the batch it hands out).  Grows while pages load; after the
+ * first batch it is about the steady state. */
+size_t pm_pq_reader_memory(const pm_pq_reader *r);
 
 /* Whether batch column i comes dictionary-encoded (dict_columns). */
 bool pm_pq_reader_column_encoded(const pm_pq_reader *r, size_t i);

@@ -36,6 +36,16 @@ void pqr_chunk_free(pqr_chunk *c)
     c->dict_col = NULL;
 }
 
+size_t pqr_chunk_memory(const pqr_chunk *c)
+{
+    const pm_buf *bufs[] = {&c->raw, &c->dict_fixed, &c->dict_off, &c->dict_data, &c->page, &c->def, &c->rep,
+                            &c->lens, &c->prefix, &c->prev, &c->scratch, &c->scratch_off, &c->scratch_data, &c->idx};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        n += bufs[i]->cap;
+    return n;
+}
+
 pm_error *pqr_chunk_bad_encoding(const pqr_chunk *c, int32_t enc)
 {
     return pm_error_new(PM_EUNSUPPORTED, "encoding %s for %s values", pq_encoding_name(enc),

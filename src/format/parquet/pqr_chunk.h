@@ -91,6 +91,8 @@ typedef struct pqr_chunk {
 
 void pqr_chunk_init(pqr_chunk *c, const pqr_leaf *leaf, pm_codec_ctx *codec, size_t max_page);
 void pqr_chunk_free(pqr_chunk *c);
+/* Bytes of the chunk's buffers (window, page, levels, dictionary, scratch). */
+size_t pqr_chunk_memory(const pqr_chunk *c);
 /* Begin reading the chunk whose bytes are at c->data / c->len (or, with
  * c->read set, are read window by window from c->file_off). */
 void pqr_chunk_start(pqr_chunk *c, const pq_column_meta *cm);

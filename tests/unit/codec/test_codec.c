@@ -204,6 +204,21 @@ static void test_zstd_streaming_and_frames(void **state)
     PM_OK_OR_FAIL(pm_buf_append(&f, "junk", 4));
     PM_EXPECT_ERR(pm_codec_decompress(ctx, PM_CODEC_ZSTD, f.data, f.len, out, n + n / 2),
                   PM_ECORRUPT);
+    /* Fewer bytes than expected. */
+    PM_EXPECT_ERR(pm_codec_decompress(ctx, PM_CODEC_ZSTD, f.data, first, out, n + 1), PM_ECORRUPT);
+    /* A skippable frame between two frames is skipped in both modes. */
+    pm_buf sk = PM_BUF_INIT;
+    static const uint8_t skip[12] = {0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 'p', 'a', 'd', '!'};
+    PM_OK_OR_FAIL(pm_buf_append(&sk, f.data, first));
+    PM_OK_OR_FAIL(pm_buf_append(&sk, skip, sizeof skip));
+    PM_OK_OR_FAIL(pm_buf_append(&sk, f.data + first, f.len - 4 - first));
+    PM_OK_OR_FAIL(pm_codec_decompress(ctx, PM_CODEC_ZSTD, sk.data, sk.len, out, n + n / 2));
+    assert_memory_equal(out, txt, n);
+    assert_memory_equal(out + n, txt, n / 2);
+    pm_buf_clear(&d);
+    PM_OK_OR_FAIL(pm_codec_decompress_append(ctx, PM_CODEC_ZSTD, sk.data, sk.len, &d, 0));
+    assert_int_equal(d.len, n + n / 2);
+    pm_buf_free(&sk);
     /* The context is still usable after errors. */
     PM_OK_OR_FAIL(pm_codec_decompress(ctx, PM_CODEC_ZSTD, f.data, first, out, n));
     assert_memory_equal(out, txt, n);

@@ -63,7 +63,7 @@ static inline pm_kv_source lt_source(pm_batch **b, size_t n, int *closes)
     s->n = n;
     s->closes = closes;
     s->fail_at = -1;
-    pm_kv_source src = {s, lt_src_next, lt_src_close};
+    pm_kv_source src = {s, lt_src_next, lt_src_close, NULL};
     return src;
 }
 

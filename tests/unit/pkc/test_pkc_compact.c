@@ -17,6 +17,8 @@
  * changelog-producer=full-compaction events of an upgraded file; errors
  * name the input file.
  */
+#include <dirent.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -906,6 +908,72 @@ static void test_small_memory_budget(void **state)
     free(dir);
 }
 
+static size_t count_files(const char *path)
+{
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    size_t n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        n += de->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Two overlapping runs whose batches alone exceed the merge's half of the
+ * budget: PM_EINVALID naming the budget and what a run needs, no file
+ * left behind; a budget that holds them compacts. */
+static void test_budget_too_small_for_two_runs(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "write-only=true"};
+    pm_table *t = pk_create(dir, "tiny", "ROW<id INT NOT NULL, v STRING>", NULL, "id", opts, 2);
+    for (int run = 0; run < 2; run++) {
+        pm_table_writer *w = NULL;
+        PM_OK_OR_FAIL(pm_table_writer_new(&w, t, NULL));
+        pm_buf rows = PM_BUF_INIT;
+        for (int k = 0; k < 3000; k++)
+            PM_OK_OR_FAIL(pm_buf_printf(&rows, "{\"id\":%d,\"v\":\"%0200d\"}\n", k + run * 1000, k));
+        const char *text = NULL;
+        PM_OK_OR_FAIL(pm_buf_cstr(&rows, &text));
+        pm_batch *bt = pk_rows(t, text);
+        PM_OK_OR_FAIL(pm_table_writer_write(w, bt));
+        pm_batch_free(bt);
+        pm_buf_free(&rows);
+        pm_commit_message *m = NULL;
+        size_t n = 0;
+        PM_OK_OR_FAIL(pm_table_writer_prepare_commit(w, &m, &n));
+        pk_commit_msgs(t, m, n);
+        pm_commit_message_array_free(m, n);
+        pm_table_writer_free(w);
+    }
+    char bucket[4096];
+    snprintf(bucket, sizeof bucket, "%s/db.db/tiny/bucket-0", dir);
+    size_t files_before = count_files(bucket);
+    pm_compact_plan *p = plan_of(t, false, "u");
+    assert_int_equal(p->ntasks, 1);
+    assert_int_equal(p->tasks[0]->nfiles, 2);
+    pm_compact_result *r = NULL;
+    pm_error *e = pm_compact_execute_with_budget(&r, t, p->tasks[0], 256 << 10);
+    assert_non_null(e);
+    assert_int_equal(pm_error_code(e), PM_EINVALID);
+    char *msg = pm_error_format(e);
+    assert_non_null(strstr(msg, "memory budget of 262144 bytes"));
+    assert_non_null(strstr(msg, "cannot merge 2 sorted runs"));
+    free(msg);
+    pm_error_free(e);
+    assert_null(r);
+    assert_int_equal(count_files(bucket), files_before);
+    PM_OK_OR_FAIL(pm_compact_execute_with_budget(&r, t, p->tasks[0], 16 << 20));
+    commit_all(t, &r, 1);
+    pm_compact_result_free(r);
+    pm_compact_plan_free(p);
+    expect_levels(t, "L5:4000");
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -916,6 +984,7 @@ int main(void)
         cmocka_unit_test(test_first_row_lookup),
         cmocka_unit_test(test_many_runs),
         cmocka_unit_test(test_small_memory_budget),
+        cmocka_unit_test(test_budget_too_small_for_two_runs),
         cmocka_unit_test(test_whole_bucket_aggregation),
         cmocka_unit_test(test_write_stall),
         cmocka_unit_test(test_unsupported_modes),
