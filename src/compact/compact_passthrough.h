@@ -44,8 +44,11 @@
 
 typedef struct pm_pt_writer pm_pt_writer;
 
+/* min_row_group_size: INT64_MAX = no whole row groups; pages: page-level
+ * passthrough of the files whose row groups are smaller (ignored when the
+ * schema has nested fields). */
 pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_writer_options *o,
-                           int64_t min_row_group_size);
+                           int64_t min_row_group_size, bool pages);
 /* An input file checked for passthrough (footer read, file open). */
 typedef struct pm_pt_input pm_pt_input;
 /* Check a file (`path` = its full path): *out = NULL when it does not

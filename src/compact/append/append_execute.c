@@ -482,8 +482,12 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
         .row_group_limit = rg,
     };
     PM_TRY_GOTO(e, pm_compact_writer_new(&c.w, t->fio, &wo), fail);
-    if (task->output.rg_passthrough && !strcmp(task->output.format, "parquet") && !rt)
-        PM_TRY_GOTO(e, pm_pt_writer_new(&c.pt, t->fio, &wo, task->output.rg_passthrough_min), fail);
+    if ((task->output.rg_passthrough || task->output.page_passthrough) && !strcmp(task->output.format, "parquet") &&
+        !rt)
+        PM_TRY_GOTO(e, pm_pt_writer_new(&c.pt, t->fio, &wo,
+                                        task->output.rg_passthrough ? task->output.rg_passthrough_min : INT64_MAX,
+                                        task->output.page_passthrough),
+                    fail);
     PM_TRY_GOTO(e, pm_batch_new(&c.view, out_type), fail);
     PM_TRY_GOTO(e, stream_inputs(&c), fail);
     if (rt)
