@@ -259,8 +259,32 @@ static const uint8_t *arena_copy(pm_arena *a, const pm_buf *b)
     return q;
 }
 
-static pm_error *stats_out(const pg_leaf *l, pm_arena *a, pq_column_meta *m)
+/* A zero float bound as the Parquet writer stores it (min -0.0, max +0.0). */
+static void signed_zero(const pq_leaf *L, pm_buf *b, bool min)
 {
+    if (L->stats == PQS_F64 && b->len == 8) {
+        double d;
+        memcpy(&d, b->data, 8);
+        if (d == 0.0) {
+            d = min ? -0.0 : 0.0;
+            memcpy(b->data, &d, 8);
+        }
+    } else if (L->stats == PQS_F32 && b->len == 4) {
+        float f;
+        memcpy(&f, b->data, 4);
+        if (f == 0.0f) {
+            f = min ? -0.0f : 0.0f;
+            memcpy(b->data, &f, 4);
+        }
+    }
+}
+
+static pm_error *stats_out(pg_leaf *l, pm_arena *a, pq_column_meta *m)
+{
+    signed_zero(l->leaf, &l->mm.min, true);
+    signed_zero(l->leaf, &l->mm.max, false);
+    signed_zero(l->leaf, &l->legacy.min, true);
+    signed_zero(l->leaf, &l->legacy.max, false);
     memset(&m->statistics, 0, sizeof m->statistics);
     if (!l->nc_ok)
         return NULL;

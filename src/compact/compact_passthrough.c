@@ -427,6 +427,20 @@ static pm_error *file_stats(pm_pt_writer *w, pm_pq_write_result *res)
         s->has_min_max = a->mm_known && a->has_mm;
         s->min = a->min;
         s->max = a->max;
+        /* a zero bound as the Parquet writer gives it: min -0.0, max +0.0
+         * (inputs differ in which zero they store) */
+        const pq_leaf *L = a->flat ? &w->ws.leaves[w->ws.top_first_leaf[i]] : NULL;
+        if (L && L->stats == PQS_F64) {
+            if (s->min.d == 0.0)
+                s->min.d = -0.0;
+            if (s->max.d == 0.0)
+                s->max.d = 0.0;
+        } else if (L && L->stats == PQS_F32) {
+            if (s->min.f == 0.0f)
+                s->min.f = -0.0f;
+            if (s->max.f == 0.0f)
+                s->max.f = 0.0f;
+        }
     }
     return NULL;
 }

@@ -39,6 +39,14 @@
  * decoded; the two writers alternate, each finishing its open file before
  * the other takes over, and share the sequence counter, so outputs stay in
  * input order with contiguous sequence numbers.
+ * Page-level passthrough (task->output.page_passthrough, default on;
+ * compact_page_passthrough.h): Parquet inputs without deletion vector, of
+ * the task's schema (no _WRITE_COLS) and codec, whose row groups are too
+ * small to be copied whole (or with the row-group passthrough off), go
+ * through the same passthrough writer: several inputs' row groups make one
+ * output row group, plain chunks copied page by page, dictionary and
+ * file-indexed chunks re-encoded.  Not with dictionary passthrough (which
+ * keeps its own path) nor for tables with nested fields.
  * Dictionary passthrough (task->output.dict_passthrough: the option after
  * its vetoes, compact/append/append_mode.c): the table's top-level STRING
  * fields without a file index are asked of the file reader
@@ -486,7 +494,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
         !rt)
         PM_TRY_GOTO(e, pm_pt_writer_new(&c.pt, t->fio, &wo,
                                         task->output.rg_passthrough ? task->output.rg_passthrough_min : INT64_MAX,
-                                        task->output.page_passthrough),
+                                        task->output.page_passthrough && !task->output.dict_passthrough),
                     fail);
     PM_TRY_GOTO(e, pm_batch_new(&c.view, out_type), fail);
     PM_TRY_GOTO(e, stream_inputs(&c), fail);
