@@ -468,6 +468,8 @@ static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_c
 /* ------------------------------------------------------------------ */
 /* re-encoded chunks                                                   */
 
+static pm_error *init_writer(pm_pg_group *g, pg_leaf *l);
+
 static bool only_rg(void *ctx, const pm_pq_reader *r, uint32_t rg)
 {
     (void)r;
@@ -482,10 +484,7 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
         pg_leaf *l = &g->leaves[c];
         if (!l->decode)
             continue;
-        if (!l->cw_init) {
-            PM_TRY(pq_colw_init(&l->cw, l->leaf, g->o.pq, g->o.codec));
-            l->cw_init = true;
-        }
+        PM_TRY(init_writer(g, l));
         g->names[n] = l->leaf->path[0];
         g->tops[n++] = l->leaf->top;
     }
@@ -528,6 +527,40 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
         e = pm_error_new(PM_ECORRUPT, "row group %u decoded to %lld rows, its footer says %lld", rg, (long long)got,
                          (long long)m->row_groups[rg].num_rows);
     return e;
+}
+
+static pm_error *init_writer(pm_pg_group *g, pg_leaf *l)
+{
+    if (!l->cw_init) {
+        PM_TRY(pq_colw_init(&l->cw, l->leaf, g->o.pq, g->o.codec));
+        l->cw_init = true;
+    }
+    return NULL;
+}
+
+bool pm_pg_group_copies(const pm_pg_group *g)
+{
+    for (uint32_t c = 0; g->rows && c < g->nleaves; c++)
+        if (!g->leaves[c].decode)
+            return true;
+    return false;
+}
+
+pm_error *pm_pg_group_add_rows(pm_pg_group *g, const pm_batch *b, int64_t r0, int64_t r1)
+{
+    if (pm_pg_group_copies(g))
+        return pm_error_new(PM_EINTERNAL, "decoded rows into a row group that copies pages");
+    for (uint32_t c = 0; c < g->nleaves; c++) {
+        pg_leaf *l = &g->leaves[c];
+        l->decode = true;
+        PM_TRY(init_writer(g, l));
+        if (l->leaf->top >= b->ncolumns)
+            return pm_error_new(PM_EINTERNAL, "batch of %zu columns for field %u", b->ncolumns, l->leaf->top);
+        PM_TRY(pm_error_wrap(pq_colw_write(&l->cw, b->columns[l->leaf->top], r0, r1), 0, "column '%s'",
+                             l->leaf->path[0]));
+    }
+    g->rows += r1 - r0;
+    return NULL;
 }
 
 pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m, uint32_t rg)

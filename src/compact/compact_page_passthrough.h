@@ -18,6 +18,9 @@
  * row group joins the pending one unless one of its chunks that the group
  * copies has a dictionary (pm_pg_group_fits: then the group is flushed
  * first); a chunk of a re-encoded column is decoded whatever it holds.
+ * Rows of inputs that are not copied at all (decoded by the caller: other
+ * schema, deletion vectors) make row groups of their own where every leaf
+ * is re-encoded (pm_pg_group_add_rows).
  *
  * A copied chunk: the input chunks' bytes concatenated (each read with one
  * read into memory when its row group joins), every page header walked
@@ -81,6 +84,12 @@ bool pm_pg_group_fits(const pm_pg_group *g, const pm_pq_file_meta *m, uint32_t r
 /* Add row group `rg` of the file open as `in` (footer m, checked by the
  * caller: schema, codec, chunk ranges inside the file). */
 pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m, uint32_t rg);
+/* Add rows [r0, r1) of a decoded batch (columns in the output's row type
+ * order): every leaf of the group is re-encoded.  Only into an empty group
+ * or one that copies nothing (pm_pg_group_copies). */
+pm_error *pm_pg_group_add_rows(pm_pg_group *g, const pm_batch *b, int64_t r0, int64_t r1);
+/* Whether the pending row group copies pages of some leaf. */
+bool pm_pg_group_copies(const pm_pg_group *g);
 int64_t pm_pg_group_rows(const pm_pg_group *g);
 /* Buffered bytes of the pending row group. */
 uint64_t pm_pg_group_bytes(const pm_pg_group *g);

@@ -77,6 +77,7 @@ struct pm_pt_writer {
     pm_codec_ctx *cctx;
     bool *force_decode;      /* per top-level field: file-indexed */
     int64_t rg_limit;        /* compressed bytes of one output row group */
+    bool pend_decoded;       /* the pending group holds decoded rows (pm_pt_write) */
     pm_buf ci, oi;           /* page indexes of the open output */
 };
 
@@ -177,6 +178,8 @@ pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_
     pm_compact_writer_rolling_options(&w->o, fio, &ro);
     ro.raw = &raw;
     ro.what = "passthrough output";
+    ro.fault_open = "writer-open"; /* the fault points of every compaction output (compact_writer.h) */
+    ro.fault_close = "writer-close";
     PM_TRY_GOTO(e, pm_rolling_file_writer_new(&w->rw, &ro), fail);
     if (pm_rolling_file_writer_has_index(w->rw))
         PM_TRY_GOTO(e, index_columns(w), fail);
@@ -761,6 +764,12 @@ static pm_error *flush_pages(pm_pt_writer *w)
     dst->ordinal = (int16_t)w->nrgs;
     w->nrgs++;
     w->rows += rows;
+    w->pend_decoded = false;
+    /* the file's statistics from the written chunks' (copied chunks: the
+     * inputs' merged; re-encoded ones: their own) */
+    for (uint32_t t = 0; t < w->ws.ntop; t++)
+        if (w->acc[t].flat)
+            PM_TRY(merge_chunk(w, t, &dst->columns[w->ws.top_first_leaf[t]]));
     return pm_rolling_file_writer_raw_end(w->rw, rows);
 }
 
@@ -778,17 +787,58 @@ static pm_error *copy_pages(pm_pt_writer *w, pm_pt_input *pi)
         uint64_t size = 0;
         for (uint32_t c = 0; c < rg->num_columns; c++)
             size += (uint64_t)rg->columns[c].meta_data.total_compressed_size;
-        if (pend && (!pm_pg_group_fits(w->pg, m, g) || w->rows + pend + rg->num_rows > w->o.target_rows ||
+        if (pend && (w->pend_decoded || !pm_pg_group_fits(w->pg, m, g) ||
+                     w->rows + pend + rg->num_rows > w->o.target_rows ||
                      pm_pg_group_bytes(w->pg) + size > (uint64_t)w->rg_limit))
             PM_TRY(flush_pages(w));
         pm_output *out = NULL;
         PM_TRY(pm_rolling_file_writer_raw_begin(w->rw, pm_pg_group_rows(w->pg) + rg->num_rows, &out));
         PM_TRY(pm_pg_group_add(w->pg, pi->in, m, g));
-        for (uint32_t t = 0; t < w->ws.ntop; t++)
-            if (w->acc[t].flat)
-                PM_TRY(merge_chunk(w, t, &rg->columns[w->ws.top_first_leaf[t]]));
         if ((int64_t)(pm_output_pos(out) + pm_pg_group_bytes(w->pg)) >= w->o.target_size)
             PM_TRY(flush_pages(w));
+    }
+    return NULL;
+}
+
+bool pm_pt_writer_takes_rows(const pm_pt_writer *w) { return w->pg != NULL; }
+
+static pm_error *write_rows(pm_pt_writer *w, const pm_batch *b)
+{
+    int64_t n = b->num_rows;
+    if (pm_pg_group_rows(w->pg) && !w->pend_decoded)
+        PM_TRY(flush_pages(w)); /* decoded rows make row groups of their own */
+    for (int64_t pos = 0; pos < n;) {
+        int64_t pend = pm_pg_group_rows(w->pg);
+        int64_t room = w->o.target_rows - w->rows - pend;
+        if (room <= 0) {
+            if (!pend)
+                return pm_error_new(PM_EINTERNAL, "output full without pending rows");
+            PM_TRY(flush_pages(w)); /* closes the file at target-file-row-num */
+            continue;
+        }
+        int64_t k = n - pos < room ? n - pos : room;
+        pm_output *out = NULL;
+        PM_TRY(pm_rolling_file_writer_raw_begin(w->rw, pend + k, &out));
+        if (w->nindex)
+            PM_TRY(pm_rolling_file_writer_raw_index(w->rw, b->columns, pos, pos + k));
+        PM_TRY(pm_pg_group_add_rows(w->pg, b, pos, pos + k));
+        w->pend_decoded = true;
+        pos += k;
+        uint64_t buffered = pm_pg_group_bytes(w->pg);
+        if (buffered >= (uint64_t)w->rg_limit || (int64_t)(pm_output_pos(out) + buffered) >= w->o.target_size)
+            PM_TRY(flush_pages(w));
+    }
+    return NULL;
+}
+
+pm_error *pm_pt_write(pm_pt_writer *w, const pm_batch *b)
+{
+    if (!w->pg)
+        return pm_error_new(PM_EINTERNAL, "decoded rows to a passthrough writer without page level");
+    pm_error *e = write_rows(w, b);
+    if (e) {
+        pm_rolling_file_writer_discard_open(w->rw);
+        return pm_error_wrap(e, 0, "page passthrough writer");
     }
     return NULL;
 }

@@ -57,6 +57,12 @@ pm_error *pm_pt_probe(pm_pt_writer *w, const char *path, const pm_data_file_meta
 /* Copy the probed file's row groups (rolling outputs as needed). */
 pm_error *pm_pt_copy(pm_pt_writer *w, pm_pt_input *in);
 void pm_pt_input_free(pm_pt_input *in);
+/* Whether the writer takes decoded rows (page level on): inputs that are
+ * not copied are then written through it too, in row groups of their own,
+ * so a task keeps one sequence of outputs. */
+bool pm_pt_writer_takes_rows(const pm_pt_writer *w);
+/* Append decoded rows (columns in the task's row type order). */
+pm_error *pm_pt_write(pm_pt_writer *w, const pm_batch *b);
 /* Close the open output; move the closed files' metas out. */
 pm_error *pm_pt_writer_finish(pm_pt_writer *w, pm_data_file_meta **files, size_t *n);
 int64_t pm_pt_writer_bytes(const pm_pt_writer *w);

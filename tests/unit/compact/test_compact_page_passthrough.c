@@ -7,8 +7,9 @@
  * keep the inputs' boundaries), dictionary chunks re-encoded; every chunk
  * has an OffsetIndex whose locations are page headers with increasing first
  * rows, and a ColumnIndex except INT96; inputs whose plain column turns
- * dictionary cut the output row group; the off switch rewrites (one page
- * per chunk, the Parquet writer's created_by).
+ * dictionary cut the output row group; an input that is decoded goes into
+ * the same output (a row group of its own); the off switch rewrites (one
+ * page per chunk, the Parquet writer's created_by).
  */
 #include <string.h>
 
@@ -357,12 +358,75 @@ static void test_dictionary_cuts_row_group(void **state)
     free(dir);
 }
 
+/* An input that is not copied (flagged with _WRITE_COLS: decoded) between
+ * copied ones: its rows go through the same writer in a row group of their
+ * own, so the task still writes one output, rows and sequence numbers in
+ * input order. */
+static void test_decoded_input_same_output(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=-1"};
+    pm_table *c = make(dir, "c", opts, 1, 5, NULL);
+    char *before = sorted_lines(rows_text(c));
+    const char *dyn[] = {"compaction.min.file-num=2"};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, dyn, 1, NULL, NULL, 0, false, 0, 0, 0};
+    pm_compact_builder *bld = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&bld, c, &o));
+    pm_compact_plan *p = NULL;
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, bld));
+    assert_int_equal(p->ntasks, 1);
+    pm_compact_task *task = p->tasks[0];
+    assert_true(task->output.page_passthrough); /* the default */
+    const pm_type *rt = pm_table_schema(c)->row_type;
+    task->files[2].has_write_cols = true;
+    task->files[2].write_cols.count = rt->nfields;
+    task->files[2].write_cols.items = calloc(rt->nfields, sizeof(char *));
+    for (size_t i = 0; i < rt->nfields; i++)
+        task->files[2].write_cols.items[i] = strdup(rt->fields[i].name);
+    pm_compact_result *r = NULL;
+    PM_OK_OR_FAIL(pm_compact_execute(&r, c, task, NULL));
+    assert_int_equal(r->nafter, 1);
+    assert_int_equal(r->after[0].row_count, 200);
+    assert_int_equal(r->after[0].min_sequence_number, task->files[0].min_sequence_number);
+    assert_int_equal(r->after[0].max_sequence_number, task->files[0].min_sequence_number + 199);
+    task->files[2].has_write_cols = false; /* the committer compares with the live metadata */
+    pm_str_list_free(&task->files[2].write_cols);
+    pm_data_file_meta_clear(&r->before[2]);
+    PM_OK_OR_FAIL(pm_data_file_meta_copy(&r->before[2], &task->files[2]));
+    PM_OK_OR_FAIL(pm_compact_commit(NULL, c, NULL, &r, 1));
+    char *after = sorted_lines(rows_text(c));
+    assert_string_equal(before, after);
+    /* [inputs 0-1 copied] [input 2 decoded] [inputs 3-4 copied] */
+    file_view v = open_file(c, 0);
+    assert_int_equal(v.m->num_row_groups, 3);
+    assert_int_equal(v.m->row_groups[0].num_rows, 80);
+    assert_int_equal(v.m->row_groups[1].num_rows, 40);
+    assert_int_equal(v.m->row_groups[2].num_rows, 80);
+    ptrdiff_t sc = leaf_of(v.m, "s");
+    for (uint32_t g = 0; g < 3; g++) {
+        bool has_ci;
+        uint32_t np = check_chunk_index(&v, g, (uint32_t)sc, &has_ci);
+        assert_int_equal(np, g == 1 ? 1 : 2); /* copied: one page per input */
+    }
+    close_file(&v);
+    free(after);
+    free(before);
+    pm_compact_result_free(r);
+    pm_compact_plan_free(p);
+    pm_compact_builder_free(bld);
+    pm_table_free(c);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_rewrite),
         cmocka_unit_test(test_file_index_column_reencoded),
         cmocka_unit_test(test_dictionary_cuts_row_group),
+        cmocka_unit_test(test_decoded_input_same_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
