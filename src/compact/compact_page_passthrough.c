@@ -21,6 +21,8 @@
 #include "format/parquet/pq_write_index.h"
 
 #define MAX_ENC 16
+#define SAMPLE_BYTES (256 << 10) /* uncompressed page bytes sampled per column */
+#define MAX_SAMPLE_PAGE (64 << 20)
 
 typedef struct enc_count {
     int32_t page_type, encoding, count;
@@ -50,10 +52,16 @@ typedef struct pg_leaf {
     bool nc_ok;
     int64_t null_count;
     mm_acc mm, legacy;
+    /* sampling (pm_pg_sample): the inputs' page bodies decompressed, and
+     * their compressed size */
+    pm_buf sample;
+    int64_t sample_comp;
+    bool reencode;             /* decided from the sample: merged pages compress much better */
 } pg_leaf;
 
 struct pm_pg_group {
     pm_pg_options o;
+    pm_pq_writer_options plain;    /* o.pq without dictionary: columns re-encoded for the sample's sake */
     pg_leaf *leaves;
     uint32_t nleaves;
     int64_t rows;
@@ -100,6 +108,8 @@ pm_error *pm_pg_group_new(pm_pg_group **out, const pm_pg_options *o)
     pm_pg_group *g;
     PM_TRY(pm_calloc(&g, 1, sizeof *g));
     g->o = *o;
+    g->plain = *o->pq;
+    g->plain.dictionary = false;
     g->nleaves = o->ws->nleaves;
     pm_arena_init(&g->scratch, 0);
     pm_error *e = pm_calloc(&g->leaves, g->nleaves ? g->nleaves : 1, sizeof *g->leaves);
@@ -133,6 +143,7 @@ void pm_pg_group_free(pm_pg_group *g)
         pm_buf_free(&l->mm.max);
         pm_buf_free(&l->legacy.min);
         pm_buf_free(&l->legacy.max);
+        pm_buf_free(&l->sample);
     }
     free(g->leaves);
     free(g->names);
@@ -159,9 +170,9 @@ static bool chunk_copyable(const pq_column_meta *cm)
     return true;
 }
 
-static bool forced(const pm_pg_group *g, const pq_leaf *L)
+static bool forced(const pm_pg_group *g, const pg_leaf *l)
 {
-    return g->o.force_decode && g->o.force_decode[L->top];
+    return l->reencode || (g->o.force_decode && g->o.force_decode[l->leaf->top]);
 }
 
 bool pm_pg_group_fits(const pm_pg_group *g, const pm_pq_file_meta *m, uint32_t rg)
@@ -532,7 +543,9 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
 static pm_error *init_writer(pm_pg_group *g, pg_leaf *l)
 {
     if (!l->cw_init) {
-        PM_TRY(pq_colw_init(&l->cw, l->leaf, g->o.pq, g->o.codec));
+        /* a column re-encoded because its plain pages compress better merged
+         * was written without dictionary by every sampled input: no attempt */
+        PM_TRY(pq_colw_init(&l->cw, l->leaf, l->reencode ? &g->plain : g->o.pq, g->o.codec));
         l->cw_init = true;
     }
     return NULL;
@@ -571,7 +584,7 @@ pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m
                             g->nleaves);
     if (!g->rows)
         for (uint32_t c = 0; c < g->nleaves; c++)
-            g->leaves[c].decode = forced(g, g->leaves[c].leaf) || !chunk_copyable(&r->columns[c].meta_data);
+            g->leaves[c].decode = forced(g, &g->leaves[c]) || !chunk_copyable(&r->columns[c].meta_data);
     else if (!pm_pg_group_fits(g, m, rg))
         return pm_error_new(PM_EINTERNAL, "row group %u does not fit the pending row group", rg);
     pm_error *e = NULL;
@@ -589,6 +602,87 @@ pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m
         return e;
     g->rows += r->num_rows;
     return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* sampling                                                            */
+
+/* The v1 data pages of one input chunk, decompressed, to the leaf's sample. */
+static pm_error *sample_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_column_meta *cm)
+{
+    if (cm->data_page_offset < 4 || cm->total_compressed_size <= 0 ||
+        (uint64_t)cm->data_page_offset > pm_input_size(in) ||
+        (uint64_t)cm->total_compressed_size > pm_input_size(in) - (uint64_t)cm->data_page_offset)
+        return pm_error_new(PM_ECORRUPT, "column chunk at %lld of %lld bytes lies outside the file",
+                            (long long)cm->data_page_offset, (long long)cm->total_compressed_size);
+    size_t len = (size_t)cm->total_compressed_size;
+    pm_buf_clear(&g->ibuf);
+    PM_TRY(pm_buf_reserve(&g->ibuf, len));
+    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, g->ibuf.data, len));
+    const uint8_t *d = g->ibuf.data;
+    for (size_t pos = 0; pos < len && l->sample.len < SAMPLE_BYTES;) {
+        pq_page_header h;
+        size_t hl = 0;
+        PM_TRY(pm_pq_page_header_parse(&h, d + pos, len - pos, &hl));
+        if (h.compressed_page_size < 0 || (uint64_t)h.compressed_page_size > len - pos - hl ||
+            h.uncompressed_page_size < 0 || h.uncompressed_page_size > MAX_SAMPLE_PAGE)
+            return pm_error_new(PM_ECORRUPT, "page of %d bytes (%d uncompressed) in a chunk of %zu bytes",
+                                (int)h.compressed_page_size, (int)h.uncompressed_page_size, len);
+        if (h.type == PQ_DATA_PAGE) { /* v2 pages are not sampled */
+            size_t at = l->sample.len;
+            PM_TRY(pm_buf_reserve(&l->sample, (size_t)h.uncompressed_page_size));
+            PM_TRY(pm_codec_decompress(g->o.codec, (pm_codec_id)cm->codec, d + pos + hl,
+                                       (size_t)h.compressed_page_size, l->sample.data + at,
+                                       (size_t)h.uncompressed_page_size));
+            l->sample.len += (size_t)h.uncompressed_page_size;
+            l->sample_comp += h.compressed_page_size;
+        }
+        pos += hl + (size_t)h.compressed_page_size;
+    }
+    return NULL;
+}
+
+pm_error *pm_pg_sample(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m, bool *done)
+{
+    *done = true;
+    for (uint32_t rg = 0; rg < m->num_row_groups; rg++) {
+        const pq_row_group *r = &m->row_groups[rg];
+        if (r->num_columns != g->nleaves)
+            return pm_error_new(PM_EINTERNAL, "row group %u has %u columns, the output %u", rg, r->num_columns,
+                                g->nleaves);
+        for (uint32_t c = 0; c < g->nleaves; c++) {
+            pg_leaf *l = &g->leaves[c];
+            const pq_column_meta *cm = &r->columns[c].meta_data;
+            if (forced(g, l) || !chunk_copyable(cm) || l->sample.len >= SAMPLE_BYTES)
+                continue;
+            PM_TRY(pm_error_wrap(sample_chunk(g, l, in, cm), 0, "column '%s' of row group %u", l->leaf->path[0],
+                                 rg));
+        }
+    }
+    for (uint32_t c = 0; c < g->nleaves; c++)
+        if (!forced(g, &g->leaves[c]) && g->leaves[c].sample.len < SAMPLE_BYTES)
+            *done = false;
+    return NULL;
+}
+
+pm_error *pm_pg_sample_decide(pm_pg_group *g)
+{
+    pm_buf z = PM_BUF_INIT;
+    pm_error *e = NULL;
+    for (uint32_t c = 0; !e && c < g->nleaves; c++) {
+        pg_leaf *l = &g->leaves[c];
+        if (g->o.reencode_ratio > 0 && l->sample.len && l->sample_comp > 0) {
+            pm_buf_clear(&z);
+            e = pm_codec_compress(g->o.codec, g->o.pq->codec, g->o.pq->codec_level, l->sample.data, l->sample.len,
+                                  &z);
+            if (!e && (double)z.len <= g->o.reencode_ratio * (double)l->sample_comp)
+                l->reencode = true;
+        }
+        pm_buf_free(&l->sample);
+        l->sample_comp = 0;
+    }
+    pm_buf_free(&z);
+    return e;
 }
 
 /* ------------------------------------------------------------------ */

@@ -11,8 +11,9 @@
  * primitive field: max_rep = 0, one value per row), its input chunk has no
  * dictionary (no dictionary page offset, no dictionary encoding in its
  * encodings or encoding stats: a chunk has one dictionary, so pages of
- * different inputs' dictionaries cannot share one) and the column has no
- * file index (the index needs the values); otherwise it is re-encoded with
+ * different inputs' dictionaries cannot share one), the column has no
+ * file index (the index needs the values) and the sample did not mark it
+ * (below: pages that compress much better merged); otherwise it is re-encoded with
  * the table's Parquet settings (format/parquet/pq_write_column.h: its own
  * dictionary, page limits, CRCs, statistics, page index).  A later input
  * row group joins the pending one unless one of its chunks that the group
@@ -71,6 +72,7 @@ typedef struct pm_pg_options {
     const bool *force_decode;         /* per top-level field: always re-encoded (NULL: none) */
     pm_pg_batch_fn on_batch;          /* NULL or called for every decoded batch */
     void *ctx;
+    double reencode_ratio;            /* sampling threshold (0 = never re-encode for size) */
 } pm_pg_options;
 
 /* Whether a file of the output schema can go through page passthrough at
@@ -79,6 +81,16 @@ bool pm_pg_schema_ok(const pq_write_schema *ws);
 
 pm_error *pm_pg_group_new(pm_pg_group **out, const pm_pg_options *o);
 void pm_pg_group_free(pm_pg_group *g);
+/* Sampling before the first row group: the plain chunks of the first
+ * inputs (pm_pg_sample, *done once every column has its sample) have their
+ * v1 data pages decompressed, up to 256 KiB per column; pm_pg_sample_decide
+ * compresses each column's sample as one page: a column whose pages would
+ * shrink to reencode_ratio or less that way (table option
+ * compaction.parquet.page-passthrough.reencode-ratio, default 0.9; 0 turns
+ * it off) is re-encoded, without dictionary, for the whole task (copying
+ * small pages would keep the output markedly larger than a rewrite's). */
+pm_error *pm_pg_sample(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m, bool *done);
+pm_error *pm_pg_sample_decide(pm_pg_group *g);
 /* Whether row group `rg` of a file can join the pending row group. */
 bool pm_pg_group_fits(const pm_pg_group *g, const pm_pq_file_meta *m, uint32_t rg);
 /* Add row group `rg` of the file open as `in` (footer m, checked by the

@@ -78,6 +78,7 @@ struct pm_pt_writer {
     bool *force_decode;      /* per top-level field: file-indexed */
     int64_t rg_limit;        /* compressed bytes of one output row group */
     bool pend_decoded;       /* the pending group holds decoded rows (pm_pt_write) */
+    double reencode_ratio;
     pm_buf ci, oi;           /* page indexes of the open output */
 };
 
@@ -148,12 +149,12 @@ static pm_error *pages_init(pm_pt_writer *w)
     PM_TRY(pm_calloc(&w->force_decode, w->ws.ntop ? w->ws.ntop : 1, sizeof *w->force_decode));
     for (size_t i = 0; i < w->nindex; i++)
         w->force_decode[w->index_pos[i]] = true;
-    pm_pg_options go = {&w->ws, &w->pq, w->cctx, w->force_decode, w->nindex ? index_batch : NULL, w};
+    pm_pg_options go = {&w->ws, &w->pq, w->cctx, w->force_decode, w->nindex ? index_batch : NULL, w, w->reencode_ratio};
     return pm_pg_group_new(&w->pg, &go);
 }
 
 pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_writer_options *o,
-                           int64_t min_row_group_size, bool pages)
+                           int64_t min_row_group_size, bool pages, double reencode_ratio)
 {
     *out = NULL;
     pm_pt_writer *w;
@@ -161,6 +162,7 @@ pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_
     w->fio = fio;
     w->o = *o;
     w->min_rg = min_row_group_size;
+    w->reencode_ratio = reencode_ratio;
     pm_arena_init(&w->schema_arena, 0);
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_strdup(&w->dir, o->dir), fail);
@@ -801,6 +803,22 @@ static pm_error *copy_pages(pm_pt_writer *w, pm_pt_input *pi)
 }
 
 bool pm_pt_writer_takes_rows(const pm_pt_writer *w) { return w->pg != NULL; }
+
+pm_error *pm_pt_sample(pm_pt_writer *w, const char *path, const pm_data_file_meta *f, bool *done)
+{
+    *done = !w->pg;
+    if (*done)
+        return NULL;
+    pm_pt_input *pi = NULL;
+    PM_TRY(pm_pt_probe(w, path, f, &pi));
+    pm_error *e = NULL;
+    if (pi && pi->pages)
+        e = pm_pg_sample(w->pg, pi->in, pi->meta, done);
+    pm_pt_input_free(pi);
+    return e ? pm_error_wrap(e, 0, "page passthrough sample of %s", f->file_name) : NULL;
+}
+
+pm_error *pm_pt_sample_finish(pm_pt_writer *w) { return w->pg ? pm_pg_sample_decide(w->pg) : NULL; }
 
 static pm_error *write_rows(pm_pt_writer *w, const pm_batch *b)
 {

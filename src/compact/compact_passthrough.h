@@ -46,9 +46,10 @@ typedef struct pm_pt_writer pm_pt_writer;
 
 /* min_row_group_size: INT64_MAX = no whole row groups; pages: page-level
  * passthrough of the files whose row groups are smaller (ignored when the
- * schema has nested fields). */
+ * schema has nested fields); reencode_ratio: the sampling threshold
+ * (compact_page_passthrough.h). */
 pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_writer_options *o,
-                           int64_t min_row_group_size, bool pages);
+                           int64_t min_row_group_size, bool pages, double reencode_ratio);
 /* An input file checked for passthrough (footer read, file open). */
 typedef struct pm_pt_input pm_pt_input;
 /* Check a file (`path` = its full path): *out = NULL when it does not
@@ -61,6 +62,11 @@ void pm_pt_input_free(pm_pt_input *in);
  * not copied are then written through it too, in row groups of their own,
  * so a task keeps one sequence of outputs. */
 bool pm_pt_writer_takes_rows(const pm_pt_writer *w);
+/* Before the first copy: sample the page-level inputs' plain columns
+ * (compact_page_passthrough.h) until *done (or the inputs run out), then
+ * decide which columns are re-encoded. */
+pm_error *pm_pt_sample(pm_pt_writer *w, const char *path, const pm_data_file_meta *f, bool *done);
+pm_error *pm_pt_sample_finish(pm_pt_writer *w);
 /* Append decoded rows (columns in the task's row type order). */
 pm_error *pm_pt_write(pm_pt_writer *w, const pm_batch *b);
 /* Close the open output; move the closed files' metas out. */

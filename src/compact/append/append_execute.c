@@ -424,9 +424,33 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     return NULL;
 }
 
+#define SAMPLE_FILES 64
+
+/* Page passthrough: the first inputs' plain columns sampled (at most
+ * SAMPLE_FILES files) to decide which columns are re-encoded. */
+static pm_error *sample_inputs(append_run *c)
+{
+    if (!c->pt || !pm_pt_writer_takes_rows(c->pt))
+        return NULL;
+    bool done = false;
+    for (size_t i = 0; i < c->task->nfiles && i < SAMPLE_FILES && !done; i++) {
+        const pm_data_file_meta *f = &c->task->files[i];
+        if (task_dv(c->task, f->file_name))
+            continue;
+        char *path = f->external_path ? strdup(f->external_path) : pm_path_join(c->dir, f->file_name);
+        if (!path)
+            return pm_oom();
+        pm_error *e = pm_pt_sample(c->pt, path, f, &done);
+        free(path);
+        PM_TRY(e);
+    }
+    return pm_pt_sample_finish(c->pt);
+}
+
 /* Every input in task order, then the open output closed. */
 static pm_error *stream_inputs(append_run *c)
 {
+    PM_TRY(sample_inputs(c));
     for (size_t i = 0; i < c->task->nfiles; i++) {
         const pm_data_file_meta *f = &c->task->files[i];
         bool copied = false;
@@ -504,7 +528,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     if ((task->output.rg_passthrough || pages) && !strcmp(task->output.format, "parquet") && !rt)
         PM_TRY_GOTO(e, pm_pt_writer_new(&c.pt, t->fio, &wo,
                                         task->output.rg_passthrough ? task->output.rg_passthrough_min : INT64_MAX,
-                                        pages),
+                                        pages, (double)task->output.page_reencode_permille / 1000.0),
                     fail);
     PM_TRY_GOTO(e, pm_batch_new(&c.view, out_type), fail);
     PM_TRY_GOTO(e, stream_inputs(&c), fail);

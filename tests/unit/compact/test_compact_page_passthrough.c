@@ -23,6 +23,9 @@
 #include "table/scan.h"
 #include "table/table_read.h"
 
+/* pages are copied whatever the sample says (tiny inputs compress better merged) */
+#define COPY_ALL "compaction.parquet.page-passthrough.reencode-ratio=0"
+
 static const char *ROW = "ROW<id BIGINT NOT NULL, b BOOLEAN, i32 INT, f FLOAT, d DOUBLE, s STRING, low STRING, "
                          "d1 DECIMAL(10, 2), d2 DECIMAL(30, 4), day DATE, ts3 TIMESTAMP(3), ts9 TIMESTAMP(9)>";
 
@@ -307,15 +310,16 @@ static void same_as_rewrite(const char *const *opts, size_t nopts, bool indexed)
 static void test_same_as_rewrite(void **state)
 {
     (void)state;
-    const char *opts[] = {"bucket=-1"};
-    same_as_rewrite(opts, 1, false);
+    const char *opts[] = {"bucket=-1", COPY_ALL};
+    same_as_rewrite(opts, 2, false);
 }
 
 static void test_file_index_column_reencoded(void **state)
 {
     (void)state;
-    const char *opts[] = {"bucket=-1", "file-index.bloom-filter.columns=i32", "file-index.in-manifest-threshold=1mb"};
-    same_as_rewrite(opts, 3, true);
+    const char *opts[] = {"bucket=-1", "file-index.bloom-filter.columns=i32", "file-index.in-manifest-threshold=1mb",
+                          COPY_ALL};
+    same_as_rewrite(opts, 4, true);
 }
 
 static bool odd(int c) { return c % 2 == 1; }
@@ -326,8 +330,8 @@ static void test_dictionary_cuts_row_group(void **state)
 {
     (void)state;
     char *dir = pm_test_tmpdir();
-    const char *opts[] = {"bucket=-1"};
-    pm_table *a = make(dir, "a", opts, 1, 6, odd), *b = make(dir, "b", opts, 1, 6, odd);
+    const char *opts[] = {"bucket=-1", COPY_ALL};
+    pm_table *a = make(dir, "a", opts, 2, 6, odd), *b = make(dir, "b", opts, 2, 6, odd);
     compact(a, true);
     compact(b, false);
     char *ra = sorted_lines(rows_text(a)), *rb = sorted_lines(rows_text(b));
@@ -366,8 +370,8 @@ static void test_decoded_input_same_output(void **state)
 {
     (void)state;
     char *dir = pm_test_tmpdir();
-    const char *opts[] = {"bucket=-1"};
-    pm_table *c = make(dir, "c", opts, 1, 5, NULL);
+    const char *opts[] = {"bucket=-1", COPY_ALL};
+    pm_table *c = make(dir, "c", opts, 2, 5, NULL);
     char *before = sorted_lines(rows_text(c));
     const char *dyn[] = {"compaction.min.file-num=2"};
     pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, dyn, 1, NULL, NULL, 0, false, 0, 0, 0};
@@ -420,6 +424,75 @@ static void test_decoded_input_same_output(void **state)
     free(dir);
 }
 
+static int64_t live_bytes(pm_table *t)
+{
+    pm_scan_result *s = scan(t);
+    int64_t n = 0;
+    for (size_t i = 0; i < s->buckets[0].nfiles; i++)
+        n += s->buckets[0].files[i].file_size;
+    pm_scan_result_free(s);
+    return n;
+}
+
+/* The default sample: tiny inputs' plain pages compress much better merged,
+ * so those columns are re-encoded (one page, no dictionary, as the rewrite
+ * writes them), the output is smaller than with every page copied, and an
+ * invalid ratio is refused when planning, before anything is written. */
+static void test_sample_reencodes(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *dflt[] = {"bucket=-1"}, *copy[] = {"bucket=-1", COPY_ALL};
+    pm_table *a = make(dir, "a", dflt, 1, 6, NULL), *b = make(dir, "b", copy, 2, 6, NULL),
+             *r = make(dir, "r", dflt, 1, 6, NULL);
+    char *before = sorted_lines(rows_text(a));
+    compact(a, true);
+    compact(b, true);
+    compact(r, false);
+    char *ra = sorted_lines(rows_text(a)), *rr = sorted_lines(rows_text(r));
+    assert_string_equal(before, ra);
+    assert_string_equal(ra, rr);
+    pm_scan_result *sa = scan(a), *sr = scan(r);
+    assert_meta_equal(&sa->buckets[0].files[0], &sr->buckets[0].files[0]);
+    pm_scan_result_free(sa);
+    pm_scan_result_free(sr);
+    assert_true(live_bytes(a) < live_bytes(b));
+    assert_true((double)live_bytes(a) <= 1.1 * (double)live_bytes(r));
+    file_view v = open_file(a, 0);
+    bool has_ci;
+    uint32_t sc = (uint32_t)leaf_of(v.m, "s");
+    assert_int_equal(check_chunk_index(&v, 0, sc, &has_ci), 1);
+    assert_false(v.m->row_groups[0].columns[sc].meta_data.has_dictionary_page_offset);
+    close_file(&v);
+    free(before);
+    free(ra);
+    free(rr);
+    pm_table_free(a);
+    pm_table_free(b);
+    pm_table_free(r);
+    /* a ratio out of range is refused by the task, which writes nothing */
+    const char *bad[] = {"bucket=-1", "compaction.parquet.page-passthrough.reencode-ratio=2"};
+    pm_table *c = make(dir, "c", bad, 2, 3, NULL);
+    pm_scan_result *s0 = scan(c);
+    size_t nf = s0->buckets[0].nfiles;
+    pm_scan_result_free(s0);
+    const char *dyn[] = {"compaction.min.file-num=2"};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, dyn, 1, NULL, NULL, 0, false, 0, 0, 0};
+    pm_compact_builder *bld = NULL;
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    pm_error *e = pm_compact_builder_new(&bld, c, &o);
+    if (!e)
+        e = pm_compact_run(&m, bld);
+    pm_test_expect_error(e, PM_EINVALID, "reencode-ratio");
+    pm_compact_builder_free(bld);
+    char bucket[1024];
+    snprintf(bucket, sizeof bucket, "%s/db.db/c/bucket-0", dir);
+    assert_int_equal(wt_count_files(bucket, "data-"), nf);
+    pm_table_free(c);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_file_index_column_reencoded),
         cmocka_unit_test(test_dictionary_cuts_row_group),
         cmocka_unit_test(test_decoded_input_same_output),
+        cmocka_unit_test(test_sample_reencodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
