@@ -16,6 +16,10 @@
  * the footer and the merged statistics when it closes.  With file indexes,
  * the indexed columns alone are decoded from the input (a second reader on
  * it) and fed to each output's index as its row groups are copied.
+ * Page level (compact_passthrough.h, compact_page_passthrough.h): the
+ * pending output row group lives in a pm_pg_group; copy_pages / write_rows
+ * feed it, flush_pages writes it (statistics then merged from the written
+ * chunks), raw_finish writes the page indexes before the footer.
  */
 #include "compact/compact_passthrough.h"
 

@@ -1,10 +1,12 @@
 /*
  * compact/compact_passthrough.h — compaction without re-encoding: whole
  * Parquet row groups (every column chunk, compressed bytes as they are)
- * copied from input files into new output files.  Behind the option
- * `compaction.parquet.row-group-passthrough` (off by default); only row
- * groups of at least `compaction.parquet.row-group-passthrough.min-size`
- * compressed bytes ("already large enough") qualify.
+ * copied from input files into new output files — or, at page level,
+ * output row groups assembled from several inputs' pages (below).  Whole
+ * row groups behind the option `compaction.parquet.row-group-passthrough`
+ * (off by default); only row groups of at least
+ * `compaction.parquet.row-group-passthrough.min-size` compressed bytes
+ * ("already large enough") qualify.
  *
  * An input file is copied when: output format Parquet; the file is Parquet
  * (magic "PAR1" at both ends), written with the task's schema (same schema
@@ -31,6 +33,23 @@
  * Trade-off: no decompression or encoding at all, but row groups and
  * dictionaries stay as small as the inputs' (one row group per input row
  * group), so outputs can be larger and read slightly slower than a rewrite.
+ *
+ * Page level (`compaction.parquet.page-passthrough`, paimon-c's own key,
+ * default true; compact_page_passthrough.h): a file that qualifies as above
+ * except for the row-group size, of a table without nested fields, joins
+ * the pending output row group: its plain chunks are copied page by page,
+ * dictionary and file-indexed chunks (and the columns the sample marks)
+ * re-encoded; an output row group is written when the next input does not
+ * fit it, at parquet.block.size (capped by the task's row-group limit),
+ * before target-file-row-num would be passed, and when the file reaches
+ * target-file-size.  Rows of inputs that are not copied (deletion vectors,
+ * another schema, _WRITE_COLS, another codec) come in decoded through
+ * pm_pt_write and make row groups of their own in the same output.  Output
+ * files then also carry page indexes (all ColumnIndexes, then all
+ * OffsetIndexes, before the footer) and created_by "paimon-c compaction
+ * (passthrough)".  The zstd level of an input's pages cannot be told from
+ * a Parquet file: pages of the task's codec are copied whatever level wrote
+ * them.
  */
 #ifndef PM_COMPACT_PASSTHROUGH_H
 #define PM_COMPACT_PASSTHROUGH_H
