@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../table/write_test_util.h"
+#include "compact_rows_util.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_run.h"
 #include "format/parquet/parquet_meta.h"
@@ -67,30 +68,13 @@ static pm_table *make(const char *dir, const char *name, const char *const *opts
     return t;
 }
 
-static int cmp_line(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The lines of text sorted (in place), joined again: the order of the
- * inputs in a task depends on their sizes and random names. */
-static char *sorted_lines(char *text)
+/* The table's rows, sorted. */
+static char *sorted_rows(pm_table *t)
 {
-    size_t n = 0, cap = 64;
-    char **lines = malloc(cap * sizeof *lines);
-    for (char *p = strtok(text, "\n"); p; p = strtok(NULL, "\n")) {
-        if (n == cap)
-            lines = realloc(lines, (cap *= 2) * sizeof *lines);
-        lines[n++] = p;
-    }
-    qsort(lines, n, sizeof *lines, cmp_line);
-    pm_buf b = PM_BUF_INIT;
-    for (size_t i = 0; i < n; i++) {
-        PM_OK_OR_FAIL(pm_buf_append_str(&b, lines[i]));
-        PM_OK_OR_FAIL(pm_buf_append_byte(&b, '\n'));
-    }
-    free(lines);
+    char *text = rows_text(t);
+    char *s = sorted_lines(text);
     free(text);
-    const char *t;
-    PM_OK_OR_FAIL(pm_buf_cstr(&b, &t));
-    return (char *)pm_buf_detach(&b, &(size_t){0});
+    return s;
 }
 
 static pm_compact_metrics compact(pm_table *t, bool pages)
@@ -104,40 +88,6 @@ static pm_compact_metrics compact(pm_table *t, bool pages)
     PM_OK_OR_FAIL(pm_compact_run(&m, b));
     pm_compact_builder_free(b);
     return m;
-}
-
-/* All rows as JSON lines, in read order. */
-static char *rows_text(pm_table *t)
-{
-    pm_scan_result *s = NULL;
-    pm_scan_options so = pm_scan_options_default();
-    PM_OK_OR_FAIL(pm_table_scan(t, &so, &s));
-    pm_table_reader *r = NULL;
-    PM_OK_OR_FAIL(pm_table_reader_new(&r, t, s, NULL));
-    pm_buf out = PM_BUF_INIT;
-    for (;;) {
-        const pm_batch *b = NULL;
-        PM_OK_OR_FAIL(pm_table_reader_next(r, &b));
-        if (!b)
-            break;
-        for (int64_t i = 0; i < b->num_rows; i++) {
-            PM_OK_OR_FAIL(pm_batch_format_row_json(b, i, &out));
-            PM_OK_OR_FAIL(pm_buf_append_byte(&out, '\n'));
-        }
-    }
-    const char *text;
-    PM_OK_OR_FAIL(pm_buf_cstr(&out, &text));
-    pm_table_reader_free(r);
-    pm_scan_result_free(s);
-    return (char *)pm_buf_detach(&out, &(size_t){0});
-}
-
-static pm_scan_result *scan(pm_table *t)
-{
-    pm_scan_result *s = NULL;
-    pm_scan_options so = pm_scan_options_default();
-    PM_OK_OR_FAIL(pm_table_scan(t, &so, &s));
-    return s;
 }
 
 /* The bytes and footer of live file i of the table. */
@@ -251,7 +201,7 @@ static void same_as_rewrite(const char *const *opts, size_t nopts, bool indexed)
     assert_int_equal(ma.files_added, 1);
     assert_int_equal(mb.files_added, 1);
     assert_int_equal(ma.rows_written, 240);
-    char *ra = sorted_lines(rows_text(a)), *rb = sorted_lines(rows_text(b));
+    char *ra = sorted_rows(a), *rb = sorted_rows(b);
     assert_string_equal(ra, rb);
     pm_scan_result *sa = scan(a), *sb = scan(b);
     assert_meta_equal(&sa->buckets[0].files[0], &sb->buckets[0].files[0]);
@@ -259,7 +209,11 @@ static void same_as_rewrite(const char *const *opts, size_t nopts, bool indexed)
         assert_true(sa->buckets[0].files[0].embedded_index.len > 0);
     pm_scan_result_free(sa);
     pm_scan_result_free(sb);
-    before = sorted_lines(before);
+    {
+        char *sb = sorted_lines(before);
+        free(before);
+        before = sb;
+    }
     assert_string_equal(before, ra);
     file_view va = open_file(a, 0), vb = open_file(b, 0);
     assert_int_equal(va.m->num_row_groups, 1);
@@ -334,7 +288,7 @@ static void test_dictionary_cuts_row_group(void **state)
     pm_table *a = make(dir, "a", opts, 2, 6, odd), *b = make(dir, "b", opts, 2, 6, odd);
     compact(a, true);
     compact(b, false);
-    char *ra = sorted_lines(rows_text(a)), *rb = sorted_lines(rows_text(b));
+    char *ra = sorted_rows(a), *rb = sorted_rows(b);
     assert_string_equal(ra, rb);
     pm_scan_result *sa = scan(a), *sb = scan(b);
     assert_int_equal(sa->buckets[0].nfiles, 1);
@@ -372,7 +326,7 @@ static void test_decoded_input_same_output(void **state)
     char *dir = pm_test_tmpdir();
     const char *opts[] = {"bucket=-1", COPY_ALL};
     pm_table *c = make(dir, "c", opts, 2, 5, NULL);
-    char *before = sorted_lines(rows_text(c));
+    char *before = sorted_rows(c);
     const char *dyn[] = {"compaction.min.file-num=2"};
     pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, false, NULL, dyn, 1, NULL, NULL, 0, false, 0, 0, 0};
     pm_compact_builder *bld = NULL;
@@ -399,7 +353,7 @@ static void test_decoded_input_same_output(void **state)
     pm_data_file_meta_clear(&r->before[2]);
     PM_OK_OR_FAIL(pm_data_file_meta_copy(&r->before[2], &task->files[2]));
     PM_OK_OR_FAIL(pm_compact_commit(NULL, c, NULL, &r, 1));
-    char *after = sorted_lines(rows_text(c));
+    char *after = sorted_rows(c);
     assert_string_equal(before, after);
     /* [inputs 0-1 copied] [input 2 decoded] [inputs 3-4 copied] */
     file_view v = open_file(c, 0);
@@ -445,11 +399,11 @@ static void test_sample_reencodes(void **state)
     const char *dflt[] = {"bucket=-1"}, *copy[] = {"bucket=-1", COPY_ALL};
     pm_table *a = make(dir, "a", dflt, 1, 6, NULL), *b = make(dir, "b", copy, 2, 6, NULL),
              *r = make(dir, "r", dflt, 1, 6, NULL);
-    char *before = sorted_lines(rows_text(a));
+    char *before = sorted_rows(a);
     compact(a, true);
     compact(b, true);
     compact(r, false);
-    char *ra = sorted_lines(rows_text(a)), *rr = sorted_lines(rows_text(r));
+    char *ra = sorted_rows(a), *rr = sorted_rows(r);
     assert_string_equal(before, ra);
     assert_string_equal(ra, rr);
     pm_scan_result *sa = scan(a), *sr = scan(r);
