@@ -435,7 +435,9 @@ static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_c
             nulls = ci.null_counts[page];
             null_page = ci.null_pages[page];
             mn = ci.min[page], nmn = ci.min_len[page], mx = ci.max[page], nmx = ci.max_len[page];
-        } else if (!have_ci && ps && ps->has_null_count) {
+        } else if (!have_ci && ps && ps->has_null_count && L->stats != PQS_F32 && L->stats != PQS_F64) {
+            /* (not for floats: a writer drops a NaN page's index, while its
+             * header statistics leave the NaN out) */
             known = true;
             nulls = ps->null_count;
             null_page = nv - nulls == 0;

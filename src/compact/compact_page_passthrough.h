@@ -37,7 +37,8 @@
  *                bytes from the inputs' OffsetIndex (left out, with the
  *                chunk's SizeStatistics value bytes, when one lacks them);
  *   ColumnIndex  per page from the input's ColumnIndex, else from the page
- *                header's statistics; when an input page has neither, the
+ *                header's statistics (not for FLOAT/DOUBLE, whose NaN pages
+ *                writers leave without index); when an input page has neither, the
  *                output chunk gets no ColumnIndex (readers then cannot skip
  *                pages of that chunk; the values are the same).
  *                boundary_order is recomputed over the merged pages.

@@ -876,11 +876,11 @@ pm_error *pm_pt_copy(pm_pt_writer *w, pm_pt_input *pi)
         }
         return NULL;
     }
-    PM_TRY_GOTO(e, flush_pages(w), done);
     const pm_pq_file_meta *m = pi->meta;
     pm_pq_reader *ir = NULL;
     pm_batch *ib = NULL;
     int64_t ipos = 0;
+    PM_TRY_GOTO(e, flush_pages(w), done); /* a pending page-level row group first */
     if (w->nindex) {
         pm_pq_reader_options ro = PM_PQ_READER_OPTIONS_INIT;
         ro.columns = w->index_cols;
