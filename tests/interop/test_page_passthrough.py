@@ -15,8 +15,9 @@ with page passthrough (the default) and, on a copy, with it switched off:
   keep the inputs' pages (more pages than the rewrite), every chunk with an
   OffsetIndex and a ColumnIndex; filtered reads by pyarrow and Java return
   exactly the matching rows;
-- the off switch rewrites (the Parquet writer's created_by, one page per
-  plain chunk), and the value statistics Java reports are the same both ways.
+- the off switch rewrites (the Parquet writer's created_by), and the value
+  statistics Java reports are the same both ways;
+- compact-plan carries the switch and the re-encode ratio to compact-exec.
 """
 import collections
 import json
@@ -83,7 +84,7 @@ def outputs(path):
     for x in run_paimon("files", path).stdout.splitlines()[1:]:
         f = x.split("\t")
         if x.strip() and f[9] == "COMPACT":
-            out += list(path.glob(f"*/bucket-0/{f[2]}"))
+            out += list(path.glob(f"*/bucket-0/{f[2]}")) + list(path.glob(f"bucket-0/{f[2]}"))
     return out
 
 
@@ -180,3 +181,40 @@ def test_filtered_reads(java, tables):
     jr = [json.loads(x) for x in java.call("read", on, "--where-json", where)]
     ids = sorted(r[NAMES.index("id")] if isinstance(r, list) else r["id"] for r in jr)
     assert [i for i in ids if i in (4001, 4050, 999999)] == [4001, 4050]
+
+
+def test_plan_carries_the_option(tmp_path):
+    """compact-plan writes the switch and the ratio into each task (absent
+    when off), compact-exec honours them, and a bad ratio is refused when
+    planning."""
+    path = tmp_path / "wh" / "db.db" / "p"
+    run_paimon("create", path, "--schema", "id BIGINT, s STRING", "--option", "bucket=-1",
+               "--option", "write-only=true")
+    for c in range(3):
+        run_paimon("write", path, input="".join(json.dumps({"id": c * 100 + i, "s": "v%05d" % (i * 7 + c)}) + "\n"
+                                                for i in range(100)))
+    before = our_lines(path)
+
+    def plan(*opts):
+        args = ["compact-plan", path, "--option", "compaction.min.file-num=2"]
+        for o in opts:
+            args += ["--option", o]
+        return json.loads(run_paimon(*args).stdout)
+    outs = [t["output"] for t in plan()["tasks"]]
+    assert [(o["page_passthrough"], o["page_passthrough_reencode_permille"]) for o in outs] == [(True, 900)]
+    outs = [t["output"] for t in plan("compaction.parquet.page-passthrough.reencode-ratio=0.25")["tasks"]]
+    assert [o["page_passthrough_reencode_permille"] for o in outs] == [250]
+    outs = [t["output"] for t in plan(OFF)["tasks"]]
+    assert all("page_passthrough" not in o and "page_passthrough_reencode_permille" not in o for o in outs)
+    r = run_paimon("compact-plan", path, "--option", "compaction.parquet.page-passthrough.reencode-ratio=1.5",
+                   check=False)
+    assert r.returncode != 0 and "reencode-ratio" in r.stderr
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps(plan("compaction.parquet.page-passthrough.reencode-ratio=0")))
+    res = tmp_path / "res.json"
+    res.write_text(run_paimon("compact-exec", p, "--task", "0").stdout)
+    run_paimon("compact-commit", path, res)
+    assert our_lines(path) == before
+    files = outputs(path)
+    assert len(files) == 1
+    assert pq.ParquetFile(files[0]).metadata.created_by == "paimon-c compaction (passthrough)"
