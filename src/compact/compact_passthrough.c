@@ -16,6 +16,10 @@
  * the footer and the merged statistics when it closes.  With file indexes,
  * the indexed columns alone are decoded from the input (a second reader on
  * it) and fed to each output's index as its row groups are copied.
+ * Page level (compact_passthrough.h, compact_page_passthrough.h): the
+ * pending output row group lives in a pm_pg_group; copy_pages / write_rows
+ * feed it, flush_pages writes it (statistics then merged from the written
+ * chunks), raw_finish writes the page indexes before the footer.
  */
 #include "compact/compact_passthrough.h"
 
@@ -27,6 +31,7 @@
 #include "base/util.h"
 #include "codec/codec.h"
 #include "compact/compact_internal.h"
+#include "compact/compact_page_passthrough.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
@@ -70,6 +75,15 @@ struct pm_pt_writer {
     size_t *index_pos;       /* their positions in the row type */
     size_t nindex;
     pm_column **index_view;  /* one slot per row type field (indexed ones set) */
+    /* page-level passthrough (NULL pg = off) */
+    pm_pg_group *pg;         /* the pending output row group */
+    pm_pq_writer_options pq; /* re-encoded chunks: the table's Parquet settings */
+    pm_codec_ctx *cctx;
+    bool *force_decode;      /* per top-level field: file-indexed */
+    int64_t rg_limit;        /* compressed bytes of one output row group */
+    bool pend_decoded;       /* the pending group holds decoded rows (pm_pt_write) */
+    double reencode_ratio;
+    pm_buf ci, oi;           /* page indexes of the open output */
 };
 
 static pm_error *raw_open(void *ctx, pm_output *out);
@@ -119,8 +133,32 @@ static pm_error *index_columns(pm_pt_writer *w)
     return e;
 }
 
+static const char *opt_lookup(void *ctx, const char *key) { return pm_options_get(ctx, key); }
+
+static pm_error *index_batch(void *ctx, const pm_batch *b, const uint32_t *tops, size_t n);
+
+/* Page-level passthrough state: the table's Parquet settings for the
+ * re-encoded chunks (the task's codec), the row-group limit, the group. */
+static pm_error *pages_init(pm_pt_writer *w)
+{
+    pm_pq_writer_options_default(&w->pq);
+    PM_TRY(pm_pq_writer_options_from_table(&w->pq, opt_lookup, (void *)w->o.table_options));
+    w->pq.codec = w->codec;
+    w->pq.footer_kv = NULL;
+    w->pq.footer_kv_count = 0;
+    w->rg_limit = w->pq.row_group_size;
+    if (w->o.row_group_limit > 0 && w->rg_limit > w->o.row_group_limit)
+        w->rg_limit = w->o.row_group_limit;
+    PM_TRY(pm_codec_ctx_new(&w->cctx));
+    PM_TRY(pm_calloc(&w->force_decode, w->ws.ntop ? w->ws.ntop : 1, sizeof *w->force_decode));
+    for (size_t i = 0; i < w->nindex; i++)
+        w->force_decode[w->index_pos[i]] = true;
+    pm_pg_options go = {&w->ws, &w->pq, w->cctx, w->force_decode, w->nindex ? index_batch : NULL, w, w->reencode_ratio};
+    return pm_pg_group_new(&w->pg, &go);
+}
+
 pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_writer_options *o,
-                           int64_t min_row_group_size)
+                           int64_t min_row_group_size, bool pages, double reencode_ratio)
 {
     *out = NULL;
     pm_pt_writer *w;
@@ -128,6 +166,7 @@ pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_
     w->fio = fio;
     w->o = *o;
     w->min_rg = min_row_group_size;
+    w->reencode_ratio = reencode_ratio;
     pm_arena_init(&w->schema_arena, 0);
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_strdup(&w->dir, o->dir), fail);
@@ -145,9 +184,13 @@ pm_error *pm_pt_writer_new(pm_pt_writer **out, pm_fileio *fio, const pm_compact_
     pm_compact_writer_rolling_options(&w->o, fio, &ro);
     ro.raw = &raw;
     ro.what = "passthrough output";
+    ro.fault_open = "writer-open"; /* the fault points of every compaction output (compact_writer.h) */
+    ro.fault_close = "writer-close";
     PM_TRY_GOTO(e, pm_rolling_file_writer_new(&w->rw, &ro), fail);
     if (pm_rolling_file_writer_has_index(w->rw))
         PM_TRY_GOTO(e, index_columns(w), fail);
+    if (pages && pm_pg_schema_ok(&w->ws))
+        PM_TRY_GOTO(e, pages_init(w), fail);
     *out = w;
     return NULL;
 fail:
@@ -196,7 +239,7 @@ static int64_t chunk_start(const pq_column_meta *m)
 }
 
 /* Whether every row group of the file can be copied as is. */
-static bool eligible(const pm_pt_writer *w, const pm_pq_file_meta *m, uint64_t data_end)
+static bool eligible(const pm_pt_writer *w, const pm_pq_file_meta *m, uint64_t data_end, int64_t min_rg)
 {
     if (m->num_schema != w->ws.nelems || !m->num_row_groups)
         return false;
@@ -225,7 +268,7 @@ static bool eligible(const pm_pt_writer *w, const pm_pq_file_meta *m, uint64_t d
                 return false;
             size += cm->total_compressed_size;
         }
-        if (size < w->min_rg)
+        if (size < min_rg)
             return false;
     }
     return true;
@@ -393,6 +436,20 @@ static pm_error *file_stats(pm_pt_writer *w, pm_pq_write_result *res)
         s->has_min_max = a->mm_known && a->has_mm;
         s->min = a->min;
         s->max = a->max;
+        /* a zero bound as the Parquet writer gives it: min -0.0, max +0.0
+         * (inputs differ in which zero they store) */
+        const pq_leaf *L = a->flat ? &w->ws.leaves[w->ws.top_first_leaf[i]] : NULL;
+        if (L && L->stats == PQS_F64) {
+            if (s->min.d == 0.0)
+                s->min.d = -0.0;
+            if (s->max.d == 0.0)
+                s->max.d = 0.0;
+        } else if (L && L->stats == PQS_F32) {
+            if (s->min.f == 0.0f)
+                s->min.f = -0.0f;
+            if (s->max.f == 0.0f)
+                s->max.f = 0.0f;
+        }
     }
     return NULL;
 }
@@ -409,6 +466,10 @@ static void raw_discard(void *ctx)
     w->rgs = NULL;
     w->nrgs = w->caprgs = 0;
     w->rows = 0;
+    pm_buf_clear(&w->ci);
+    pm_buf_clear(&w->oi);
+    if (w->pg)
+        pm_pg_group_reset(w->pg);
 }
 
 static pm_error *raw_open(void *ctx, pm_output *out)
@@ -426,13 +487,29 @@ static pm_error *raw_finish(void *ctx, pm_output *out, pm_pq_write_result *stats
     pm_pt_writer *w = ctx;
     pm_buf footer = PM_BUF_INIT;
     pm_pq_file_meta *fm = w->meta;
+    /* page indexes of the page-level row groups: all column indexes, then
+     * all offset indexes (parquet-java's order), offsets made absolute */
+    int64_t ci_base = (int64_t)pm_output_pos(out);
+    if (w->ci.len)
+        PM_TRY(pm_output_write(out, w->ci.data, w->ci.len));
+    int64_t oi_base = (int64_t)pm_output_pos(out);
+    if (w->oi.len)
+        PM_TRY(pm_output_write(out, w->oi.data, w->oi.len));
+    for (size_t g = 0; g < w->nrgs; g++)
+        for (uint32_t c = 0; c < w->rgs[g].num_columns; c++) {
+            pq_column_chunk *cc = &w->rgs[g].columns[c];
+            if (cc->has_column_index)
+                cc->column_index_offset += ci_base;
+            if (cc->has_offset_index)
+                cc->offset_index_offset += oi_base;
+        }
     fm->version = 1;
     fm->schema = w->ws.elems;
     fm->num_schema = w->ws.nelems;
     fm->num_rows = w->rows;
     fm->row_groups = w->rgs;
     fm->num_row_groups = (uint32_t)w->nrgs;
-    fm->created_by = "paimon-c compaction (row-group passthrough)";
+    fm->created_by = w->pg ? "paimon-c compaction (passthrough)" : "paimon-c compaction (row-group passthrough)";
     fm->has_column_orders = true;
     fm->num_column_orders = w->ws.nleaves;
     pm_error *e = pm_pq_file_meta_serialize(fm, &footer);
@@ -449,7 +526,8 @@ static pm_error *raw_finish(void *ctx, pm_output *out, pm_pq_write_result *stats
 }
 
 /* Copy one row group of `in` (described by rg) to the open output. */
-static pm_error *copy_row_group(pm_pt_writer *w, pm_output *out, pm_input *in, const pq_row_group *rg)
+/* Room for one more row group in the open output's footer. */
+static pm_error *rg_slot(pm_pt_writer *w)
 {
     if (w->nrgs == w->caprgs) {
         size_t cap = w->caprgs ? w->caprgs * 2 : 16;
@@ -458,6 +536,12 @@ static pm_error *copy_row_group(pm_pt_writer *w, pm_output *out, pm_input *in, c
     }
     if (w->nrgs >= INT16_MAX)
         return pm_error_new(PM_EUNSUPPORTED, "more than %d row groups in one output", INT16_MAX);
+    return NULL;
+}
+
+static pm_error *copy_row_group(pm_pt_writer *w, pm_output *out, pm_input *in, const pq_row_group *rg)
+{
+    PM_TRY(rg_slot(w));
     pm_arena *ar = &w->meta->arena;
     pq_row_group *dst = &w->rgs[w->nrgs];
     memset(dst, 0, sizeof *dst);
@@ -594,6 +678,7 @@ struct pm_pt_input {
     pm_input *in;
     pm_pq_file_meta *meta;
     char *name;
+    bool pages;              /* page level (else whole row groups) */
 };
 
 void pm_pt_input_free(pm_pt_input *in)
@@ -618,8 +703,13 @@ pm_error *pm_pt_probe(pm_pt_writer *w, const char *path, const pm_data_file_meta
     PM_TRY_GOTO(e, pm_strdup(&pi->name, f->file_name), done);
     PM_TRY_GOTO(e, pm_input_open(w->fio, path, &pi->in), done);
     PM_TRY_GOTO(e, read_footer(pi->in, &pi->meta, &data_end), done);
-    if (!pi->meta || !eligible(w, pi->meta, data_end))
+    if (!pi->meta)
         goto done;
+    if (!eligible(w, pi->meta, data_end, w->min_rg)) {
+        if (!w->pg || !eligible(w, pi->meta, data_end, 0))
+            goto done;
+        pi->pages = true;
+    }
     if (pi->meta->num_rows != f->row_count) {
         e = pm_error_new(PM_ECORRUPT, "%s: the footer has %lld rows, the manifest %lld", path,
                          (long long)pi->meta->num_rows, (long long)f->row_count);
@@ -654,13 +744,143 @@ static pm_error *feed_index(pm_pt_writer *w, pm_pq_reader *r, pm_batch **b, int6
     return NULL;
 }
 
+/* The file-indexed columns of a decoded batch, to the open output's index. */
+static pm_error *index_batch(void *ctx, const pm_batch *b, const uint32_t *tops, size_t n)
+{
+    pm_pt_writer *w = ctx;
+    for (size_t i = 0; i < n; i++)
+        if (w->force_decode[tops[i]])
+            w->index_view[tops[i]] = b->columns[i];
+    return pm_rolling_file_writer_raw_index(w->rw, w->index_view, 0, b->num_rows);
+}
+
+/* Write the pending page-level row group to the open output (which may
+ * then close: target size or rows reached). */
+static pm_error *flush_pages(pm_pt_writer *w)
+{
+    if (!w->pg || !pm_pg_group_rows(w->pg))
+        return NULL;
+    int64_t rows = pm_pg_group_rows(w->pg);
+    pm_output *out = NULL;
+    PM_TRY(rg_slot(w));
+    PM_TRY(pm_rolling_file_writer_raw_begin(w->rw, 0, &out));
+    pq_row_group *dst = &w->rgs[w->nrgs];
+    PM_TRY(pm_pg_group_flush(w->pg, out, &w->meta->arena, dst, &w->ci, &w->oi));
+    dst->has_ordinal = true;
+    dst->ordinal = (int16_t)w->nrgs;
+    w->nrgs++;
+    w->rows += rows;
+    w->pend_decoded = false;
+    /* the file's statistics from the written chunks' (copied chunks: the
+     * inputs' merged; re-encoded ones: their own) */
+    for (uint32_t t = 0; t < w->ws.ntop; t++)
+        if (w->acc[t].flat)
+            PM_TRY(merge_chunk(w, t, &dst->columns[w->ws.top_first_leaf[t]]));
+    return pm_rolling_file_writer_raw_end(w->rw, rows);
+}
+
+/* Page level: each row group joins the pending output row group, which is
+ * written first when the row group does not fit it (a dictionary chunk
+ * where it copies pages), when the output would pass its row limit, or
+ * when the group would pass the row-group size; after each row group the
+ * group is written once the output reaches its target size. */
+static pm_error *copy_pages(pm_pt_writer *w, pm_pt_input *pi)
+{
+    const pm_pq_file_meta *m = pi->meta;
+    for (uint32_t g = 0; g < m->num_row_groups; g++) {
+        const pq_row_group *rg = &m->row_groups[g];
+        int64_t pend = pm_pg_group_rows(w->pg);
+        uint64_t size = 0;
+        for (uint32_t c = 0; c < rg->num_columns; c++)
+            size += (uint64_t)rg->columns[c].meta_data.total_compressed_size;
+        if (pend && (w->pend_decoded || !pm_pg_group_fits(w->pg, m, g) ||
+                     w->rows + pend + rg->num_rows > w->o.target_rows ||
+                     pm_pg_group_bytes(w->pg) + size > (uint64_t)w->rg_limit))
+            PM_TRY(flush_pages(w));
+        pm_output *out = NULL;
+        PM_TRY(pm_rolling_file_writer_raw_begin(w->rw, pm_pg_group_rows(w->pg) + rg->num_rows, &out));
+        PM_TRY(pm_pg_group_add(w->pg, pi->in, m, g));
+        if ((int64_t)(pm_output_pos(out) + pm_pg_group_bytes(w->pg)) >= w->o.target_size)
+            PM_TRY(flush_pages(w));
+    }
+    return NULL;
+}
+
+bool pm_pt_writer_takes_rows(const pm_pt_writer *w) { return w->pg != NULL; }
+
+pm_error *pm_pt_sample(pm_pt_writer *w, const char *path, const pm_data_file_meta *f, bool *done)
+{
+    *done = !w->pg;
+    if (*done)
+        return NULL;
+    pm_pt_input *pi = NULL;
+    PM_TRY(pm_pt_probe(w, path, f, &pi));
+    pm_error *e = NULL;
+    if (pi && pi->pages)
+        e = pm_pg_sample(w->pg, pi->in, pi->meta, done);
+    pm_pt_input_free(pi);
+    return e ? pm_error_wrap(e, 0, "page passthrough sample of %s", f->file_name) : NULL;
+}
+
+pm_error *pm_pt_sample_finish(pm_pt_writer *w) { return w->pg ? pm_pg_sample_decide(w->pg) : NULL; }
+
+static pm_error *write_rows(pm_pt_writer *w, const pm_batch *b)
+{
+    int64_t n = b->num_rows;
+    if (pm_pg_group_rows(w->pg) && !w->pend_decoded)
+        PM_TRY(flush_pages(w)); /* decoded rows make row groups of their own */
+    for (int64_t pos = 0; pos < n;) {
+        int64_t pend = pm_pg_group_rows(w->pg);
+        int64_t room = w->o.target_rows - w->rows - pend;
+        if (room <= 0) {
+            if (!pend)
+                return pm_error_new(PM_EINTERNAL, "output full without pending rows");
+            PM_TRY(flush_pages(w)); /* closes the file at target-file-row-num */
+            continue;
+        }
+        int64_t k = n - pos < room ? n - pos : room;
+        pm_output *out = NULL;
+        PM_TRY(pm_rolling_file_writer_raw_begin(w->rw, pend + k, &out));
+        if (w->nindex)
+            PM_TRY(pm_rolling_file_writer_raw_index(w->rw, b->columns, pos, pos + k));
+        PM_TRY(pm_pg_group_add_rows(w->pg, b, pos, pos + k));
+        w->pend_decoded = true;
+        pos += k;
+        uint64_t buffered = pm_pg_group_bytes(w->pg);
+        if (buffered >= (uint64_t)w->rg_limit || (int64_t)(pm_output_pos(out) + buffered) >= w->o.target_size)
+            PM_TRY(flush_pages(w));
+    }
+    return NULL;
+}
+
+pm_error *pm_pt_write(pm_pt_writer *w, const pm_batch *b)
+{
+    if (!w->pg)
+        return pm_error_new(PM_EINTERNAL, "decoded rows to a passthrough writer without page level");
+    pm_error *e = write_rows(w, b);
+    if (e) {
+        pm_rolling_file_writer_discard_open(w->rw);
+        return pm_error_wrap(e, 0, "page passthrough writer");
+    }
+    return NULL;
+}
+
 pm_error *pm_pt_copy(pm_pt_writer *w, pm_pt_input *pi)
 {
     pm_error *e = NULL;
+    if (pi->pages) {
+        e = copy_pages(w, pi);
+        if (e) {
+            pm_rolling_file_writer_discard_open(w->rw); /* the partial output is removed */
+            return pm_error_wrap(e, 0, "page passthrough of %s", pi->name);
+        }
+        return NULL;
+    }
     const pm_pq_file_meta *m = pi->meta;
     pm_pq_reader *ir = NULL;
     pm_batch *ib = NULL;
     int64_t ipos = 0;
+    PM_TRY_GOTO(e, flush_pages(w), done); /* a pending page-level row group first */
     if (w->nindex) {
         pm_pq_reader_options ro = PM_PQ_READER_OPTIONS_INIT;
         ro.columns = w->index_cols;
@@ -688,6 +908,11 @@ done:
 
 pm_error *pm_pt_writer_finish(pm_pt_writer *w, pm_data_file_meta **files, size_t *n)
 {
+    pm_error *e = flush_pages(w);
+    if (e) {
+        pm_rolling_file_writer_discard_open(w->rw);
+        return pm_error_wrap(e, 0, "page passthrough");
+    }
     return pm_rolling_file_writer_finish(w->rw, files, n);
 }
 
@@ -721,6 +946,11 @@ void pm_pt_writer_free(pm_pt_writer *w)
     free(w->index_cols);
     free(w->index_pos);
     free(w->index_view);
+    pm_pg_group_free(w->pg);
+    pm_codec_ctx_free(w->cctx);
+    free(w->force_decode);
+    pm_buf_free(&w->ci);
+    pm_buf_free(&w->oi);
     free(w->buf);
     free(w->dir);
     free(w->format);

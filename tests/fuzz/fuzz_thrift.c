@@ -4,15 +4,18 @@
  *
  * The input is parsed as a FileMetaData footer; a footer that parses must
  * serialize, parse again and serialize to the same bytes (the round trip is
- * stable).  The same input is also parsed as a page header and skipped as a
- * generic thrift struct.
+ * stable).  The same input is also parsed as a page header, as a page
+ * index (ColumnIndex, OffsetIndex: what page-level compaction passthrough
+ * reads from its inputs) and skipped as a generic thrift struct.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/arena.h"
 #include "format/parquet/parquet_meta.h"
+#include "format/parquet/pq_read_index.h"
 #include "format/parquet/thrift.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -45,6 +48,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!e && used > size)
         abort();
     pm_error_free(e);
+
+    pm_arena a;
+    pm_arena_init(&a, 0);
+    pq_column_index ci;
+    e = pq_column_index_parse(&ci, data, size, &a);
+    if (!e) {
+        /* every entry is there (ASan sees a short array) */
+        volatile uint64_t sum = 0;
+        for (uint32_t i = 0; i < ci.n; i++) {
+            sum += ci.null_pages[i] + ci.min_len[i] + ci.max_len[i] + (ci.has_null_counts ? (uint64_t)ci.null_counts[i] : 0);
+            if (ci.min_len[i])
+                sum += ci.min[i][ci.min_len[i] - 1];
+            if (ci.max_len[i])
+                sum += ci.max[i][ci.max_len[i] - 1];
+        }
+        (void)sum;
+    }
+    pm_error_free(e);
+    pq_offset_index oi;
+    e = pq_offset_index_parse(&oi, data, size, &a);
+    if (!e)
+        for (uint32_t i = 1; i < oi.n; i++)
+            if (oi.pages[i].first_row <= oi.pages[i - 1].first_row || oi.pages[i].size <= 0)
+                abort(); /* the parser's guarantees */
+    pm_error_free(e);
+    pm_arena_free(&a);
 
     pq_thrift_reader r;
     pq_thrift_reader_init(&r, data, size);

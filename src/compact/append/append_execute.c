@@ -39,6 +39,19 @@
  * decoded; the two writers alternate, each finishing its open file before
  * the other takes over, and share the sequence counter, so outputs stay in
  * input order with contiguous sequence numbers.
+ * Page-level passthrough (task->output.page_passthrough, default on;
+ * compact_page_passthrough.h): Parquet inputs without deletion vector, of
+ * the task's schema (no _WRITE_COLS) and codec, whose row groups are too
+ * small to be copied whole (or with the row-group passthrough off), go
+ * through the same passthrough writer: several inputs' row groups make one
+ * output row group, plain chunks copied page by page, dictionary and
+ * file-indexed chunks re-encoded.  The other inputs (deletion vectors,
+ * older schemas, other codecs) are decoded as usual and their rows written
+ * by the same writer (row groups of their own, every column encoded), so
+ * outputs do not multiply where copied and decoded inputs alternate.  Not
+ * with dictionary passthrough (which keeps its own path) nor for tables
+ * with nested fields (the writer then has no page level: the two writers
+ * alternate as for the row-group passthrough).
  * Dictionary passthrough (task->output.dict_passthrough: the option after
  * its vetoes, compact/append/append_mode.c): the table's top-level STRING
  * fields without a file index are asked of the file reader
@@ -371,7 +384,12 @@ static pm_error *passthrough_input(append_run *c, const pm_data_file_meta *f, bo
  * rolling writer. */
 static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
 {
-    if (c->pt_active) {
+    bool to_pt = c->pt && pm_pt_writer_takes_rows(c->pt);
+    if (to_pt && !c->pt_active) {
+        PM_TRY(flush_writer(c->w, c->r));
+        pm_pt_writer_set_next_seq(c->pt, pm_compact_writer_next_seq(c->w));
+        c->pt_active = true;
+    } else if (!to_pt && c->pt_active) {
         PM_TRY(flush_pt(c->pt, c->r));
         pm_compact_writer_set_next_seq(c->w, pm_pt_writer_next_seq(c->pt));
         c->pt_active = false;
@@ -393,7 +411,7 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
         int64_t deleted;
         e = apply_dv(dv, pos, b, c->view, &use, &deleted);
         if (!e && use->num_rows)
-            e = pm_compact_writer_write(c->w, use);
+            e = to_pt ? pm_pt_write(c->pt, use) : pm_compact_writer_write(c->w, use);
         n->rows_read += b->num_rows;
         n->rows_deleted += deleted;
         n->rows_written += e ? 0 : use->num_rows;
@@ -406,16 +424,40 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     return NULL;
 }
 
+#define SAMPLE_FILES 64
+
+/* Page passthrough: the first inputs' plain columns sampled (at most
+ * SAMPLE_FILES files) to decide which columns are re-encoded. */
+static pm_error *sample_inputs(append_run *c)
+{
+    if (!c->pt || !pm_pt_writer_takes_rows(c->pt))
+        return NULL;
+    bool done = false;
+    for (size_t i = 0; i < c->task->nfiles && i < SAMPLE_FILES && !done; i++) {
+        const pm_data_file_meta *f = &c->task->files[i];
+        if (task_dv(c->task, f->file_name))
+            continue;
+        char *path = f->external_path ? strdup(f->external_path) : pm_path_join(c->dir, f->file_name);
+        if (!path)
+            return pm_oom();
+        pm_error *e = pm_pt_sample(c->pt, path, f, &done);
+        free(path);
+        PM_TRY(e);
+    }
+    return pm_pt_sample_finish(c->pt);
+}
+
 /* Every input in task order, then the open output closed. */
 static pm_error *stream_inputs(append_run *c)
 {
+    PM_TRY(sample_inputs(c));
     for (size_t i = 0; i < c->task->nfiles; i++) {
         const pm_data_file_meta *f = &c->task->files[i];
         bool copied = false;
         PM_TRY(passthrough_input(c, f, &copied));
         if (!copied)
             PM_TRY(decode_input(c, f));
-        if (!copied && i == 0 && pm_fault("execute-after-first-input"))
+        if (i == 0 && pm_fault("execute-after-first-input"))
             return pm_error_new(PM_EIO, "injected fault: execute-after-first-input");
     }
     return c->pt_active ? flush_pt(c->pt, c->r) : flush_writer(c->w, c->r);
@@ -482,8 +524,12 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
         .row_group_limit = rg,
     };
     PM_TRY_GOTO(e, pm_compact_writer_new(&c.w, t->fio, &wo), fail);
-    if (task->output.rg_passthrough && !strcmp(task->output.format, "parquet") && !rt)
-        PM_TRY_GOTO(e, pm_pt_writer_new(&c.pt, t->fio, &wo, task->output.rg_passthrough_min), fail);
+    bool pages = task->output.page_passthrough && !task->output.dict_passthrough;
+    if ((task->output.rg_passthrough || pages) && !strcmp(task->output.format, "parquet") && !rt)
+        PM_TRY_GOTO(e, pm_pt_writer_new(&c.pt, t->fio, &wo,
+                                        task->output.rg_passthrough ? task->output.rg_passthrough_min : INT64_MAX,
+                                        pages, (double)task->output.page_reencode_permille / 1000.0),
+                    fail);
     PM_TRY_GOTO(e, pm_batch_new(&c.view, out_type), fail);
     PM_TRY_GOTO(e, stream_inputs(&c), fail);
     if (rt)

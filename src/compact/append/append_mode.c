@@ -127,12 +127,27 @@ static pm_error *dict_passthrough(const pm_options *o, const char *format, bool 
     return NULL;
 }
 
-/* Level 0 outputs plus compaction.parquet.row-group-passthrough[.min-size]
+/* Level 0 outputs plus compaction.parquet.row-group-passthrough[.min-size],
+ * compaction.parquet.page-passthrough (paimon-c's own key, default true)
  * and dictionary passthrough. */
 static pm_error *load_output(const pm_options *o, pm_compact_output *out)
 {
     PM_TRY(pm_compact_output_for_level(o, 0, false, out));
     pm_error *e = opt_bool_raw(o, "compaction.parquet.row-group-passthrough", false, &out->rg_passthrough);
+    if (!e)
+        e = opt_bool_raw(o, "compaction.parquet.page-passthrough", true, &out->page_passthrough);
+    out->page_reencode_permille = 900;
+    const char *rs = pm_options_get(o, "compaction.parquet.page-passthrough.reencode-ratio");
+    if (!e && rs) {
+        char *end = NULL;
+        double ratio = strtod(rs, &end);
+        if (end == rs || *end || !(ratio >= 0.0 && ratio <= 1.0))
+            e = pm_error_new(PM_EINVALID,
+                             "compaction.parquet.page-passthrough.reencode-ratio must be a number from 0 to 1, got '%s'",
+                             rs);
+        else
+            out->page_reencode_permille = (int64_t)(ratio * 1000.0 + 0.5);
+    }
     if (!e)
         e = dict_passthrough(o, out->format, &out->dict_passthrough);
     out->rg_passthrough_min = 1 << 20;

@@ -18,6 +18,7 @@ void pq_page_index_reset(pq_page_index *pi)
     pm_buf_clear(&pi->rep_hist);
     pm_buf_clear(&pi->def_hist);
     pi->invalid = false;
+    pi->no_unencoded = false;
 }
 
 void pq_page_index_free(pq_page_index *pi)
@@ -121,9 +122,9 @@ size_t pq_truncate_max(const uint8_t *v, size_t n, size_t limit, uint8_t *out)
 
 /* ---- recording pages ----------------------------------------------------- */
 
-pm_error *pq_page_index_add(pq_page_index *pi, const pq_leaf *leaf, const pq_stats *st, int64_t values,
-                            int64_t offset, int32_t size, int64_t first_row, int64_t unencoded,
-                            const int64_t *rep_hist, const int64_t *def_hist)
+pm_error *pq_page_index_add_bytes(pq_page_index *pi, const pq_leaf *leaf, int64_t offset, int32_t size,
+                                  int64_t first_row, int64_t null_count, int64_t unencoded, bool null_page,
+                                  const uint8_t *vmin, size_t nmin, const uint8_t *vmax, size_t nmax)
 {
     if (pi->n == pi->cap) {
         size_t cap = pi->cap ? pi->cap * 2 : 16;
@@ -135,16 +136,10 @@ pm_error *pq_page_index_add(pq_page_index *pi, const pq_leaf *leaf, const pq_sta
     p->offset = offset;
     p->size = size;
     p->first_row = first_row;
-    p->null_count = st->null_count;
+    p->null_count = null_count;
     p->unencoded = unencoded;
-    p->null_page = values - st->null_count == 0;
-    if (st->has_nan)
-        pi->invalid = true;
-    if (!p->null_page && st->has_minmax && st->kind != PQS_INT96) {
-        uint8_t bmin[16], bmax[16];
-        const uint8_t *vmin, *vmax;
-        size_t nmin = pq_stats_value_bytes(st, 0, leaf->type_length, bmin, &vmin);
-        size_t nmax = pq_stats_value_bytes(st, 1, leaf->type_length, bmax, &vmax);
+    p->null_page = null_page;
+    if (!null_page && vmin && vmax) {
         PM_TRY(pm_buf_reserve(&pi->vals, nmin + nmax + 1));   /* never NULL below */
         uint8_t *d = pi->vals.data + pi->vals.len;
         if (leaf->phys == PQ_BYTE_ARRAY) {
@@ -160,18 +155,36 @@ pm_error *pq_page_index_add(pq_page_index *pi, const pq_leaf *leaf, const pq_sta
         p->max_off = p->min_off + p->min_len;
         pi->vals.len += p->min_len + p->max_len;
     }
+    pi->n++;
+    return NULL;
+}
+
+pm_error *pq_page_index_add(pq_page_index *pi, const pq_leaf *leaf, const pq_stats *st, int64_t values,
+                            int64_t offset, int32_t size, int64_t first_row, int64_t unencoded,
+                            const int64_t *rep_hist, const int64_t *def_hist)
+{
+    if (st->has_nan)
+        pi->invalid = true;
+    bool null_page = values - st->null_count == 0;
+    uint8_t bmin[16], bmax[16];
+    const uint8_t *vmin = NULL, *vmax = NULL;
+    size_t nmin = 0, nmax = 0;
+    if (!null_page && st->has_minmax && st->kind != PQS_INT96) {
+        nmin = pq_stats_value_bytes(st, 0, leaf->type_length, bmin, &vmin);
+        nmax = pq_stats_value_bytes(st, 1, leaf->type_length, bmax, &vmax);
+    }
+    PM_TRY(pq_page_index_add_bytes(pi, leaf, offset, size, first_row, st->null_count, unencoded, null_page, vmin,
+                                   nmin, vmax, nmax));
     if (rep_hist)
         PM_TRY(pm_buf_append(&pi->rep_hist, rep_hist, sizeof(int64_t) * (size_t)(leaf->max_rep + 1)));
     if (def_hist)
         PM_TRY(pm_buf_append(&pi->def_hist, def_hist, sizeof(int64_t) * (size_t)(leaf->max_def + 1)));
-    pi->n++;
     return NULL;
 }
 
 /* ---- boundary order ------------------------------------------------------ */
 
-/* Compare two PLAIN-encoded statistics values of the leaf's order. */
-static int cmp_value(const pq_leaf *l, const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+int pq_plain_compare(const pq_leaf *l, const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 {
     switch (l->stats) {
     case PQS_BOOL:
@@ -225,8 +238,8 @@ static int32_t boundary_order(const pq_page_index *pi, const pq_leaf *l)
         if (p->null_page)
             continue;
         if (prev) {
-            int cmin = cmp_value(l, v + prev->min_off, prev->min_len, v + p->min_off, p->min_len);
-            int cmax = cmp_value(l, v + prev->max_off, prev->max_len, v + p->max_off, p->max_len);
+            int cmin = pq_plain_compare(l, v + prev->min_off, prev->min_len, v + p->min_off, p->min_len);
+            int cmax = pq_plain_compare(l, v + prev->max_off, prev->max_len, v + p->max_off, p->max_len);
             if (cmin > 0 || cmax > 0)
                 asc = false;
             if (cmin < 0 || cmax < 0)
@@ -300,7 +313,7 @@ pm_error *pq_page_index_offset_index(const pq_page_index *pi, const pq_leaf *lea
         PM_TRY(pq_thrift_w_field_i64(&w, 3, p->first_row));
         PM_TRY(pq_thrift_w_struct_end(&w));
     }
-    if (leaf->phys == PQ_BYTE_ARRAY) {
+    if (leaf->phys == PQ_BYTE_ARRAY && !pi->no_unencoded) {
         PM_TRY(pq_thrift_w_field(&w, 2, PQ_TT_LIST));
         PM_TRY(pq_thrift_w_list(&w, PQ_TT_I64, (uint32_t)pi->n));
         for (size_t i = 0; i < pi->n; i++)
@@ -326,7 +339,7 @@ pm_error *pq_page_index_size_stats(const pq_page_index *pi, const pq_leaf *leaf,
                                    pq_size_statistics *out)
 {
     memset(out, 0, sizeof *out);
-    if (leaf->phys == PQ_BYTE_ARRAY) {
+    if (leaf->phys == PQ_BYTE_ARRAY && !pi->no_unencoded) {
         out->has_unencoded_byte_array_data_bytes = true;
         for (size_t i = 0; i < pi->n; i++)
             out->unencoded_byte_array_data_bytes += pi->pages[i].unencoded;

@@ -57,6 +57,8 @@ typedef struct pq_page_index {
     pm_buf rep_hist;         /* int64: (max_rep + 1) per page */
     pm_buf def_hist;         /* int64: (max_def + 1) per page */
     bool invalid;            /* a FLOAT/DOUBLE page held NaN */
+    bool no_unencoded;       /* BYTE_ARRAY value bytes unknown (copied pages): neither
+                                the OffsetIndex nor SizeStatistics carry them */
 } pq_page_index;
 
 void pq_page_index_reset(pq_page_index *pi);
@@ -73,6 +75,15 @@ pm_error *pq_page_index_add(pq_page_index *pi, const pq_leaf *leaf, const pq_sta
                             int64_t offset, int32_t size, int64_t first_row, int64_t unencoded,
                             const int64_t *rep_hist, const int64_t *def_hist);
 
+/* Record one data page from its statistics bytes (PLAIN; NULL when the
+ * page has no min/max): what compaction's page passthrough knows of a
+ * copied page from the input's ColumnIndex.  Byte strings are truncated as
+ * above.  No level histograms: for leaves without them (max_rep == 0,
+ * max_def <= 1) only. */
+pm_error *pq_page_index_add_bytes(pq_page_index *pi, const pq_leaf *leaf, int64_t offset, int32_t size,
+                                  int64_t first_row, int64_t null_count, int64_t unencoded, bool null_page,
+                                  const uint8_t *vmin, size_t nmin, const uint8_t *vmax, size_t nmax);
+
 /* Serialized ColumnIndex (thrift compact) appended to out; *written = false
  * (nothing appended) when the chunk gets none. */
 pm_error *pq_page_index_column_index(const pq_page_index *pi, const pq_leaf *leaf, pm_buf *out,
@@ -83,6 +94,10 @@ pm_error *pq_page_index_offset_index(const pq_page_index *pi, const pq_leaf *lea
 /* SizeStatistics of the chunk (arrays from the arena). */
 pm_error *pq_page_index_size_stats(const pq_page_index *pi, const pq_leaf *leaf, pm_arena *a,
                                    pq_size_statistics *out);
+
+/* Compare two PLAIN-encoded statistics values in the leaf's order (<0, 0, >0;
+ * fixed-width values must have the type's width). */
+int pq_plain_compare(const pq_leaf *l, const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
 
 /* Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
 bool pq_utf8_valid(const uint8_t *p, size_t n);

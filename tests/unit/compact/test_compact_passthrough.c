@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../table/write_test_util.h"
+#include "compact_rows_util.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_run.h"
 #include "format/parquet/parquet_meta.h"
@@ -65,64 +66,6 @@ static pm_compact_metrics compact(pm_table *t, bool passthrough, const char *min
     PM_OK_OR_FAIL(pm_compact_run(&m, b));
     pm_compact_builder_free(b);
     return m;
-}
-
-static int cmp_line(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The lines of text sorted (in place), joined again. */
-static char *sorted_lines(char *text)
-{
-    size_t n = 0, cap = 64;
-    char **lines = malloc(cap * sizeof *lines);
-    for (char *p = strtok(text, "\n"); p; p = strtok(NULL, "\n")) {
-        if (n == cap)
-            lines = realloc(lines, (cap *= 2) * sizeof *lines);
-        lines[n++] = p;
-    }
-    qsort(lines, n, sizeof *lines, cmp_line);
-    pm_buf b = PM_BUF_INIT;
-    for (size_t i = 0; i < n; i++) {
-        PM_OK_OR_FAIL(pm_buf_append_str(&b, lines[i]));
-        PM_OK_OR_FAIL(pm_buf_append_byte(&b, '\n'));
-    }
-    free(lines);
-    const char *t;
-    PM_OK_OR_FAIL(pm_buf_cstr(&b, &t));
-    return (char *)pm_buf_detach(&b, &(size_t){0});
-}
-
-/* All rows as JSON lines, in read order. */
-static char *rows_text(pm_table *t)
-{
-    pm_scan_result *s = NULL;
-    pm_scan_options so = pm_scan_options_default();
-    PM_OK_OR_FAIL(pm_table_scan(t, &so, &s));
-    pm_table_reader *r = NULL;
-    PM_OK_OR_FAIL(pm_table_reader_new(&r, t, s, NULL));
-    pm_buf out = PM_BUF_INIT;
-    for (;;) {
-        const pm_batch *b = NULL;
-        PM_OK_OR_FAIL(pm_table_reader_next(r, &b));
-        if (!b)
-            break;
-        for (int64_t i = 0; i < b->num_rows; i++) {
-            PM_OK_OR_FAIL(pm_batch_format_row_json(b, i, &out));
-            PM_OK_OR_FAIL(pm_buf_append_byte(&out, '\n'));
-        }
-    }
-    const char *text;
-    PM_OK_OR_FAIL(pm_buf_cstr(&out, &text));
-    pm_table_reader_free(r);
-    pm_scan_result_free(s);
-    return (char *)pm_buf_detach(&out, &(size_t){0});
-}
-
-static pm_scan_result *scan(pm_table *t)
-{
-    pm_scan_result *s = NULL;
-    pm_scan_options so = pm_scan_options_default();
-    PM_OK_OR_FAIL(pm_table_scan(t, &so, &s));
-    return s;
 }
 
 static void assert_stats_equal(const pm_simple_stats *a, const pm_simple_stats *b)
