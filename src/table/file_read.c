@@ -381,6 +381,15 @@ fail:
     return e;
 }
 
+bool pm_file_reader_column_no_dict(const pm_file_reader *r, size_t i)
+{
+    if (i >= r->nout || r->format != FMT_PARQUET)
+        return false;
+    const out_map *m = &r->map[i];
+    return m->phys >= 0 && m->k1 == PM_CAST_IDENTITY && m->k2 == PM_CAST_IDENTITY &&
+           pm_pq_reader_column_no_dict(r->pq, (size_t)m->phys);
+}
+
 /* A work column of `type` with no rows that nobody else references. */
 static pm_error *fresh_work(pm_column **slot, const pm_type *type)
 {

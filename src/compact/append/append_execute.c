@@ -21,6 +21,9 @@
  *      input has a vector, the batch's deleted rows are dropped on a view
  *      of the batch (columns retained, never modified) → writer.  Memory is
  *      one input batch + one output row group: never the whole task.
+ *      Each input's columns whose Parquet chunks had no dictionary become
+ *      the writer's plain-source hints (compact_writer.h): written PLAIN
+ *      without a dictionary attempt that would fall back anyway.
  *   5. Outputs; DV changes: every input's vector is removed and the touched
  *      index files rewritten (unaware: DELETE + ADD entries; bucketed: the
  *      bucket's new file replaces the old one, recorded as DELETE + ADD).
@@ -282,9 +285,11 @@ typedef struct append_run {
     pm_batch *view;
     pm_file_read_options ro;
     pm_codec_ctx *codec;          /* decompression state shared by the task's inputs */
+    const pm_type *task_type;     /* ROW of the outputs (borrowed) */
     pm_type *rt_type;             /* row tracking: the fields + _ROW_ID, _SEQUENCE_NUMBER (else NULL) */
     const char **dict;            /* dictionary passthrough fields (dict_fields), owned array */
     size_t ndict;
+    bool *plain;                  /* per output column: the input's chunks had no dictionary */
 } append_run;
 
 /* An input's rows as a reader: the file reader, or for row-tracking tables
@@ -367,6 +372,21 @@ static pm_error *passthrough_input(append_run *c, const pm_data_file_meta *f, bo
     return NULL;
 }
 
+/* The writer's plain-source hints from this input: a column whose Parquet
+ * chunks had no dictionary is written without a dictionary attempt (the
+ * input's writer found none worth it; values are the same either way).
+ * Row-tracking inputs give no hints. */
+static pm_error *plain_sources(append_run *c, const input_reader *rd)
+{
+    size_t n = c->task_type->nfields;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        c->plain[i] = rd->fr && pm_file_reader_column_no_dict(rd->fr, i);
+        any |= c->plain[i];
+    }
+    return pm_compact_writer_set_plain_sources(c->w, any ? c->plain : NULL);
+}
+
 /* Decode f through the file reader, its deleted rows dropped, into the
  * rolling writer. */
 static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
@@ -381,6 +401,8 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     PM_TRY(dv_get(&c->dvs, c->task, f->file_name, &dv, &owned));
     input_reader rd;
     pm_error *e = input_open(c, f, &rd);
+    if (!e)
+        e = plain_sources(c, &rd);
     pm_compact_counters *n = &c->r->counters;
     for (;;) {
         const pm_batch *b = NULL;
@@ -452,6 +474,8 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     if (rt)
         PM_TRY_GOTO(e, pm_schema_row_tracking_type(schema->row_type, &c.rt_type), fail);
     const pm_type *out_type = rt ? c.rt_type : schema->row_type;
+    c.task_type = out_type;
+    PM_TRY_GOTO(e, pm_calloc(&c.plain, out_type->nfields ? out_type->nfields : 1, sizeof *c.plain), fail);
     PM_TRY_GOTO(e, dict_fields(schema, task, rt, &c.dict, &c.ndict), fail);
     PM_TRY_GOTO(e, pm_compact_result_new_for_task(&c.r, task), fail);
     PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
@@ -503,6 +527,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
     free(c.dict);
+    free(c.plain);
     pm_codec_ctx_free(c.codec);
     free(dir);
     c.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
@@ -518,6 +543,7 @@ fail:
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
     free(c.dict);
+    free(c.plain);
     pm_codec_ctx_free(c.codec);
     free(dir);
     pm_compact_result_free(c.r);

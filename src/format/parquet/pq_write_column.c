@@ -81,6 +81,12 @@ static void page_reset(pq_colw *cw)
         cw->epoch = 1;
 }
 
+/* The chunk's dictionary switch at its start. */
+static bool chunk_dict_on(const pq_colw *cw)
+{
+    return cw->opt->dictionary && cw->leaf->dict_ok && !cw->plain_source;
+}
+
 pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_options *opt,
                        pm_codec_ctx *codec)
 {
@@ -92,7 +98,7 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
     cw->rep_width = pq_bit_width((uint64_t)leaf->max_rep);
     if (leaf->dict_ok)
         PM_TRY(pq_dict_init(&cw->dict, dict_width(leaf->phys)));
-    cw->dict_on = opt->dictionary && leaf->dict_ok;
+    cw->dict_on = chunk_dict_on(cw);
     cw->first_page = true;
     pq_stats_init(&cw->stats, leaf->stats);
     pq_stats_init(&cw->total, leaf->stats);
@@ -103,6 +109,14 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
         PM_TRY(pm_calloc(&cw->def_hist, (size_t)leaf->max_def + 1, sizeof(int64_t)));
     page_reset(cw);
     return NULL;
+}
+
+void pq_colw_set_plain_source(pq_colw *cw, bool plain)
+{
+    cw->plain_source = plain;
+    /* a chunk that holds no value yet takes the hint now */
+    if (cw->first_page && cw->page_values == 0 && cw->dict.count == 0 && !cw->fwd_dict)
+        cw->dict_on = chunk_dict_on(cw);
 }
 
 void pq_colw_free(pq_colw *cw)
@@ -932,7 +946,7 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
     cw->pages_dict = cw->pages_plain = 0;
     if (l->dict_ok)
         pq_dict_clear(&cw->dict);
-    cw->dict_on = cw->opt->dictionary && l->dict_ok;
+    cw->dict_on = chunk_dict_on(cw);
     cw->dict_used = 0;
     cw->first_page = true;
     pm_column_release(cw->fwd_dict);

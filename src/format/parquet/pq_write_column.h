@@ -30,6 +30,12 @@
  * too, as parquet-java's fallback; pages written keep theirs).  A
  * dictionary larger than dictionary_page_size is not adopted: the chunk
  * falls back.  Plain batches after an adoption are hashed as usual.
+ * Plain-source hint (pq_colw_set_plain_source; compaction: the input's
+ * chunk of this column held no dictionary-encoded page, so its writer
+ * found the dictionary not worth it): a chunk that starts while the hint
+ * is on is written PLAIN without a dictionary attempt (no hashing, no
+ * fallback); the hint is read when a chunk starts (its first value), so a
+ * chunk keeps the choice it started with.  Values are the same either way.
  *
  * Statistics are kept per page (byte strings in dictionary mode are
  * compared once per distinct entry per page) and merged into the chunk's;
@@ -93,6 +99,7 @@ typedef struct pq_colw {
 
     /* dictionary */
     bool dict_on;                 /* values currently go through the dictionary */
+    bool plain_source;            /* hint: the values come from a chunk without dictionary */
     bool first_page;              /* no page written yet in this chunk */
     uint32_t dict_used;           /* entries used by written pages */
     pq_dict dict;
@@ -122,6 +129,9 @@ typedef struct pq_colw {
 pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_options *opt,
                        pm_codec_ctx *codec);
 void pq_colw_free(pq_colw *cw);
+/* Set the plain-source hint (see the top); it decides the dictionary of
+ * the chunk at its start: the current chunk only while it has no value. */
+void pq_colw_set_plain_source(pq_colw *cw, bool plain);
 /* Encode rows [r0, r1) of the top-level column `top`. */
 pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r1);
 /* Buffered bytes of the current row group as parquet-java counts them:
