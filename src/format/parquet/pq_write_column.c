@@ -130,7 +130,9 @@ void pq_colw_free(pq_colw *cw)
     pq_dict_free(&cw->dict);
     pm_column_release(cw->fwd_dict);
     free(cw->fwd_map);
-    pm_buf_free(&cw->chunk);
+    for (size_t i = 0; i < cw->chunk.nblocks; i++)
+        pm_buf_free(&cw->chunk.blocks[i]);
+    free(cw->chunk.blocks);
     pq_stats_free(&cw->stats);
     pq_stats_free(&cw->total);
     pq_stats_free(&cw->pstats);
@@ -747,10 +749,11 @@ static pm_error *append_levels(pm_buf *body, pq_rle_encoder *enc)
     return pm_buf_append(body, enc->out->data, enc->out->len);
 }
 
-/* Compress the page body and append header + compressed bytes to `dst`.
- * The header is filled except sizes and CRC. Returns the header length. */
+/* Compress the page body (into cw->comp; none: the body itself) and
+ * serialize its header into cw->hdr; the header is filled except sizes
+ * and CRC.  *data / *data_len: the bytes that follow the header. */
 static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, size_t body_len,
-                           pm_buf *dst, size_t *hdr_len)
+                           const uint8_t **data_out, size_t *data_len_out)
 {
     const uint8_t *data = body;
     size_t data_len = body_len;
@@ -771,11 +774,33 @@ static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, 
     }
     pm_buf_clear(&cw->hdr);
     PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
-    PM_TRY(pm_buf_reserve(dst, cw->hdr.len + data_len));
-    pm_buf_put(dst, cw->hdr.data, cw->hdr.len);
-    if (data_len)
-        pm_buf_put(dst, data, data_len);
-    *hdr_len = cw->hdr.len;
+    *data_out = data;
+    *data_len_out = data_len;
+    return NULL;
+}
+
+/* Append header + data of a page to the chunk's blocks. */
+static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint8_t *data, size_t n)
+{
+    size_t need = hdr->len + n;
+    pm_buf *b = pb->nused ? &pb->blocks[pb->nused - 1] : NULL;
+    if (!b || b->cap - b->len < need) {
+        if (pb->nused == pb->nblocks) {
+            PM_TRY(pm_realloc_array(&pb->blocks, pb->nblocks + 1, sizeof *pb->blocks));
+            pm_buf_init(&pb->blocks[pb->nblocks++]);
+        }
+        b = &pb->blocks[pb->nused];
+        b->len = 0;
+        if (b->cap < need) {
+            pm_buf_free(b);
+            PM_TRY(pm_buf_reserve(b, need > PQ_PAGE_BLOCK ? need : PQ_PAGE_BLOCK));
+        }
+        pb->nused++;
+    }
+    pm_buf_put(b, hdr->data, hdr->len);
+    if (n)
+        pm_buf_put(b, data, n);
+    pb->len += need;
     return NULL;
 }
 
@@ -837,8 +862,12 @@ static pm_error *flush_page(pq_colw *cw)
     h.data_page_header.encoding = encoding;
     h.data_page_header.definition_level_encoding = l->max_def > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     h.data_page_header.repetition_level_encoding = l->max_rep > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
-    size_t hdr_len, at = cw->chunk.len;
-    PM_TRY(emit_page(cw, &h, page, page_len, &cw->chunk, &hdr_len));
+    uint64_t at = cw->chunk.len;
+    const uint8_t *data;
+    size_t data_len;
+    PM_TRY(emit_page(cw, &h, page, page_len, &data, &data_len));
+    size_t hdr_len = cw->hdr.len;
+    PM_TRY(blocks_append(&cw->chunk, &cw->hdr, data, data_len));
     PM_TRY(pq_page_index_add(&cw->pidx, l, &cw->pstats, cw->page_values, (int64_t)at,
                              (int32_t)(cw->chunk.len - at), cw->chunk_rows, cw->page_unencoded,
                              cw->rep_hist, cw->def_hist));
@@ -856,9 +885,11 @@ static pm_error *flush_page(pq_colw *cw)
 
 /* ---- chunk --------------------------------------------------------------- */
 
-static pm_error *write_out(pm_output *out, const pm_buf *b)
+static pm_error *write_out(pm_output *out, const pq_page_blocks *pb)
 {
-    return b->len ? pm_output_write(out, b->data, b->len) : NULL;
+    for (size_t i = 0; i < pb->nused; i++)
+        PM_TRY(pm_output_write(out, pb->blocks[i].data, pb->blocks[i].len));
+    return NULL;
 }
 
 pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_column_chunk *cc)
@@ -880,14 +911,12 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
         h.has_dictionary_page_header = true;
         h.dictionary_page_header.num_values = (int32_t)cw->dict_used;
         h.dictionary_page_header.encoding = PQ_ENC_PLAIN_DICTIONARY;
-        pm_buf page = PM_BUF_INIT;
-        size_t hdr_len;
-        pm_error *e = emit_page(cw, &h, cw->body.data, cw->body.len, &page, &hdr_len);
-        if (!e)
-            e = write_out(out, &page);
-        pm_buf_free(&page);
-        PM_TRY(e);
-        uncompressed += (int64_t)(hdr_len + cw->body.len);
+        const uint8_t *data;
+        size_t data_len;
+        PM_TRY(emit_page(cw, &h, cw->body.data, cw->body.len, &data, &data_len));
+        PM_TRY(pm_output_write(out, cw->hdr.data, cw->hdr.len));
+        PM_TRY(pm_output_write(out, data, data_len));
+        uncompressed += (int64_t)(cw->hdr.len + cw->body.len);
         m->has_dictionary_page_offset = true;
         m->dictionary_page_offset = start;
     }
@@ -940,7 +969,8 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
 
     PM_TRY(pq_stats_merge(&cw->total, &cw->stats));
     pq_stats_reset(&cw->stats);
-    pm_buf_clear(&cw->chunk);
+    cw->chunk.nused = 0;
+    cw->chunk.len = 0;
     cw->chunk_values = 0;
     cw->chunk_uncompressed = 0;
     cw->pages_dict = cw->pages_plain = 0;

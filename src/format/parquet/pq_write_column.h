@@ -73,6 +73,17 @@ void pq_levels_free(pq_levels *lv);
 pm_error *pq_levels_compute(pq_levels *lv, const pq_leaf *leaf, const pm_column *top, int64_t r0,
                             int64_t r1);
 
+/* The finished data pages of a chunk: header + body each, appended into
+ * blocks of at least PQ_PAGE_BLOCK bytes (a page never spans blocks), so
+ * a growing chunk is never copied to a bigger buffer; blocks are kept for
+ * the next row group. */
+#define PQ_PAGE_BLOCK (1u << 20)
+typedef struct pq_page_blocks {
+    pm_buf *blocks;               /* [0, nused) hold pages; the rest are spare */
+    size_t nused, nblocks;
+    uint64_t len;                 /* bytes of all pages */
+} pq_page_blocks;
+
 typedef struct pq_colw {
     const pq_leaf *leaf;
     const pm_pq_writer_options *opt;
@@ -108,7 +119,7 @@ typedef struct pq_colw {
     size_t fwd_map_cap;
 
     /* chunk of the current row group */
-    pm_buf chunk;                 /* data pages: header + body each */
+    pq_page_blocks chunk;         /* data pages: header + body each */
     int64_t chunk_values;
     int64_t chunk_uncompressed;   /* headers + uncompressed bodies of data pages */
     int32_t pages_dict, pages_plain;
