@@ -20,6 +20,7 @@
 #include "base/mem.h"
 
 #define PQ_BLOCK 1024
+#define PQ_LEVEL_ROOM 64 /* bytes kept before a page's PLAIN values for its levels */
 
 static int dict_width(int32_t phys)
 {
@@ -64,7 +65,7 @@ static void page_reset(pq_colw *cw)
     pm_buf_clear(&cw->def_buf);
     pq_rle_init(&cw->rep_enc, &cw->rep_buf, cw->rep_width);
     pq_rle_init(&cw->def_enc, &cw->def_buf, cw->def_width);
-    pm_buf_clear(&cw->vals);
+    cw->vals.len = cw->vals_room;
     cw->bool_acc = 0;
     cw->bool_bits = 0;
     cw->nids = 0;
@@ -103,6 +104,10 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
     pq_stats_init(&cw->stats, leaf->stats);
     pq_stats_init(&cw->total, leaf->stats);
     pq_stats_init(&cw->pstats, leaf->stats);
+    if (leaf->max_def > 0 || leaf->max_rep > 0) {
+        PM_TRY(pm_buf_reserve(&cw->vals, PQ_LEVEL_ROOM));
+        cw->vals_room = PQ_LEVEL_ROOM;
+    }
     if (pq_has_rep_hist(leaf))
         PM_TRY(pm_calloc(&cw->rep_hist, (size_t)leaf->max_rep + 1, sizeof(int64_t)));
     if (pq_has_def_hist(leaf))
@@ -478,7 +483,7 @@ static pm_error *put_bools(pq_colw *cw, const pm_column *col, const int64_t *pos
             cw->bool_bits = 0;
         }
     }
-    cw->page_raw = (int64_t)cw->vals.len + (cw->bool_bits ? 1 : 0);
+    cw->page_raw = (int64_t)(cw->vals.len - cw->vals_room) + (cw->bool_bits ? 1 : 0);
     return NULL;
 }
 
@@ -832,7 +837,8 @@ static pm_error *flush_page(pq_colw *cw)
             cw->dict_used = cw->dict.count;
         }
     }
-    /* Without levels a PLAIN page is just its values: no copy. */
+    /* A PLAIN page is its levels + values: levels that fit the room before
+     * the values are put there (no copy of the values). */
     const uint8_t *page = body->data;
     size_t page_len = body->len;
     if (encoding == PQ_ENC_PLAIN) {
@@ -841,11 +847,15 @@ static pm_error *flush_page(pq_colw *cw)
             cw->bool_acc = 0;
             cw->bool_bits = 0;
         }
-        if (levels_len == 0) {
-            page = cw->vals.data;
-            page_len = cw->vals.len;
+        size_t room = cw->vals_room;
+        if (levels_len <= room) {
+            uint8_t *start = cw->vals.data + room - levels_len;
+            if (levels_len)
+                memcpy(start, body->data, levels_len);
+            page = start;
+            page_len = cw->vals.len - room + levels_len;
         } else {
-            PM_TRY(pm_buf_append(body, cw->vals.data, cw->vals.len));
+            PM_TRY(pm_buf_append(body, cw->vals.data + room, cw->vals.len - room));
             page = body->data;
             page_len = body->len;
         }

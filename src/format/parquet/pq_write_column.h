@@ -93,7 +93,8 @@ typedef struct pq_colw {
     pm_buf rep_buf, def_buf;
     pq_rle_encoder rep_enc, def_enc;
     int rep_width, def_width;
-    pm_buf vals;                  /* PLAIN values */
+    pm_buf vals;                  /* PLAIN values, after vals_room bytes kept for the levels */
+    size_t vals_room;
     uint8_t bool_acc;             /* BOOLEAN: partial byte */
     int bool_bits;
     uint32_t *ids;                /* dictionary ids of the page */
