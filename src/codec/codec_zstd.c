@@ -5,19 +5,24 @@
  * when it changes; level 0 means 1, Paimon's default) and writes a single
  * frame with the content size.
  *
- * Decompression is always streaming (ZSTD_decompressStream): Apache Paimon
- * Java writes frames without a content size, and an input may hold several
- * concatenated frames (skippable frames included).  Steps:
+ * Decompression into a buffer of known size (Parquet pages) is one call of
+ * ZSTD_decompressDCtx straight into the caller's buffer: it decodes frames
+ * with or without a content size (Apache Paimon Java writes them without),
+ * several concatenated frames and skippable frames; the input is valid
+ * only when it is consumed whole and yields exactly the expected size (a
+ * destination too small means more data than announced: PM_ECORRUPT).
+ * Decompression of unknown size (Avro blocks) is streaming
+ * (ZSTD_decompressStream).  Steps:
  *   1. reset the cached ZSTD_DCtx (session only, keeps its buffers);
- *   2. feed the whole input, collecting output into the caller's window;
+ *   2. feed the whole input, appending output to the caller's buffer;
  *   3. the input is valid only when every byte was consumed AND the last
  *      call reported a finished frame (return value 0); a frame cut short
  *      is PM_ECORRUPT;
- *   4. exact mode: when the window is full but the frame is not finished,
- *      probe with a one-byte buffer — any further byte means the data is
- *      larger than announced (PM_ECORRUPT).
+ *   4. when the limit is reached but the frame is not finished, probe with
+ *      a one-byte buffer — any further byte is PM_ECORRUPT.
  */
 #include <stdlib.h>
+#include <zstd_errors.h>
 
 #include "codec/codec_impl.h"
 
@@ -101,43 +106,38 @@ static pm_error *get_dctx(pm_codec_ctx *ctx, ZSTD_DCtx **out, bool *temp)
 }
 
 /*
- * Streaming driver shared by both modes.  Output goes to fixed[0..cap) when
- * `grow` is NULL, else is appended to `grow` up to `cap` bytes.  Once the
- * window is exhausted a one-byte probe checks that nothing more comes out.
+ * Streaming driver: output is appended to `grow` up to `cap` bytes.  Once
+ * the limit is reached a one-byte probe checks that nothing more comes out.
  */
-static pm_error *zstd_run(ZSTD_DCtx *d, const uint8_t *in, size_t n, uint8_t *fixed, pm_buf *grow,
-                          size_t cap, size_t *produced_out)
+static pm_error *zstd_run(ZSTD_DCtx *d, const uint8_t *in, size_t n, pm_buf *grow, size_t cap,
+                          size_t *produced_out)
 {
     ZSTD_inBuffer ib = {in, n, 0};
     size_t produced = 0;
-    size_t start = grow ? grow->len : 0;
+    size_t start = grow->len;
     uint8_t probe;
     for (;;) {
         ZSTD_outBuffer ob;
         bool probing = produced == cap;
         if (probing) {
             ob = (ZSTD_outBuffer){&probe, 1, 0};
-        } else if (grow) {
+        } else {
             if (grow->cap == grow->len)
                 PM_TRY(pm_buf_reserve(grow, pm_codec_grow_step(produced, n, cap)));
             size_t room = grow->cap - grow->len;
             if (room > cap - produced)
                 room = cap - produced;
             ob = (ZSTD_outBuffer){grow->data + start + produced, room, 0};
-        } else {
-            ob = (ZSTD_outBuffer){fixed + produced, cap - produced, 0};
         }
         size_t in_before = ib.pos;
         size_t r = ZSTD_decompressStream(d, &ob, &ib);
         if (ZSTD_isError(r))
             return zstd_err("corrupt zstd data", r);
         if (probing && ob.pos)
-            return pm_error_new(PM_ECORRUPT, "zstd data is larger than %s %zu bytes",
-                                grow ? "the limit of" : "the expected", cap);
+            return pm_error_new(PM_ECORRUPT, "zstd data is larger than the limit of %zu bytes", cap);
         if (!probing) {
             produced += ob.pos;
-            if (grow)
-                grow->len += ob.pos;
+            grow->len += ob.pos;
         }
         if (r == 0 && ib.pos == ib.size)
             break;
@@ -155,10 +155,16 @@ pm_error *pm_codec_zstd_exact(pm_codec_ctx *ctx, const uint8_t *in, size_t n, ui
     ZSTD_DCtx *d = NULL;
     bool temp = false;
     PM_TRY(get_dctx(ctx, &d, &temp));
-    size_t produced = 0;
-    pm_error *e = zstd_run(d, in, n, out, NULL, out_len, &produced);
-    if (!e && produced != out_len)
-        e = pm_error_new(PM_ECORRUPT, "zstd data has %zu bytes, expected %zu", produced, out_len);
+    pm_error *e = NULL;
+    size_t r = ZSTD_decompressDCtx(d, out, out_len, in, n);
+    if (ZSTD_isError(r)) {
+        if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall)
+            e = pm_error_new(PM_ECORRUPT, "zstd data is larger than the expected %zu bytes", out_len);
+        else
+            e = zstd_err("corrupt zstd data", r);
+    } else if (r != out_len) {
+        e = pm_error_new(PM_ECORRUPT, "zstd data has %zu bytes, expected %zu", r, out_len);
+    }
     if (temp)
         ZSTD_freeDCtx(d);
     return e;
@@ -171,7 +177,7 @@ pm_error *pm_codec_zstd_append(pm_codec_ctx *ctx, const uint8_t *in, size_t n, p
     bool temp = false;
     PM_TRY(get_dctx(ctx, &d, &temp));
     size_t produced = 0;
-    pm_error *e = zstd_run(d, in, n, NULL, out, limit, &produced);
+    pm_error *e = zstd_run(d, in, n, out, limit, &produced);
     if (temp)
         ZSTD_freeDCtx(d);
     return e;
