@@ -16,8 +16,9 @@
  *      under 1 MiB is refused with PM_EINVALID before anything is written;
  *      the other half covers the input reader: 1 MiB windows and one page
  *      per column, parquet_reader.h).
- *   4. Inputs in task order (one decompression context for all of them,
- *      not one per file): file reader → batches (reader-owned); when the
+ *   4. Inputs in task order (one decompression context and one file reader
+ *      for all of them, reopened per file: pm_file_reader_reopen): file
+ *      reader → batches (reader-owned); when the
  *      input has a vector, the batch's deleted rows are dropped on a view
  *      of the batch (columns retained, never modified) → writer.  Memory is
  *      one input batch + one output row group: never the whole task.
@@ -272,6 +273,15 @@ static void delete_index_files(pm_table *t, const char *dir, const pm_compact_re
     }
 }
 
+/* An input's rows as a reader: the file reader, or for row-tracking tables
+ * the group reader (row IDs and sequence numbers filled in). */
+typedef struct input_reader {
+    pm_file_reader *fr;
+    pm_de_group *g;
+    size_t ng;
+    pm_de_group_reader *gr;
+} input_reader;
+
 /* The state of one append task while its inputs stream. */
 typedef struct append_run {
     pm_table *t;
@@ -283,6 +293,7 @@ typedef struct append_run {
     pm_pt_writer *pt;             /* row-group passthrough (NULL = off) */
     bool pt_active;               /* the passthrough writer holds the open output */
     pm_batch *view;
+    input_reader in;              /* the reader of the current (or last) decoded input */
     pm_file_read_options ro;
     pm_codec_ctx *codec;          /* decompression state shared by the task's inputs */
     const pm_type *task_type;     /* ROW of the outputs (borrowed) */
@@ -292,15 +303,6 @@ typedef struct append_run {
     bool *plain;                  /* per output column: the input's chunks had no dictionary */
 } append_run;
 
-/* An input's rows as a reader: the file reader, or for row-tracking tables
- * the group reader (row IDs and sequence numbers filled in). */
-typedef struct input_reader {
-    pm_file_reader *fr;
-    pm_de_group *g;
-    size_t ng;
-    pm_de_group_reader *gr;
-} input_reader;
-
 static void input_close(input_reader *in)
 {
     pm_file_reader_free(in->fr);
@@ -309,11 +311,14 @@ static void input_close(input_reader *in)
     memset(in, 0, sizeof *in);
 }
 
+/* Open f: the file reader of the previous input is reused (its plan and
+ * buffers, pm_file_reader_reopen); row-tracking inputs get a group reader
+ * of their own. */
 static pm_error *input_open(append_run *c, const pm_data_file_meta *f, input_reader *in)
 {
-    memset(in, 0, sizeof *in);
     if (!c->rt_type)
-        return pm_file_reader_open_dict(&in->fr, c->t, c->dir, f, &c->ro, c->dict, c->ndict);
+        return pm_file_reader_reopen(&in->fr, c->t, c->dir, f, &c->ro, c->dict, c->ndict);
+    input_close(in);
     PM_TRY(pm_de_single_groups(f, 1, &in->g, &in->ng));
     return pm_de_group_reader_open(&in->gr, c->t, c->dir, &in->g[0], c->rt_type, 0);
 }
@@ -399,16 +404,16 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     pm_dv *dv = NULL;
     bool owned = false;
     PM_TRY(dv_get(&c->dvs, c->task, f->file_name, &dv, &owned));
-    input_reader rd;
-    pm_error *e = input_open(c, f, &rd);
+    input_reader *rd = &c->in;
+    pm_error *e = input_open(c, f, rd);
     if (!e)
-        e = plain_sources(c, &rd);
+        e = plain_sources(c, rd);
     pm_compact_counters *n = &c->r->counters;
     for (;;) {
         const pm_batch *b = NULL;
         int64_t pos = 0;
         if (!e)
-            e = input_next(&rd, &b, &pos);
+            e = input_next(rd, &b, &pos);
         if (e || !b)
             break;
         const pm_batch *use;
@@ -422,7 +427,8 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     }
     if (owned)
         pm_dv_free(dv);
-    input_close(&rd);
+    if (e)
+        input_close(rd);
     PM_TRY(pm_error_wrap(e, 0, "input %s", f->file_name));
     n->bytes_read += f->file_size;
     return NULL;
@@ -524,6 +530,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
         goto fail;
     }
     dv_state_free(&c.dvs);
+    input_close(&c.in);
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
     free(c.dict);
@@ -540,6 +547,7 @@ fail:
     pm_pt_writer_abort(c.pt);
     pm_compact_writer_abort(c.w);
     dv_state_free(&c.dvs);
+    input_close(&c.in);
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
     free(c.dict);
