@@ -797,8 +797,10 @@ static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint
         b = &pb->blocks[pb->nused];
         b->len = 0;
         if (b->cap < need) {
+            /* 64 KiB, doubling per block up to PQ_PAGE_BLOCK: small chunks stay small */
+            size_t size = pb->nused < 4 ? (size_t)PQ_PAGE_BLOCK >> (4 - pb->nused) : PQ_PAGE_BLOCK;
             pm_buf_free(b);
-            PM_TRY(pm_buf_reserve(b, need > PQ_PAGE_BLOCK ? need : PQ_PAGE_BLOCK));
+            PM_TRY(pm_buf_reserve(b, need > size ? need : size));
         }
         pb->nused++;
     }

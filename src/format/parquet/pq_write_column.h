@@ -74,7 +74,8 @@ pm_error *pq_levels_compute(pq_levels *lv, const pq_leaf *leaf, const pm_column 
                             int64_t r1);
 
 /* The finished data pages of a chunk: header + body each, appended into
- * blocks of at least PQ_PAGE_BLOCK bytes (a page never spans blocks), so
+ * blocks (the first four of 64, 128, 256, 512 KiB, then PQ_PAGE_BLOCK, or
+ * one page when larger; a page never spans blocks), so
  * a growing chunk is never copied to a bigger buffer; blocks are kept for
  * the next row group. */
 #define PQ_PAGE_BLOCK (1u << 20)
