@@ -77,6 +77,11 @@ pm_error *pm_compact_writer_write(pm_compact_writer *w, const pm_batch *b)
     return pm_error_wrap(e, 0, "write compaction output in %s", w->dir);
 }
 
+pm_error *pm_compact_writer_set_plain_sources(pm_compact_writer *w, const bool *plain)
+{
+    return pm_rolling_file_writer_set_plain_sources(w->rw, plain);
+}
+
 pm_error *pm_compact_writer_finish(pm_compact_writer *w, pm_data_file_meta **files, size_t *n)
 {
     return pm_rolling_file_writer_finish(w->rw, files, n);

@@ -24,6 +24,7 @@
 #ifndef PM_COMPACT_WRITER_H
 #define PM_COMPACT_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,12 @@ void pm_compact_writer_rolling_options(const pm_compact_writer_options *o, pm_fi
                                        pm_rolling_file_writer_options *ro);
 /* Append all rows of b (its columns follow row_type). */
 pm_error *pm_compact_writer_write(pm_compact_writer *w, const pm_batch *b);
+/* Plain-source hints per column of row_type (plain[i]: the rows about to
+ * be written come, for column i, from a Parquet chunk without dictionary;
+ * NULL clears them): Parquet outputs write such columns PLAIN without a
+ * dictionary attempt from the next column chunk on
+ * (pm_rolling_file_writer_set_plain_sources).  Values are unchanged. */
+pm_error *pm_compact_writer_set_plain_sources(pm_compact_writer *w, const bool *plain);
 /* Close the open file and move every closed file's meta out (*files
  * malloc'd, free with pm_data_file_metas_free).  The files stay on disk. */
 pm_error *pm_compact_writer_finish(pm_compact_writer *w, pm_data_file_meta **files, size_t *n);

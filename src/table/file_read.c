@@ -71,12 +71,17 @@ struct pm_file_reader {
     int64_t batch_rows;
     pm_codec_ctx *codec;   /* borrowed (options), may be NULL */
     pm_buf scratch;
+    int64_t schema_id;     /* the file's schema */
+    bool write_cols;       /* the file holds a subset of columns */
+    struct phys_list *pl;  /* the physical columns asked of the format reader (owned) */
 };
 
 size_t pm_file_reader_memory(const pm_file_reader *r)
 {
     return (r->pq ? pm_pq_reader_memory(r->pq) : 0) + r->scratch.cap;
 }
+
+static void phys_list_free(struct phys_list *pl);
 
 void pm_file_reader_free(pm_file_reader *r)
 {
@@ -95,6 +100,7 @@ void pm_file_reader_free(pm_file_reader *r)
     pm_batch_free(r->out);
     pm_type_free(r->out_type);
     pm_buf_free(&r->scratch);
+    phys_list_free(r->pl);
     free(r->path);
     free(r);
 }
@@ -168,6 +174,13 @@ static void phys_free(phys_list *pl)
     free(pl->types);
     free(pl->ids);
     free(pl->dict);
+}
+
+static void phys_list_free(struct phys_list *pl)
+{
+    if (pl)
+        phys_free(pl);
+    free(pl);
 }
 
 /* Dictionary passthrough for requested field `want` read as file field
@@ -287,6 +300,27 @@ static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl
     return e;
 }
 
+/* Format reader type → file schema type, per output column. */
+static pm_error *plan_relabel(pm_file_reader *r)
+{
+    const pm_type *rt = r->format == FMT_PARQUET ? pm_pq_reader_schema(r->pq)
+                        : r->format == FMT_ORC   ? pm_orc_reader_schema(r->orc)
+                                                 : pm_avro_reader_type(r->av);
+    for (size_t i = 0; i < r->nout; i++) {
+        out_map *m = &r->map[i];
+        if (m->phys < 0)
+            continue;
+        if ((size_t)m->phys >= rt->nfields)
+            return pm_error_new(PM_EINTERNAL, "format reader returned %zu columns, expected more", rt->nfields);
+        const pm_type *have = rt->fields[m->phys].type;
+        const pm_type *want = m->stage_type ? m->stage_type : r->out_type->fields[i].type;
+        PM_TRY(pm_error_wrap(pm_cast_plan_relabel(have, want, &m->k1), 0, "column '%s'", rt->fields[m->phys].name));
+        if (!m->stage_type)
+            m->k2 = PM_CAST_IDENTITY;
+    }
+    return NULL;
+}
+
 pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *bucket_dir,
                               const pm_data_file_meta *file, const pm_file_read_options *o)
 {
@@ -353,30 +387,12 @@ pm_error *pm_file_reader_open_dict(pm_file_reader **out, pm_table *t, const char
         }
     }
     PM_TRY_GOTO(e, open_format(r, t, &pl), fail);
-    /* reader type → file schema type */
-    const pm_type *rt = r->format == FMT_PARQUET ? pm_pq_reader_schema(r->pq)
-                        : r->format == FMT_ORC   ? pm_orc_reader_schema(r->orc)
-                                                 : pm_avro_reader_type(r->av);
-    for (size_t i = 0; i < r->nout; i++) {
-        out_map *m = &r->map[i];
-        if (m->phys < 0)
-            continue;
-        if ((size_t)m->phys >= rt->nfields) {
-            e = pm_error_new(PM_EINTERNAL, "format reader returned %zu columns, expected more", rt->nfields);
-            goto fail;
-        }
-        const pm_type *have = rt->fields[m->phys].type;
-        const pm_type *want = m->stage_type ? m->stage_type : r->out_type->fields[i].type;
-        e = pm_cast_plan_relabel(have, want, &m->k1);
-        if (e) {
-            e = pm_error_wrap(e, 0, "column '%s'", rt->fields[m->phys].name);
-            goto fail;
-        }
-        if (!m->stage_type)
-            m->k2 = PM_CAST_IDENTITY;
-    }
+    PM_TRY_GOTO(e, plan_relabel(r), fail);
     PM_TRY_GOTO(e, pm_batch_new(&r->out, r->out_type), fail);
-    phys_free(&pl);
+    PM_TRY_GOTO(e, pm_calloc(&r->pl, 1, sizeof *r->pl), fail);
+    *r->pl = pl;
+    r->schema_id = file->schema_id;
+    r->write_cols = file->has_write_cols;
     *out = r;
     return NULL;
 fail:
@@ -384,6 +400,62 @@ fail:
     e = pm_error_wrap(e, 0, "data file %s", r->path ? r->path : file->file_name);
     pm_file_reader_free(r);
     return e;
+}
+
+pm_error *pm_file_reader_reopen(pm_file_reader **rp, pm_table *t, const char *bucket_dir,
+                                const pm_data_file_meta *file, const pm_file_read_options *o,
+                                const char *const *dict_columns, size_t ndict_columns)
+{
+    pm_file_reader *r = *rp;
+    fmt f = FMT_PARQUET;
+    bool same = r && r->schema_id == file->schema_id && !r->write_cols && !file->has_write_cols;
+    if (same) {
+        pm_error *fe = detect_format(file->file_name, &f);
+        same = !fe && f == r->format;
+        pm_error_free(fe); /* the full open reports it */
+    }
+    if (!same) {
+        pm_file_reader_free(r);
+        *rp = NULL;
+        return pm_file_reader_open_dict(rp, t, bucket_dir, file, o, dict_columns, ndict_columns);
+    }
+    /* the same schema, columns and format: only the file changes */
+    for (size_t i = 0; i < r->nout; i++) {
+        pm_column_release(r->out->columns[i]);
+        r->out->columns[i] = NULL;
+    }
+    r->out->num_rows = 0;
+    pm_pq_reader_free(r->pq);
+    pm_avro_reader_free(r->av);
+    pm_orc_reader_free(r->orc);
+    r->pq = NULL;
+    r->av = NULL;
+    r->orc = NULL;
+    pm_input_close(r->in);
+    r->in = NULL;
+    free(r->path);
+    r->path = NULL;
+    r->next_pos = r->last_pos = 0;
+    pm_error *e = file_path(t, bucket_dir, file, &r->path);
+    if (!e)
+        e = open_format(r, t, r->pl);
+    if (!e)
+        e = plan_relabel(r);
+    if (e) {
+        e = pm_error_wrap(e, 0, "data file %s", r->path ? r->path : file->file_name);
+        pm_file_reader_free(r);
+        *rp = NULL;
+    }
+    return e;
+}
+
+bool pm_file_reader_column_no_dict(const pm_file_reader *r, size_t i)
+{
+    if (i >= r->nout || r->format != FMT_PARQUET)
+        return false;
+    const out_map *m = &r->map[i];
+    return m->phys >= 0 && m->k1 == PM_CAST_IDENTITY && m->k2 == PM_CAST_IDENTITY &&
+           pm_pq_reader_column_no_dict(r->pq, (size_t)m->phys);
 }
 
 /* A work column of `type` with no rows that nobody else references. */

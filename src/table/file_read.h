@@ -55,6 +55,21 @@ pm_error *pm_file_reader_open(pm_file_reader **out, pm_table *t, const char *buc
 pm_error *pm_file_reader_open_dict(pm_file_reader **out, pm_table *t, const char *bucket_dir,
                                    const pm_data_file_meta *file, const pm_file_read_options *o,
                                    const char *const *dict_columns, size_t ndict_columns);
+/* The next file of a series with the same options and dictionary columns
+ * (one reader for many files, e.g. a compaction's inputs): *r, NULL or a
+ * reader opened for an earlier file, is reused when the new file has the
+ * same schema id and format and neither holds a column subset
+ * (_WRITE_COLS): its column plan, batch and work columns stay, only the
+ * file and its format reader change; else it is freed and a new reader
+ * opened.  On error *r is freed and set to NULL. */
+pm_error *pm_file_reader_reopen(pm_file_reader **r, pm_table *t, const char *bucket_dir,
+                                const pm_data_file_meta *file, const pm_file_read_options *o,
+                                const char *const *dict_columns, size_t ndict_columns);
+/* Whether output column i is read, without a cast, from a Parquet column
+ * written without a dictionary (pm_pq_reader_column_no_dict; compaction
+ * hands it to its writer as a plain-source hint).  False for other
+ * formats, null-filled and cast columns. */
+bool pm_file_reader_column_no_dict(const pm_file_reader *r, size_t i);
 /* *out = NULL at end of file. */
 pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out);
 /* Bytes the reader holds besides its batches (pm_pq_reader_memory for

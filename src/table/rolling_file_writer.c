@@ -260,6 +260,7 @@ struct pm_rolling_file_writer {
     int64_t bytes_done;
     pm_pool *pool;
     size_t threads;            /* 0: never set */
+    bool *plain;               /* plain-source hints per file column (NULL = none) */
     bool open;
     open_file cur;
     pm_data_file_meta *done;
@@ -658,6 +659,7 @@ static pm_error *body_write(pm_rolling_file_writer *w, const pm_batch *part)
     if (f->pq) {
         if (w->threads)
             pm_pq_writer_set_pool(f->pq, w->pool, w->threads);
+        pm_pq_writer_set_plain_sources(f->pq, w->plain, w->plain ? w->fncols : 0);
         return pm_pq_writer_write(f->pq, part);
     }
     if (f->orc)
@@ -822,6 +824,19 @@ void pm_rolling_file_writer_set_pool(pm_rolling_file_writer *w, pm_pool *pool, s
     w->threads = threads ? threads : 1;
 }
 
+pm_error *pm_rolling_file_writer_set_plain_sources(pm_rolling_file_writer *w, const bool *plain)
+{
+    if (!plain) {
+        free(w->plain);
+        w->plain = NULL;
+        return NULL;
+    }
+    if (!w->plain)
+        PM_TRY(pm_calloc(&w->plain, w->fncols ? w->fncols : 1, sizeof *w->plain));
+    memcpy(w->plain, plain, w->fncols * sizeof *plain);
+    return NULL;
+}
+
 bool pm_rolling_file_writer_is_open(const pm_rolling_file_writer *w) { return w->open; }
 size_t pm_rolling_file_writer_pending(const pm_rolling_file_writer *w) { return w->ndone; }
 const pm_data_file_meta *pm_rolling_file_writer_pending_file(const pm_rolling_file_writer *w, size_t i)
@@ -860,6 +875,7 @@ static void writer_release(pm_rolling_file_writer *w, bool delete_files)
     pm_batch_free(w->slice);
     pm_binrow_writer_free(&w->krow);
     free(w->key_idx);
+    free(w->plain);
     free(w->modes);
     free(w->orc_names);
     pm_fi_options_clear(&w->fi);

@@ -162,6 +162,11 @@ pm_error *pm_rolling_file_writer_finish(pm_rolling_file_writer *w, pm_data_file_
 /* Parquet files: encode columns on `pool` with `threads` (NULL: serial),
  * for writes from now on. */
 void pm_rolling_file_writer_set_pool(pm_rolling_file_writer *w, pm_pool *pool, size_t threads);
+/* Parquet files: plain-source hints per file column (plain[i] for file
+ * column i; NULL clears them), copied, for writes from now on
+ * (pm_pq_writer_set_plain_sources).  Other formats ignore them (a hint,
+ * never changing values).  PM_ENOMEM only. */
+pm_error *pm_rolling_file_writer_set_plain_sources(pm_rolling_file_writer *w, const bool *plain);
 bool pm_rolling_file_writer_is_open(const pm_rolling_file_writer *w);
 /* Finished files not handed out yet. */
 size_t pm_rolling_file_writer_pending(const pm_rolling_file_writer *w);

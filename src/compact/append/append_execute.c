@@ -16,11 +16,15 @@
  *      under 1 MiB is refused with PM_EINVALID before anything is written;
  *      the other half covers the input reader: 1 MiB windows and one page
  *      per column, parquet_reader.h).
- *   4. Inputs in task order (one decompression context for all of them,
- *      not one per file): file reader → batches (reader-owned); when the
+ *   4. Inputs in task order (one decompression context and one file reader
+ *      for all of them, reopened per file: pm_file_reader_reopen): file
+ *      reader → batches (reader-owned); when the
  *      input has a vector, the batch's deleted rows are dropped on a view
  *      of the batch (columns retained, never modified) → writer.  Memory is
  *      one input batch + one output row group: never the whole task.
+ *      Each input's columns whose Parquet chunks had no dictionary become
+ *      the writer's plain-source hints (compact_writer.h): written PLAIN
+ *      without a dictionary attempt that would fall back anyway.
  *   5. Outputs; DV changes: every input's vector is removed and the touched
  *      index files rewritten (unaware: DELETE + ADD entries; bucketed: the
  *      bucket's new file replaces the old one, recorded as DELETE + ADD).
@@ -282,6 +286,15 @@ static void delete_index_files(pm_table *t, const char *dir, const pm_compact_re
     }
 }
 
+/* An input's rows as a reader: the file reader, or for row-tracking tables
+ * the group reader (row IDs and sequence numbers filled in). */
+typedef struct input_reader {
+    pm_file_reader *fr;
+    pm_de_group *g;
+    size_t ng;
+    pm_de_group_reader *gr;
+} input_reader;
+
 /* The state of one append task while its inputs stream. */
 typedef struct append_run {
     pm_table *t;
@@ -293,21 +306,15 @@ typedef struct append_run {
     pm_pt_writer *pt;             /* row-group passthrough (NULL = off) */
     bool pt_active;               /* the passthrough writer holds the open output */
     pm_batch *view;
+    input_reader in;              /* the reader of the current (or last) decoded input */
     pm_file_read_options ro;
     pm_codec_ctx *codec;          /* decompression state shared by the task's inputs */
+    const pm_type *task_type;     /* ROW of the outputs (borrowed) */
     pm_type *rt_type;             /* row tracking: the fields + _ROW_ID, _SEQUENCE_NUMBER (else NULL) */
     const char **dict;            /* dictionary passthrough fields (dict_fields), owned array */
     size_t ndict;
+    bool *plain;                  /* per output column: the input's chunks had no dictionary */
 } append_run;
-
-/* An input's rows as a reader: the file reader, or for row-tracking tables
- * the group reader (row IDs and sequence numbers filled in). */
-typedef struct input_reader {
-    pm_file_reader *fr;
-    pm_de_group *g;
-    size_t ng;
-    pm_de_group_reader *gr;
-} input_reader;
 
 static void input_close(input_reader *in)
 {
@@ -317,11 +324,14 @@ static void input_close(input_reader *in)
     memset(in, 0, sizeof *in);
 }
 
+/* Open f: the file reader of the previous input is reused (its plan and
+ * buffers, pm_file_reader_reopen); row-tracking inputs get a group reader
+ * of their own. */
 static pm_error *input_open(append_run *c, const pm_data_file_meta *f, input_reader *in)
 {
-    memset(in, 0, sizeof *in);
     if (!c->rt_type)
-        return pm_file_reader_open_dict(&in->fr, c->t, c->dir, f, &c->ro, c->dict, c->ndict);
+        return pm_file_reader_reopen(&in->fr, c->t, c->dir, f, &c->ro, c->dict, c->ndict);
+    input_close(in);
     PM_TRY(pm_de_single_groups(f, 1, &in->g, &in->ng));
     return pm_de_group_reader_open(&in->gr, c->t, c->dir, &in->g[0], c->rt_type, 0);
 }
@@ -380,6 +390,21 @@ static pm_error *passthrough_input(append_run *c, const pm_data_file_meta *f, bo
     return NULL;
 }
 
+/* The writer's plain-source hints from this input: a column whose Parquet
+ * chunks had no dictionary is written without a dictionary attempt (the
+ * input's writer found none worth it; values are the same either way).
+ * Row-tracking inputs give no hints. */
+static pm_error *plain_sources(append_run *c, const input_reader *rd)
+{
+    size_t n = c->task_type->nfields;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        c->plain[i] = rd->fr && pm_file_reader_column_no_dict(rd->fr, i);
+        any |= c->plain[i];
+    }
+    return pm_compact_writer_set_plain_sources(c->w, any ? c->plain : NULL);
+}
+
 /* Decode f through the file reader, its deleted rows dropped, into the
  * rolling writer. */
 static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
@@ -397,14 +422,16 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     pm_dv *dv = NULL;
     bool owned = false;
     PM_TRY(dv_get(&c->dvs, c->task, f->file_name, &dv, &owned));
-    input_reader rd;
-    pm_error *e = input_open(c, f, &rd);
+    input_reader *rd = &c->in;
+    pm_error *e = input_open(c, f, rd);
+    if (!e)
+        e = plain_sources(c, rd);
     pm_compact_counters *n = &c->r->counters;
     for (;;) {
         const pm_batch *b = NULL;
         int64_t pos = 0;
         if (!e)
-            e = input_next(&rd, &b, &pos);
+            e = input_next(rd, &b, &pos);
         if (e || !b)
             break;
         const pm_batch *use;
@@ -418,7 +445,8 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
     }
     if (owned)
         pm_dv_free(dv);
-    input_close(&rd);
+    if (e)
+        input_close(rd);
     PM_TRY(pm_error_wrap(e, 0, "input %s", f->file_name));
     n->bytes_read += f->file_size;
     return NULL;
@@ -494,6 +522,8 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
     if (rt)
         PM_TRY_GOTO(e, pm_schema_row_tracking_type(schema->row_type, &c.rt_type), fail);
     const pm_type *out_type = rt ? c.rt_type : schema->row_type;
+    c.task_type = out_type;
+    PM_TRY_GOTO(e, pm_calloc(&c.plain, out_type->nfields ? out_type->nfields : 1, sizeof *c.plain), fail);
     PM_TRY_GOTO(e, dict_fields(schema, task, rt, &c.dict, &c.ndict), fail);
     PM_TRY_GOTO(e, pm_compact_result_new_for_task(&c.r, task), fail);
     PM_TRY_GOTO(e, pm_table_bucket_dir(t, task->partition.data, task->partition.len, task->bucket, &dir), fail);
@@ -546,9 +576,11 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
         goto fail;
     }
     dv_state_free(&c.dvs);
+    input_close(&c.in);
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
     free(c.dict);
+    free(c.plain);
     pm_codec_ctx_free(c.codec);
     free(dir);
     c.r->counters.duration_ms = (int64_t)((pm_monotonic_ns() - t0) / 1000000);
@@ -561,9 +593,11 @@ fail:
     pm_pt_writer_abort(c.pt);
     pm_compact_writer_abort(c.w);
     dv_state_free(&c.dvs);
+    input_close(&c.in);
     pm_batch_free(c.view);
     pm_type_free(c.rt_type);
     free(c.dict);
+    free(c.plain);
     pm_codec_ctx_free(c.codec);
     free(dir);
     pm_compact_result_free(c.r);

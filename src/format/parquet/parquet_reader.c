@@ -230,6 +230,26 @@ bool pm_pq_reader_column_encoded(const pm_pq_reader *r, size_t i)
     return r->schema->fields[r->proj[i]].nleaves == 1 && r->chunks[k].ids_out;
 }
 
+bool pm_pq_reader_column_no_dict(const pm_pq_reader *r, size_t i)
+{
+    if (!r->chunks || i >= r->nproj)
+        return false;
+    const pqr_field *f = &r->schema->fields[r->proj[i]];
+    bool rows = false;
+    for (uint32_t g = 0; g < r->meta->num_row_groups; g++) {
+        const pq_row_group *rg = &r->meta->row_groups[g];
+        if (rg->num_rows == 0)
+            continue;
+        rows = true;
+        for (uint32_t l = 0; l < f->nleaves; l++) {
+            const pq_column_chunk *cc = &rg->columns[r->schema->leaves[f->first_leaf + l].column];
+            if (!cc->has_meta_data || !pqr_chunk_meta_no_dict(&cc->meta_data))
+                return false;
+        }
+    }
+    return rows;
+}
+
 static pm_error *open_common(pm_pq_reader *r, const pm_pq_reader_options *opts)
 {
     pm_pq_reader_options def = PM_PQ_READER_OPTIONS_INIT;

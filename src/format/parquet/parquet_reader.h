@@ -111,6 +111,11 @@ size_t pm_pq_reader_memory(const pm_pq_reader *r);
 
 /* Whether batch column i comes dictionary-encoded (dict_columns). */
 bool pm_pq_reader_column_encoded(const pm_pq_reader *r, size_t i);
+/* Whether batch column i was written without a dictionary: in every row
+ * group with rows, each of its leaves' chunks has no dictionary page and
+ * no dictionary-encoded data page (metadata only).  False when the file
+ * has no rows. */
+bool pm_pq_reader_column_no_dict(const pm_pq_reader *r, size_t i);
 
 /* Next batch of at most batch_rows rows; *out = NULL at the end.  The batch
  * is owned by the reader and valid until the next call or free. */

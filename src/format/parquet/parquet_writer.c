@@ -422,6 +422,14 @@ void pm_pq_writer_set_pool(pm_pq_writer *w, pm_pool *pool, size_t threads)
     w->threads = threads > PQ_MAX_THREADS ? PQ_MAX_THREADS : threads;
 }
 
+void pm_pq_writer_set_plain_sources(pm_pq_writer *w, const bool *plain, size_t n)
+{
+    for (uint32_t c = 0; c < w->ncols; c++) {
+        uint32_t top = w->schema.leaves[c].top;
+        pq_colw_set_plain_source(&w->cols[c], plain && top < n && plain[top]);
+    }
+}
+
 /* One slice of rows for the participants of a parallel encode. */
 typedef struct col_slice {
     pm_pq_writer *w;

@@ -141,6 +141,14 @@ pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b);
  * work that waits for this writer.  May be changed between writes. */
 typedef struct pm_pool pm_pool;
 void pm_pq_writer_set_pool(pm_pq_writer *w, pm_pool *pool, size_t threads);
+/* Plain-source hints per top-level field (plain[i] for field i, n
+ * entries; fields past n and a NULL array mean no hint): a field whose
+ * values come from column chunks without dictionary-encoded pages (a
+ * compaction's input) is written PLAIN from the next column chunk that
+ * starts, without a dictionary attempt (pq_write_column.h); the open
+ * chunk takes it while it holds no value.  Values are the same either
+ * way.  May be changed between writes. */
+void pm_pq_writer_set_plain_sources(pm_pq_writer *w, const bool *plain, size_t n);
 /* Bytes written so far plus the buffered row group (for rolling files). */
 uint64_t pm_pq_writer_estimated_size(const pm_pq_writer *w);
 int64_t pm_pq_writer_num_rows(const pm_pq_writer *w);

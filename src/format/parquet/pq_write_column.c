@@ -20,6 +20,7 @@
 #include "base/mem.h"
 
 #define PQ_BLOCK 1024
+#define PQ_LEVEL_ROOM 64 /* bytes kept before a page's PLAIN values for its levels */
 
 static int dict_width(int32_t phys)
 {
@@ -64,7 +65,7 @@ static void page_reset(pq_colw *cw)
     pm_buf_clear(&cw->def_buf);
     pq_rle_init(&cw->rep_enc, &cw->rep_buf, cw->rep_width);
     pq_rle_init(&cw->def_enc, &cw->def_buf, cw->def_width);
-    pm_buf_clear(&cw->vals);
+    cw->vals.len = cw->vals_room;
     cw->bool_acc = 0;
     cw->bool_bits = 0;
     cw->nids = 0;
@@ -81,6 +82,12 @@ static void page_reset(pq_colw *cw)
         cw->epoch = 1;
 }
 
+/* The chunk's dictionary switch at its start. */
+static bool chunk_dict_on(const pq_colw *cw)
+{
+    return cw->opt->dictionary && cw->leaf->dict_ok && !cw->plain_source;
+}
+
 pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_options *opt,
                        pm_codec_ctx *codec)
 {
@@ -92,17 +99,29 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
     cw->rep_width = pq_bit_width((uint64_t)leaf->max_rep);
     if (leaf->dict_ok)
         PM_TRY(pq_dict_init(&cw->dict, dict_width(leaf->phys)));
-    cw->dict_on = opt->dictionary && leaf->dict_ok;
+    cw->dict_on = chunk_dict_on(cw);
     cw->first_page = true;
     pq_stats_init(&cw->stats, leaf->stats);
     pq_stats_init(&cw->total, leaf->stats);
     pq_stats_init(&cw->pstats, leaf->stats);
+    if (leaf->max_def > 0 || leaf->max_rep > 0) {
+        PM_TRY(pm_buf_reserve(&cw->vals, PQ_LEVEL_ROOM));
+        cw->vals_room = PQ_LEVEL_ROOM;
+    }
     if (pq_has_rep_hist(leaf))
         PM_TRY(pm_calloc(&cw->rep_hist, (size_t)leaf->max_rep + 1, sizeof(int64_t)));
     if (pq_has_def_hist(leaf))
         PM_TRY(pm_calloc(&cw->def_hist, (size_t)leaf->max_def + 1, sizeof(int64_t)));
     page_reset(cw);
     return NULL;
+}
+
+void pq_colw_set_plain_source(pq_colw *cw, bool plain)
+{
+    cw->plain_source = plain;
+    /* a chunk that holds no value yet takes the hint now */
+    if (cw->first_page && cw->page_values == 0 && cw->dict.count == 0 && !cw->fwd_dict)
+        cw->dict_on = chunk_dict_on(cw);
 }
 
 void pq_colw_free(pq_colw *cw)
@@ -116,7 +135,9 @@ void pq_colw_free(pq_colw *cw)
     pq_dict_free(&cw->dict);
     pm_column_release(cw->fwd_dict);
     free(cw->fwd_map);
-    pm_buf_free(&cw->chunk);
+    for (size_t i = 0; i < cw->chunk.nblocks; i++)
+        pm_buf_free(&cw->chunk.blocks[i]);
+    free(cw->chunk.blocks);
     pq_stats_free(&cw->stats);
     pq_stats_free(&cw->total);
     pq_stats_free(&cw->pstats);
@@ -462,7 +483,7 @@ static pm_error *put_bools(pq_colw *cw, const pm_column *col, const int64_t *pos
             cw->bool_bits = 0;
         }
     }
-    cw->page_raw = (int64_t)cw->vals.len + (cw->bool_bits ? 1 : 0);
+    cw->page_raw = (int64_t)(cw->vals.len - cw->vals_room) + (cw->bool_bits ? 1 : 0);
     return NULL;
 }
 
@@ -733,10 +754,11 @@ static pm_error *append_levels(pm_buf *body, pq_rle_encoder *enc)
     return pm_buf_append(body, enc->out->data, enc->out->len);
 }
 
-/* Compress the page body and append header + compressed bytes to `dst`.
- * The header is filled except sizes and CRC. Returns the header length. */
+/* Compress the page body (into cw->comp; none: the body itself) and
+ * serialize its header into cw->hdr; the header is filled except sizes
+ * and CRC.  *data / *data_len: the bytes that follow the header. */
 static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, size_t body_len,
-                           pm_buf *dst, size_t *hdr_len)
+                           const uint8_t **data_out, size_t *data_len_out)
 {
     const uint8_t *data = body;
     size_t data_len = body_len;
@@ -757,11 +779,35 @@ static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, 
     }
     pm_buf_clear(&cw->hdr);
     PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
-    PM_TRY(pm_buf_reserve(dst, cw->hdr.len + data_len));
-    pm_buf_put(dst, cw->hdr.data, cw->hdr.len);
-    if (data_len)
-        pm_buf_put(dst, data, data_len);
-    *hdr_len = cw->hdr.len;
+    *data_out = data;
+    *data_len_out = data_len;
+    return NULL;
+}
+
+/* Append header + data of a page to the chunk's blocks. */
+static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint8_t *data, size_t n)
+{
+    size_t need = hdr->len + n;
+    pm_buf *b = pb->nused ? &pb->blocks[pb->nused - 1] : NULL;
+    if (!b || b->cap - b->len < need) {
+        if (pb->nused == pb->nblocks) {
+            PM_TRY(pm_realloc_array(&pb->blocks, pb->nblocks + 1, sizeof *pb->blocks));
+            pm_buf_init(&pb->blocks[pb->nblocks++]);
+        }
+        b = &pb->blocks[pb->nused];
+        b->len = 0;
+        if (b->cap < need) {
+            /* 64 KiB, doubling per block up to PQ_PAGE_BLOCK: small chunks stay small */
+            size_t size = pb->nused < 4 ? (size_t)PQ_PAGE_BLOCK >> (4 - pb->nused) : PQ_PAGE_BLOCK;
+            pm_buf_free(b);
+            PM_TRY(pm_buf_reserve(b, need > size ? need : size));
+        }
+        pb->nused++;
+    }
+    pm_buf_put(b, hdr->data, hdr->len);
+    if (n)
+        pm_buf_put(b, data, n);
+    pb->len += need;
     return NULL;
 }
 
@@ -793,7 +839,8 @@ static pm_error *flush_page(pq_colw *cw)
             cw->dict_used = cw->dict.count;
         }
     }
-    /* Without levels a PLAIN page is just its values: no copy. */
+    /* A PLAIN page is its levels + values: levels that fit the room before
+     * the values are put there (no copy of the values). */
     const uint8_t *page = body->data;
     size_t page_len = body->len;
     if (encoding == PQ_ENC_PLAIN) {
@@ -802,11 +849,15 @@ static pm_error *flush_page(pq_colw *cw)
             cw->bool_acc = 0;
             cw->bool_bits = 0;
         }
-        if (levels_len == 0) {
-            page = cw->vals.data;
-            page_len = cw->vals.len;
+        size_t room = cw->vals_room;
+        if (levels_len <= room) {
+            uint8_t *start = cw->vals.data + room - levels_len;
+            if (levels_len)
+                memcpy(start, body->data, levels_len);
+            page = start;
+            page_len = cw->vals.len - room + levels_len;
         } else {
-            PM_TRY(pm_buf_append(body, cw->vals.data, cw->vals.len));
+            PM_TRY(pm_buf_append(body, cw->vals.data + room, cw->vals.len - room));
             page = body->data;
             page_len = body->len;
         }
@@ -823,8 +874,12 @@ static pm_error *flush_page(pq_colw *cw)
     h.data_page_header.encoding = encoding;
     h.data_page_header.definition_level_encoding = l->max_def > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     h.data_page_header.repetition_level_encoding = l->max_rep > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
-    size_t hdr_len, at = cw->chunk.len;
-    PM_TRY(emit_page(cw, &h, page, page_len, &cw->chunk, &hdr_len));
+    uint64_t at = cw->chunk.len;
+    const uint8_t *data;
+    size_t data_len;
+    PM_TRY(emit_page(cw, &h, page, page_len, &data, &data_len));
+    size_t hdr_len = cw->hdr.len;
+    PM_TRY(blocks_append(&cw->chunk, &cw->hdr, data, data_len));
     PM_TRY(pq_page_index_add(&cw->pidx, l, &cw->pstats, cw->page_values, (int64_t)at,
                              (int32_t)(cw->chunk.len - at), cw->chunk_rows, cw->page_unencoded,
                              cw->rep_hist, cw->def_hist));
@@ -842,9 +897,11 @@ static pm_error *flush_page(pq_colw *cw)
 
 /* ---- chunk --------------------------------------------------------------- */
 
-static pm_error *write_out(pm_output *out, const pm_buf *b)
+static pm_error *write_out(pm_output *out, const pq_page_blocks *pb)
 {
-    return b->len ? pm_output_write(out, b->data, b->len) : NULL;
+    for (size_t i = 0; i < pb->nused; i++)
+        PM_TRY(pm_output_write(out, pb->blocks[i].data, pb->blocks[i].len));
+    return NULL;
 }
 
 pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_column_chunk *cc)
@@ -866,14 +923,12 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
         h.has_dictionary_page_header = true;
         h.dictionary_page_header.num_values = (int32_t)cw->dict_used;
         h.dictionary_page_header.encoding = PQ_ENC_PLAIN_DICTIONARY;
-        pm_buf page = PM_BUF_INIT;
-        size_t hdr_len;
-        pm_error *e = emit_page(cw, &h, cw->body.data, cw->body.len, &page, &hdr_len);
-        if (!e)
-            e = write_out(out, &page);
-        pm_buf_free(&page);
-        PM_TRY(e);
-        uncompressed += (int64_t)(hdr_len + cw->body.len);
+        const uint8_t *data;
+        size_t data_len;
+        PM_TRY(emit_page(cw, &h, cw->body.data, cw->body.len, &data, &data_len));
+        PM_TRY(pm_output_write(out, cw->hdr.data, cw->hdr.len));
+        PM_TRY(pm_output_write(out, data, data_len));
+        uncompressed += (int64_t)(cw->hdr.len + cw->body.len);
         m->has_dictionary_page_offset = true;
         m->dictionary_page_offset = start;
     }
@@ -926,13 +981,14 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
 
     PM_TRY(pq_stats_merge(&cw->total, &cw->stats));
     pq_stats_reset(&cw->stats);
-    pm_buf_clear(&cw->chunk);
+    cw->chunk.nused = 0;
+    cw->chunk.len = 0;
     cw->chunk_values = 0;
     cw->chunk_uncompressed = 0;
     cw->pages_dict = cw->pages_plain = 0;
     if (l->dict_ok)
         pq_dict_clear(&cw->dict);
-    cw->dict_on = cw->opt->dictionary && l->dict_ok;
+    cw->dict_on = chunk_dict_on(cw);
     cw->dict_used = 0;
     cw->first_page = true;
     pm_column_release(cw->fwd_dict);

@@ -30,6 +30,12 @@
  * too, as parquet-java's fallback; pages written keep theirs).  A
  * dictionary larger than dictionary_page_size is not adopted: the chunk
  * falls back.  Plain batches after an adoption are hashed as usual.
+ * Plain-source hint (pq_colw_set_plain_source; compaction: the input's
+ * chunk of this column held no dictionary-encoded page, so its writer
+ * found the dictionary not worth it): a chunk that starts while the hint
+ * is on is written PLAIN without a dictionary attempt (no hashing, no
+ * fallback); the hint is read when a chunk starts (its first value), so a
+ * chunk keeps the choice it started with.  Values are the same either way.
  *
  * Statistics are kept per page (byte strings in dictionary mode are
  * compared once per distinct entry per page) and merged into the chunk's;
@@ -67,6 +73,18 @@ void pq_levels_free(pq_levels *lv);
 pm_error *pq_levels_compute(pq_levels *lv, const pq_leaf *leaf, const pm_column *top, int64_t r0,
                             int64_t r1);
 
+/* The finished data pages of a chunk: header + body each, appended into
+ * blocks (the first four of 64, 128, 256, 512 KiB, then PQ_PAGE_BLOCK, or
+ * one page when larger; a page never spans blocks), so
+ * a growing chunk is never copied to a bigger buffer; blocks are kept for
+ * the next row group. */
+#define PQ_PAGE_BLOCK (1u << 20)
+typedef struct pq_page_blocks {
+    pm_buf *blocks;               /* [0, nused) hold pages; the rest are spare */
+    size_t nused, nblocks;
+    uint64_t len;                 /* bytes of all pages */
+} pq_page_blocks;
+
 typedef struct pq_colw {
     const pq_leaf *leaf;
     const pm_pq_writer_options *opt;
@@ -76,7 +94,8 @@ typedef struct pq_colw {
     pm_buf rep_buf, def_buf;
     pq_rle_encoder rep_enc, def_enc;
     int rep_width, def_width;
-    pm_buf vals;                  /* PLAIN values */
+    pm_buf vals;                  /* PLAIN values, after vals_room bytes kept for the levels */
+    size_t vals_room;
     uint8_t bool_acc;             /* BOOLEAN: partial byte */
     int bool_bits;
     uint32_t *ids;                /* dictionary ids of the page */
@@ -93,6 +112,7 @@ typedef struct pq_colw {
 
     /* dictionary */
     bool dict_on;                 /* values currently go through the dictionary */
+    bool plain_source;            /* hint: the values come from a chunk without dictionary */
     bool first_page;              /* no page written yet in this chunk */
     uint32_t dict_used;           /* entries used by written pages */
     pq_dict dict;
@@ -101,7 +121,7 @@ typedef struct pq_colw {
     size_t fwd_map_cap;
 
     /* chunk of the current row group */
-    pm_buf chunk;                 /* data pages: header + body each */
+    pq_page_blocks chunk;         /* data pages: header + body each */
     int64_t chunk_values;
     int64_t chunk_uncompressed;   /* headers + uncompressed bodies of data pages */
     int32_t pages_dict, pages_plain;
@@ -122,6 +142,9 @@ typedef struct pq_colw {
 pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_options *opt,
                        pm_codec_ctx *codec);
 void pq_colw_free(pq_colw *cw);
+/* Set the plain-source hint (see the top); it decides the dictionary of
+ * the chunk at its start: the current chunk only while it has no value. */
+void pq_colw_set_plain_source(pq_colw *cw, bool plain);
 /* Encode rows [r0, r1) of the top-level column `top`. */
 pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r1);
 /* Buffered bytes of the current row group as parquet-java counts them:

@@ -648,3 +648,18 @@ bool pqr_chunk_meta_all_dict(const pq_column_meta *cm)
     }
     return dict && cm->has_dictionary_page_offset;
 }
+
+bool pqr_chunk_meta_no_dict(const pq_column_meta *cm)
+{
+    if (cm->has_dictionary_page_offset)
+        return false;
+    for (uint32_t i = 0; i < cm->num_encoding_stats; i++) {
+        const pq_page_encoding_stats *s = &cm->encoding_stats[i];
+        if (s->count > 0 && (s->page_type == PQ_DICTIONARY_PAGE || dict_encoding(s->encoding)))
+            return false;
+    }
+    for (uint32_t i = 0; i < cm->num_encodings; i++)
+        if (dict_encoding(cm->encodings[i]))
+            return false;
+    return true;
+}

@@ -107,6 +107,10 @@ pm_error *pqr_chunk_dict_column(pqr_chunk *c, const pm_type *type, pm_column **o
 /* Whether every data page of the chunk is dictionary-encoded by its
  * metadata (encoding_stats, else the encodings list without PLAIN). */
 bool pqr_chunk_meta_all_dict(const pq_column_meta *cm);
+/* Whether the chunk has no dictionary by its metadata: no dictionary page
+ * and no dictionary-encoded data page (encoding_stats, else the encodings
+ * list and dictionary_page_offset). */
+bool pqr_chunk_meta_no_dict(const pq_column_meta *cm);
 
 /* PM_EUNSUPPORTED: the encoding `enc` for the leaf's physical type. */
 pm_error *pqr_chunk_bad_encoding(const pqr_chunk *c, int32_t enc);

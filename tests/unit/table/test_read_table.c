@@ -240,6 +240,32 @@ static void expect_error(pm_table *t, int64_t snapshot, pm_code code, const char
  * one file; ALTER → schema 1 (v BIGINT first, id, full_name (renamed), dt, extra DOUBLE;
  * dt kept, nothing dropped but 'name' renamed); second file with schema 1, third
  * file with _WRITE_COLS [dt, id]. */
+/* Rows of a file reader as "v|id|full_name;" text (schema 1's read type). */
+static void reader_text(pm_file_reader *fr, pm_buf *out)
+{
+    for (;;) {
+        const pm_batch *b = NULL;
+        PM_OK_OR_FAIL(pm_file_reader_next(fr, &b));
+        if (!b)
+            break;
+        for (int64_t i = 0; i < b->num_rows; i++) {
+            char tmp[96];
+            int k = snprintf(tmp, sizeof tmp, "%lld|%d|",
+                             pm_column_is_null(b->columns[0], i) ? -1LL : (long long)pm_column_i64(b->columns[0], i),
+                             pm_column_i32(b->columns[1], i));
+            PM_OK_OR_FAIL(pm_buf_append(out, tmp, (size_t)k));
+            if (pm_column_is_null(b->columns[2], i)) {
+                PM_OK_OR_FAIL(pm_buf_append(out, "<null>", 6));
+            } else {
+                size_t len;
+                const uint8_t *p = pm_column_bytes(b->columns[2], i, &len);
+                PM_OK_OR_FAIL(pm_buf_append(out, p, len));
+            }
+            PM_OK_OR_FAIL(pm_buf_append(out, ";", 1));
+        }
+    }
+}
+
 static void test_schema_evolution(void **state)
 {
     (void)state;
@@ -366,6 +392,35 @@ static void test_schema_evolution(void **state)
     /* system columns only for primary-key tables */
     fo.with_system_columns = true;
     PM_EXPECT_ERR(pm_file_reader_open(&fr, t, bd, &r->buckets[0].files[0], &fo), PM_EINVALID);
+    fo.with_system_columns = false;
+
+    /* one reader reopened for a series of files (schema 0, schema 1, a
+     * column subset, the same file twice): the rows of a fresh reader each */
+    assert_int_equal(r->buckets[0].nfiles, 3);
+    size_t order[] = {0, 0, 1, 2, 1, 1, 0, 2, 2};
+    pm_file_reader *series = NULL;
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        const pm_data_file_meta *f = &r->buckets[0].files[order[k]];
+        PM_OK_OR_FAIL(pm_file_reader_reopen(&series, t, bd, f, &fo, NULL, 0));
+        PM_OK_OR_FAIL(pm_file_reader_open(&fr, t, bd, f, &fo));
+        pm_buf want = PM_BUF_INIT, got = PM_BUF_INIT;
+        reader_text(fr, &want);
+        reader_text(series, &got);
+        assert_true(want.len > 0);
+        assert_int_equal(want.len, got.len);
+        assert_memory_equal(want.data, got.data, want.len);
+        pm_file_reader_free(fr);
+        pm_buf_free(&want);
+        pm_buf_free(&got);
+    }
+    /* a file that cannot be opened (after one of the same schema, so the
+     * reader is reused): the reader is gone */
+    size_t whole = r->buckets[0].files[0].has_write_cols ? 1 : 0;
+    PM_OK_OR_FAIL(pm_file_reader_reopen(&series, t, bd, &r->buckets[0].files[whole], &fo, NULL, 0));
+    pm_data_file_meta missing = r->buckets[0].files[whole];
+    missing.file_name = "nope.parquet";
+    PM_EXPECT_ERR(pm_file_reader_reopen(&series, t, bd, &missing, &fo, NULL, 0), PM_ENOTFOUND);
+    assert_null(series);
     free(bd);
 
     /* missing data file: clear error */
