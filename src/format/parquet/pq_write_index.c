@@ -232,7 +232,8 @@ static int32_t boundary_order(const pq_page_index *pi, const pq_leaf *l)
 {
     bool asc = true, desc = true;
     const pq_page_info *prev = NULL;
-    const uint8_t *v = pi->vals.data;
+    static const uint8_t none[1];
+    const uint8_t *v = pi->vals.data ? pi->vals.data : none; /* no bounds kept yet: every length is 0 */
     for (size_t i = 0; i < pi->n; i++) {
         const pq_page_info *p = &pi->pages[i];
         if (p->null_page)
