@@ -20,23 +20,6 @@
 #include "io/fileio.h"
 #include "types/column.h"
 
-static char *tmpdir;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = pm_test_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    pm_test_rmtree(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 static const char *ALL_TYPES =
     "ROW<b BOOLEAN, i8 TINYINT, i16 SMALLINT, i32 INT NOT NULL, i64 BIGINT, f FLOAT, d DOUBLE, "
     "dec DECIMAL(10, 2), dec38 DECIMAL(38, 6), c CHAR(4), vc VARCHAR(6), s STRING, bin BYTES, bn BINARY(3), "
@@ -182,8 +165,8 @@ static pm_batch *make_batch(const pm_type *t, int64_t first, int64_t n)
 
 static char *path_of(const char *name)
 {
-    char *p = malloc(strlen(tmpdir) + strlen(name) + 2);
-    sprintf(p, "%s/%s", tmpdir, name);
+    char *p = malloc(strlen(pm_test_dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", pm_test_dir, name);
     return p;
 }
 
@@ -874,5 +857,5 @@ int main(void)
         cmocka_unit_test(test_corrupt_files),        cmocka_unit_test(test_options_from_table),
         cmocka_unit_test(test_direct_columns),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, pm_test_dir_setup, pm_test_dir_teardown);
 }

@@ -26,26 +26,6 @@
 #include "io/fileio.h"
 #include "types/column.h"
 
-static char *tmpdir;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = pm_test_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    if (!getenv("PM_KEEP_TMP"))
-        pm_test_rmtree(tmpdir);
-    else
-        fprintf(stderr, "kept %s\n", tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 static pm_type *schema(void)
 {
     pm_type *t = pm_type_new_row(false);
@@ -80,10 +60,10 @@ static pm_batch *rows(const pm_type *t, const char *prefix, int card, int64_t fr
 
 static char *path_of(const char *name)
 {
-    size_t n = strlen(tmpdir) + strlen(name) + 2;
+    size_t n = strlen(pm_test_dir) + strlen(name) + 2;
     char *p = malloc(n);
     assert_non_null(p);
-    snprintf(p, n, "%s/%s", tmpdir, name);
+    snprintf(p, n, "%s/%s", pm_test_dir, name);
     return p;
 }
 
@@ -445,5 +425,5 @@ int main(void)
         cmocka_unit_test(test_writer_adopts_and_falls_back),
         cmocka_unit_test(test_encoded_columns_elsewhere),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, pm_test_dir_setup, pm_test_dir_teardown);
 }

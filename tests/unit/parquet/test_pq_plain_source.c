@@ -23,24 +23,6 @@
 #include "io/fileio.h"
 #include "types/column.h"
 
-static char *tmpdir;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = pm_test_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    if (!getenv("PM_KEEP_TMP"))
-        pm_test_rmtree(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 /* id BIGINT (distinct), k INT (8 values), s STRING (10 values, every 7th
  * null), u STRING (distinct) */
 static pm_type *schema(void)
@@ -85,10 +67,10 @@ static pm_batch *rows(const pm_type *t, int64_t from, int64_t n)
 
 static char *path_of(const char *name)
 {
-    size_t n = strlen(tmpdir) + strlen(name) + 2;
+    size_t n = strlen(pm_test_dir) + strlen(name) + 2;
     char *p = malloc(n);
     assert_non_null(p);
-    snprintf(p, n, "%s/%s", tmpdir, name);
+    snprintf(p, n, "%s/%s", pm_test_dir, name);
     return p;
 }
 
@@ -312,5 +294,5 @@ int main(void)
         cmocka_unit_test(test_reader_no_dict),
         cmocka_unit_test(test_writer_hints),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, pm_test_dir_setup, pm_test_dir_teardown);
 }

@@ -17,23 +17,6 @@
 #include "io/fileio.h"
 #include "types/column.h"
 
-static char *tmpdir;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = pm_test_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    pm_test_rmtree(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 static uint64_t mix(uint64_t z)
 {
     z += 0x9E3779B97F4A7C15ull;
@@ -46,10 +29,10 @@ static uint64_t mix(uint64_t z)
  * (hardly compressible), null every 9th row */
 static char *write_file(const char *name, const pm_type *t, int64_t n, int64_t rg_size, uint64_t *size)
 {
-    size_t plen = strlen(tmpdir) + strlen(name) + 2;
+    size_t plen = strlen(pm_test_dir) + strlen(name) + 2;
     char *path = malloc(plen);
     assert_non_null(path);
-    snprintf(path, plen, "%s/%s", tmpdir, name);
+    snprintf(path, plen, "%s/%s", pm_test_dir, name);
     pm_batch *b;
     PM_OK_OR_FAIL(pm_batch_new(&b, t));
     for (int64_t i = 0; i < n; i++) {
@@ -230,5 +213,5 @@ int main(void)
         cmocka_unit_test(test_shared_codec_small_and_large),
         cmocka_unit_test(test_small_file_damaged),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, pm_test_dir_setup, pm_test_dir_teardown);
 }

@@ -20,23 +20,6 @@
 #include "types/column.h"
 #include "types/value.h"
 
-static char *tmpdir;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = pm_test_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    pm_test_rmtree(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 /* ---- independent decoding helpers ---------------------------------------- */
 
 static uint64_t uvarint(const uint8_t *p, size_t len, size_t *i)
@@ -249,7 +232,7 @@ static pm_type *parse_type(const char *s)
 
 static char *path_of(const char *name)
 {
-    char *p = pm_path_join(tmpdir, name);
+    char *p = pm_path_join(pm_test_dir, name);
     assert_non_null(p);
     return p;
 }
@@ -898,5 +881,5 @@ int main(void)
         cmocka_unit_test(test_null_map_key),
         cmocka_unit_test(test_options),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, pm_test_dir_setup, pm_test_dir_teardown);
 }

@@ -48,6 +48,27 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
     return remove(p);
 }
 
+char *pm_test_dir;
+
+int pm_test_dir_setup(void **state)
+{
+    (void)state;
+    pm_test_dir = pm_test_tmpdir();
+    return pm_test_dir ? 0 : -1;
+}
+
+int pm_test_dir_teardown(void **state)
+{
+    (void)state;
+    if (!getenv("PM_KEEP_TMP"))
+        pm_test_rmtree(pm_test_dir);
+    else
+        fprintf(stderr, "kept %s\n", pm_test_dir);
+    free(pm_test_dir);
+    pm_test_dir = NULL;
+    return 0;
+}
+
 void pm_test_rmtree(const char *path)
 {
     if (path)

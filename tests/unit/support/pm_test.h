@@ -5,7 +5,8 @@
  * with the full error chain when a paimon call returns an error;
  * PM_EXPECT_ERR(expr, code) asserts a specific error code and frees it;
  * pm_test_expect_error also checks the message.
- * pm_test_tmpdir() makes a fresh temporary directory per test process.
+ * pm_test_tmpdir() makes a fresh temporary directory per test process;
+ * pm_test_dir_setup / pm_test_dir_teardown do it for a cmocka group.
  */
 #ifndef PM_TEST_H
 #define PM_TEST_H
@@ -51,6 +52,12 @@ void pm_test_expect_error(pm_error *e, pm_code code, const char *needle);
 
 /* A fresh directory under $TMPDIR, removed by pm_test_rmtree. Caller frees. */
 char *pm_test_tmpdir(void);
+/* cmocka group setup and teardown of one temporary directory, pm_test_dir:
+ * made by the setup, removed by the teardown (kept and its path printed on
+ * stderr when PM_KEEP_TMP is set). */
+extern char *pm_test_dir;
+int pm_test_dir_setup(void **state);
+int pm_test_dir_teardown(void **state);
 /* rm -rf path (test helper only). */
 void pm_test_rmtree(const char *path);
 /* Read a whole file; caller frees. NULL on failure. */
