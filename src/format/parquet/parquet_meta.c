@@ -97,12 +97,8 @@ static pm_error *read_name_field(pq_thrift_reader *r, pm_arena *a, uint8_t t, co
 static pm_error *read_list_alloc(pq_thrift_reader *r, pm_arena *a, uint8_t t, uint8_t want, size_t size,
                                  void **items, uint32_t *count, const char *what)
 {
-    PM_TRY(pq_thrift_expect(t, PQ_TT_LIST, what));
-    uint8_t et;
     uint32_t n;
-    PM_TRY(pq_thrift_list(r, &et, &n));
-    if (et != want)
-        return pm_error_new(PM_ECORRUPT, "thrift list %s has element type %u, expected %u", what, et, want);
+    PM_TRY(pq_thrift_list_of(r, t, want, &n, what));
     *items = NULL;
     if (n) {
         *items = pm_arena_calloc(a, (size_t)n * size, 8);

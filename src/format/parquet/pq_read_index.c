@@ -9,17 +9,6 @@
 #include "base/mem.h"
 #include "format/parquet/thrift.h"
 
-static pm_error *list_of(pq_thrift_reader *r, uint8_t t, uint8_t want, uint32_t *n, const char *what)
-{
-    PM_TRY(pq_thrift_expect(t, PQ_TT_LIST, what));
-    uint8_t et;
-    PM_TRY(pq_thrift_list(r, &et, n));
-    bool ok = et == want || (want == PQ_TT_BOOL_TRUE && et == PQ_TT_BOOL_FALSE) || *n == 0;
-    if (!ok)
-        return pm_error_new(PM_ECORRUPT, "%s: list element type %u, expected %u", what, et, want);
-    return NULL;
-}
-
 static void *arr(pm_arena *a, uint32_t n, size_t size)
 {
     return pm_arena_calloc(a, (size_t)(n ? n : 1) * size, 8);
@@ -37,7 +26,7 @@ static pm_error *pages_agree(uint32_t *pages, uint32_t n, const char *what)
 static pm_error *i64_list(pq_thrift_reader *r, uint8_t t, pm_arena *a, int64_t **out, uint32_t *n,
                           const char *what)
 {
-    PM_TRY(list_of(r, t, PQ_TT_I64, n, what));
+    PM_TRY(pq_thrift_list_of(r, t, PQ_TT_I64, n, what));
     if (!(*out = arr(a, *n, sizeof **out)))
         return pm_oom();
     for (uint32_t i = 0; i < *n; i++)
@@ -48,7 +37,7 @@ static pm_error *i64_list(pq_thrift_reader *r, uint8_t t, pm_arena *a, int64_t *
 static pm_error *bin_list(pq_thrift_reader *r, uint8_t t, pm_arena *a, const uint8_t ***vals, uint32_t **lens,
                           uint32_t *n, const char *what)
 {
-    PM_TRY(list_of(r, t, PQ_TT_BINARY, n, what));
+    PM_TRY(pq_thrift_list_of(r, t, PQ_TT_BINARY, n, what));
     *vals = arr(a, *n, sizeof **vals);
     *lens = arr(a, *n, sizeof **lens);
     if (!*vals || !*lens)
@@ -82,7 +71,7 @@ static pm_error *column_index(pq_thrift_reader *r, pq_column_index *ci, pm_arena
             break;
         switch (id) {
         case 1:
-            PM_TRY(list_of(r, t, PQ_TT_BOOL_TRUE, &n, "ColumnIndex.null_pages"));
+            PM_TRY(pq_thrift_list_of(r, t, PQ_TT_BOOL_TRUE, &n, "ColumnIndex.null_pages"));
             PM_TRY(pages_agree(&pages, n, "null_pages"));
             if (!(ci->null_pages = arr(a, n, sizeof *ci->null_pages)))
                 return pm_oom();
@@ -181,7 +170,7 @@ static pm_error *offset_index(pq_thrift_reader *r, pq_offset_index *oi, pm_arena
             break;
         switch (id) {
         case 1:
-            PM_TRY(list_of(r, t, PQ_TT_STRUCT, &oi->n, "OffsetIndex.page_locations"));
+            PM_TRY(pq_thrift_list_of(r, t, PQ_TT_STRUCT, &oi->n, "OffsetIndex.page_locations"));
             if (!(oi->pages = arr(a, oi->n, sizeof *oi->pages)))
                 return pm_oom();
             for (uint32_t i = 0; i < oi->n; i++) {

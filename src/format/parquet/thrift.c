@@ -109,6 +109,18 @@ pm_error *pq_thrift_list(pq_thrift_reader *r, uint8_t *elem_type, uint32_t *coun
     return NULL;
 }
 
+pm_error *pq_thrift_list_of(pq_thrift_reader *r, uint8_t t, uint8_t want, uint32_t *count, const char *what)
+{
+    PM_TRY(pq_thrift_expect(t, PQ_TT_LIST, what));
+    uint8_t et;
+    PM_TRY(pq_thrift_list(r, &et, count));
+    bool is_bool = want == PQ_TT_BOOL_TRUE || want == PQ_TT_BOOL_FALSE;
+    bool ok = et == want || (is_bool && (et == PQ_TT_BOOL_TRUE || et == PQ_TT_BOOL_FALSE)) || *count == 0;
+    if (!ok)
+        return pm_error_new(PM_ECORRUPT, "thrift list %s has element type %u, expected %u", what, et, want);
+    return NULL;
+}
+
 pm_error *pq_thrift_map(pq_thrift_reader *r, uint8_t *key_type, uint8_t *value_type, uint32_t *count)
 {
     uint64_t n;

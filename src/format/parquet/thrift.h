@@ -92,6 +92,10 @@ pm_error *pq_thrift_binary(pq_thrift_reader *r, const uint8_t **p, uint32_t *len
 pm_error *pq_thrift_bool_elem(pq_thrift_reader *r, bool *out);
 /* List or set header; *count is checked against the bytes left. */
 pm_error *pq_thrift_list(pq_thrift_reader *r, uint8_t *elem_type, uint32_t *count);
+/* A list field: t must be LIST and its elements of type `want` (for bool
+ * lists either bool code; an empty list may name any type); *count from
+ * the header.  `what` names the field in errors. */
+pm_error *pq_thrift_list_of(pq_thrift_reader *r, uint8_t t, uint8_t want, uint32_t *count, const char *what);
 /* Map header; key/value types are 0 when count is 0. */
 pm_error *pq_thrift_map(pq_thrift_reader *r, uint8_t *key_type, uint8_t *value_type, uint32_t *count);
 
