@@ -3,7 +3,8 @@
 and goal 4 at scale): CPU per row and peak RSS as the table grows.
 
   scale.py [--sizes 1000000,10000000,100000000] [--file-rows 100000]
-           [--rounds 2] [--memory 64mb] [--work DIR] [--json FILE]
+           [--rounds 2] [--memory 64mb] [--option K=V ...] [--work DIR]
+           [--json FILE] [--keep]
 
 For every size N: an unaware-bucket append table of N rows in files of
 --file-rows rows each (`bench_compact gen`: one commit per file, the
@@ -14,7 +15,10 @@ bench/rounds.py) of `bench_compact run --threads 1 --memory M`.  Printed
 per size: process CPU-s median [min-max] (wait4: user + system), CPU ns
 per row, that figure relative to the smallest size (goal: within +-10%),
 peak RSS median [min-max] and whether it stays under --memory + 32 MiB
-(goal 4).  The inputs of every size stay in --work until the end
+(goal 4), and the compaction's own CPU-s per row (bench_compact's inner
+timing: process start-up and table opening left out, which weigh on the
+smallest size).  --option passes a table option to every run (e.g.
+compaction.parquet.page-passthrough=false measures the rewrite).  The inputs of every size stay in --work until the end
 (about 20 bytes a row on disk).
 """
 import argparse
@@ -49,6 +53,8 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "scale"))
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument("--keep", action="store_true", help="keep the generated inputs")
+    ap.add_argument("--option", action="append", default=[], metavar="K=V",
+                    help="a table option for every compaction run (repeatable)")
     a = ap.parse_args()
     sizes = [int(x.replace("_", "")) for x in a.sizes.split(",") if x]
     if any(n < a.file_rows for n in sizes):
@@ -75,16 +81,18 @@ def main():
                 os.sync()
             return prep
         sides.append(rounds.Side(f"{n} rows", [bc, "run", "--table", tpath(os.path.join(a.work, f"c-{n}")),
-                                               "--threads", "1", "--memory", str(memory)], fresh()))
+                                               "--threads", "1", "--memory", str(memory)]
+                                    + [x for o in a.option for x in ("--option", o)], fresh()))
     print(f"append compaction at growing sizes (flat cost), --threads 1 --memory {a.memory}, files of "
-          f"{a.file_rows} rows, Parquet zstd-1, inputs written by paimon-c; {a.rounds} interleaved rounds; "
+          f"{a.file_rows} rows, Parquet zstd-1, inputs written by paimon-c; options {a.option or 'default'}; {a.rounds} interleaved rounds; "
           f"{rounds.load_note()} (shared machine)", flush=True)
     res = rounds.run(sides, a.rounds)
     budget = memory / (1 << 20) + FIXED_MIB
-    out = {"memory_bytes": memory, "file_rows": a.file_rows, "sizes": {}}
+    out = {"memory_bytes": memory, "file_rows": a.file_rows, "options": a.option, "sizes": {}}
     base_ns = None
     print(f"  {'rows':>11} {'CPU-s median [min-max]':<26} {'ns/row':>7} {'vs smallest':>11}  "
-          f"{'peak RSS MB':<20} under {budget:.0f} MB")
+          f"{'inner ns/row':>12} {'vs smallest':>11}  {'peak RSS MB':<20} under {budget:.0f} MB")
+    base_inner = None
     for n, s in zip(sizes, sides):
         rs = res[s.name]
         cpu = [r.process_cpu_s for r in rs]
@@ -96,10 +104,14 @@ def main():
         ns = rounds.median(cpu) / n * 1e9
         base_ns = base_ns or ns
         rel = ns / base_ns
-        print(f"  {n:>11} {rounds.summary(cpu):<26} {ns:>7.0f} {rel:>10.2f}x  {rounds.summary(rss, '{:.0f}'):<20} "
-              f"{'yes' if max(rss) <= budget else 'NO'}", flush=True)
+        inner = [r.inner.get("cpu_s", float("nan")) for r in rs]
+        ins = rounds.median(inner) / n * 1e9
+        base_inner = base_inner or ins
+        print(f"  {n:>11} {rounds.summary(cpu):<26} {ns:>7.0f} {rel:>10.2f}x  {ins:>12.0f} {ins / base_inner:>10.2f}x  "
+              f"{rounds.summary(rss, '{:.0f}'):<20} {'yes' if max(rss) <= budget else 'NO'}", flush=True)
         out["sizes"][str(n)] = {"cpu_s": cpu, "peak_rss_mb": rss, "ns_per_row": ns, "vs_smallest": rel,
-                                "wall_s": [r.wall_s for r in rs]}
+                                "wall_s": [r.wall_s for r in rs], "inner_cpu_s": inner,
+                                "inner_ns_per_row": ins}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f)
