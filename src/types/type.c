@@ -32,6 +32,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/utf8.h"
 
 /* ------------------------------------------------------------------ */
 /* Construction                                                        */
@@ -477,6 +478,10 @@ static pm_error *next(parser *ps)
         }
         ps->kind = q == '`' ? TK_QIDENT : TK_STRING;
         ps->len = (size_t)(p - ps->tok);
+        /* names and comments are text: Paimon's schema JSON, Parquet's
+         * SchemaElement.name and ORC's field names must be UTF-8 */
+        if (!pm_utf8_valid((const uint8_t *)ps->tok + 1, ps->len - 2))
+            return perr(ps, "%s is not UTF-8", q == '`' ? "quoted identifier" : "string");
     } else if (strchr("(),<>", *p)) {
         ps->kind = TK_PUNCT;
         ps->punct = *p++;

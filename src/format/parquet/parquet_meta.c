@@ -22,7 +22,8 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "format/parquet/pq_write_index.h" /* pq_utf8_valid */
+#include "base/utf8.h"
+#include "format/parquet/pq_write_index.h"
 #include "format/parquet/thrift.h"
 
 /* ------------------------------------------------------------------ */
@@ -87,7 +88,7 @@ static pm_error *read_name_field(pq_thrift_reader *r, pm_arena *a, uint8_t t, co
     const uint8_t *p = NULL;
     uint32_t n = 0;
     PM_TRY(read_bytes_field(r, a, t, &p, &n, what));
-    if (!pq_utf8_valid(p, n) || memchr(p, 0, n))
+    if (!pm_utf8_valid(p, n) || memchr(p, 0, n))
         return pm_error_new(PM_ECORRUPT, "thrift field %s is not a UTF-8 name", what);
     *out = (const char *)p;
     return NULL;

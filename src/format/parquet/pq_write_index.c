@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/utf8.h"
 #include "format/parquet/thrift.h"
 
 void pq_page_index_reset(pq_page_index *pi)
@@ -32,49 +33,11 @@ void pq_page_index_free(pq_page_index *pi)
 
 /* ---- UTF-8 and truncation ------------------------------------------------ */
 
-bool pq_utf8_valid(const uint8_t *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t len;
-        uint8_t lo = 0x80, hi = 0xBF;   /* range of the second byte */
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            if (c == 0xE0)
-                lo = 0xA0;          /* no overlong forms */
-            else if (c == 0xED)
-                hi = 0x9F;          /* no surrogates */
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            if (c == 0xF0)
-                lo = 0x90;
-            else if (c == 0xF4)
-                hi = 0x8F;          /* <= U+10FFFF */
-        } else {
-            return false;
-        }
-        if (n - i < len || p[i + 1] < lo || p[i + 1] > hi)
-            return false;
-        for (size_t k = 2; k < len; k++)
-            if (p[i + k] < 0x80 || p[i + k] > 0xBF)
-                return false;
-        i += len;
-    }
-    return true;
-}
-
 /* Longest prefix of at most `limit` bytes that is valid UTF-8 (0 if none). */
 static size_t utf8_prefix(const uint8_t *v, size_t limit)
 {
     size_t k = limit;
-    while (k > 0 && !pq_utf8_valid(v, k))
+    while (k > 0 && !pm_utf8_valid(v, k))
         k--;
     return k;
 }
@@ -83,7 +46,7 @@ size_t pq_truncate_min(const uint8_t *v, size_t n, size_t limit, uint8_t *out)
 {
     size_t k = n;
     if (n > limit) {
-        k = pq_utf8_valid(v, n) ? utf8_prefix(v, limit) : limit;
+        k = pm_utf8_valid(v, n) ? utf8_prefix(v, limit) : limit;
         if (k == 0)
             k = n;   /* cannot shorten: keep the whole value */
     }
@@ -95,7 +58,7 @@ size_t pq_truncate_min(const uint8_t *v, size_t n, size_t limit, uint8_t *out)
 size_t pq_truncate_max(const uint8_t *v, size_t n, size_t limit, uint8_t *out)
 {
     if (n > limit) {
-        if (pq_utf8_valid(v, n)) {
+        if (pm_utf8_valid(v, n)) {
             size_t k = utf8_prefix(v, limit);
             memcpy(out, v, k);
             /* raise the last byte that can go up by one and stay valid UTF-8 */
@@ -103,7 +66,7 @@ size_t pq_truncate_max(const uint8_t *v, size_t n, size_t limit, uint8_t *out)
                 uint8_t prev = out[i];
                 if (prev != 0xFF) {
                     out[i] = (uint8_t)(prev + 1);
-                    if (pq_utf8_valid(out, k))
+                    if (pm_utf8_valid(out, k))
                         return k;
                 }
                 out[i] = prev;

@@ -99,8 +99,6 @@ pm_error *pq_page_index_size_stats(const pq_page_index *pi, const pq_leaf *leaf,
  * fixed-width values must have the type's width). */
 int pq_plain_compare(const pq_leaf *l, const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
 
-/* Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
-bool pq_utf8_valid(const uint8_t *p, size_t n);
 /* Column-index min / max of a byte string: writes the result to `out`
  * (room for n bytes) and returns its length. */
 size_t pq_truncate_min(const uint8_t *v, size_t n, size_t limit, uint8_t *out);

@@ -10,6 +10,7 @@
 #include "base/cursor.h"
 #include "base/pool.h"
 #include "base/util.h"
+#include "base/utf8.h"
 
 static void test_error_chain(void **state)
 {
@@ -150,12 +151,28 @@ static void test_util(void **state)
     assert_true(pm_now_millis() > 1700000000000LL);
 }
 
+static void test_utf8(void **state)
+{
+    (void)state;
+    assert_true(pm_utf8_valid((const uint8_t *)"", 0));
+    assert_true(pm_utf8_valid((const uint8_t *)"abc\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 12));
+    assert_false(pm_utf8_valid((const uint8_t *)"\xc0\x80", 2));          /* overlong */
+    assert_false(pm_utf8_valid((const uint8_t *)"\xe0\x80\x80", 3));     /* overlong, 3 bytes */
+    assert_false(pm_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3));     /* surrogate */
+    assert_false(pm_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+    assert_false(pm_utf8_valid((const uint8_t *)"\xe2\x82", 2));          /* cut short */
+    assert_false(pm_utf8_valid((const uint8_t *)"\xe2\x28\xa1", 3));     /* bad continuation */
+    assert_false(pm_utf8_valid((const uint8_t *)"\xff", 1));
+    assert_true(pm_utf8_valid((const uint8_t *)"\xf4\x8f\xbf\xbf", 4));  /* U+10FFFF */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_chain), cmocka_unit_test(test_buf),
         cmocka_unit_test(test_cursor),      cmocka_unit_test(test_arena),
         cmocka_unit_test(test_pool),        cmocka_unit_test(test_util),
+        cmocka_unit_test(test_utf8),
     };
     return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }

@@ -214,6 +214,8 @@ static void test_parse_errors(void **state)
     expect_parse_error("ROW<a INT, a BIGINT>", "duplicate field name 'a'");
     expect_parse_error("ROW<a>", "expected a type name");
     expect_parse_error("ROW<`a INT>", "unterminated quoted identifier");
+    expect_parse_error("ROW<`a\xff` INT>", "quoted identifier is not UTF-8");
+    expect_parse_error("ROW<a INT 'c\xc0\x80'>", "string is not UTF-8");
     expect_parse_error("INT NOT", "expected NULL");
     expect_parse_error("INT garbage", "unexpected text after the type");
     expect_parse_error("VARCHAR(x)", "expected a number for the VARCHAR length");
