@@ -10,8 +10,9 @@
  *   3. values: gathered in blocks of PQ_BLOCK from the column buffers (or
  *      used in place when contiguous and already in physical form),
  *      statistics updated per block, then dictionary ids or PLAIN bytes;
- *   4. a full page is closed: levels + values assembled, compressed, page
- *      header (with CRC32 of the compressed bytes) appended to the chunk.
+ *   4. a full page is closed: levels + values assembled, compressed
+ *      straight into the chunk's page blocks behind room for its page
+ *      header (with CRC32 of the compressed bytes), which goes in front.
  */
 #include "format/parquet/pq_write_column.h"
 
@@ -784,10 +785,10 @@ static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, 
     return NULL;
 }
 
-/* Append header + data of a page to the chunk's blocks. */
-static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint8_t *data, size_t n)
+/* The block that has room for `need` more bytes: the chunk's last one, or
+ * the next (spare or new) one. */
+static pm_error *blocks_room(pq_page_blocks *pb, size_t need, pm_buf **out)
 {
-    size_t need = hdr->len + n;
     pm_buf *b = pb->nused ? &pb->blocks[pb->nused - 1] : NULL;
     if (!b || b->cap - b->len < need) {
         if (pb->nused == pb->nblocks) {
@@ -804,10 +805,76 @@ static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint
         }
         pb->nused++;
     }
+    *out = b;
+    return NULL;
+}
+
+/* Append header + data of a page to the chunk's blocks. */
+static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint8_t *data, size_t n)
+{
+    size_t need = hdr->len + n;
+    pm_buf *b;
+    PM_TRY(blocks_room(pb, need, &b));
     pm_buf_put(b, hdr->data, hdr->len);
     if (n)
         pm_buf_put(b, data, n);
     pb->len += need;
+    return NULL;
+}
+
+/* A compressed data page straight into the chunk's blocks (no copy of the
+ * compressed bytes): the body is compressed behind room for its header,
+ * whose length is guessed from the column's last page (the sizes' varints,
+ * a 5-byte CRC); the header then goes in front.  A header of another
+ * length moves the compressed bytes once.  h: filled except sizes and CRC;
+ * cw->hdr holds the header afterwards. */
+static pm_error *put_compressed_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, size_t body_len)
+{
+    if (body_len > INT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
+    pq_page_header g = *h;
+    g.uncompressed_page_size = (int32_t)body_len;
+    g.compressed_page_size = cw->last_comp ? cw->last_comp : (int32_t)(body_len / 2);
+    g.has_crc = cw->opt->page_crc;
+    g.crc = INT32_MIN; /* the longest varint */
+    pm_buf_clear(&cw->hdr);
+    PM_TRY(pm_pq_page_header_serialize(&g, &cw->hdr));
+    size_t guess = cw->hdr.len;
+    /* at least every codec's bound (zstd, lz4: n/255, snappy: n/6), so the
+     * codec writes into the block without growing it */
+    pm_buf *b;
+    PM_TRY(blocks_room(&cw->chunk, guess + body_len + body_len / 4 + 4096, &b));
+    size_t at = b->len;
+    b->len = at + guess;
+    pm_error *e = pm_codec_compress(cw->codec, cw->opt->codec, cw->opt->codec_level, body, body_len, b);
+    size_t data_len = b->len - at - guess;
+    b->len = at;
+    PM_TRY(e);
+    if (data_len > INT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
+    uint8_t *data = b->data + at + guess;
+    h->uncompressed_page_size = (int32_t)body_len;
+    h->compressed_page_size = (int32_t)data_len;
+    if (cw->opt->page_crc) {
+        h->has_crc = true;
+        h->crc = (int32_t)pq_crc32(0, data, data_len);
+    }
+    pm_buf_clear(&cw->hdr);
+    PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
+    size_t hl = cw->hdr.len;
+    if (hl != guess) {
+        if (hl > guess && b->cap - at < hl + data_len) {
+            b->len = at + guess + data_len;
+            PM_TRY(pm_buf_reserve(b, hl - guess));
+            b->len = at;
+            data = b->data + at + guess;
+        }
+        memmove(b->data + at + hl, data, data_len);
+    }
+    memcpy(b->data + at, cw->hdr.data, hl);
+    b->len = at + hl + data_len;
+    cw->chunk.len += hl + data_len;
+    cw->last_comp = (int32_t)data_len;
     return NULL;
 }
 
@@ -875,11 +942,15 @@ static pm_error *flush_page(pq_colw *cw)
     h.data_page_header.definition_level_encoding = l->max_def > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     h.data_page_header.repetition_level_encoding = l->max_rep > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     uint64_t at = cw->chunk.len;
-    const uint8_t *data;
-    size_t data_len;
-    PM_TRY(emit_page(cw, &h, page, page_len, &data, &data_len));
+    if (cw->opt->codec != PM_CODEC_NONE) {
+        PM_TRY(put_compressed_page(cw, &h, page, page_len));
+    } else {
+        const uint8_t *data;
+        size_t data_len;
+        PM_TRY(emit_page(cw, &h, page, page_len, &data, &data_len));
+        PM_TRY(blocks_append(&cw->chunk, &cw->hdr, data, data_len));
+    }
     size_t hdr_len = cw->hdr.len;
-    PM_TRY(blocks_append(&cw->chunk, &cw->hdr, data, data_len));
     PM_TRY(pq_page_index_add(&cw->pidx, l, &cw->pstats, cw->page_values, (int64_t)at,
                              (int32_t)(cw->chunk.len - at), cw->chunk_rows, cw->page_unencoded,
                              cw->rep_hist, cw->def_hist));
