@@ -105,6 +105,12 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
     pq_stats_init(&cw->stats, leaf->stats);
     pq_stats_init(&cw->total, leaf->stats);
     pq_stats_init(&cw->pstats, leaf->stats);
+    /* a spare page buffer of the owner's earlier writers, when there is
+     * one: no growing to the page size, no fresh pages to fault in (a page
+     * passes the page size by its last value: a quarter of slack) */
+    if (opt->page_size > 0)
+        pm_buf_pool_take(opt->buffers, (size_t)opt->page_size + (size_t)opt->page_size / 4 + PQ_LEVEL_ROOM,
+                         &cw->vals);
     if (leaf->max_def > 0 || leaf->max_rep > 0) {
         PM_TRY(pm_buf_reserve(&cw->vals, PQ_LEVEL_ROOM));
         cw->vals_room = PQ_LEVEL_ROOM;
@@ -131,13 +137,15 @@ void pq_colw_free(pq_colw *cw)
         return;
     pm_buf_free(&cw->rep_buf);
     pm_buf_free(&cw->def_buf);
-    pm_buf_free(&cw->vals);
+    /* the big buffers go to the owner's next writers (base/buf_pool.h) */
+    pm_buf_pool *pool = cw->opt ? cw->opt->buffers : NULL;
+    pm_buf_pool_give(pool, &cw->vals);
     free(cw->ids);
     pq_dict_free(&cw->dict);
     pm_column_release(cw->fwd_dict);
     free(cw->fwd_map);
     for (size_t i = 0; i < cw->chunk.nblocks; i++)
-        pm_buf_free(&cw->chunk.blocks[i]);
+        pm_buf_pool_give(pool, &cw->chunk.blocks[i]);
     free(cw->chunk.blocks);
     pq_stats_free(&cw->stats);
     pq_stats_free(&cw->total);
@@ -786,8 +794,8 @@ static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, 
 }
 
 /* The block that has room for `need` more bytes: the chunk's last one, or
- * the next (spare or new) one. */
-static pm_error *blocks_room(pq_page_blocks *pb, size_t need, pm_buf **out)
+ * the next (spare, from the pool or new) one. */
+static pm_error *blocks_room(pq_page_blocks *pb, pm_buf_pool *pool, size_t need, pm_buf **out)
 {
     pm_buf *b = pb->nused ? &pb->blocks[pb->nused - 1] : NULL;
     if (!b || b->cap - b->len < need) {
@@ -800,8 +808,9 @@ static pm_error *blocks_room(pq_page_blocks *pb, size_t need, pm_buf **out)
         if (b->cap < need) {
             /* 64 KiB, doubling per block up to PQ_PAGE_BLOCK: small chunks stay small */
             size_t size = pb->nused < 4 ? (size_t)PQ_PAGE_BLOCK >> (4 - pb->nused) : PQ_PAGE_BLOCK;
-            pm_buf_free(b);
-            PM_TRY(pm_buf_reserve(b, need > size ? need : size));
+            pm_buf_pool_give(pool, b);
+            if (!pm_buf_pool_take(pool, need > size ? need : size, b))
+                PM_TRY(pm_buf_reserve(b, need > size ? need : size));
         }
         pb->nused++;
     }
@@ -810,11 +819,12 @@ static pm_error *blocks_room(pq_page_blocks *pb, size_t need, pm_buf **out)
 }
 
 /* Append header + data of a page to the chunk's blocks. */
-static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint8_t *data, size_t n)
+static pm_error *blocks_append(pq_page_blocks *pb, pm_buf_pool *pool, const pm_buf *hdr, const uint8_t *data,
+                               size_t n)
 {
     size_t need = hdr->len + n;
     pm_buf *b;
-    PM_TRY(blocks_room(pb, need, &b));
+    PM_TRY(blocks_room(pb, pool, need, &b));
     pm_buf_put(b, hdr->data, hdr->len);
     if (n)
         pm_buf_put(b, data, n);
@@ -843,7 +853,7 @@ static pm_error *put_compressed_page(pq_colw *cw, pq_page_header *h, const uint8
     /* at least every codec's bound (zstd, lz4: n/255, snappy: n/6), so the
      * codec writes into the block without growing it */
     pm_buf *b;
-    PM_TRY(blocks_room(&cw->chunk, guess + body_len + body_len / 4 + 4096, &b));
+    PM_TRY(blocks_room(&cw->chunk, cw->opt->buffers, guess + body_len + body_len / 4 + 4096, &b));
     size_t at = b->len;
     b->len = at + guess;
     pm_error *e = pm_codec_compress(cw->codec, cw->opt->codec, cw->opt->codec_level, body, body_len, b);
@@ -948,7 +958,7 @@ static pm_error *flush_page(pq_colw *cw)
         const uint8_t *data;
         size_t data_len;
         PM_TRY(emit_page(cw, &h, page, page_len, &data, &data_len));
-        PM_TRY(blocks_append(&cw->chunk, &cw->hdr, data, data_len));
+        PM_TRY(blocks_append(&cw->chunk, cw->opt->buffers, &cw->hdr, data, data_len));
     }
     size_t hdr_len = cw->hdr.len;
     PM_TRY(pq_page_index_add(&cw->pidx, l, &cw->pstats, cw->page_values, (int64_t)at,
