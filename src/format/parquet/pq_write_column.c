@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 
+#include "base/cursor.h"
 #include "base/mem.h"
 
 #define PQ_BLOCK 1024
@@ -353,19 +354,32 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
         if (cw->dict_on)
             return NULL;
     }
+    if (i >= n)
+        return NULL;
+    /* PLAIN: statistics in one pass, then every length + value into room
+     * reserved once */
+    PM_TRY(pq_stats_update_bytes_at(st, off, data, pos ? pos + i : NULL, start + i, n - i));
+    uint64_t bytes = 0;
+    if (!pos) {
+        bytes = (uint64_t)(off[start + n] - off[start + i]);
+    } else {
+        for (int64_t k = i; k < n; k++)
+            bytes += (uint64_t)(off[pos[k] + 1] - off[pos[k]]);
+    }
+    size_t total = (size_t)bytes + 4 * (size_t)(n - i);
+    PM_TRY(pm_buf_reserve(&cw->vals, total));
+    uint8_t *dst = cw->vals.data + cw->vals.len;
     for (; i < n; i++) {
         int64_t p = POS(i);
         uint32_t len = (uint32_t)(off[p + 1] - off[p]);
-        const uint8_t *v = data + off[p];
-        PM_TRY(pq_stats_update_bytes(st, v, len));
-        PM_TRY(pm_buf_reserve(&cw->vals, 4 + (size_t)len));
-        uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
-        pm_buf_put(&cw->vals, le, 4);
+        pm_store_u32le(dst, len);
         if (len)
-            pm_buf_put(&cw->vals, v, len);
-        cw->page_raw += 4 + (int64_t)len;
-        cw->page_unencoded += len;
+            memcpy(dst + 4, data + off[p], len);
+        dst += 4 + (size_t)len;
     }
+    cw->vals.len += total;
+    cw->page_raw += (int64_t)total;
+    cw->page_unencoded += (int64_t)bytes;
     return NULL;
 }
 
