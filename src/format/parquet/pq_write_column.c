@@ -777,6 +777,22 @@ static pm_error *append_levels(pm_buf *body, pq_rle_encoder *enc)
     return pm_buf_append(body, enc->out->data, enc->out->len);
 }
 
+/* The page header of a body of body_len bytes stored as data[0, data_len):
+ * sizes and CRC set in h, serialized into cw->hdr. */
+static pm_error *page_header(pq_colw *cw, pq_page_header *h, size_t body_len, const uint8_t *data, size_t data_len)
+{
+    if (body_len > INT32_MAX || data_len > INT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
+    h->uncompressed_page_size = (int32_t)body_len;
+    h->compressed_page_size = (int32_t)data_len;
+    if (cw->opt->page_crc) {
+        h->has_crc = true;
+        h->crc = (int32_t)pq_crc32(0, data, data_len);
+    }
+    pm_buf_clear(&cw->hdr);
+    return pm_pq_page_header_serialize(h, &cw->hdr);
+}
+
 /* Compress the page body (into cw->comp; none: the body itself) and
  * serialize its header into cw->hdr; the header is filled except sizes
  * and CRC.  *data / *data_len: the bytes that follow the header. */
@@ -792,16 +808,7 @@ static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, 
         data = cw->comp.data;
         data_len = cw->comp.len;
     }
-    if (body_len > INT32_MAX || data_len > INT32_MAX)
-        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
-    h->uncompressed_page_size = (int32_t)body_len;
-    h->compressed_page_size = (int32_t)data_len;
-    if (cw->opt->page_crc) {
-        h->has_crc = true;
-        h->crc = (int32_t)pq_crc32(0, data, data_len);
-    }
-    pm_buf_clear(&cw->hdr);
-    PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
+    PM_TRY(page_header(cw, h, body_len, data, data_len));
     *data_out = data;
     *data_len_out = data_len;
     return NULL;
@@ -874,17 +881,8 @@ static pm_error *put_compressed_page(pq_colw *cw, pq_page_header *h, const uint8
     size_t data_len = b->len - at - guess;
     b->len = at;
     PM_TRY(e);
-    if (data_len > INT32_MAX)
-        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
     uint8_t *data = b->data + at + guess;
-    h->uncompressed_page_size = (int32_t)body_len;
-    h->compressed_page_size = (int32_t)data_len;
-    if (cw->opt->page_crc) {
-        h->has_crc = true;
-        h->crc = (int32_t)pq_crc32(0, data, data_len);
-    }
-    pm_buf_clear(&cw->hdr);
-    PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
+    PM_TRY(page_header(cw, h, body_len, data, data_len));
     size_t hl = cw->hdr.len;
     if (hl != guess) {
         if (hl > guess && b->cap - at < hl + data_len) {
