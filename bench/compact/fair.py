@@ -5,6 +5,8 @@
   fair.py --files N --rows R [--rounds K] [--warmup W] [--baseline BIN]
           [--work DIR] [--no-java-cold] [--no-java-steady] [--json FILE]
           [--summary FILE]   (--summary: append one bench/summary.py line)
+          [--option k=v]...  (passed to both bench_compact sides, e.g.
+          compaction.parquet.page-passthrough=false: the rewrite)
   fair.py --pk --runs S --rows R ...   primary-key full compaction: R
           records in S overlapping sorted runs (Java write-pk --overlap
           0.5); paimon-c side `paimon compact --full --parallelism 1`
@@ -121,9 +123,17 @@ def main():
     ap.add_argument("--inputs", default=None, help="an existing input warehouse (DIR/db.db/t) written by Java")
     ap.add_argument("--summary", default=None,
                     help="also append the CPU seconds as one bench/summary.py JSON line to this file")
+    ap.add_argument("--option", action="append", default=[], metavar="K=V",
+                    help="a table option for both bench_compact sides (paimon-c and --baseline), repeatable; "
+                         "append compaction only")
     a = ap.parse_args()
     if a.warmup < 8:
         ap.error("--warmup must be at least 8 (steady state)")
+    if a.option and a.pk:
+        ap.error("--option applies to append compaction (bench_compact run) only")
+    if any("=" not in o for o in a.option):
+        ap.error("--option takes K=V")
+    opt_args = [x for o in a.option for x in ("--option", o)]
     build = os.environ.get("BUILD", os.path.join(ROOT, "build"))
     bc = os.path.join(build, "bench", "bench_compact")
     java = os.path.join(ROOT, "bench", "java", "run.sh")
@@ -159,13 +169,12 @@ def main():
     if a.pk:
         ours = lambda exe, d: [exe, "compact", tpath(os.path.join(a.work, d)), "--full", "--parallelism", "1"]  # noqa: E731
     else:
-        ours = lambda exe, d: [exe, "run", "--table", tpath(os.path.join(a.work, d)), "--threads", "1"]  # noqa: E731
+        ours = lambda exe, d: [exe, "run", "--table", tpath(os.path.join(a.work, d)), "--threads", "1"] + opt_args  # noqa: E731
     sides = [rounds.Side("paimon-c", ours(cli if a.pk else bc, "c"), fresh("c"))]
     if a.baseline and a.pk:
         sides.append(rounds.Side("paimon-c baseline", ours(a.baseline, "b"), fresh("b")))
     elif a.baseline:
-        sides.append(rounds.Side("paimon-c baseline", [a.baseline, "run", "--table",
-                                                       tpath(os.path.join(a.work, "b")), "--threads", "1"], fresh("b")))
+        sides.append(rounds.Side("paimon-c baseline", ours(a.baseline, "b"), fresh("b")))
     if have_java and not a.no_java_steady:
         sides.append(rounds.Side("Java steady", [java_bench, tpath(os.path.join(a.work, "jw")), "--warmup",
                                                  str(a.warmup)], fresh("jw")))
@@ -173,6 +182,8 @@ def main():
         sides.append(rounds.Side("Java cold", [java_bench, tpath(os.path.join(a.work, "jc"))], fresh("jc")))
     what = (f"primary-key full compaction, {a.rows} records in {a.runs} runs" if a.pk
             else f"append compaction, {a.files} files, {a.rows} rows")
+    if a.option:
+        what += " (" + ", ".join(a.option) + ")"
     print(f"{what}, Parquet zstd-1; inputs written by {writer}; "
           f"{a.rounds} interleaved rounds; {rounds.load_note()} (shared machine)", flush=True)
     res = rounds.run(sides, a.rounds)

@@ -46,6 +46,7 @@ void pm_compact_writer_rolling_options(const pm_compact_writer_options *o, pm_fi
     ro->start_seq = o->start_seq;
     ro->file_index = true; /* outputs get the table's file indexes, regenerated */
     ro->what = "compaction output";
+    ro->buffers = o->buffers;
 }
 
 pm_error *pm_compact_writer_new(pm_compact_writer **out, pm_fileio *fio, const pm_compact_writer_options *o)

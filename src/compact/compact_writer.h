@@ -49,6 +49,7 @@ typedef struct pm_compact_writer_options {
     int32_t level;
     int64_t start_seq;
     int64_t row_group_limit;          /* <= 0: the table's parquet.block.size */
+    pm_buf_pool *buffers;             /* spare Parquet page buffers (borrowed, NULL = none): the table's */
 } pm_compact_writer_options;
 
 pm_error *pm_compact_writer_new(pm_compact_writer **out, pm_fileio *fio, const pm_compact_writer_options *o);

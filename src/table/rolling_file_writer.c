@@ -317,6 +317,7 @@ static pm_error *writer_init(pm_rolling_file_writer *w, const pm_rolling_file_wr
         w->body = BODY_PARQUET;
         pm_pq_writer_options_default(&w->pq_opts);
         PM_TRY(pm_pq_writer_options_from_table(&w->pq_opts, opt_lookup, &lc));
+        w->pq_opts.buffers = o->buffers;
         if (o->row_group_limit > 0 && w->pq_opts.row_group_size > o->row_group_limit)
             w->pq_opts.row_group_size = o->row_group_limit;
     } else if (!strcmp(w->format, "avro")) {

@@ -129,6 +129,7 @@ typedef struct pm_rolling_file_writer_options {
                                       over the value fields (not for changelog files) */
     const char *fault_open, *fault_close; /* fault points (base/fault.h), NULL = none */
     const char *what;              /* the files in messages: "data file" (default), ... */
+    pm_buf_pool *buffers;          /* Parquet: spare page buffers shared across writers (borrowed, NULL = none) */
 } pm_rolling_file_writer_options;
 
 typedef struct pm_rolling_file_writer pm_rolling_file_writer;

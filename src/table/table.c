@@ -14,10 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf_pool.h"
 #include "base/mem.h"
 #include "base/util.h"
 #include "index/global_index_decl.h"
 #include "meta/safe_path.h"
+
+/* Spare writer buffers a table handle keeps between its writers (page
+ * blocks and page buffers of Parquet files: one compaction task's output
+ * row group is reused by the next task instead of faulted in again). */
+#define TABLE_SPARE_BUFFERS ((size_t)64 << 20)
 
 static void table_destroy(pm_table *t)
 {
@@ -36,6 +42,7 @@ static void table_destroy(pm_table *t)
     free(t->branch);
     free(t->branch_root);
     pthread_mutex_destroy(&t->cache_mu);
+    pm_buf_pool_free(t->buffers);
     free(t);
 }
 
@@ -148,6 +155,7 @@ pm_error *pm_table_open(pm_table **out, const char *path, const char *branch)
     PM_TRY(pm_calloc(&t, 1, sizeof *t));
     pthread_mutex_init(&t->cache_mu, NULL);
     pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_buf_pool_new(&t->buffers, TABLE_SPARE_BUFFERS), fail);
     PM_TRY_GOTO(e, strip_path(path, &t->path), fail);
     PM_TRY_GOTO(e, pm_strdup(&t->branch, branch ? branch : "main"), fail);
     PM_TRY_GOTO(e, pm_fileio_local_new(&t->fio), fail);

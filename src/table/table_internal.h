@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/buf_pool.h"
 #include "io/fileio.h"
 #include "meta/options.h"
 #include "meta/paths.h"
@@ -35,6 +36,7 @@ struct pm_table {
     pthread_mutex_t cache_mu;
     pm_schema **schema_cache;       /* by id; index = schema id; owned */
     size_t schema_cache_len;
+    pm_buf_pool *buffers;           /* owned: spare writer buffers of this handle's writers (base/buf_pool.h) */
 };
 
 /* pm_table_schema and pm_table_has_primary_key are public (paimon/table.h). */

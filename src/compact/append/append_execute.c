@@ -552,6 +552,7 @@ pm_error *pm_append_execute(pm_compact_result **out, pm_table *t, const pm_compa
         .level = task->output.level,
         .start_seq = task->files[0].min_sequence_number,
         .row_group_limit = rg,
+        .buffers = t->buffers,
     };
     PM_TRY_GOTO(e, pm_compact_writer_new(&c.w, t->fio, &wo), fail);
     bool pages = task->output.page_passthrough && !task->output.dict_passthrough;

@@ -16,7 +16,9 @@
  * against what is left (never trusted), verify the CRC when present,
  * decompress into `page` with exactly uncompressed_page_size bytes (a
  * dictionary page goes to pqr_chunk_load_dictionary), decode all levels of
- * the page (checking each against the maximum level), count the non-null
+ * the page (checking each against the maximum level; a flat leaf's
+ * definition levels that are one run of the maximum, a page without
+ * nulls, are not expanded per value), count the non-null
  * values, then set up the value decoder of the page's encoding (PLAIN,
  * dictionary indices, RLE booleans, DELTA_BINARY_PACKED,
  * DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT), from
@@ -62,9 +64,35 @@ static pm_error *check_levels(const uint16_t *lv, size_t n, int max, const char 
     return NULL;
 }
 
-/* v1 levels at *p: RLE (4-byte length prefix) or legacy BIT_PACKED. */
+/* A level stream that starts with one RLE run of at least n values equal
+ * to max: every value of the page is defined (how writers encode a page
+ * without nulls).  A flat leaf's assembler then needs no per-value levels
+ * (pqr_assemble.c reads them only when some value is null). */
+static bool one_full_run(const uint8_t *p, size_t len, int bw, uint32_t max, size_t n)
+{
+    uint64_t h = 0;
+    size_t i = 0;
+    for (;; i++) {
+        if (i >= len || i >= 5)
+            return false;
+        h |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80))
+            break;
+    }
+    i++;
+    size_t vb = ((size_t)bw + 7) / 8;
+    if ((h & 1) || (h >> 1) < n || len - i < vb)
+        return false;
+    uint32_t v = 0;
+    for (size_t k = 0; k < vb; k++)
+        v |= (uint32_t)p[i + k] << (8 * k);
+    return v == max;
+}
+
+/* v1 levels at *p: RLE (4-byte length prefix) or legacy BIT_PACKED.
+ * flat: a page whose levels are all max leaves `out` unset (one_full_run). */
 static pm_error *levels_v1(const uint8_t **p, const uint8_t *end, int32_t enc, int max, uint16_t *out, size_t n,
-                           const char *what, uint32_t *at_max)
+                           const char *what, bool flat, uint32_t *at_max)
 {
     int bw = pqd_bit_width((uint32_t)max);
     size_t left = (size_t)(end - *p);
@@ -75,6 +103,11 @@ static pm_error *levels_v1(const uint8_t **p, const uint8_t *end, int32_t enc, i
         memcpy(&len, *p, 4);
         if (len > left - 4)
             return pm_error_new(PM_ECORRUPT, "%s levels: %u bytes claimed, %zu left in page", what, len, left - 4);
+        if (flat && one_full_run(*p + 4, len, bw, (uint32_t)max, n)) {
+            *p += 4 + len;
+            *at_max = (uint32_t)n;
+            return NULL;
+        }
         pqd_rle r;
         PM_TRY(pqd_rle_init(&r, *p + 4, len, bw));
         PM_TRY(pm_error_wrap(pqd_rle_get_u16(&r, out, n), 0, "%s levels", what));
@@ -90,8 +123,12 @@ static pm_error *levels_v1(const uint8_t **p, const uint8_t *end, int32_t enc, i
 }
 
 static pm_error *levels_v2(const uint8_t *p, size_t len, int max, uint16_t *out, size_t n, const char *what,
-                           uint32_t *at_max)
+                           bool flat, uint32_t *at_max)
 {
+    if (flat && one_full_run(p, len, pqd_bit_width((uint32_t)max), (uint32_t)max, n)) {
+        *at_max = (uint32_t)n;
+        return NULL;
+    }
     pqd_rle r;
     PM_TRY(pqd_rle_init(&r, p, len, pqd_bit_width((uint32_t)max)));
     PM_TRY(pm_error_wrap(pqd_rle_get_u16(&r, out, n), 0, "%s levels", what));
@@ -283,6 +320,7 @@ static pm_error *begin_data_page(pqr_chunk *c, int32_t num_values)
 static pm_error *load_page(pqr_chunk *c, bool *got_data)
 {
     const pqr_leaf *L = c->leaf;
+    bool flat = L->depth == 1 && L->max_rep == 0; /* definition levels are read only when a value is null */
     size_t left = c->len - c->raw_pos;
     pq_page_header h;
     size_t hl;
@@ -337,10 +375,10 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
         c->nvalid = c->n;
         if (L->max_rep > 0)
             PM_TRY(levels_v1(&p, end, dh->repetition_level_encoding, L->max_rep, (uint16_t *)(void *)c->rep.data,
-                             c->n, "repetition", &unused));
+                             c->n, "repetition", false, &unused));
         if (L->max_def > 0)
             PM_TRY(levels_v1(&p, end, dh->definition_level_encoding, L->max_def, (uint16_t *)(void *)c->def.data,
-                             c->n, "definition", &c->nvalid));
+                             c->n, "definition", flat, &c->nvalid));
         PM_TRY(setup_values(c, p, end, dh->encoding));
         break;
     }
@@ -356,12 +394,12 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
         c->nvalid = c->n;
         if (L->max_rep > 0)
             PM_TRY(levels_v2(body, (size_t)rl, L->max_rep, (uint16_t *)(void *)c->rep.data, c->n, "repetition",
-                             &unused));
+                             false, &unused));
         else if (rl)
             return pm_error_new(PM_ECORRUPT, "repetition levels in a column without repetition");
         if (L->max_def > 0)
             PM_TRY(levels_v2(body + rl, (size_t)dl, L->max_def, (uint16_t *)(void *)c->def.data, c->n,
-                             "definition", &c->nvalid));
+                             "definition", flat, &c->nvalid));
         else if (dl)
             return pm_error_new(PM_ECORRUPT, "definition levels in a required column");
         const uint8_t *vb = body + rl + dl;

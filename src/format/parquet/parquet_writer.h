@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf_pool.h"
 #include "codec/codec.h"
 #include "io/fileio.h"
 #include "paimon/batch.h"
@@ -62,6 +63,8 @@ typedef struct pm_pq_writer_options {
     const char *created_by;       /* NULL = "paimon-c version <v> (build paimon-c)" */
     const pm_pq_kv *footer_kv;    /* footer key/value metadata (borrowed until close) */
     size_t footer_kv_count;
+    pm_buf_pool *buffers;         /* spare page blocks and page buffers shared with the owner's other
+                                     writers (borrowed, NULL = none; base/buf_pool.h) */
 } pm_pq_writer_options;
 
 /* Defaults of parquet-java 1.16 as Paimon configures it. */

@@ -64,6 +64,10 @@ void pq_stats_update_f64(pq_stats *s, const double *v, size_t n);
 void pq_stats_update_bool(pq_stats *s, bool v);
 void pq_stats_update_d128(pq_stats *s, __int128 v);
 pm_error *pq_stats_update_bytes(pq_stats *s, const uint8_t *p, size_t len);
+/* The same for n byte strings of an Arrow-layout column: value i is
+ * data[off[k], off[k + 1]) with k = pos[i] (pos NULL: k = start + i). */
+pm_error *pq_stats_update_bytes_at(pq_stats *s, const int32_t *off, const uint8_t *data, const int64_t *pos,
+                                   int64_t start, int64_t n);
 /* Merge src into dst (same kind). */
 pm_error *pq_stats_merge(pq_stats *dst, const pq_stats *src);
 

@@ -10,13 +10,15 @@
  *   3. values: gathered in blocks of PQ_BLOCK from the column buffers (or
  *      used in place when contiguous and already in physical form),
  *      statistics updated per block, then dictionary ids or PLAIN bytes;
- *   4. a full page is closed: levels + values assembled, compressed, page
- *      header (with CRC32 of the compressed bytes) appended to the chunk.
+ *   4. a full page is closed: levels + values assembled, compressed
+ *      straight into the chunk's page blocks behind room for its page
+ *      header (with CRC32 of the compressed bytes), which goes in front.
  */
 #include "format/parquet/pq_write_column.h"
 
 #include <stdlib.h>
 
+#include "base/cursor.h"
 #include "base/mem.h"
 
 #define PQ_BLOCK 1024
@@ -104,6 +106,12 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
     pq_stats_init(&cw->stats, leaf->stats);
     pq_stats_init(&cw->total, leaf->stats);
     pq_stats_init(&cw->pstats, leaf->stats);
+    /* a spare page buffer of the owner's earlier writers, when there is
+     * one: no growing to the page size, no fresh pages to fault in (a page
+     * passes the page size by its last value: a quarter of slack) */
+    if (opt->page_size > 0)
+        pm_buf_pool_take(opt->buffers, (size_t)opt->page_size + (size_t)opt->page_size / 4 + PQ_LEVEL_ROOM,
+                         &cw->vals);
     if (leaf->max_def > 0 || leaf->max_rep > 0) {
         PM_TRY(pm_buf_reserve(&cw->vals, PQ_LEVEL_ROOM));
         cw->vals_room = PQ_LEVEL_ROOM;
@@ -130,13 +138,15 @@ void pq_colw_free(pq_colw *cw)
         return;
     pm_buf_free(&cw->rep_buf);
     pm_buf_free(&cw->def_buf);
-    pm_buf_free(&cw->vals);
+    /* the big buffers go to the owner's next writers (base/buf_pool.h) */
+    pm_buf_pool *pool = cw->opt ? cw->opt->buffers : NULL;
+    pm_buf_pool_give(pool, &cw->vals);
     free(cw->ids);
     pq_dict_free(&cw->dict);
     pm_column_release(cw->fwd_dict);
     free(cw->fwd_map);
     for (size_t i = 0; i < cw->chunk.nblocks; i++)
-        pm_buf_free(&cw->chunk.blocks[i]);
+        pm_buf_pool_give(pool, &cw->chunk.blocks[i]);
     free(cw->chunk.blocks);
     pq_stats_free(&cw->stats);
     pq_stats_free(&cw->total);
@@ -344,19 +354,32 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
         if (cw->dict_on)
             return NULL;
     }
+    if (i >= n)
+        return NULL;
+    /* PLAIN: statistics in one pass, then every length + value into room
+     * reserved once */
+    PM_TRY(pq_stats_update_bytes_at(st, off, data, pos ? pos + i : NULL, start + i, n - i));
+    uint64_t bytes = 0;
+    if (!pos) {
+        bytes = (uint64_t)(off[start + n] - off[start + i]);
+    } else {
+        for (int64_t k = i; k < n; k++)
+            bytes += (uint64_t)(off[pos[k] + 1] - off[pos[k]]);
+    }
+    size_t total = (size_t)bytes + 4 * (size_t)(n - i);
+    PM_TRY(pm_buf_reserve(&cw->vals, total));
+    uint8_t *dst = cw->vals.data + cw->vals.len;
     for (; i < n; i++) {
         int64_t p = POS(i);
         uint32_t len = (uint32_t)(off[p + 1] - off[p]);
-        const uint8_t *v = data + off[p];
-        PM_TRY(pq_stats_update_bytes(st, v, len));
-        PM_TRY(pm_buf_reserve(&cw->vals, 4 + (size_t)len));
-        uint8_t le[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
-        pm_buf_put(&cw->vals, le, 4);
+        pm_store_u32le(dst, len);
         if (len)
-            pm_buf_put(&cw->vals, v, len);
-        cw->page_raw += 4 + (int64_t)len;
-        cw->page_unencoded += len;
+            memcpy(dst + 4, data + off[p], len);
+        dst += 4 + (size_t)len;
     }
+    cw->vals.len += total;
+    cw->page_raw += (int64_t)total;
+    cw->page_unencoded += (int64_t)bytes;
     return NULL;
 }
 
@@ -754,6 +777,22 @@ static pm_error *append_levels(pm_buf *body, pq_rle_encoder *enc)
     return pm_buf_append(body, enc->out->data, enc->out->len);
 }
 
+/* The page header of a body of body_len bytes stored as data[0, data_len):
+ * sizes and CRC set in h, serialized into cw->hdr. */
+static pm_error *page_header(pq_colw *cw, pq_page_header *h, size_t body_len, const uint8_t *data, size_t data_len)
+{
+    if (body_len > INT32_MAX || data_len > INT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
+    h->uncompressed_page_size = (int32_t)body_len;
+    h->compressed_page_size = (int32_t)data_len;
+    if (cw->opt->page_crc) {
+        h->has_crc = true;
+        h->crc = (int32_t)pq_crc32(0, data, data_len);
+    }
+    pm_buf_clear(&cw->hdr);
+    return pm_pq_page_header_serialize(h, &cw->hdr);
+}
+
 /* Compress the page body (into cw->comp; none: the body itself) and
  * serialize its header into cw->hdr; the header is filled except sizes
  * and CRC.  *data / *data_len: the bytes that follow the header. */
@@ -769,25 +808,16 @@ static pm_error *emit_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, 
         data = cw->comp.data;
         data_len = cw->comp.len;
     }
-    if (body_len > INT32_MAX || data_len > INT32_MAX)
-        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
-    h->uncompressed_page_size = (int32_t)body_len;
-    h->compressed_page_size = (int32_t)data_len;
-    if (cw->opt->page_crc) {
-        h->has_crc = true;
-        h->crc = (int32_t)pq_crc32(0, data, data_len);
-    }
-    pm_buf_clear(&cw->hdr);
-    PM_TRY(pm_pq_page_header_serialize(h, &cw->hdr));
+    PM_TRY(page_header(cw, h, body_len, data, data_len));
     *data_out = data;
     *data_len_out = data_len;
     return NULL;
 }
 
-/* Append header + data of a page to the chunk's blocks. */
-static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint8_t *data, size_t n)
+/* The block that has room for `need` more bytes: the chunk's last one, or
+ * the next (spare, from the pool or new) one. */
+static pm_error *blocks_room(pq_page_blocks *pb, pm_buf_pool *pool, size_t need, pm_buf **out)
 {
-    size_t need = hdr->len + n;
     pm_buf *b = pb->nused ? &pb->blocks[pb->nused - 1] : NULL;
     if (!b || b->cap - b->len < need) {
         if (pb->nused == pb->nblocks) {
@@ -799,15 +829,74 @@ static pm_error *blocks_append(pq_page_blocks *pb, const pm_buf *hdr, const uint
         if (b->cap < need) {
             /* 64 KiB, doubling per block up to PQ_PAGE_BLOCK: small chunks stay small */
             size_t size = pb->nused < 4 ? (size_t)PQ_PAGE_BLOCK >> (4 - pb->nused) : PQ_PAGE_BLOCK;
-            pm_buf_free(b);
-            PM_TRY(pm_buf_reserve(b, need > size ? need : size));
+            pm_buf_pool_give(pool, b);
+            if (!pm_buf_pool_take(pool, need > size ? need : size, b))
+                PM_TRY(pm_buf_reserve(b, need > size ? need : size));
         }
         pb->nused++;
     }
+    *out = b;
+    return NULL;
+}
+
+/* Append header + data of a page to the chunk's blocks. */
+static pm_error *blocks_append(pq_page_blocks *pb, pm_buf_pool *pool, const pm_buf *hdr, const uint8_t *data,
+                               size_t n)
+{
+    size_t need = hdr->len + n;
+    pm_buf *b;
+    PM_TRY(blocks_room(pb, pool, need, &b));
     pm_buf_put(b, hdr->data, hdr->len);
     if (n)
         pm_buf_put(b, data, n);
     pb->len += need;
+    return NULL;
+}
+
+/* A compressed data page straight into the chunk's blocks (no copy of the
+ * compressed bytes): the body is compressed behind room for its header,
+ * whose length is guessed from the column's last page (the sizes' varints,
+ * a 5-byte CRC); the header then goes in front.  A header of another
+ * length moves the compressed bytes once.  h: filled except sizes and CRC;
+ * cw->hdr holds the header afterwards. */
+static pm_error *put_compressed_page(pq_colw *cw, pq_page_header *h, const uint8_t *body, size_t body_len)
+{
+    if (body_len > INT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "page larger than 2 GiB");
+    pq_page_header g = *h;
+    g.uncompressed_page_size = (int32_t)body_len;
+    g.compressed_page_size = cw->last_comp ? cw->last_comp : (int32_t)(body_len / 2);
+    g.has_crc = cw->opt->page_crc;
+    g.crc = INT32_MIN; /* the longest varint */
+    pm_buf_clear(&cw->hdr);
+    PM_TRY(pm_pq_page_header_serialize(&g, &cw->hdr));
+    size_t guess = cw->hdr.len;
+    /* at least every codec's bound (zstd, lz4: n/255, snappy: n/6), so the
+     * codec writes into the block without growing it */
+    pm_buf *b;
+    PM_TRY(blocks_room(&cw->chunk, cw->opt->buffers, guess + body_len + body_len / 4 + 4096, &b));
+    size_t at = b->len;
+    b->len = at + guess;
+    pm_error *e = pm_codec_compress(cw->codec, cw->opt->codec, cw->opt->codec_level, body, body_len, b);
+    size_t data_len = b->len - at - guess;
+    b->len = at;
+    PM_TRY(e);
+    uint8_t *data = b->data + at + guess;
+    PM_TRY(page_header(cw, h, body_len, data, data_len));
+    size_t hl = cw->hdr.len;
+    if (hl != guess) {
+        if (hl > guess && b->cap - at < hl + data_len) {
+            b->len = at + guess + data_len;
+            PM_TRY(pm_buf_reserve(b, hl - guess));
+            b->len = at;
+            data = b->data + at + guess;
+        }
+        memmove(b->data + at + hl, data, data_len);
+    }
+    memcpy(b->data + at, cw->hdr.data, hl);
+    b->len = at + hl + data_len;
+    cw->chunk.len += hl + data_len;
+    cw->last_comp = (int32_t)data_len;
     return NULL;
 }
 
@@ -875,11 +964,15 @@ static pm_error *flush_page(pq_colw *cw)
     h.data_page_header.definition_level_encoding = l->max_def > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     h.data_page_header.repetition_level_encoding = l->max_rep > 0 ? PQ_ENC_RLE : PQ_ENC_BIT_PACKED;
     uint64_t at = cw->chunk.len;
-    const uint8_t *data;
-    size_t data_len;
-    PM_TRY(emit_page(cw, &h, page, page_len, &data, &data_len));
+    if (cw->opt->codec != PM_CODEC_NONE) {
+        PM_TRY(put_compressed_page(cw, &h, page, page_len));
+    } else {
+        const uint8_t *data;
+        size_t data_len;
+        PM_TRY(emit_page(cw, &h, page, page_len, &data, &data_len));
+        PM_TRY(blocks_append(&cw->chunk, cw->opt->buffers, &cw->hdr, data, data_len));
+    }
     size_t hdr_len = cw->hdr.len;
-    PM_TRY(blocks_append(&cw->chunk, &cw->hdr, data, data_len));
     PM_TRY(pq_page_index_add(&cw->pidx, l, &cw->pstats, cw->page_values, (int64_t)at,
                              (int32_t)(cw->chunk.len - at), cw->chunk_rows, cw->page_unencoded,
                              cw->rep_hist, cw->def_hist));

@@ -133,6 +133,7 @@ typedef struct pq_colw {
     pm_buf ci_ser, oi_ser;        /* the last flushed chunk's ColumnIndex / OffsetIndex */
     bool has_ci;                  /* ci_ser holds a ColumnIndex */
     double avg_row_bytes;         /* nested leaves: raw bytes per row estimate */
+    int32_t last_comp;            /* compressed size of the last data page (its header's length guess) */
 
     /* scratch */
     pm_buf body, comp, hdr;
