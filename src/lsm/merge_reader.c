@@ -72,6 +72,7 @@ struct pm_merge_reader {
     slot **rslots;
     size_t gn, gcap;
     pm_error *failed;   /* sticky: once set, every call returns a copy */
+    uint32_t lone_src;  /* next_run: the source of the last lone record (UINT32_MAX: none) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -371,6 +372,7 @@ pm_error *pm_merge_reader_new(pm_merge_reader **out, const pm_kv_source *sources
         e = pm_error_new(PM_EINVALID, "merge needs a row type and a layout");
         goto fail;
     }
+    m->lone_src = UINT32_MAX;
     m->max_fan_in = o->max_fan_in ? o->max_fan_in : PM_MERGE_MAX_FAN_IN;
     if (m->max_fan_in < 2 || m->max_fan_in > PM_MERGE_MAX_FAN_IN) {
         e = pm_error_new(PM_EINVALID, "merge fan-in %zu outside 2..%d", m->max_fan_in, PM_MERGE_MAX_FAN_IN);
@@ -746,6 +748,84 @@ pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof)
     out->recs = m->recs;
     out->key = key;
     out->key_len = klen;
+    return NULL;
+}
+
+/* Key-part comparison of heads (first klen bytes; the sort key's key part
+ * is prefix-free, kv.h): <0, 0 or >0. */
+static inline uint64_t prefix_mask(uint32_t bytes)
+{
+    return bytes >= 8 ? ~0ull : bytes ? ~0ull << (64 - 8 * bytes) : 0;
+}
+
+static inline int key_cmp(const head *a, const head *b)
+{
+    uint32_t n = a->klen < b->klen ? a->klen : b->klen;
+    uint64_t m0 = prefix_mask(n), m1 = n > 8 ? prefix_mask(n - 8) : 0;
+    uint64_t a0 = a->p0 & m0, b0 = b->p0 & m0, a1 = a->p1 & m1, b1 = b->p1 & m1;
+    if (a0 != b0)
+        return a0 < b0 ? -1 : 1;
+    if (a1 != b1)
+        return a1 < b1 ? -1 : 1;
+    if (n > 16) {
+        int c = memcmp(a->key + 16, b->key + 16, n - 16);
+        if (c)
+            return c;
+    }
+    return a->klen < b->klen ? -1 : a->klen > b->klen;
+}
+
+pm_error *pm_merge_reader_next_run(pm_merge_reader *m, pm_kv_group *out, int64_t *run, bool *eof)
+{
+    *run = 0;
+    if (m->failed || !m->started || m->k == 0)
+        return pm_merge_reader_next(m, out, eof);
+    uint32_t w = m->tree[0];
+    msrc *x = &m->src[w];
+    if (x->done || w != m->lone_src) {
+        /* a run is tried only after a lone record of the same source */
+        pm_error *e = pm_merge_reader_next(m, out, eof);
+        m->lone_src = !e && !*eof && out->n == 1 ? out->recs[0].source : UINT32_MAX;
+        return e;
+    }
+    release_group(m);
+    /* the smallest other head: the losers on the winner's path */
+    const head *second = NULL;
+    for (size_t node = (w + m->k) >> 1; node >= 1; node >>= 1) {
+        uint32_t l = m->tree[node];
+        if (!m->src[l].done && (!second || head_cmp(&m->heads[l], second) < 0))
+            second = &m->heads[l];
+    }
+    const slot *sl = x->cur;
+    int64_t r0 = x->row, r = r0;
+    head cur = m->heads[w], next;
+    while (r + 1 < sl->nrows) {
+        if (second && key_cmp(&cur, second) >= 0)
+            break;
+        set_head(&next, sl, r + 1);
+        if (key_cmp(&cur, &next) >= 0)
+            break; /* the same key next (a group), or out of order (reported there) */
+        cur = next;
+        r++;
+    }
+    if (r == r0) {
+        pm_error *e = pm_merge_reader_next(m, out, eof);
+        m->lone_src = !e && !*eof && out->n == 1 ? out->recs[0].source : UINT32_MAX;
+        return e;
+    }
+    memset(out, 0, sizeof *out);
+    *eof = false;
+    pm_error *e = group_add(m, w);
+    if (e)
+        return fail_sticky(m, e);
+    out->n = 1;
+    out->recs = m->recs;
+    out->key = m->heads[w].key;
+    out->key_len = m->heads[w].klen;
+    x->row = r;
+    m->heads[w] = cur;
+    tree_replay(m, w);
+    *run = r - r0;
     return NULL;
 }
 

@@ -109,6 +109,17 @@ pm_error *pm_merge_reader_new(pm_merge_reader **out, const pm_kv_source *sources
 void pm_merge_reader_set_memory_budget(pm_merge_reader *m, size_t bytes);
 /* Next group; *eof = true (and out->n = 0) after the last. */
 pm_error *pm_merge_reader_next(pm_merge_reader *m, pm_kv_group *out, bool *eof);
+/* Next group, or a run of lone records: *run = 0 gives the group of
+ * pm_merge_reader_next; *run = r >= 1 gives out->n = 1 where recs[0] is the
+ * first of r consecutive rows of its batch (one source) whose keys no other
+ * record has: not the other inputs' (each row's key is below every other
+ * input's current key) nor the neighbouring rows' of that source (the last
+ * row of a batch is never in a run: the next batch could repeat its key).
+ * Rows of a run are in strictly increasing key order; a source out of order
+ * is left to the group path, which reports it.  The same records in the same
+ * order as pm_merge_reader_next, each alone in its group, without a tree
+ * replay and a group per record. */
+pm_error *pm_merge_reader_next_run(pm_merge_reader *m, pm_kv_group *out, int64_t *run, bool *eof);
 /* Intermediate passes performed (0 for a single-pass merge). */
 size_t pm_merge_reader_passes(const pm_merge_reader *m);
 /* The fan-in in effect (after the memory budget; valid after the first next). */

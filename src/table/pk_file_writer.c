@@ -11,7 +11,10 @@
  *     modes; the key-value layout (key columns, key stats sources, the
  *     file's first column) goes with it.
  *  2. write: the batch is checked against the KV type and handed over
- *     under it; the rolling writer takes the first and last key, the
+ *     under it (a value column holding its _KEY_ column's values goes as
+ *     that same column object: the Parquet writer writes the key's chunk
+ *     again for it instead of encoding the values twice, parquet_writer.h
+ *     mirrors; not in thin mode, which has no _KEY_ columns); the rolling writer takes the first and last key, the
  *     sequence range and the delete count of each slice from the key,
  *     _SEQUENCE_NUMBER and _VALUE_KIND columns, rolls every 1000th record
  *     as Java does, and sizes Avro files with their unflushed block.
@@ -128,6 +131,8 @@ struct pm_pk_file_writer {
     char *dir;
     pm_rolling_file_writer *rw;
     pm_batch view;             /* input columns under the KV type */
+    size_t *key_value;         /* per key field: the KV column of the value field it repeats, or SIZE_MAX */
+    pm_column **view_cols;     /* the view's columns when a value column is its key column's */
 };
 
 /* ------------------------------------------------------------------ */
@@ -196,8 +201,19 @@ static pm_error *file_layout(pm_pk_file_writer *w)
             w->key_stat[i] = 2 + v;
     }
     if (!w->thin) {
-        for (size_t i = 0; i < w->nkey; i++)
+        /* a key field's value column holding the same values is handed to
+         * the format writer as the key's own column (write below) */
+        PM_TRY(pm_calloc(&w->key_value, w->nkey ? w->nkey : 1, sizeof *w->key_value));
+        PM_TRY(pm_calloc(&w->view_cols, w->ncols ? w->ncols : 1, sizeof *w->view_cols));
+        for (size_t i = 0; i < w->nkey; i++) {
             w->key_stat[i] = i;
+            w->key_value[i] = SIZE_MAX;
+            int32_t vid = w->kv_type->fields[i].id - KEY_ID_START;
+            for (size_t c = w->nkey + 2; c < w->ncols; c++)
+                if (w->kv_type->fields[c].id == vid &&
+                    pm_type_equals(w->kv_type->fields[c].type, w->kv_type->fields[i].type))
+                    w->key_value[i] = c;
+        }
         w->file_type = w->kv_type;
         w->fncols = w->ncols;
         w->foff = 0;
@@ -332,6 +348,23 @@ pm_error *pm_pk_file_writer_write(pm_pk_file_writer *w, const pm_batch *in)
     w->view.num_rows = in->num_rows;
     w->view.ncolumns = in->ncolumns;
     w->view.columns = in->columns;
+    /* A value column with its key column's values becomes that same column
+     * object: the Parquet writer then writes the key's chunk for it instead
+     * of encoding and compressing the values twice (parquet_writer.h,
+     * mirrors).  The file's bytes hold the same values either way. */
+    bool alias = false;
+    for (size_t i = 0; w->key_value && i < w->nkey; i++) {
+        size_t c = w->key_value[i];
+        if (c == SIZE_MAX || in->columns[c] == in->columns[i] ||
+            !pm_column_same_values(in->columns[i], in->columns[c], in->num_rows))
+            continue;
+        if (!alias)
+            memcpy(w->view_cols, in->columns, in->ncolumns * sizeof *w->view_cols);
+        alias = true;
+        w->view_cols[c] = in->columns[i];
+    }
+    if (alias)
+        w->view.columns = w->view_cols;
     return pm_rolling_file_writer_write(w->rw, &w->view);
 }
 
@@ -347,6 +380,8 @@ static void writer_release(pm_pk_file_writer *w, bool delete_files)
     else
         pm_rolling_file_writer_free(w->rw);
     free(w->key_stat);
+    free(w->key_value);
+    free(w->view_cols);
     free(w->compression);
     free(w->dir);
     if (w->file_type != w->kv_type)

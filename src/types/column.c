@@ -689,3 +689,40 @@ pm_error *pm_column_decode(pm_column **out, pm_column *c)
     *out = d;
     return NULL;
 }
+
+/* Bits [0, n) of two bitmaps are equal. */
+static bool bits_equal(const uint8_t *a, const uint8_t *b, int64_t n)
+{
+    size_t full = (size_t)(n >> 3);
+    if (full && memcmp(a, b, full))
+        return false;
+    unsigned rest = (unsigned)(n & 7);
+    return !rest || !((a[full] ^ b[full]) & ((1u << rest) - 1));
+}
+
+bool pm_column_same_values(const pm_column *a, const pm_column *b, int64_t n)
+{
+    if (a == b)
+        return true;
+    if (n < 0 || a->length < n || b->length < n || a->dictionary || b->dictionary ||
+        !pm_type_equals_ignore_nullable(a->type, b->type))
+        return false;
+    if (n == 0)
+        return true;
+    if ((a->null_count != 0) != (b->null_count != 0))
+        return false;
+    if (a->null_count && !bits_equal(a->validity.data, b->validity.data, n))
+        return false;
+    if (a->type->id == PM_TYPE_BOOLEAN)
+        return bits_equal(a->values.data, b->values.data, n);
+    int w = pm_type_value_width(a->type);
+    if (w > 0)
+        return !memcmp(a->values.data, b->values.data, (size_t)n * (size_t)w);
+    if (!pm_type_is_varlen(a->type))
+        return false;
+    const int32_t *ao = (const int32_t *)(const void *)a->offsets.data;
+    const int32_t *bo = (const int32_t *)(const void *)b->offsets.data;
+    if (memcmp(ao, bo, (size_t)(n + 1) * sizeof *ao))
+        return false;
+    return !memcmp(a->data.data + ao[0], b->data.data + bo[0], (size_t)(ao[n] - ao[0]));
+}

@@ -125,6 +125,12 @@ typedef struct pm_column_run {
  * null.  Nested types and dictionary-encoded sources go row by row. */
 pm_error *pm_column_append_runs(pm_column *dst, const pm_column *const *srcs, const pm_column_run *runs,
                                 size_t nruns);
+/* Whether rows [0, n) of a and b (n <= both lengths) hold the same values
+ * and nulls in the same physical form: same type, fixed-width values
+ * (BOOLEAN bits) or variable-width bytes with the same offsets, and the
+ * same validity bits.  Conservative: false for nested and
+ * dictionary-encoded columns, and when only one of them has nulls. */
+bool pm_column_same_values(const pm_column *a, const pm_column *b, int64_t n);
 
 /* Readers (no bounds checks beyond debug asserts; row < length). */
 static inline bool pm_column_is_null(const pm_column *c, int64_t i)

@@ -94,15 +94,16 @@ static pm_error *gather_flush(pm_pk_exec *x)
     return e;
 }
 
-/* One unchanged record into the gather list (its batch pinned once; the
- * next row of the last run's pin extends that run). */
-static pm_error *gather_add(pm_pk_exec *x, const pm_kv_rec *rec)
+/* n unchanged consecutive rows of a batch into the gather list (its batch
+ * pinned once; rows right after the last run's extend that run); the
+ * caller keeps n within the output batch's room. */
+static pm_error *gather_rows(pm_pk_exec *x, const pm_batch *b, int64_t row, uint32_t n)
 {
-    pm_column *const *cols = rec->batch->columns;
+    pm_column *const *cols = b->columns;
     if (x->o.nruns) {
         pm_column_run *last = &x->o.runs[x->o.nruns - 1];
-        if (x->o.pins[last->src][0] == cols[0] && last->row + last->n == rec->row) {
-            last->n++;
+        if (x->o.pins[last->src][0] == cols[0] && last->row + last->n == row) {
+            last->n += n;
             return NULL;
         }
     }
@@ -126,8 +127,13 @@ static pm_error *gather_add(pm_pk_exec *x, const pm_kv_rec *rec)
         p = x->o.npins++;
         x->o.pins[p] = pin;
     }
-    x->o.runs[x->o.nruns++] = (pm_column_run){rec->row, 1, (uint16_t)p};
+    x->o.runs[x->o.nruns++] = (pm_column_run){row, n, (uint16_t)p};
     return NULL;
+}
+
+static pm_error *gather_add(pm_pk_exec *x, const pm_kv_rec *rec)
+{
+    return gather_rows(x, rec->batch, rec->row, 1);
 }
 
 /* The record a group reduces to unchanged (reducer mode: a lone record;
@@ -433,6 +439,34 @@ static pm_error *group_plain(pm_pk_exec *x, section_merge *m, const pm_kv_group 
     return emit_merged(x, m->mf, m->w, &res, m->drop_delete);
 }
 
+/* A run of `n` lone records from rec on (pm_merge_reader_next_run): each
+ * passes unchanged as group_plain passes a lone record (retracts dropped
+ * when the task drops deletes), gathered as runs of rows. */
+static pm_error *group_lone_run(pm_pk_exec *x, section_merge *m, const pm_kv_rec *rec, int64_t n)
+{
+    const pm_batch *b = rec->batch;
+    const int8_t *kind = (const int8_t *)(const void *)b->columns[x->in_layout.kind_col]->values.data;
+    int64_t r = rec->row, end = rec->row + n;
+    while (r < end) {
+        if (m->drop_delete && pm_kind_is_retract((uint8_t)kind[r])) {
+            r++;
+            continue;
+        }
+        int64_t to = r + 1;
+        while (to < end && !(m->drop_delete && pm_kind_is_retract((uint8_t)kind[to])))
+            to++;
+        while (r < to) {
+            int64_t room = PM_PK_OUT_ROWS - x->o.nout, k = to - r < room ? to - r : room;
+            PM_TRY(gather_rows(x, b, r, (uint32_t)k));
+            r += k;
+            x->o.nout += k;
+            if (x->o.nout == PM_PK_OUT_ROWS)
+                PM_TRY(drain(x, m->w));
+        }
+    }
+    return NULL;
+}
+
 /* A merge failure names the section's input files (a source's own errors
  * already name their file, pk_source.c). */
 static pm_error *name_inputs(pm_error *e, const pm_iv_section *sec)
@@ -465,19 +499,26 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     m.w = w;
     m.mf = lookup_mode ? x->mf_full : x->mf;
     key_range(&m);
+    /* lone records come in runs where nothing but group_plain sees them */
+    bool runs = !lookup_mode && !x->cl.full && w;
     pm_error *e = make_sources(x, &m);
     if (!e)
         e = open_merge(x, &m);
     while (!e) {
         pm_kv_group g;
         bool eof = false;
-        e = pm_merge_reader_next(m.mr, &g, &eof);
+        int64_t run = 0;
+        e = runs ? pm_merge_reader_next_run(m.mr, &g, &run, &eof) : pm_merge_reader_next(m.mr, &g, &eof);
         if (e && pm_merge_reader_over_budget(m.mr))
             e = pm_error_wrap(e, 0, "the task's memory budget of %lld bytes (half for the merge, half for the "
                               "output row group; --memory is shared by the running tasks) is too small",
                               (long long)x->budget);
         if (e || eof)
             break;
+        if (run) {
+            e = group_lone_run(x, &m, &g.recs[0], run);
+            continue;
+        }
         if (lookup_mode) {
             e = group_lookup(x, &m, &g);
             continue;

@@ -50,6 +50,8 @@ struct pm_pq_writer {
     bool failed;                /* a write failed half-way: the file cannot be finished */
     pm_buf column_indexes;      /* every chunk's ColumnIndex, written before the footer */
     pm_buf offset_indexes;      /* every chunk's OffsetIndex, after the column indexes */
+    int32_t *mirror;            /* per leaf: the leaf whose chunk it repeats in this row group, or -1 */
+    int32_t *same;              /* per leaf, scratch: the earlier leaf of the batch's same column, or -1 */
     /* parallel columns */
     pm_pool *pool;              /* borrowed; NULL = serial */
     size_t threads;
@@ -263,6 +265,8 @@ static void writer_free(pm_pq_writer *w)
     for (uint32_t i = 0; i < w->ncols; i++)
         pq_colw_free(&w->cols[i]);
     free(w->cols);
+    free(w->mirror);
+    free(w->same);
     for (size_t i = 0; i < w->nctxs; i++)
         pm_codec_ctx_free(w->ctxs[i]);
     free(w->ctxs);
@@ -336,6 +340,10 @@ pm_error *pm_pq_writer_new(pm_pq_writer **out, pm_output *o, const pm_type *row_
         PM_TRY_GOTO(e, pq_colw_init(&w->cols[i], &w->schema.leaves[i], &w->opt, w->codec), fail);
         w->ncols = i + 1;
     }
+    PM_TRY_GOTO(e, pm_calloc(&w->mirror, w->ncols ? w->ncols : 1, sizeof *w->mirror), fail);
+    PM_TRY_GOTO(e, pm_calloc(&w->same, w->ncols ? w->ncols : 1, sizeof *w->same), fail);
+    for (uint32_t i = 0; i < w->ncols; i++)
+        w->mirror[i] = -1;
     w->start_pos = pm_output_pos(o);
     PM_TRY_GOTO(e, pm_output_write(o, "PAR1", 4), fail);
     *out = w;
@@ -349,7 +357,7 @@ uint64_t pm_pq_writer_estimated_size(const pm_pq_writer *w)
 {
     uint64_t n = pm_output_pos(w->out) - w->start_pos;
     for (uint32_t i = 0; i < w->ncols; i++)
-        n += pq_colw_buffered(&w->cols[i]);
+        n += pq_colw_buffered(&w->cols[w->mirror[i] >= 0 ? (uint32_t)w->mirror[i] : i]);
     return n;
 }
 
@@ -362,7 +370,7 @@ static uint64_t buffered(const pm_pq_writer *w)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < w->ncols; i++)
-        n += pq_colw_buffered(&w->cols[i]);
+        n += pq_colw_buffered(&w->cols[w->mirror[i] >= 0 ? (uint32_t)w->mirror[i] : i]);
     return n;
 }
 
@@ -386,10 +394,11 @@ static pm_error *flush_row_group(pm_pq_writer *w)
         return pm_oom();
     int64_t start = (int64_t)pm_output_pos(w->out);
     for (uint32_t i = 0; i < w->ncols; i++) {
-        pq_colw *cw = &w->cols[i];
+        /* a mirror leaf writes its source's chunk again (described as itself) */
+        pq_colw *cw = &w->cols[w->mirror[i] >= 0 ? (uint32_t)w->mirror[i] : i];
         pq_column_chunk *cc = &rg->columns[i];
-        PM_TRY(pm_error_wrap(pq_colw_flush_chunk(cw, w->out, a, cc), 0, "row group %zu, column '%s'",
-                             w->nrgs, w->schema.leaves[i].path[0]));
+        PM_TRY(pm_error_wrap(pq_colw_write_chunk(cw, &w->schema.leaves[i], w->out, a, cc), 0,
+                             "row group %zu, column '%s'", w->nrgs, w->schema.leaves[i].path[0]));
         rg->total_byte_size += cc->meta_data.total_uncompressed_size;
         rg->total_compressed_size += cc->meta_data.total_compressed_size;
         /* Page indexes go after all row groups; offsets relative until close. */
@@ -404,6 +413,13 @@ static pm_error *flush_row_group(pm_pq_writer *w)
         cc->offset_index_length = (int32_t)cw->oi_ser.len;
         PM_TRY(pm_buf_append(&w->offset_indexes, cw->oi_ser.data, cw->oi_ser.len));
     }
+    /* mirrors first: they take their source's chunk statistics before it resets */
+    for (uint32_t i = 0; i < w->ncols; i++)
+        if (w->mirror[i] >= 0)
+            PM_TRY(pq_stats_merge(&w->cols[i].total, &w->cols[w->mirror[i]].stats));
+    for (uint32_t i = 0; i < w->ncols; i++)
+        if (w->mirror[i] < 0)
+            PM_TRY(pq_colw_reset_chunk(&w->cols[i]));
     rg->num_columns = w->ncols;
     rg->num_rows = w->rg_rows;
     rg->has_file_offset = true;
@@ -450,6 +466,8 @@ static void encode_columns(col_slice *s, pm_codec_ctx *ctx)
         unsigned c = atomic_fetch_add(&s->next, 1);
         if (c >= w->ncols)
             return;
+        if (w->mirror[c] >= 0)
+            continue;
         const pq_leaf *l = &w->schema.leaves[c];
         pq_colw *cw = &w->cols[c];
         cw->codec = ctx;
@@ -529,6 +547,8 @@ static pm_error *write_rows(pm_pq_writer *w, const pm_batch *b, int64_t n)
         } else {
             for (uint32_t c = 0; c < w->ncols; c++) {
                 const pq_leaf *l = &w->schema.leaves[c];
+                if (w->mirror[c] >= 0)
+                    continue;
                 PM_TRY(pm_error_wrap(pq_colw_write(&w->cols[c], b->columns[l->top], r, r + slice), 0,
                                      "column '%s'", w->type->fields[l->top].name));
             }
@@ -555,6 +575,51 @@ static pm_error *check_not_null(const pm_column *c, const pm_field *f, int64_t n
     return NULL;
 }
 
+/* Whether leaf c can repeat leaf s's chunk: both flat, of equal type and
+ * levels, with the same encoding choice at the chunk's start. */
+static bool can_mirror(const pm_pq_writer *w, uint32_t s, uint32_t c)
+{
+    const pq_leaf *a = &w->schema.leaves[s], *l = &w->schema.leaves[c];
+    const pq_colw *ca = &w->cols[s], *cl = &w->cols[c];
+    return a->flat && l->flat && a->phys == l->phys && a->type_length == l->type_length &&
+           a->max_def == l->max_def && a->max_rep == l->max_rep && a->kind == l->kind && a->stats == l->stats &&
+           a->legacy_stats == l->legacy_stats && a->dict_ok == l->dict_ok && pm_type_equals(a->type, l->type) &&
+           ca->dict_on == cl->dict_on && ca->plain_source == cl->plain_source;
+}
+
+/* Mirrors (parquet_writer.h): a leaf whose top-level column in `b` is the
+ * very column object of an earlier leaf repeats that leaf's chunk.  Decided
+ * by the first batch of a row group; a later batch of that row group keeps
+ * them while the two columns are the same object or hold the same values
+ * (a slice of the caller's batch is a copy), else the row group ends
+ * first. */
+static pm_error *set_mirrors(pm_pq_writer *w, const pm_batch *b)
+{
+    bool diverged = false;
+    for (uint32_t c = 0; c < w->ncols; c++) {
+        w->same[c] = -1;
+        const pq_leaf *l = &w->schema.leaves[c];
+        for (uint32_t s = 0; l->flat && s < c; s++) {
+            const pq_leaf *a = &w->schema.leaves[s];
+            if (w->same[s] < 0 && a->flat && b->columns[a->top] == b->columns[l->top]) {
+                w->same[c] = (int32_t)s;
+                break;
+            }
+        }
+        int32_t m = w->mirror[c];
+        if (m >= 0 && w->same[c] != m &&
+            !pm_column_same_values(b->columns[w->schema.leaves[m].top], b->columns[l->top], b->num_rows))
+            diverged = true;
+    }
+    if (diverged)
+        PM_TRY(flush_row_group(w));
+    if (w->rg_rows > 0)
+        return NULL;   /* the open row group keeps its mirrors */
+    for (uint32_t c = 0; c < w->ncols; c++)
+        w->mirror[c] = w->same[c] >= 0 && can_mirror(w, (uint32_t)w->same[c], c) ? w->same[c] : -1;
+    return NULL;
+}
+
 pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b)
 {
     if (w->failed)
@@ -570,7 +635,9 @@ pm_error *pm_pq_writer_write(pm_pq_writer *w, const pm_batch *b)
     }
     /* ... nulls inside nested NOT NULL parts are only found while encoding,
      * after other columns took rows: the file is then lost. */
-    pm_error *e = write_rows(w, b, n);
+    pm_error *e = set_mirrors(w, b);
+    if (!e)
+        e = write_rows(w, b, n);
     if (e)
         w->failed = true;
     return e;

@@ -25,6 +25,16 @@
  *   - when the buffered row group reaches `row_group_size`, every chunk is
  *     written out (dictionary page first) and its metadata recorded;
  *   - close writes the last row group and the footer.
+ * Mirrors: a flat field whose column in the batch is the very column object
+ * of an earlier flat field of the same type, levels and dictionary choice
+ * (the caller passes one column for two fields with equal values: a
+ * KeyValue file's _KEY_ field and its value field) is not encoded: its
+ * chunk is the earlier field's pages written again, described under its
+ * own path, statistics and page index, so the file is byte for byte the one
+ * two separate equal columns give.  The first batch of a row group decides;
+ * a later batch of it whose two columns are other objects keeps the mirror
+ * while they hold the same values (pm_column_same_values), else the row
+ * group ends before that batch.
  * Memory is bounded by one row group's encoded pages plus one page per column.
  *
  * The writer does not own the pm_output: after pm_pq_writer_close the caller

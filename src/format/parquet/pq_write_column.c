@@ -997,9 +997,8 @@ static pm_error *write_out(pm_output *out, const pq_page_blocks *pb)
     return NULL;
 }
 
-pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_column_chunk *cc)
+pm_error *pq_colw_write_chunk(pq_colw *cw, const pq_leaf *l, pm_output *out, pm_arena *a, pq_column_chunk *cc)
 {
-    const pq_leaf *l = cw->leaf;
     PM_TRY(flush_page(cw));
     memset(cc, 0, sizeof *cc);
     pq_column_meta *m = &cc->meta_data;
@@ -1069,9 +1068,14 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
     pm_buf_clear(&cw->oi_ser);
     PM_TRY(pq_page_index_column_index(&cw->pidx, l, &cw->ci_ser, &cw->has_ci));
     PM_TRY(pq_page_index_offset_index(&cw->pidx, l, m->data_page_offset, &cw->oi_ser));
+    return NULL;
+}
+
+pm_error *pq_colw_reset_chunk(pq_colw *cw)
+{
+    const pq_leaf *l = cw->leaf;
     pq_page_index_reset(&cw->pidx);
     cw->chunk_rows = 0;
-
     PM_TRY(pq_stats_merge(&cw->total, &cw->stats));
     pq_stats_reset(&cw->stats);
     cw->chunk.nused = 0;
@@ -1087,4 +1091,10 @@ pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_colum
     pm_column_release(cw->fwd_dict);
     cw->fwd_dict = NULL;
     return NULL;
+}
+
+pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_column_chunk *cc)
+{
+    PM_TRY(pq_colw_write_chunk(cw, cw->leaf, out, a, cc));
+    return pq_colw_reset_chunk(cw);
 }

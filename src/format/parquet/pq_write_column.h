@@ -155,5 +155,14 @@ uint64_t pq_colw_buffered(const pq_colw *cw);
  * `cc` (strings and arrays from `a`; the page-index fields are left to the
  * caller, who writes ci_ser / oi_ser later); resets for the next row group. */
 pm_error *pq_colw_flush_chunk(pq_colw *cw, pm_output *out, pm_arena *a, pq_column_chunk *cc);
+/* pq_colw_flush_chunk in two steps, so that a chunk can be written more
+ * than once (a leaf whose values are another's, parquet_writer.c): write
+ * closes the open page, writes the chunk at the output's position and
+ * fills `cc` describing it as leaf `l` (path, statistics and page index of
+ * that leaf: `l` must be cw's leaf or one of identical type and levels);
+ * reset folds the chunk's statistics into the file's and starts the next
+ * chunk. */
+pm_error *pq_colw_write_chunk(pq_colw *cw, const pq_leaf *l, pm_output *out, pm_arena *a, pq_column_chunk *cc);
+pm_error *pq_colw_reset_chunk(pq_colw *cw);
 
 #endif

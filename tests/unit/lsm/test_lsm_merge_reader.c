@@ -22,6 +22,8 @@ typedef struct ref_rec {
 } ref_rec;
 
 static int seq_order = 0; /* 0: no sequence field; 1: v ascending; -1: v descending */
+static bool use_runs = false; /* read through pm_merge_reader_next_run */
+static int64_t runs_seen = 0;  /* records that came in runs */
 
 static int cmp_ref(const void *x, const void *y)
 {
@@ -134,11 +136,36 @@ static void run_case(uint64_t seed, size_t nruns, size_t fan_in, bool seqf, int 
     for (;;) {
         pm_kv_group g;
         bool eof;
-        PM_OK_OR_FAIL(pm_merge_reader_next(m, &g, &eof));
+        int64_t run = 0;
+        if (use_runs)
+            PM_OK_OR_FAIL(pm_merge_reader_next_run(m, &g, &run, &eof));
+        else
+            PM_OK_OR_FAIL(pm_merge_reader_next(m, &g, &eof));
         if (eof)
             break;
         assert_true(g.n >= 1);
         assert_true(pm_merge_reader_live_batches(m) <= nruns + g.n);
+        if (run) {
+            /* rows of one batch, each the only record of its key */
+            assert_int_equal(g.n, 1);
+            assert_true(g.recs[0].row + run < g.recs[0].batch->num_rows);
+            runs_seen += run;
+            for (int64_t j = 0; j < run; j++, at++) {
+                assert_true(at < total);
+                pm_kv_rec got;
+                pm_kv_rec_at(&got, g.recs[0].batch, &l, g.recs[0].row + j);
+                if (strcmp(rec_tag(&got), all[at].tag) != 0) {
+                    print_error("seed %llu: record %zu is %s, expected %s (run)\n", (unsigned long long)seed, at,
+                                rec_tag(&got), all[at].tag);
+                    fail();
+                }
+                assert_int_equal(got.seq, all[at].r.seq);
+                assert_int_equal(got.kind, all[at].r.kind);
+                assert_true(at == 0 || all[at - 1].r.k != all[at].r.k);
+                assert_true(at + 1 == total || all[at + 1].r.k != all[at].r.k);
+            }
+            continue;
+        }
         for (size_t i = 0; i < g.n; i++) {
             assert_true(at < total);
             const ref_rec *want = &all[at];
@@ -230,6 +257,26 @@ static void test_model_random(void **state)
     }
 }
 
+/* The same cases through pm_merge_reader_next_run: the same records in the
+ * same order, runs only of records alone with their key. */
+static void test_model_random_runs(void **state)
+{
+    (void)state;
+    use_runs = true;
+    runs_seen = 0;
+    for (uint64_t i = 1; i <= 3000; i++) {
+        size_t nruns = 1 + (size_t)(i * 7919 % 12);
+        bool seqf = i % 3 == 0;
+        int order = i % 2 ? 1 : -1;
+        size_t fan = i % 5 == 0 ? 2 + (size_t)(i % 3) : 0;
+        run_case(i * 0x9e3779b97f4a7c15ull, nruns, fan, seqf, order);
+    }
+    run_case(77, 300, 0, false, 1);
+    run_case(79, 40, 2, false, 1);
+    assert_true(runs_seen > 1000);
+    use_runs = false;
+}
+
 static void test_memory_budget(void **state)
 {
     (void)state;
@@ -308,7 +355,7 @@ static pm_type *str_row_type(void)
 
 typedef struct skey {
     bool null;
-    uint8_t b[4];
+    uint8_t b[32];
     size_t n;
     int64_t seq;
 } skey;
@@ -329,9 +376,8 @@ static int cmp_skey(const void *x, const void *y)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static void test_string_keys(void **state)
+static void string_keys(bool runs, size_t prefix)
 {
-    (void)state;
     static const uint8_t alpha[] = {0x00, 'a', 'b', 0xff};
     pm_type *t = str_row_type();
     pm_kv_layout l;
@@ -347,9 +393,9 @@ static void test_string_keys(void **state)
             size_t n = lt_below(60);
             for (size_t i = 0; i < n; i++) {
                 r[i].null = lt_below(8) == 0;
-                r[i].n = lt_below(4);
+                r[i].n = prefix + lt_below(4);
                 for (size_t j = 0; j < r[i].n; j++)
-                    r[i].b[j] = alpha[lt_below(4)];
+                    r[i].b[j] = j < prefix ? (uint8_t)('A' + j % 3) : alpha[lt_below(4)];
                 r[i].seq = (int64_t)(s * 1000 + i);
             }
             qsort(r, n, sizeof *r, cmp_skey);
@@ -379,9 +425,28 @@ static void test_string_keys(void **state)
         for (;;) {
             pm_kv_group g;
             bool eof;
-            PM_OK_OR_FAIL(pm_merge_reader_next(m, &g, &eof));
+            int64_t run = 0;
+            if (runs)
+                PM_OK_OR_FAIL(pm_merge_reader_next_run(m, &g, &run, &eof));
+            else
+                PM_OK_OR_FAIL(pm_merge_reader_next(m, &g, &eof));
             if (eof)
                 break;
+            for (int64_t j = 0; j < run; j++, at++) {
+                pm_kv_rec got;
+                pm_kv_rec_at(&got, g.recs[0].batch, &l, g.recs[0].row + j);
+                assert_int_equal(got.seq, all[at].seq);
+                for (int d = -1; d <= 1; d += 2) { /* alone with its key */
+                    if ((d < 0 && at == 0) || (d > 0 && at + 1 == total))
+                        continue;
+                    skey a = all[at], b = all[at + (size_t)d];
+                    a.seq = b.seq = 0;
+                    assert_true(cmp_skey(&a, &b) != 0);
+                }
+                runs_seen++;
+            }
+            if (run)
+                continue;
             for (size_t i = 0; i < g.n; i++, at++) {
                 assert_int_equal(g.recs[i].seq, all[at].seq);
                 if (i) { /* same key as the previous record */
@@ -402,6 +467,17 @@ static void test_string_keys(void **state)
     }
     pm_kv_layout_clear(&l);
     pm_type_free(t);
+}
+
+static void test_string_keys(void **state)
+{
+    (void)state;
+    string_keys(false, 0);
+    string_keys(false, 20); /* keys longer than the 16 bytes kept in a head */
+    runs_seen = 0;
+    string_keys(true, 0);
+    string_keys(true, 20);
+    assert_true(runs_seen > 100);
 }
 
 /* ---- errors ---- */
@@ -504,6 +580,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_model_random),
+        cmocka_unit_test(test_model_random_runs),
         cmocka_unit_test(test_many_runs),
         cmocka_unit_test(test_memory_budget),
         cmocka_unit_test(test_string_keys),
