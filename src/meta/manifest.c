@@ -104,6 +104,8 @@ static void index_clear(void *p) { pm_index_manifest_entry_clear(p); }
  * entry of `file_name`) is a plain name (meta/safe_path.h). */
 static pm_error *check_name(const char *what, const char *field, const char *entry, const char *name)
 {
+    if (pm_safe_file_name_ok(name))
+        return NULL;
     char f[768];
     if (entry)
         snprintf(f, sizeof f, "%s: %s of the entry of %s", what, field, entry);
@@ -402,6 +404,17 @@ static pm_error *entry_list_slot(pm_manifest_entry_list *l, bool borrowed, pm_ma
     }
     *out = &l->v[l->n];
     memset(*out, 0, sizeof **out);
+    return NULL;
+}
+
+pm_error *pm_manifest_entry_list_reserve(pm_manifest_entry_list *l, size_t extra)
+{
+    if (extra > SIZE_MAX / sizeof *l->v - l->n)
+        return pm_oom();
+    if (l->n + extra <= l->cap)
+        return NULL;
+    PM_TRY(pm_realloc_array(&l->v, l->n + extra, sizeof *l->v));
+    l->cap = l->n + extra;
     return NULL;
 }
 
