@@ -377,13 +377,23 @@ static pm_error *scan_snapshot(pm_table *t, const pm_snapshot *s, pm_part_matche
     PM_TRY(pm_snapshot_data_manifests(t->fio, t->paths, s, &metas, &nm));
     pm_manifest_entry_list ev = {0};
     pm_error *e = NULL;
+    /* the kept manifests' entry counts bound the entries: one array, no doubling */
+    bool *keep = NULL;
+    size_t bound = 0;
+    if (nm)
+        e = pm_calloc(&keep, nm, sizeof *keep);
     for (size_t i = 0; i < nm && !e; i++) {
-        if (!manifest_bucket_may_match(&metas[i], bucket))
-            continue;
-        if (!pm_part_matcher_may_match_stats(pm, &metas[i].partition_stats))
-            continue;
-        e = collect_manifest(t, s->schema_id, metas[i].file_name, pm, bucket, &ev);
+        keep[i] = manifest_bucket_may_match(&metas[i], bucket) &&
+                  pm_part_matcher_may_match_stats(pm, &metas[i].partition_stats);
+        if (keep[i] && metas[i].num_added_files >= 0 && metas[i].num_deleted_files >= 0)
+            bound += (size_t)metas[i].num_added_files + (size_t)metas[i].num_deleted_files;
     }
+    if (!e && bound <= ((size_t)1 << 21)) /* counts come from disk: past 2 M entries the array grows as read */
+        e = pm_manifest_entry_list_reserve(&ev, bound);
+    for (size_t i = 0; i < nm && !e; i++)
+        if (keep[i])
+            e = collect_manifest(t, s->schema_id, metas[i].file_name, pm, bucket, &ev);
+    free(keep);
     pm_manifest_file_metas_free(metas, nm);
     if (!e)
         e = pm_manifest_entries_merge(ev.v, &ev.n);

@@ -378,6 +378,13 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
     const pm_commit_options *o = c->o;
     if (o->kind == PM_COMMIT_OVERWRITE)
         PM_TRY(overwrite_deletes(c, a));
+    size_t ndelta = 0, nchangelog = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        ndelta += c->msgs[i].n_new_files + c->msgs[i].n_compact_before + c->msgs[i].n_compact_after;
+        nchangelog += c->msgs[i].n_changelog;
+    }
+    PM_TRY(pm_manifest_entry_list_reserve(&a->delta, ndelta));
+    PM_TRY(pm_manifest_entry_list_reserve(&a->changelog, nchangelog));
     for (size_t i = 0; i < c->n; i++) {
         const pm_commit_message *m = &c->msgs[i];
         const pm_bytes *part = &m->partition;
