@@ -473,9 +473,16 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
     size_t cap = 16;
     while (cap < count * 2)
         cap *= 2;
-    /* slot → output position + 1 (0 = empty); removed outputs keep their
-     * slot pointing at a hole so probing stays correct */
-    size_t *table;
+    /* slot → output position + 1 (0 = empty) and the identifier's hash
+     * (compared before the entries, which are large and far apart);
+     * removed outputs keep their slot pointing at a hole so probing stays
+     * correct.  Entries (about 460 bytes) move only when a DELETE has
+     * opened a gap before them. */
+    typedef struct slot {
+        size_t pos1;
+        uint64_t hash;
+    } slot;
+    slot *table;
     bool *live;
     PM_TRY(pm_calloc(&table, cap, sizeof *table));
     pm_error *e = pm_calloc(&live, count, sizeof *live);
@@ -485,27 +492,29 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
     }
     size_t w = 0; /* outputs are entries[0..w) (compacted later) */
     for (size_t i = 0; i < count; i++) {
-        pm_manifest_entry cur = entries[i];
-        size_t mask = cap - 1, s = (size_t)pm_manifest_entry_ident_hash(&cur) & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
+        const pm_manifest_entry *cur = &entries[i];
+        uint64_t h = pm_manifest_entry_ident_hash(cur);
+        size_t mask = cap - 1, s = (size_t)h & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
         for (;; s = (s + 1) & mask) {
-            if (!table[s]) {
+            if (!table[s].pos1) {
                 free_slot = s;
                 break;
             }
-            size_t pos = table[s] - 1;
-            if (live[pos] && pm_manifest_entry_ident_eq(&entries[pos], &cur)) {
+            size_t pos = table[s].pos1 - 1;
+            if (table[s].hash == h && live[pos] && pm_manifest_entry_ident_eq(&entries[pos], cur)) {
                 found = s;
                 break;
             }
         }
-        if (cur.kind == PM_FILE_ADD) {
+        if (cur->kind == PM_FILE_ADD) {
             if (found != SIZE_MAX) {
                 e = pm_error_new(PM_ECORRUPT, "file %s (bucket %d, level %d) is added twice",
-                                 cur.file.file_name ? cur.file.file_name : "?", (int)cur.bucket,
-                                 (int)cur.file.level);
+                                 cur->file.file_name ? cur->file.file_name : "?", (int)cur->bucket,
+                                 (int)cur->file.level);
                 /* keep every entry owned somewhere so the caller can free them */
+                pm_manifest_entry tmp = entries[i];
                 entries[i] = entries[w];
-                entries[w] = cur;
+                entries[w] = tmp;
                 live[w] = true;
                 w++;
                 for (size_t k = i + 1; k < count; k++) {
@@ -516,24 +525,30 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
             }
         } else if (found != SIZE_MAX) {
             /* DELETE of a file added earlier: both disappear */
-            size_t pos = table[found] - 1;
+            size_t pos = table[found].pos1 - 1;
             live[pos] = false;
             pm_manifest_entry_clear(&entries[pos]);
             pm_manifest_entry_clear(&entries[i]);
             continue;
         }
         /* insert (ADD, or a DELETE whose ADD is in older manifests) */
-        entries[i] = entries[w];
-        entries[w] = cur;
+        if (w != i) { /* entries[w] is a cleared hole */
+            pm_manifest_entry tmp = entries[i];
+            entries[i] = entries[w];
+            entries[w] = tmp;
+        }
         live[w] = true;
-        table[free_slot] = w + 1;
+        table[free_slot] = (slot){w + 1, h};
         w++;
     }
     /* compact away holes, keeping order */
     size_t out = 0;
     for (size_t k = 0; k < w; k++) {
-        if (live[k])
-            entries[out++] = entries[k];
+        if (live[k]) {
+            if (out != k)
+                entries[out] = entries[k];
+            out++;
+        }
     }
     for (size_t k = out; k < count; k++)
         memset(&entries[k], 0, sizeof entries[k]);
