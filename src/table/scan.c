@@ -203,7 +203,11 @@ static pm_error *group_entries(pm_table *t, pm_manifest_entry_list *ev, pm_bucke
             items[k].order = k;
             k++;
         }
-    qsort(items, n, sizeof *items, cmp_item);
+    bool sorted = true; /* the usual case: one bucket, or manifests in key order */
+    for (size_t i = 1; i < n && sorted; i++)
+        sorted = cmp_item(&items[i - 1], &items[i]) < 0;
+    if (!sorted)
+        qsort(items, n, sizeof *items, cmp_item);
     pm_bucket_files *bs = NULL;
     size_t nb = 0;
     pm_error *e = NULL;
