@@ -53,16 +53,17 @@ void pm_index_manifest_entries_free(pm_index_manifest_entry *e, size_t n)
 typedef pm_error *(*row_fn)(const pm_batch *b, int64_t row, const char *what, void *elem);
 typedef void (*clear_fn)(void *elem);
 
-static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size_t elem_size,
-                           row_fn fn, clear_fn clear, void **out, size_t *count)
+/* Append the rows of `path` to the array *arr of *n elements and *cap
+ * capacity (grown as needed); on error the appended ones are cleared and
+ * *n is restored (the array stays the caller's). */
+static pm_error *read_rows_append(pm_fileio *fio, const char *path, pm_type *type, size_t elem_size, row_fn fn,
+                                  clear_fn clear, void **arr_ptr, size_t *n_ptr, size_t *cap_ptr)
 {
-    *out = NULL;
-    *count = 0;
     if (!type)
         return pm_oom();
     pm_mf_reader *r = NULL;
-    uint8_t *arr = NULL;
-    size_t n = 0, cap = 0;
+    uint8_t *arr = *arr_ptr;
+    size_t start = *n_ptr, n = start, cap = *cap_ptr;
     pm_error *e = pm_mf_reader_open(&r, fio, path, type);
     while (!e) {
         pm_batch *b;
@@ -85,15 +86,30 @@ static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size
     }
     pm_mf_reader_free(r);
     pm_type_free(type);
+    *arr_ptr = arr;
+    *cap_ptr = cap;
     if (e) {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = start; i < n; i++)
             clear(arr + i * elem_size);
-        free(arr);
+        *n_ptr = start;
         return pm_error_wrap(e, 0, "read %s", path);
     }
-    *out = arr;
-    *count = n;
+    *n_ptr = n;
     return NULL;
+}
+
+static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size_t elem_size,
+                           row_fn fn, clear_fn clear, void **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    size_t cap = 0;
+    pm_error *e = read_rows_append(fio, path, type, elem_size, fn, clear, out, count, &cap);
+    if (e) {
+        free(*out);
+        *out = NULL;
+    }
+    return e;
 }
 
 static void entry_clear(void *p) { pm_manifest_entry_clear(p); }
@@ -149,6 +165,15 @@ pm_error *pm_manifest_read(pm_fileio *fio, const char *path, pm_manifest_entry *
 {
     return read_rows(fio, path, pm_manifest_entry_row_type(false), sizeof(pm_manifest_entry),
                      entry_row, entry_clear, (void **)out, count);
+}
+
+pm_error *pm_manifest_read_append(pm_fileio *fio, const char *path, pm_manifest_entry_list *l)
+{
+    if (l->n && l->borrowed)
+        return pm_error_new(PM_EINVALID, "manifest entry list: reading into a list of borrowed entries");
+    l->borrowed = false;
+    return read_rows_append(fio, path, pm_manifest_entry_row_type(false), sizeof(pm_manifest_entry), entry_row,
+                            entry_clear, (void **)&l->v, &l->n, &l->cap);
 }
 
 pm_error *pm_manifest_list_read(pm_fileio *fio, const char *path, pm_manifest_file_meta **out,
@@ -244,31 +269,18 @@ pm_error *pm_manifest_read_merged(pm_fileio *fio, const pm_path_factory *pf,
 {
     *out = NULL;
     *count = 0;
-    pm_manifest_entry *all = NULL;
-    size_t total = 0;
+    pm_manifest_entry_list l = {0};
     pm_error *e = NULL;
     for (size_t i = 0; !e && i < n; i++) {
         char *p;
-        pm_manifest_entry *part;
-        size_t m;
         e = pm_path_factory_manifest_path(pf, metas[i].file_name, &p);
         if (e)
             break;
-        e = pm_manifest_read(fio, p, &part, &m);
+        e = pm_manifest_read_append(fio, p, &l);
         free(p);
-        if (e || !m) {
-            free(part);
-            continue;
-        }
-        e = pm_realloc_array(&all, total + m, sizeof *all);
-        if (e) {
-            pm_manifest_entries_free(part, m);
-            break;
-        }
-        memcpy(all + total, part, m * sizeof *part);
-        total += m;
-        free(part);
     }
+    pm_manifest_entry *all = l.v;
+    size_t total = l.n;
     if (!e)
         e = pm_manifest_entries_merge(all, &total);
     if (e) {

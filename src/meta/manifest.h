@@ -124,6 +124,11 @@ pm_error *pm_manifest_entry_list_reserve(pm_manifest_entry_list *l, size_t extra
 /* Frees the array, and the entries unless borrowed. */
 void pm_manifest_entry_list_free(pm_manifest_entry_list *l);
 
+/* Append the entries of manifest `path` (read as pm_manifest_read does)
+ * to the owned list l, with no array of the file's own: a manifest of
+ * 100,000 entries is not held twice.  On error l is as before. */
+pm_error *pm_manifest_read_append(pm_fileio *fio, const char *path, pm_manifest_entry_list *l);
+
 /* ---- writing ---- */
 /* Write entries into one or more manifest files (see top); *metas gets one
  * ManifestFileMeta per file (none when n == 0). */

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/buf.h"
 #include "base/mem.h"
 #include "meta/index_path.h"
 #include "meta/manifest.h"
@@ -104,58 +105,64 @@ static pm_error *check_external_paths(pm_table *t, int64_t read_schema_id, const
     return NULL;
 }
 
-/* Read one manifest, keep the entries that pass the filters (moved into ev). */
+/* Read one manifest into ev and keep the entries that pass the filters
+ * (the others are cleared in place). */
 static pm_error *collect_manifest(pm_table *t, int64_t read_schema_id, const char *name, pm_part_matcher *pm,
                                   int32_t bucket, pm_manifest_entry_list *ev)
 {
     char *path = NULL;
     PM_TRY(pm_path_factory_manifest_path(t->paths, name, &path));
-    pm_manifest_entry *es = NULL;
-    size_t n = 0;
-    pm_error *e = pm_manifest_read(t->fio, path, &es, &n);
+    size_t start = ev->n;
+    pm_error *e = pm_manifest_read_append(t->fio, path, ev);
     if (!e)
-        e = check_external_paths(t, read_schema_id, path, es, n);
+        e = check_external_paths(t, read_schema_id, path, ev->v + start, ev->n - start);
     free(path);
-    if (e) {
-        pm_manifest_entries_free(es, n);
-        return e;
-    }
-    /* consecutive entries usually share a partition: remember the last answer */
-    const uint8_t *last_p = NULL;
-    size_t last_n = 0;
-    bool last_match = true;
-    for (size_t i = 0; i < n; i++) {
-        pm_manifest_entry *me = &es[i];
+    /* consecutive entries usually share a partition: remember the last
+     * answer (a copy of its bytes: a dropped entry is cleared at once) */
+    pm_buf last = PM_BUF_INIT;
+    bool has_last = false, last_match = true;
+    size_t w = start;
+    for (size_t i = start; i < ev->n && !e; i++) {
+        pm_manifest_entry *me = &ev->v[i];
         bool keep = bucket == PM_SCAN_ALL_BUCKETS || me->bucket == bucket;
         if (keep && !pm_part_matcher_all(pm)) {
-            if (last_p && last_n == me->partition.len &&
-                (last_n == 0 || !memcmp(last_p, me->partition.data, last_n))) {
+            if (has_last && last.len == me->partition.len &&
+                (last.len == 0 || !memcmp(last.data, me->partition.data, last.len))) {
                 keep = last_match;
             } else {
                 e = pm_part_matcher_match(pm, me->partition.data, me->partition.len, &keep);
                 if (e) {
-                    e = pm_error_wrap(e, 0, "manifest %s entry %zu", name, i);
+                    e = pm_error_wrap(e, 0, "manifest %s entry %zu", name, i - start);
                     break;
                 }
-                last_p = me->partition.data;
-                last_n = me->partition.len;
+                pm_buf_clear(&last);
+                has_last = false;
+                e = pm_buf_append(&last, me->partition.data, me->partition.len);
+                if (e)
+                    break;
+                has_last = true;
                 last_match = keep;
             }
         }
-        if (!keep)
+        if (!keep) {
+            pm_manifest_entry_clear(me);
             continue;
-        if (ev->n == ev->cap) {
-            size_t nc = pm_grow_cap(ev->cap, ev->n + 1);
-            e = pm_realloc_array(&ev->v, nc, sizeof *ev->v);
-            if (e)
-                break;
-            ev->cap = nc;
         }
-        ev->v[ev->n++] = *me;
-        memset(me, 0, sizeof *me);
+        if (w != i) {
+            ev->v[w] = *me;
+            memset(me, 0, sizeof *me);
+        }
+        w++;
     }
-    pm_manifest_entries_free(es, n); /* moved entries are zeroed */
-    return e;
+    pm_buf_free(&last);
+    if (e) {
+        for (size_t i = start; i < ev->n; i++)
+            pm_manifest_entry_clear(&ev->v[i]);
+        ev->n = start;
+        return e;
+    }
+    ev->n = w;
+    return NULL;
 }
 
 static bool manifest_bucket_may_match(const pm_manifest_file_meta *m, int32_t bucket)
