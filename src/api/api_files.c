@@ -112,8 +112,9 @@ static const pm_deletion_file *dv_of(const pm_bucket_files *b, const pm_data_fil
     return NULL;
 }
 
-/* Fill one pm_file_info; strings go to the arena. */
-static pm_error *file_info(pm_arena *a, pm_table *t, const pm_bucket_files *b, const pm_data_file_meta *f,
+/* Fill one pm_file_info; strings go to the arena.  `dir` is the bucket's
+ * directory (computed once per bucket). */
+static pm_error *file_info(pm_arena *a, const char *dir, const pm_bucket_files *b, const pm_data_file_meta *f,
                            const char *partition, key_text *k, pm_buf *tmp, pm_file_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -123,11 +124,9 @@ static pm_error *file_info(pm_arena *a, pm_table *t, const pm_bucket_files *b, c
     if (f->external_path) {
         PM_TRY(pm_buf_append_str(tmp, f->external_path));
     } else {
-        char *dir = NULL;
-        PM_TRY(pm_table_bucket_dir(t, b->partition.data, b->partition.len, b->bucket, &dir));
-        pm_error *e = pm_buf_printf(tmp, "%s/%s", dir, f->file_name);
-        free(dir);
-        PM_TRY(e);
+        PM_TRY(pm_buf_append_str(tmp, dir));
+        PM_TRY(pm_buf_append_byte(tmp, '/'));
+        PM_TRY(pm_buf_append_str(tmp, f->file_name));
     }
     if (!(out->path = arena_text(a, tmp)) || !(out->file_name = pm_arena_strdup(a, f->file_name)))
         return pm_oom();
@@ -266,8 +265,13 @@ static pm_error *list_files(pm_file_list **out, pm_table *t, const pm_read_optio
             e = pm_oom();
             goto done;
         }
-        for (size_t j = 0; j < b->nfiles; j++)
-            PM_TRY_GOTO(e, file_info(&l->arena, t, b, &b->files[j], ptext, &k, &tmp, &l->files[l->n++]), done);
+        char *dir = NULL;
+        PM_TRY_GOTO(e, pm_table_bucket_dir(t, b->partition.data, b->partition.len, b->bucket, &dir), done);
+        for (size_t j = 0; j < b->nfiles && !e; j++)
+            e = file_info(&l->arena, dir, b, &b->files[j], ptext, &k, &tmp, &l->files[l->n++]);
+        free(dir);
+        if (e)
+            goto done;
     }
 done:
     for (size_t i = 0; i < nspecs; i++)

@@ -12,6 +12,8 @@
  */
 #include "meta/data_file_meta.h"
 
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,8 +118,24 @@ pm_error *pm_simple_stats_empty(pm_simple_stats *s)
     return e;
 }
 
+/* A packed block: this header, then the strings and arrays.  Packed metas
+ * are immutable (pm_data_file_meta_unpack first), so copies share the
+ * block; the count is atomic because copies move between threads (a
+ * task's inputs become its result's). */
+typedef struct pack_head {
+    atomic_size_t refs;
+    max_align_t align_[];
+} pack_head;
+
 void pm_data_file_meta_clear(pm_data_file_meta *f)
 {
+    if (f->packed) {
+        pack_head *h = f->packed;
+        if (atomic_fetch_sub_explicit(&h->refs, 1, memory_order_acq_rel) == 1)
+            free(h);
+        memset(f, 0, sizeof *f);
+        return;
+    }
     free(f->file_name);
     pm_bytes_clear(&f->min_key);
     pm_bytes_clear(&f->max_key);
@@ -134,6 +152,7 @@ void pm_data_file_meta_clear(pm_data_file_meta *f)
 
 pm_error *pm_data_file_meta_set_write_cols(pm_data_file_meta *f, const pm_type *t)
 {
+    PM_TRY(pm_data_file_meta_unpack(f));
     pm_str_list_free(&f->write_cols);
     f->has_write_cols = true;
     PM_TRY(pm_calloc(&f->write_cols.items, t->nfields ? t->nfields : 1, sizeof *f->write_cols.items));
@@ -144,9 +163,116 @@ pm_error *pm_data_file_meta_set_write_cols(pm_data_file_meta *f, const pm_type *
     return NULL;
 }
 
-pm_error *pm_data_file_meta_copy(pm_data_file_meta *dst, const pm_data_file_meta *src)
+/* ---- packed metas: one pass measures (base NULL), a second fills ---- */
+
+typedef struct packer {
+    uint8_t *base;  /* NULL: only count */
+    size_t used;
+} packer;
+
+static void *pk_take(packer *p, size_t n, size_t align)
+{
+    p->used = (p->used + align - 1) & ~(align - 1);
+    void *r = p->base ? p->base + p->used : NULL;
+    p->used += n;
+    return r;
+}
+
+static void *pk_array(packer *p, const void *src, size_t n, size_t size)
+{
+    if (!n)
+        return NULL;
+    void *d = pk_take(p, n * size, 8);
+    if (d)
+        memcpy(d, src, n * size);
+    return d;
+}
+
+static char *pk_str(packer *p, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = pk_take(p, n, 1);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void pk_bytes(packer *p, pm_bytes *dst, const pm_bytes *src)
+{
+    *dst = (pm_bytes){src->has, NULL, 0};
+    if (!src->has)
+        return;
+    uint8_t *d = pk_take(p, src->len, 1); /* a has-but-empty value points into the block too */
+    if (d && src->len)
+        memcpy(d, src->data, src->len);
+    dst->data = d;
+    dst->len = src->len;
+}
+
+static void pk_list(packer *p, pm_str_list *dst, const pm_str_list *src)
+{
+    dst->count = src->count;
+    dst->items = pk_array(p, src->items, src->count, sizeof(char *));
+    for (size_t i = 0; i < src->count; i++) {
+        char *s = pk_str(p, src->items[i]);
+        if (dst->items)
+            dst->items[i] = s;
+    }
+}
+
+/* dst's scalars are src's; its strings and arrays are placed by p. */
+static void pk_meta(packer *p, pm_data_file_meta *dst, const pm_data_file_meta *src)
 {
     *dst = *src;
+    dst->key_stats.null_counts = pk_array(p, src->key_stats.null_counts, src->key_stats.null_count_len,
+                                          sizeof(pm_opt_long));
+    dst->value_stats.null_counts = pk_array(p, src->value_stats.null_counts, src->value_stats.null_count_len,
+                                            sizeof(pm_opt_long));
+    dst->write_cols_sequences = pk_array(p, src->write_cols_sequences, src->write_cols_sequence_len,
+                                         sizeof(int64_t));
+    pk_list(p, &dst->extra_files, &src->extra_files);
+    pk_list(p, &dst->value_stats_cols, &src->value_stats_cols);
+    pk_list(p, &dst->write_cols, &src->write_cols);
+    dst->file_name = pk_str(p, src->file_name);
+    dst->external_path = pk_str(p, src->external_path);
+    pk_bytes(p, &dst->min_key, &src->min_key);
+    pk_bytes(p, &dst->max_key, &src->max_key);
+    pk_bytes(p, &dst->key_stats.min_values, &src->key_stats.min_values);
+    pk_bytes(p, &dst->key_stats.max_values, &src->key_stats.max_values);
+    pk_bytes(p, &dst->value_stats.min_values, &src->value_stats.min_values);
+    pk_bytes(p, &dst->value_stats.max_values, &src->value_stats.max_values);
+    pk_bytes(p, &dst->embedded_index, &src->embedded_index);
+}
+
+
+pm_error *pm_data_file_meta_copy(pm_data_file_meta *dst, const pm_data_file_meta *src)
+{
+    if (src->packed) {
+        atomic_fetch_add_explicit(&((pack_head *)src->packed)->refs, 1, memory_order_relaxed);
+        *dst = *src;
+        return NULL;
+    }
+    memset(dst, 0, sizeof *dst);
+    pm_data_file_meta scratch;
+    packer m = {NULL, 0};
+    pk_meta(&m, &scratch, src);
+    pack_head *h = malloc(sizeof *h + m.used);
+    if (!h)
+        return pm_oom();
+    atomic_init(&h->refs, 1);
+    packer f = {(uint8_t *)(h + 1), 0};
+    pk_meta(&f, dst, src);
+    dst->packed = h;
+    return NULL;
+}
+
+/* A deep copy whose strings and arrays are allocated one by one. */
+static pm_error *copy_unpacked(pm_data_file_meta *dst, const pm_data_file_meta *src)
+{
+    *dst = *src;
+    dst->packed = NULL;
     dst->file_name = dst->external_path = NULL;
     memset(&dst->min_key, 0, sizeof dst->min_key);
     memset(&dst->max_key, 0, sizeof dst->max_key);
@@ -175,6 +301,18 @@ fail:
     dst->write_cols_sequence_len = 0;
     pm_data_file_meta_clear(dst);
     return e;
+}
+
+
+pm_error *pm_data_file_meta_unpack(pm_data_file_meta *f)
+{
+    if (!f->packed)
+        return NULL;
+    pm_data_file_meta u;
+    PM_TRY(copy_unpacked(&u, f));
+    pm_data_file_meta_clear(f);
+    *f = u;
+    return NULL;
 }
 
 void pm_manifest_entry_clear(pm_manifest_entry *e)
@@ -591,7 +729,13 @@ pm_error *pm_manifest_entry_from_row(const pm_batch *b, int64_t row, const char 
     PM_TRY_GOTO(e, rd_bytes(c[ME_PARTITION], row, &out->partition), fail);
     PM_TRY_GOTO(e, rd_i32(c[ME_BUCKET], row, &r, "_BUCKET", &out->bucket), fail);
     PM_TRY_GOTO(e, rd_i32(c[ME_TOTAL_BUCKETS], row, &r, "_TOTAL_BUCKETS", &out->total_buckets), fail);
-    PM_TRY_GOTO(e, rd_data_file_meta(c[ME_FILE], row, &r, &out->file), fail);
+    /* decoded field by field, then packed (one allocation per entry) */
+    pm_data_file_meta f;
+    PM_TRY_GOTO(e, rd_data_file_meta(c[ME_FILE], row, &r, &f), fail);
+    e = pm_data_file_meta_copy(&out->file, &f);
+    pm_data_file_meta_clear(&f);
+    if (e)
+        goto fail;
     return NULL;
 fail:
     pm_manifest_entry_clear(out);

@@ -40,7 +40,17 @@
  * big-endian arity + row, see types/binary_row.h).
  *
  * Ownership: every struct owns its strings and arrays; *_clear releases
- * them (the struct itself is the caller's), *_copy deep-copies.
+ * them (the struct itself is the caller's), *_copy deep-copies (a packed
+ * DataFileMeta: shares the block, below).  A
+ * DataFileMeta read from a manifest or copied is packed: its strings,
+ * byte arrays and arrays share one allocation (`packed`; layout: the
+ * 8-byte-aligned arrays — null counts, write-column sequences, string
+ * pointer arrays — then the bytes and NUL-terminated strings), so a table
+ * of N files costs N allocations instead of about ten times N.  Packed
+ * metas are immutable: copies of one share its block (reference counted,
+ * atomically: a copy may be freed on another thread), so a task's inputs,
+ * its result's inputs and the commit's entries hold the strings and
+ * stats once.
  */
 #ifndef PM_META_DATA_FILE_META_H
 #define PM_META_DATA_FILE_META_H
@@ -108,6 +118,12 @@ typedef struct pm_data_file_meta {
     bool has_write_cols_sequences;   /* read only: Paimon 2.0 does not write it */
     size_t write_cols_sequence_len;
     int64_t *write_cols_sequences;
+    /* NULL: every string and array above is its own allocation.  Else the
+     * one allocation holding all of them (a packed meta: what the manifest
+     * reader and pm_data_file_meta_copy make), freed alone by
+     * pm_data_file_meta_clear; change a packed meta's strings or arrays
+     * only after pm_data_file_meta_unpack. */
+    void *packed;
 } pm_data_file_meta;
 
 typedef struct pm_manifest_entry {
@@ -179,7 +195,11 @@ pm_error *pm_simple_stats_copy(pm_simple_stats *dst, const pm_simple_stats *src)
 /* The empty stats Java writes for append keys: empty rows, empty null-count array. */
 pm_error *pm_simple_stats_empty(pm_simple_stats *s);
 void pm_data_file_meta_clear(pm_data_file_meta *f);
+/* A packed copy of src: src's block shared when src is packed, else one new block. */
 pm_error *pm_data_file_meta_copy(pm_data_file_meta *dst, const pm_data_file_meta *src);
+/* Turn a packed meta into one whose strings and arrays are allocated one
+ * by one (no-op when it is not packed); on error f is unchanged. */
+pm_error *pm_data_file_meta_unpack(pm_data_file_meta *f);
 /* `_WRITE_COLS` = the field names of ROW type t (replacing any list). */
 pm_error *pm_data_file_meta_set_write_cols(pm_data_file_meta *f, const pm_type *t);
 void pm_manifest_entry_clear(pm_manifest_entry *e);

@@ -53,16 +53,17 @@ void pm_index_manifest_entries_free(pm_index_manifest_entry *e, size_t n)
 typedef pm_error *(*row_fn)(const pm_batch *b, int64_t row, const char *what, void *elem);
 typedef void (*clear_fn)(void *elem);
 
-static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size_t elem_size,
-                           row_fn fn, clear_fn clear, void **out, size_t *count)
+/* Append the rows of `path` to the array *arr of *n elements and *cap
+ * capacity (grown as needed); on error the appended ones are cleared and
+ * *n is restored (the array stays the caller's). */
+static pm_error *read_rows_append(pm_fileio *fio, const char *path, pm_type *type, size_t elem_size, row_fn fn,
+                                  clear_fn clear, void **arr_ptr, size_t *n_ptr, size_t *cap_ptr)
 {
-    *out = NULL;
-    *count = 0;
     if (!type)
         return pm_oom();
     pm_mf_reader *r = NULL;
-    uint8_t *arr = NULL;
-    size_t n = 0, cap = 0;
+    uint8_t *arr = *arr_ptr;
+    size_t start = *n_ptr, n = start, cap = *cap_ptr;
     pm_error *e = pm_mf_reader_open(&r, fio, path, type);
     while (!e) {
         pm_batch *b;
@@ -85,15 +86,30 @@ static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size
     }
     pm_mf_reader_free(r);
     pm_type_free(type);
+    *arr_ptr = arr;
+    *cap_ptr = cap;
     if (e) {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = start; i < n; i++)
             clear(arr + i * elem_size);
-        free(arr);
+        *n_ptr = start;
         return pm_error_wrap(e, 0, "read %s", path);
     }
-    *out = arr;
-    *count = n;
+    *n_ptr = n;
     return NULL;
+}
+
+static pm_error *read_rows(pm_fileio *fio, const char *path, pm_type *type, size_t elem_size,
+                           row_fn fn, clear_fn clear, void **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    size_t cap = 0;
+    pm_error *e = read_rows_append(fio, path, type, elem_size, fn, clear, out, count, &cap);
+    if (e) {
+        free(*out);
+        *out = NULL;
+    }
+    return e;
 }
 
 static void entry_clear(void *p) { pm_manifest_entry_clear(p); }
@@ -104,6 +120,8 @@ static void index_clear(void *p) { pm_index_manifest_entry_clear(p); }
  * entry of `file_name`) is a plain name (meta/safe_path.h). */
 static pm_error *check_name(const char *what, const char *field, const char *entry, const char *name)
 {
+    if (pm_safe_file_name_ok(name))
+        return NULL;
     char f[768];
     if (entry)
         snprintf(f, sizeof f, "%s: %s of the entry of %s", what, field, entry);
@@ -147,6 +165,15 @@ pm_error *pm_manifest_read(pm_fileio *fio, const char *path, pm_manifest_entry *
 {
     return read_rows(fio, path, pm_manifest_entry_row_type(false), sizeof(pm_manifest_entry),
                      entry_row, entry_clear, (void **)out, count);
+}
+
+pm_error *pm_manifest_read_append(pm_fileio *fio, const char *path, pm_manifest_entry_list *l)
+{
+    if (l->n && l->borrowed)
+        return pm_error_new(PM_EINVALID, "manifest entry list: reading into a list of borrowed entries");
+    l->borrowed = false;
+    return read_rows_append(fio, path, pm_manifest_entry_row_type(false), sizeof(pm_manifest_entry), entry_row,
+                            entry_clear, (void **)&l->v, &l->n, &l->cap);
 }
 
 pm_error *pm_manifest_list_read(pm_fileio *fio, const char *path, pm_manifest_file_meta **out,
@@ -242,31 +269,18 @@ pm_error *pm_manifest_read_merged(pm_fileio *fio, const pm_path_factory *pf,
 {
     *out = NULL;
     *count = 0;
-    pm_manifest_entry *all = NULL;
-    size_t total = 0;
+    pm_manifest_entry_list l = {0};
     pm_error *e = NULL;
     for (size_t i = 0; !e && i < n; i++) {
         char *p;
-        pm_manifest_entry *part;
-        size_t m;
         e = pm_path_factory_manifest_path(pf, metas[i].file_name, &p);
         if (e)
             break;
-        e = pm_manifest_read(fio, p, &part, &m);
+        e = pm_manifest_read_append(fio, p, &l);
         free(p);
-        if (e || !m) {
-            free(part);
-            continue;
-        }
-        e = pm_realloc_array(&all, total + m, sizeof *all);
-        if (e) {
-            pm_manifest_entries_free(part, m);
-            break;
-        }
-        memcpy(all + total, part, m * sizeof *part);
-        total += m;
-        free(part);
     }
+    pm_manifest_entry *all = l.v;
+    size_t total = l.n;
     if (!e)
         e = pm_manifest_entries_merge(all, &total);
     if (e) {
@@ -405,6 +419,17 @@ static pm_error *entry_list_slot(pm_manifest_entry_list *l, bool borrowed, pm_ma
     return NULL;
 }
 
+pm_error *pm_manifest_entry_list_reserve(pm_manifest_entry_list *l, size_t extra)
+{
+    if (extra > SIZE_MAX / sizeof *l->v - l->n)
+        return pm_oom();
+    if (l->n + extra <= l->cap)
+        return NULL;
+    PM_TRY(pm_realloc_array(&l->v, l->n + extra, sizeof *l->v));
+    l->cap = l->n + extra;
+    return NULL;
+}
+
 pm_error *pm_manifest_entry_list_push_view(pm_manifest_entry_list *l, pm_file_kind kind, const pm_bytes *partition,
                                            int32_t bucket, int32_t total_buckets, const pm_data_file_meta *f)
 {
@@ -460,9 +485,16 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
     size_t cap = 16;
     while (cap < count * 2)
         cap *= 2;
-    /* slot → output position + 1 (0 = empty); removed outputs keep their
-     * slot pointing at a hole so probing stays correct */
-    size_t *table;
+    /* slot → output position + 1 (0 = empty) and the identifier's hash
+     * (compared before the entries, which are large and far apart);
+     * removed outputs keep their slot pointing at a hole so probing stays
+     * correct.  Entries (about 460 bytes) move only when a DELETE has
+     * opened a gap before them. */
+    typedef struct slot {
+        size_t pos1;
+        uint64_t hash;
+    } slot;
+    slot *table;
     bool *live;
     PM_TRY(pm_calloc(&table, cap, sizeof *table));
     pm_error *e = pm_calloc(&live, count, sizeof *live);
@@ -472,27 +504,29 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
     }
     size_t w = 0; /* outputs are entries[0..w) (compacted later) */
     for (size_t i = 0; i < count; i++) {
-        pm_manifest_entry cur = entries[i];
-        size_t mask = cap - 1, s = (size_t)pm_manifest_entry_ident_hash(&cur) & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
+        const pm_manifest_entry *cur = &entries[i];
+        uint64_t h = pm_manifest_entry_ident_hash(cur);
+        size_t mask = cap - 1, s = (size_t)h & mask, found = SIZE_MAX, free_slot = SIZE_MAX;
         for (;; s = (s + 1) & mask) {
-            if (!table[s]) {
+            if (!table[s].pos1) {
                 free_slot = s;
                 break;
             }
-            size_t pos = table[s] - 1;
-            if (live[pos] && pm_manifest_entry_ident_eq(&entries[pos], &cur)) {
+            size_t pos = table[s].pos1 - 1;
+            if (table[s].hash == h && live[pos] && pm_manifest_entry_ident_eq(&entries[pos], cur)) {
                 found = s;
                 break;
             }
         }
-        if (cur.kind == PM_FILE_ADD) {
+        if (cur->kind == PM_FILE_ADD) {
             if (found != SIZE_MAX) {
                 e = pm_error_new(PM_ECORRUPT, "file %s (bucket %d, level %d) is added twice",
-                                 cur.file.file_name ? cur.file.file_name : "?", (int)cur.bucket,
-                                 (int)cur.file.level);
+                                 cur->file.file_name ? cur->file.file_name : "?", (int)cur->bucket,
+                                 (int)cur->file.level);
                 /* keep every entry owned somewhere so the caller can free them */
+                pm_manifest_entry tmp = entries[i];
                 entries[i] = entries[w];
-                entries[w] = cur;
+                entries[w] = tmp;
                 live[w] = true;
                 w++;
                 for (size_t k = i + 1; k < count; k++) {
@@ -503,24 +537,30 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n)
             }
         } else if (found != SIZE_MAX) {
             /* DELETE of a file added earlier: both disappear */
-            size_t pos = table[found] - 1;
+            size_t pos = table[found].pos1 - 1;
             live[pos] = false;
             pm_manifest_entry_clear(&entries[pos]);
             pm_manifest_entry_clear(&entries[i]);
             continue;
         }
         /* insert (ADD, or a DELETE whose ADD is in older manifests) */
-        entries[i] = entries[w];
-        entries[w] = cur;
+        if (w != i) { /* entries[w] is a cleared hole */
+            pm_manifest_entry tmp = entries[i];
+            entries[i] = entries[w];
+            entries[w] = tmp;
+        }
         live[w] = true;
-        table[free_slot] = w + 1;
+        table[free_slot] = (slot){w + 1, h};
         w++;
     }
     /* compact away holes, keeping order */
     size_t out = 0;
     for (size_t k = 0; k < w; k++) {
-        if (live[k])
-            entries[out++] = entries[k];
+        if (live[k]) {
+            if (out != k)
+                entries[out] = entries[k];
+            out++;
+        }
     }
     for (size_t k = out; k < count; k++)
         memset(&entries[k], 0, sizeof entries[k]);

@@ -23,8 +23,23 @@ static bool control_free(const char *s)
     return true;
 }
 
+bool pm_safe_file_name_ok(const char *name)
+{
+    if (!name || !*name)
+        return false;
+    const unsigned char *p = (const unsigned char *)name;
+    for (; *p; p++)
+        if (*p < 0x20 || *p == 0x7F || *p == '/' || *p == '\\')
+            return false;
+    size_t n = (size_t)(p - (const unsigned char *)name);
+    return n <= MAX_NAME && strcmp(name, ".") && strcmp(name, "..");
+}
+
 pm_error *pm_safe_file_name(pm_code code, const char *field, const char *name)
 {
+    if (pm_safe_file_name_ok(name))
+        return NULL;
+    /* say why */
     if (!name || !*name)
         return pm_error_new(code, "%s: empty file name", field);
     size_t n = strlen(name);
@@ -34,9 +49,7 @@ pm_error *pm_safe_file_name(pm_code code, const char *field, const char *name)
         return pm_error_new(code, "%s: '%s' is not a file name", field, name);
     if (strchr(name, '/') || strchr(name, '\\'))
         return pm_error_new(code, "%s: file name '%s' holds a path separator", field, name);
-    if (!control_free(name))
-        return pm_error_new(code, "%s: file name holds a control character", field);
-    return NULL;
+    return pm_error_new(code, "%s: file name holds a control character", field);
 }
 
 const char *pm_safe_path_local(const char *path)

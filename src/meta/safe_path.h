@@ -36,6 +36,9 @@
 /* `name` from field `field` (e.g. "result.after[2].file_name") is a plain
  * file name.  NULL name is an error too. */
 pm_error *pm_safe_file_name(pm_code code, const char *field, const char *name);
+/* The same rule as a test (no message to build: for the many names of a
+ * manifest, whose field is formatted only when one fails). */
+bool pm_safe_file_name_ok(const char *name);
 
 /* `path` from field `field` lies under one of `roots` (the value of
  * data-file.external-paths: comma-separated, may be NULL or empty = no

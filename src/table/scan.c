@@ -41,6 +41,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/buf.h"
 #include "base/mem.h"
 #include "meta/index_path.h"
 #include "meta/manifest.h"
@@ -104,58 +105,64 @@ static pm_error *check_external_paths(pm_table *t, int64_t read_schema_id, const
     return NULL;
 }
 
-/* Read one manifest, keep the entries that pass the filters (moved into ev). */
+/* Read one manifest into ev and keep the entries that pass the filters
+ * (the others are cleared in place). */
 static pm_error *collect_manifest(pm_table *t, int64_t read_schema_id, const char *name, pm_part_matcher *pm,
                                   int32_t bucket, pm_manifest_entry_list *ev)
 {
     char *path = NULL;
     PM_TRY(pm_path_factory_manifest_path(t->paths, name, &path));
-    pm_manifest_entry *es = NULL;
-    size_t n = 0;
-    pm_error *e = pm_manifest_read(t->fio, path, &es, &n);
+    size_t start = ev->n;
+    pm_error *e = pm_manifest_read_append(t->fio, path, ev);
     if (!e)
-        e = check_external_paths(t, read_schema_id, path, es, n);
+        e = check_external_paths(t, read_schema_id, path, ev->v + start, ev->n - start);
     free(path);
-    if (e) {
-        pm_manifest_entries_free(es, n);
-        return e;
-    }
-    /* consecutive entries usually share a partition: remember the last answer */
-    const uint8_t *last_p = NULL;
-    size_t last_n = 0;
-    bool last_match = true;
-    for (size_t i = 0; i < n; i++) {
-        pm_manifest_entry *me = &es[i];
+    /* consecutive entries usually share a partition: remember the last
+     * answer (a copy of its bytes: a dropped entry is cleared at once) */
+    pm_buf last = PM_BUF_INIT;
+    bool has_last = false, last_match = true;
+    size_t w = start;
+    for (size_t i = start; i < ev->n && !e; i++) {
+        pm_manifest_entry *me = &ev->v[i];
         bool keep = bucket == PM_SCAN_ALL_BUCKETS || me->bucket == bucket;
         if (keep && !pm_part_matcher_all(pm)) {
-            if (last_p && last_n == me->partition.len &&
-                (last_n == 0 || !memcmp(last_p, me->partition.data, last_n))) {
+            if (has_last && last.len == me->partition.len &&
+                (last.len == 0 || !memcmp(last.data, me->partition.data, last.len))) {
                 keep = last_match;
             } else {
                 e = pm_part_matcher_match(pm, me->partition.data, me->partition.len, &keep);
                 if (e) {
-                    e = pm_error_wrap(e, 0, "manifest %s entry %zu", name, i);
+                    e = pm_error_wrap(e, 0, "manifest %s entry %zu", name, i - start);
                     break;
                 }
-                last_p = me->partition.data;
-                last_n = me->partition.len;
+                pm_buf_clear(&last);
+                has_last = false;
+                e = pm_buf_append(&last, me->partition.data, me->partition.len);
+                if (e)
+                    break;
+                has_last = true;
                 last_match = keep;
             }
         }
-        if (!keep)
+        if (!keep) {
+            pm_manifest_entry_clear(me);
             continue;
-        if (ev->n == ev->cap) {
-            size_t nc = pm_grow_cap(ev->cap, ev->n + 1);
-            e = pm_realloc_array(&ev->v, nc, sizeof *ev->v);
-            if (e)
-                break;
-            ev->cap = nc;
         }
-        ev->v[ev->n++] = *me;
-        memset(me, 0, sizeof *me);
+        if (w != i) {
+            ev->v[w] = *me;
+            memset(me, 0, sizeof *me);
+        }
+        w++;
     }
-    pm_manifest_entries_free(es, n); /* moved entries are zeroed */
-    return e;
+    pm_buf_free(&last);
+    if (e) {
+        for (size_t i = start; i < ev->n; i++)
+            pm_manifest_entry_clear(&ev->v[i]);
+        ev->n = start;
+        return e;
+    }
+    ev->n = w;
+    return NULL;
 }
 
 static bool manifest_bucket_may_match(const pm_manifest_file_meta *m, int32_t bucket)
@@ -183,11 +190,58 @@ static int cmp_item(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The usual large case, every entry an ADD of one (partition, bucket):
+ * the file metas move to the front of ev's own array, which becomes the
+ * bucket's file array, so the entries and the files are not held at once
+ * (about 40 MB each at 100,000 files).  Moving meta k to offset
+ * k * sizeof(meta) never touches entries after k: a meta is smaller than
+ * an entry.  *done = false when the entries are not of that shape. */
+_Static_assert(sizeof(pm_data_file_meta) <= sizeof(pm_manifest_entry), "a file meta fits in its entry");
+static pm_error *group_in_place(pm_table *t, pm_manifest_entry_list *ev, pm_bucket_files **out, size_t *nout,
+                                bool *done)
+{
+    *done = false;
+    pm_manifest_entry *v = ev->v;
+    size_t n = ev->n;
+    if (!n || ev->borrowed)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].kind != PM_FILE_ADD || cmp_part_bucket(&v[0].partition, v[0].bucket, &v[i].partition, v[i].bucket))
+            return NULL;
+    pm_bucket_files *b;
+    PM_TRY(pm_calloc(&b, 1, sizeof *b));
+    b->table = t;
+    b->bucket = v[0].bucket;
+    b->total_buckets = v[0].total_buckets;
+    b->partition = v[0].partition; /* move */
+    uint8_t *base = (uint8_t *)v;
+    for (size_t k = 0; k < n; k++) {
+        pm_manifest_entry *src = (pm_manifest_entry *)(base + k * sizeof(pm_manifest_entry));
+        if (k)
+            pm_bytes_clear(&src->partition);
+        memmove(base + k * sizeof(pm_data_file_meta), &src->file, sizeof(pm_data_file_meta));
+    }
+    pm_data_file_meta *files = (pm_data_file_meta *)base;
+    pm_error *shrink = pm_realloc_array(&files, n, sizeof *files); /* a failed shrink keeps the larger block */
+    pm_error_free(shrink);
+    b->files = files;
+    b->nfiles = n;
+    memset(ev, 0, sizeof *ev);
+    *out = b;
+    *nout = 1;
+    *done = true;
+    return NULL;
+}
+
 /* Group merged ADD entries into buckets (entries are consumed). */
 static pm_error *group_entries(pm_table *t, pm_manifest_entry_list *ev, pm_bucket_files **out, size_t *nout)
 {
     *out = NULL;
     *nout = 0;
+    bool done;
+    PM_TRY(group_in_place(t, ev, out, nout, &done));
+    if (done)
+        return NULL;
     size_t n = 0;
     for (size_t i = 0; i < ev->n; i++)
         if (ev->v[i].kind == PM_FILE_ADD)
@@ -203,7 +257,11 @@ static pm_error *group_entries(pm_table *t, pm_manifest_entry_list *ev, pm_bucke
             items[k].order = k;
             k++;
         }
-    qsort(items, n, sizeof *items, cmp_item);
+    bool sorted = true; /* the usual case: one bucket, or manifests in key order */
+    for (size_t i = 1; i < n && sorted; i++)
+        sorted = cmp_item(&items[i - 1], &items[i]) < 0;
+    if (!sorted)
+        qsort(items, n, sizeof *items, cmp_item);
     pm_bucket_files *bs = NULL;
     size_t nb = 0;
     pm_error *e = NULL;
@@ -377,13 +435,23 @@ static pm_error *scan_snapshot(pm_table *t, const pm_snapshot *s, pm_part_matche
     PM_TRY(pm_snapshot_data_manifests(t->fio, t->paths, s, &metas, &nm));
     pm_manifest_entry_list ev = {0};
     pm_error *e = NULL;
+    /* the kept manifests' entry counts bound the entries: one array, no doubling */
+    bool *keep = NULL;
+    size_t bound = 0;
+    if (nm)
+        e = pm_calloc(&keep, nm, sizeof *keep);
     for (size_t i = 0; i < nm && !e; i++) {
-        if (!manifest_bucket_may_match(&metas[i], bucket))
-            continue;
-        if (!pm_part_matcher_may_match_stats(pm, &metas[i].partition_stats))
-            continue;
-        e = collect_manifest(t, s->schema_id, metas[i].file_name, pm, bucket, &ev);
+        keep[i] = manifest_bucket_may_match(&metas[i], bucket) &&
+                  pm_part_matcher_may_match_stats(pm, &metas[i].partition_stats);
+        if (keep[i] && metas[i].num_added_files >= 0 && metas[i].num_deleted_files >= 0)
+            bound += (size_t)metas[i].num_added_files + (size_t)metas[i].num_deleted_files;
     }
+    if (!e && bound <= ((size_t)1 << 21)) /* counts come from disk: past 2 M entries the array grows as read */
+        e = pm_manifest_entry_list_reserve(&ev, bound);
+    for (size_t i = 0; i < nm && !e; i++)
+        if (keep[i])
+            e = collect_manifest(t, s->schema_id, metas[i].file_name, pm, bucket, &ev);
+    free(keep);
     pm_manifest_file_metas_free(metas, nm);
     if (!e)
         e = pm_manifest_entries_merge(ev.v, &ev.n);

@@ -14,8 +14,9 @@
  *      files of the overwritten partitions.
  *   3. Conflicts: a DELETE whose file is not live in L → PM_ECONFLICT (L's
  *      manifests read one at a time, pm_manifest_keys_live; only OVERWRITE
- *      holds L's merged entries); the caller's validate hook sees L and its
- *      live files (pm_table_scan).  The delta and changelog entries are
+ *      holds L's merged entries; with a validate or index hook, the hook's
+ *      scan of L answers it, so L's manifests are read once); the caller's
+ *      validate hook sees L and its live files (pm_table_scan).  The delta and changelog entries are
  *      views of the messages' (and L's) file metas, not copies.
  *   4. Files: base manifests = L's data manifests after ManifestFileMerger
  *      (meta/manifest_file_merger.h: full or minor compaction); base list;
@@ -378,6 +379,13 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
     const pm_commit_options *o = c->o;
     if (o->kind == PM_COMMIT_OVERWRITE)
         PM_TRY(overwrite_deletes(c, a));
+    size_t ndelta = 0, nchangelog = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        ndelta += c->msgs[i].n_new_files + c->msgs[i].n_compact_before + c->msgs[i].n_compact_after;
+        nchangelog += c->msgs[i].n_changelog;
+    }
+    PM_TRY(pm_manifest_entry_list_reserve(&a->delta, ndelta));
+    PM_TRY(pm_manifest_entry_list_reserve(&a->changelog, nchangelog));
     for (size_t i = 0; i < c->n; i++) {
         const pm_commit_message *m = &c->msgs[i];
         const pm_bytes *part = &m->partition;
@@ -409,18 +417,51 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
     return NULL;
 }
 
-/* Step 3: every DELETE must hit a live file of L; then the caller's hook. */
+/* live[i] = keys[i]'s identifier is a file of the scan (its live files). */
+static pm_error *keys_live_in_scan(const pm_scan_result *sr, const pm_manifest_entry *keys, size_t nkeys, bool *live)
+{
+    memset(live, 0, nkeys * sizeof *live);
+    pm_manifest_ident_set set = {0};
+    pm_error *e = NULL;
+    for (size_t i = 0; i < nkeys && !e; i++)
+        e = pm_manifest_ident_set_add(&set, &keys[i]);
+    for (size_t b = 0; b < sr->nbuckets && !e; b++) {
+        const pm_bucket_files *bf = &sr->buckets[b];
+        pm_manifest_entry v = {.kind = PM_FILE_ADD, .partition = bf->partition, .bucket = bf->bucket};
+        for (size_t k = 0; k < bf->nfiles; k++) {
+            v.file = bf->files[k]; /* a view: never cleared */
+            const pm_manifest_entry *hit = pm_manifest_ident_set_find(&set, &v);
+            if (hit)
+                live[hit - keys] = true;
+        }
+    }
+    for (size_t i = 0; i < nkeys && !e; i++)
+        live[i] = live[pm_manifest_ident_set_find(&set, &keys[i]) - keys];
+    pm_manifest_ident_set_free(&set);
+    return e;
+}
+
+/* Step 3: every DELETE must hit a live file of L; then the caller's hook.
+ * When a hook needs L's live files (pm_table_scan), the DELETEs are
+ * checked against that scan, so L's manifests are read once. */
 static pm_error *check_conflicts(commit_ctx *c, attempt *a)
 {
     pm_manifest_ident_set live_set = {0};
     bool *hit = NULL; /* without a->live: hit[i] = delta entry i is a live file of L */
     pm_error *e = NULL;
+    if (a->latest && (c->o->validate || c->o->index_rebase)) {
+        pm_scan_options so = pm_scan_options_default();
+        so.snapshot_id = a->latest->id;
+        PM_TRY(pm_table_scan(c->t, &so, &a->live_scan));
+    }
     for (size_t i = 0; i < a->nlive && !e; i++)
         if (a->live[i].kind == PM_FILE_ADD)
             e = pm_manifest_ident_set_add(&live_set, &a->live[i]);
     if (!e && !a->live && a->latest) {
         e = pm_calloc(&hit, a->delta.n ? a->delta.n : 1, sizeof *hit);
-        if (!e)
+        if (!e && a->live_scan)
+            e = keys_live_in_scan(a->live_scan, a->delta.v, a->delta.n, hit);
+        else if (!e)
             e = pm_manifest_keys_live(c->t->fio, c->t->paths, a->base, a->nbase, a->delta.v, a->delta.n, hit);
     }
     for (size_t i = 0; i < a->delta.n && !e; i++) {
@@ -437,11 +478,6 @@ static pm_error *check_conflicts(commit_ctx *c, attempt *a)
     if (e || (!c->o->validate && !c->o->index_rebase))
         return e;
     pm_scan_result empty = {0};
-    if (a->latest) {
-        pm_scan_options so = pm_scan_options_default();
-        so.snapshot_id = a->latest->id;
-        PM_TRY(pm_table_scan(c->t, &so, &a->live_scan));
-    }
     if (c->o->validate)
         PM_TRY(c->o->validate(c->o->validate_arg, a->latest, a->live_scan ? a->live_scan : &empty));
     if (!c->o->index_rebase)

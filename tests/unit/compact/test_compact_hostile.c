@@ -45,8 +45,10 @@ static void touch(const char *path)
     fclose(f);
 }
 
-static void replace(char **field, const char *value)
+/* Replace a string of file meta f (unpacked first: packed metas are immutable). */
+static void replace(pm_data_file_meta *f, char **field, const char *value)
 {
+    PM_OK_OR_FAIL(pm_data_file_meta_unpack(f));
     free(*field);
     *field = strdup(value);
 }
@@ -182,12 +184,12 @@ static void test_in_process_values(void **state)
     /* a task naming a file outside its bucket */
     pm_compact_task *tk = NULL;
     PM_OK_OR_FAIL(pm_compact_task_copy(&tk, p->tasks[0]));
-    replace(&tk->files[0].file_name, "../../../outside.parquet");
+    replace(&tk->files[0], &tk->files[0].file_name, "../../../outside.parquet");
     pm_compact_result *r = NULL;
     pm_test_expect_error(pm_compact_execute(&r, t, tk, NULL), PM_EINVALID, "task.files[0].file_name");
     /* an external input outside the (absent) roots */
-    replace(&tk->files[0].file_name, p->tasks[0]->files[0].file_name);
-    replace(&tk->files[0].external_path, sentinel);
+    replace(&tk->files[0], &tk->files[0].file_name, p->tasks[0]->files[0].file_name);
+    replace(&tk->files[0], &tk->files[0].external_path, sentinel);
     pm_test_expect_error(pm_compact_execute(&r, t, tk, NULL), PM_EINVALID, "task.files[0].external_path");
     pm_compact_task_free(tk);
     /* a task of another table */
@@ -195,14 +197,14 @@ static void test_in_process_values(void **state)
 
     r = execute_first(t, p);
     char *good = strdup(r->after[0].file_name);
-    replace(&r->after[0].file_name, "../../outside.parquet");
+    replace(&r->after[0], &r->after[0].file_name, "../../outside.parquet");
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     pm_test_expect_error(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].file_name");
     pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "results[0].after[0].file_name");
     assert_true(exists(sentinel));
     /* absolute external path outside the roots */
-    replace(&r->after[0].file_name, good);
-    replace(&r->after[0].external_path, sentinel);
+    replace(&r->after[0], &r->after[0].file_name, good);
+    replace(&r->after[0], &r->after[0].external_path, sentinel);
     pm_test_expect_error(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].external_path");
     pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "results[0].after[0].external_path");
     assert_true(exists(sentinel));
@@ -240,11 +242,11 @@ static void test_in_process_values(void **state)
         pm_scan_result_free(sr);
     }
     assert_non_null(late);
-    replace(&r->after[0].file_name, late);
+    replace(&r->after[0], &r->after[0].file_name, late);
     pm_test_expect_error(pm_compact_commit(&m, t, NULL, &r, 1), PM_EINVALID, "results[0].after[0].file_name: ");
     pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "is live in snapshot");
     assert_int_equal(latest_id(t), before);
-    replace(&r->after[0].file_name, good);
+    replace(&r->after[0], &r->after[0].file_name, good);
     free(late);
     /* the genuine result still commits (the late append alongside) */
     PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, &r, 1));
@@ -276,21 +278,19 @@ static void test_abort_rules(void **state)
     /* a plain name that no writer of ours gives */
     snprintf(victim, sizeof victim, "%s/victim.txt", bdir);
     touch(victim);
-    replace(&r->after[0].file_name, "victim.txt");
+    replace(&r->after[0], &r->after[0].file_name, "victim.txt");
     pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "is not a name the table's writers give a data file");
     assert_true(exists(victim));
     /* a live file (an input of the task, named as an output) */
-    replace(&r->after[0].file_name, p->tasks[0]->files[0].file_name);
-    free(r->before[0].file_name);
-    r->before[0].file_name = strdup("data-00000000-0000-0000-0000-000000000000-0.parquet");
+    replace(&r->after[0], &r->after[0].file_name, p->tasks[0]->files[0].file_name);
+    replace(&r->before[0], &r->before[0].file_name, "data-00000000-0000-0000-0000-000000000000-0.parquet");
     pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "is live in snapshot");
     char live[2048];
     snprintf(live, sizeof live, "%s/%s", bdir, p->tasks[0]->files[0].file_name);
     assert_true(exists(live));
-    free(r->before[0].file_name);
-    r->before[0].file_name = strdup(p->tasks[0]->files[0].file_name);
+    replace(&r->before[0], &r->before[0].file_name, p->tasks[0]->files[0].file_name);
     /* an index file name no writer gives */
-    replace(&r->after[0].file_name, good);
+    replace(&r->after[0], &r->after[0].file_name, good);
     r->index_added = calloc(1, sizeof *r->index_added);
     r->nindex_added = 1;
     r->index_added[0].index_file.file_name = strdup("manifest-list-1");
@@ -337,21 +337,21 @@ static void test_abort_external_roots(void **state)
     /* under the root but not ending in the file name */
     char wrong[2048];
     snprintf(wrong, sizeof wrong, "file://%s/other.parquet", root);
-    replace(&r->after[0].external_path, wrong);
+    replace(&r->after[0], &r->after[0].external_path, wrong);
     pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "does not end in the file name");
     /* outside the root */
     snprintf(wrong, sizeof wrong, "%s/%s", dir, r->after[0].file_name);
-    replace(&r->after[0].external_path, wrong);
+    replace(&r->after[0], &r->after[0].external_path, wrong);
     pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "lies outside the table's data-file.external-paths");
     char dots[2048];
     snprintf(dots, sizeof dots, "%s/../%s", root, r->after[0].file_name);
-    replace(&r->after[0].external_path, dots);
+    replace(&r->after[0], &r->after[0].external_path, dots);
     pm_test_expect_error(pm_compact_abort(t, &r, 1), PM_EINVALID, "external_path");
     assert_true(exists(ext));
     /* under the root, named as the file: deleted there */
     char good[2048];
     snprintf(good, sizeof good, "file://%s/%s", root, r->after[0].file_name);
-    replace(&r->after[0].external_path, good);
+    replace(&r->after[0], &r->after[0].external_path, good);
     PM_OK_OR_FAIL(pm_compact_abort(t, &r, 1));
     assert_false(exists(ext));
     assert_true(exists(out)); /* the bucket copy is not what the result names */

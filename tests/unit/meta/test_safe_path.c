@@ -27,6 +27,17 @@ static void test_file_names(void **state)
     memset(longname, 'a', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
     PM_EXPECT_ERR(pm_safe_file_name(PM_EINVALID, "f", longname), PM_EINVALID);
+    /* the test form agrees with the checking form */
+    const char *names[] = {"data-0b2c-0.parquet", "..data", "", ".", "..", "a/b", "a\\b", "a\nb", "a\x7f", longname};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        pm_error *f = pm_safe_file_name(PM_ECORRUPT, "f", names[i]);
+        assert_int_equal(pm_safe_file_name_ok(names[i]), f == NULL);
+        pm_error_free(f);
+    }
+    assert_false(pm_safe_file_name_ok(NULL));
+    longname[255] = '\0'; /* 255 bytes: the longest name */
+    assert_true(pm_safe_file_name_ok(longname));
+    ok(pm_safe_file_name(PM_ECORRUPT, "f", longname));
     /* the message names the field */
     pm_error *e = pm_safe_file_name(PM_EINVALID, "result.after[3].file_name", "../x");
     assert_non_null(e);

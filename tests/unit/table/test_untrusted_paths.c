@@ -200,12 +200,14 @@ static void test_manifest_name_in_list(void **state)
 
 static void set_name(pm_manifest_entry *e, void *arg)
 {
+    PM_OK_OR_FAIL(pm_data_file_meta_unpack(&e->file));
     free(e->file.file_name);
     e->file.file_name = strdup(arg);
 }
 
 static void set_external(pm_manifest_entry *e, void *arg)
 {
+    PM_OK_OR_FAIL(pm_data_file_meta_unpack(&e->file));
     free(e->file.external_path);
     e->file.external_path = strdup(arg);
 }
