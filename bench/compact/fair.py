@@ -30,7 +30,6 @@ inputs' pages and compress the outputs' pages (their uncompressed sizes
 from the footers, at the speeds measured on this data in this run).
 """
 import argparse
-import glob
 import json
 import os
 import shutil
@@ -44,14 +43,20 @@ sys.path.insert(0, os.path.dirname(HERE))
 import rounds  # noqa: E402
 
 
-def page_bytes(table, skip=()):
-    """Uncompressed and compressed bytes of every Parquet data file's
-    row groups (footers only), leaving out the files named in `skip`."""
+def live_files(cli, table):
+    """The live data files of the table's latest snapshot (`paimon files
+    --json`): its directory may hold other Parquet files too (the inputs
+    still on disk after a compaction, expired or stray copies)."""
+    out = subprocess.run([cli, "files", table, "--json"], check=True, stdout=subprocess.PIPE).stdout
+    return [f["file_path"] for f in json.loads(out)]
+
+
+def page_bytes(files):
+    """Uncompressed and compressed bytes of the Parquet files' row groups
+    (footers only)."""
     import pyarrow.parquet as pq
     unc = comp = 0
-    for f in glob.glob(os.path.join(table, "**", "*.parquet"), recursive=True):
-        if os.path.basename(f) in skip:
-            continue
+    for f in files:
         m = pq.ParquetFile(f).metadata
         for g in range(m.num_row_groups):
             rg = m.row_group(g)
@@ -62,14 +67,14 @@ def page_bytes(table, skip=()):
     return unc, comp
 
 
-def zstd_speeds(table):
+def zstd_speeds(inputs):
     """zstd level-1 compress and decompress speed (uncompressed MB per CPU
-    second, one thread) on this table's values laid out as uncompressed
+    second, one thread) on the input files' values laid out as uncompressed
     Parquet, in 1 MiB pieces (about a Parquet page)."""
     import io
     import pyarrow.parquet as pq
     import zstandard
-    files = sorted(glob.glob(os.path.join(table, "**", "*.parquet"), recursive=True))[:200]
+    files = sorted(inputs)[:200]
     t = pq.read_table(files[0])
     for f in files[1:]:
         import pyarrow as pa
@@ -92,14 +97,18 @@ def zstd_speeds(table):
     return mb / rounds.median(comp_s), mb / rounds.median(dec_s)
 
 
-def append_ceiling(a, src, tpath):
+def append_ceiling(a, src, tpath, cli):
     """The zstd-1 ceiling: decompressing the inputs' pages and compressing
     the same bytes again (the data as the inputs encode it); also with the
-    outputs' own uncompressed size."""
-    in_unc, _ = page_bytes(src)
-    inputs = {os.path.basename(f) for f in glob.glob(os.path.join(src, "**", "*.parquet"), recursive=True)}
-    out_unc = page_bytes(tpath(os.path.join(a.work, "c")), inputs)[0]  # the outputs alone (inputs may stay on disk)
-    comp_mb_s, dec_mb_s = zstd_speeds(src)
+    outputs' own uncompressed size.  Inputs: the live files of the source
+    table; outputs: the live files of the compacted copy that are not
+    inputs."""
+    inputs = live_files(cli, tpath(src))
+    in_unc, _ = page_bytes(inputs)
+    names = {os.path.basename(f) for f in inputs}
+    outputs = [f for f in live_files(cli, tpath(os.path.join(a.work, "c"))) if os.path.basename(f) not in names]
+    out_unc = page_bytes(outputs)[0]
+    comp_mb_s, dec_mb_s = zstd_speeds(inputs)
     ceiling = in_unc / 1e6 / dec_mb_s + in_unc / 1e6 / comp_mb_s
     ceiling_out = in_unc / 1e6 / dec_mb_s + out_unc / 1e6 / comp_mb_s
     return ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc
@@ -179,7 +188,7 @@ def main():
     if a.pk:
         ceiling = ceiling_out = comp_mb_s = dec_mb_s = in_unc = out_unc = None
     else:
-        ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc = append_ceiling(a, src, tpath)
+        ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc = append_ceiling(a, src, tpath, cli)
 
     def cpu(name, r):
         if name == "Java steady":
