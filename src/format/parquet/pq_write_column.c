@@ -895,6 +895,10 @@ static pm_error *flush_page(pq_colw *cw)
     return NULL;
 }
 
+int64_t pq_colw_page_bytes(const pq_colw *cw) { return page_bytes(cw); }
+
+pm_error *pq_colw_close_page(pq_colw *cw) { return flush_page(cw); }
+
 /* ---- chunk --------------------------------------------------------------- */
 
 static pm_error *write_out(pm_output *out, const pq_page_blocks *pb)

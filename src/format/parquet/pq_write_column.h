@@ -150,6 +150,12 @@ pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r
 /* Buffered bytes of the current row group as parquet-java counts them:
  * finished pages, the open page's levels and raw values; no dictionary. */
 uint64_t pq_colw_buffered(const pq_colw *cw);
+/* Raw bytes of the open page as the page limits count them (its levels
+ * so far and the PLAIN-equivalent size of its values). */
+int64_t pq_colw_page_bytes(const pq_colw *cw);
+/* Close the open page (compress it, append it to the chunk); nothing when
+ * it holds no value.  (Pages merged from PLAIN input pages: pq_page_merge.h.) */
+pm_error *pq_colw_close_page(pq_colw *cw);
 /* Close the open page, write the chunk at the output's position and fill
  * `cc` (strings and arrays from `a`; the page-index fields are left to the
  * caller, who writes ci_ser / oi_ser later); resets for the next row group. */
