@@ -16,6 +16,7 @@
 
 #include "base/mem.h"
 #include "format/parquet/parquet_reader.h"
+#include "format/parquet/pq_page_merge.h"
 #include "format/parquet/pq_read_index.h"
 #include "format/parquet/pq_write_column.h"
 #include "format/parquet/pq_write_index.h"
@@ -57,6 +58,8 @@ typedef struct pg_leaf {
     pm_buf sample;
     int64_t sample_comp;
     bool reencode;             /* decided from the sample: merged pages compress much better */
+    bool merge_ok;             /* its plain pages can be merged without decoding (pq_page_merge.h) */
+    bool merge_rg;             /* the current add merged the input chunk's pages */
 } pg_leaf;
 
 struct pm_pg_group {
@@ -67,6 +70,7 @@ struct pm_pg_group {
     int64_t rows;
     pm_arena scratch;          /* input page indexes of one add */
     pm_buf ibuf;               /* their bytes */
+    pm_buf cbuf, mbuf;         /* a merged chunk's bytes, one page of it decompressed */
     const char **names;        /* re-encoded top-level fields of one add */
     uint32_t *tops;
     bool *want_rg;             /* reader filter: the one row group */
@@ -123,6 +127,8 @@ pm_error *pm_pg_group_new(pm_pg_group **out, const pm_pg_options *o)
     }
     for (uint32_t i = 0; i < g->nleaves; i++) {
         g->leaves[i].leaf = &o->ws->leaves[i];
+        g->leaves[i].merge_ok = pq_page_merge_leaf_ok(&o->ws->leaves[i]) &&
+                                !(o->force_decode && o->force_decode[o->ws->leaves[i].top]);
         leaf_reset(&g->leaves[i]);
     }
     *out = g;
@@ -151,6 +157,8 @@ void pm_pg_group_free(pm_pg_group *g)
     free(g->want_rg);
     pm_arena_free(&g->scratch);
     pm_buf_free(&g->ibuf);
+    pm_buf_free(&g->cbuf);
+    pm_buf_free(&g->mbuf);
     free(g);
 }
 
@@ -366,6 +374,21 @@ static pm_error *read_index(pm_pg_group *g, pm_input *in, bool column, const pq_
     return NULL;
 }
 
+/* The input chunk's bytes appended to `buf` (its range checked against the file). */
+static pm_error *read_chunk(pm_input *in, const pq_column_meta *cm, pm_buf *buf)
+{
+    if (cm->data_page_offset < 4 || cm->total_compressed_size <= 0 ||
+        (uint64_t)cm->data_page_offset > pm_input_size(in) ||
+        (uint64_t)cm->total_compressed_size > pm_input_size(in) - (uint64_t)cm->data_page_offset)
+        return pm_error_new(PM_ECORRUPT, "column chunk at %lld of %lld bytes lies outside the file",
+                            (long long)cm->data_page_offset, (long long)cm->total_compressed_size);
+    size_t len = (size_t)cm->total_compressed_size;
+    PM_TRY(pm_buf_reserve(buf, len));
+    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, buf->data + buf->len, len));
+    buf->len += len;
+    return NULL;
+}
+
 static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_column_chunk *cc, int64_t rg_rows)
 {
     const pq_column_meta *cm = &cc->meta_data;
@@ -381,14 +404,7 @@ static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_c
     /* the chunk's bytes, appended to the output chunk */
     size_t base = l->data.len;
     size_t len = (size_t)cm->total_compressed_size;
-    if (cm->data_page_offset < 4 || cm->total_compressed_size <= 0 ||
-        (uint64_t)cm->data_page_offset > pm_input_size(in) ||
-        (uint64_t)cm->total_compressed_size > pm_input_size(in) - (uint64_t)cm->data_page_offset)
-        return pm_error_new(PM_ECORRUPT, "column chunk at %lld of %lld bytes lies outside the file",
-                            (long long)cm->data_page_offset, (long long)cm->total_compressed_size);
-    PM_TRY(pm_buf_reserve(&l->data, len));
-    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, l->data.data + base, len));
-    l->data.len += len;
+    PM_TRY(read_chunk(in, cm, &l->data));
     const uint8_t *d = l->data.data + base;
     size_t pos = 0;
     int64_t values = 0, rows = 0;
@@ -483,6 +499,69 @@ static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_c
 
 static pm_error *init_writer(pm_pg_group *g, pg_leaf *l);
 
+/* A chunk of a leaf the sample re-encodes, merged page by page into the
+ * leaf's writer (pq_page_merge.h) when every page of it can be (no
+ * dictionary, PLAIN values, RLE levels): *merged tells; otherwise nothing
+ * happened and the chunk is decoded with the others. */
+static pm_error *merge_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_column_chunk *cc, int64_t rg_rows,
+                             bool *merged)
+{
+    *merged = false;
+    const pq_column_meta *cm = &cc->meta_data;
+    const pq_leaf *L = l->leaf;
+    if (!l->reencode || !l->merge_ok || !chunk_copyable(cm))
+        return NULL;
+    PM_TRY(init_writer(g, l));
+    if (l->cw.dict_on)
+        return NULL;
+    pm_buf_clear(&g->cbuf);
+    PM_TRY(read_chunk(in, cm, &g->cbuf));
+    const uint8_t *d = g->cbuf.data;
+    size_t len = g->cbuf.len;
+    int64_t values = 0;
+    uint32_t npages = 0;
+    for (size_t pos = 0; pos < len; npages++) {
+        pq_page_header h;
+        size_t hl = 0;
+        PM_TRY(pm_pq_page_header_parse(&h, d + pos, len - pos, &hl));
+        if (h.compressed_page_size < 0 || (uint64_t)h.compressed_page_size > len - pos - hl)
+            return pm_error_new(PM_ECORRUPT, "page %u of %lld bytes runs past its column chunk", npages,
+                                (long long)h.compressed_page_size);
+        if (!pq_page_merge_ok(L, &h))
+            return NULL; /* decoded */
+        values += h.type == PQ_DATA_PAGE ? h.data_page_header.num_values : h.data_page_header_v2.num_values;
+        pos += hl + (size_t)h.compressed_page_size;
+    }
+    if (values != cm->num_values || values != rg_rows)
+        return pm_error_new(PM_ECORRUPT, "the pages hold %lld values, the chunk says %lld in %lld rows",
+                            (long long)values, (long long)cm->num_values, (long long)rg_rows);
+    /* fixed-width bounds from the ColumnIndex (exact); byte strings' may be
+     * truncated: their min/max come from the values */
+    pq_column_index ci;
+    memset(&ci, 0, sizeof ci);
+    bool have_ci = false;
+    if (L->stats != PQS_BYTES)
+        PM_TRY(read_index(g, in, true, cc, &ci, NULL, &have_ci));
+    if (have_ci && ci.n != npages)
+        have_ci = false;
+    size_t pos = 0;
+    for (uint32_t p = 0; p < npages; p++) {
+        pq_page_header h;
+        size_t hl = 0;
+        PM_TRY(pm_pq_page_header_parse(&h, d + pos, len - pos, &hl));
+        pq_merge_bounds b = {0};
+        bool bounded = have_ci && !ci.null_pages[p] && ci.min[p] && ci.max[p];
+        if (bounded)
+            b = (pq_merge_bounds){ci.min[p], ci.max[p], ci.min_len[p], ci.max_len[p]};
+        PM_TRY(pm_error_wrap(pq_colw_merge_page(&l->cw, &h, d + pos + hl, (pm_codec_id)cm->codec,
+                                                bounded ? &b : NULL, &g->mbuf),
+                             0, "page %u", p));
+        pos += hl + (size_t)h.compressed_page_size;
+    }
+    *merged = true;
+    return NULL;
+}
+
 static bool only_rg(void *ctx, const pm_pq_reader *r, uint32_t rg)
 {
     (void)r;
@@ -495,7 +574,7 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
     size_t n = 0;
     for (uint32_t c = 0; c < g->nleaves; c++) {
         pg_leaf *l = &g->leaves[c];
-        if (!l->decode)
+        if (!l->decode || l->merge_rg)
             continue;
         PM_TRY(init_writer(g, l));
         g->names[n] = l->leaf->path[0];
@@ -525,7 +604,7 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
         size_t k = 0;
         for (uint32_t c = 0; !e && c < g->nleaves; c++) {
             pg_leaf *l = &g->leaves[c];
-            if (l->decode)
+            if (l->decode && !l->merge_rg)
                 e = pm_error_wrap(pq_colw_write(&l->cw, b->columns[k++], 0, b->num_rows), 0, "column '%s'",
                                   l->leaf->path[0]);
         }
@@ -592,11 +671,14 @@ pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m
     pm_error *e = NULL;
     for (uint32_t c = 0; !e && c < g->nleaves; c++) {
         pg_leaf *l = &g->leaves[c];
-        if (!l->decode) {
+        l->merge_rg = false;
+        if (!l->decode)
             e = pm_error_wrap(copy_chunk(g, l, in, &r->columns[c], r->num_rows), 0, "column '%s' of row group %u",
                               l->leaf->path[0], rg);
-            pm_arena_reset(&g->scratch);
-        }
+        else
+            e = pm_error_wrap(merge_chunk(g, l, in, &r->columns[c], r->num_rows, &l->merge_rg), 0,
+                              "column '%s' of row group %u", l->leaf->path[0], rg);
+        pm_arena_reset(&g->scratch);
     }
     if (!e)
         e = decode_columns(g, in, m, rg);
@@ -612,15 +694,9 @@ pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m
 /* The v1 data pages of one input chunk, decompressed, to the leaf's sample. */
 static pm_error *sample_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_column_meta *cm)
 {
-    if (cm->data_page_offset < 4 || cm->total_compressed_size <= 0 ||
-        (uint64_t)cm->data_page_offset > pm_input_size(in) ||
-        (uint64_t)cm->total_compressed_size > pm_input_size(in) - (uint64_t)cm->data_page_offset)
-        return pm_error_new(PM_ECORRUPT, "column chunk at %lld of %lld bytes lies outside the file",
-                            (long long)cm->data_page_offset, (long long)cm->total_compressed_size);
     size_t len = (size_t)cm->total_compressed_size;
     pm_buf_clear(&g->ibuf);
-    PM_TRY(pm_buf_reserve(&g->ibuf, len));
-    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, g->ibuf.data, len));
+    PM_TRY(read_chunk(in, cm, &g->ibuf));
     const uint8_t *d = g->ibuf.data;
     for (size_t pos = 0; pos < len && l->sample.len < SAMPLE_BYTES;) {
         pq_page_header h;

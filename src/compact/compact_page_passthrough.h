@@ -23,6 +23,18 @@
  * schema, deletion vectors) make row groups of their own where every leaf
  * is re-encoded (pm_pg_group_add_rows).
  *
+ * A leaf the sample marked is re-encoded without decoding where it can:
+ * an input chunk of it without dictionary whose pages are all PLAIN data
+ * pages (v1 or v2, RLE definition levels) of a type pq_page_merge_leaf_ok
+ * takes (not BOOLEAN, INT96 or FIXED_LEN_BYTE_ARRAY decimals) has its pages
+ * merged into the leaf's writer (format/parquet/pq_page_merge.h: levels
+ * and value bytes appended to the writer's open page, pages cut at the
+ * writer's page limits between input pages, each compressed once; min/max
+ * of fixed-width pages from the input's ColumnIndex entries, else from the
+ * value bytes); any other chunk of it is decoded into the same writer.
+ * The merged chunk is the one the writer makes of the decoded values
+ * whenever the input pages' row counts divide the page row limit.
+ *
  * A copied chunk: the input chunks' bytes concatenated (each read with one
  * read into memory when its row group joins), every page header walked
  * (bounds, page type v1 or v2 data page, no dictionary-encoded page, value
