@@ -3,8 +3,10 @@
 1.4.2, compared as issue 14 asks (bench/README.md explains the table).
 
   fair.py --files N --rows R [--rounds K] [--warmup W] [--baseline BIN]
-          [--work DIR] [--no-java-cold] [--no-java-steady] [--json FILE]
-          [--summary FILE]   (--summary: append one bench/summary.py line)
+          [--rewrite] [--work DIR] [--no-java-cold] [--no-java-steady]
+          [--json FILE] [--summary FILE]
+          (--summary: append one bench/summary.py line; --rewrite: a side
+          with compaction.parquet.page-passthrough=false, the size anchor)
   fair.py --pk --runs S --rows R ...   primary-key full compaction: R
           records in S overlapping sorted runs (Java write-pk --overlap
           0.5); paimon-c side `paimon compact --full --parallelism 1`
@@ -17,6 +19,8 @@ gen` and the table says so.  Each round runs every side once, in the same
 order (interleaved), each on a fresh copy of the inputs:
   paimon-c            build/bench/bench_compact run --threads 1
   paimon-c baseline   --baseline BIN (another bench_compact), optional
+  paimon-c rewrite    --rewrite: build/bench/bench_compact with page
+                      passthrough off (every value decoded and encoded)
   Java steady state   run-append-compact.sh --warmup W (W >= 8 untimed
                       compactions of fresh copies in the same JVM; the
                       measured run's process CPU from the JVM's OS counter)
@@ -24,7 +28,9 @@ order (interleaved), each on a fresh copy of the inputs:
                       whole-process CPU, JVM start-up included)
 CPU seconds: user + system of the whole process from the OS (wait4) for
 paimon-c and Java cold; Java steady state: the measured run's process CPU.
-Printed: medians [min-max] over the rounds, the per-round ratios, and the
+Printed: medians [min-max] over the rounds, the per-round ratios, the
+append sides' output bytes (the live files of the compacted copy that are
+not inputs, after the last round; against the rewrite's with --rewrite), and the
 zstd-1 ceiling: the CPU seconds zstd-1 alone needs to decompress the
 inputs' pages and compress the outputs' pages (their uncompressed sizes
 from the footers, at the speeds measured on this data in this run).
@@ -121,6 +127,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=8)
     ap.add_argument("--baseline", default=None)
+    ap.add_argument("--rewrite", action="store_true",
+                    help="also run paimon-c with page passthrough off (the output size anchor)")
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "fair"))
     ap.add_argument("--no-java-cold", action="store_true")
     ap.add_argument("--no-java-steady", action="store_true", help="Java cold only (the 100,000-file case)")
@@ -175,6 +183,9 @@ def main():
     elif a.baseline:
         sides.append(rounds.Side("paimon-c baseline", [a.baseline, "run", "--table",
                                                        tpath(os.path.join(a.work, "b")), "--threads", "1"], fresh("b")))
+    if a.rewrite and not a.pk:
+        sides.append(rounds.Side("paimon-c rewrite", ours(bc, "r") + ["--option", "compaction.parquet.page-passthrough=false"],
+                                 fresh("r")))
     if have_java and not a.no_java_steady:
         sides.append(rounds.Side("Java steady", [java_bench, tpath(os.path.join(a.work, "jw")), "--warmup",
                                                  str(a.warmup)], fresh("jw")))
@@ -205,6 +216,18 @@ def main():
         t = table[s.name]
         ratio = "" if s.name == "paimon-c" else rounds.ratio_summary(t["cpu_s"], c)
         print(f"  {s.name:<20} {rounds.summary(t['cpu_s']):<26} {rounds.summary(t['peak_rss_mb'], '{:.0f}'):<20} {ratio}")
+    sizes = {}
+    if not a.pk:
+        dirs = {"paimon-c": "c", "paimon-c baseline": "b", "paimon-c rewrite": "r", "Java steady": "jw", "Java cold": "jc"}
+        names = {os.path.basename(f) for f in live_files(cli, tpath(src))}
+        for s in sides:
+            outs = [f for f in live_files(cli, tpath(os.path.join(a.work, dirs[s.name])))
+                    if os.path.basename(f) not in names]
+            sizes[s.name] = sum(os.path.getsize(f) for f in outs)
+        ref = sizes.get("paimon-c rewrite")
+        print("  output bytes (last round): " + ", ".join(
+            f"{n} {b / 1e6:.2f} MB" + (f" ({b / ref:.3f}x the rewrite)" if ref and n != "paimon-c rewrite" else "")
+            for n, b in sizes.items()))
     if ceiling is not None:
         print(f"  zstd-1 ceiling: {ceiling:.2f} CPU-s (decompress and compress again the {in_unc / 1e6:.0f} MB of "
               f"input pages at {dec_mb_s:.0f} / {comp_mb_s:.0f} MB/s); paimon-c runs at "
@@ -216,7 +239,8 @@ def main():
                                                  ceiling_cpu_s=ceiling, note=f"inputs written by {writer}"))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"files": a.files, "rows": a.rows, "writer": writer, "sides": table, "ceiling_cpu_s": ceiling, "ceiling_out_cpu_s": ceiling_out,
+            json.dump({"files": a.files, "rows": a.rows, "writer": writer, "sides": table, "output_bytes": sizes,
+                       "ceiling_cpu_s": ceiling, "ceiling_out_cpu_s": ceiling_out,
                        "input_page_bytes": in_unc, "output_page_bytes": out_unc,
                        "zstd1_compress_mb_s": comp_mb_s, "zstd1_decompress_mb_s": dec_mb_s}, f)
 
