@@ -22,7 +22,7 @@
 #include "format/parquet/pq_write_index.h"
 
 #define MAX_ENC 16
-#define SAMPLE_BYTES (256 << 10) /* uncompressed page bytes sampled per column */
+#define SAMPLE_BYTES ((size_t)256 << 10) /* most uncompressed page bytes sampled per column */
 #define MAX_SAMPLE_PAGE (64 << 20)
 
 typedef struct enc_count {
@@ -56,7 +56,7 @@ typedef struct pg_leaf {
     /* sampling (pm_pg_sample): the inputs' page bodies decompressed, and
      * their compressed size */
     pm_buf sample;
-    int64_t sample_comp;
+    int64_t sample_comp, sample_values;
     bool reencode;             /* decided from the sample: merged pages compress much better */
     bool merge_ok;             /* its plain pages can be merged without decoding (pq_page_merge.h) */
     bool merge_rg;             /* the current add merged the input chunk's pages */
@@ -691,6 +691,21 @@ pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m
 /* ------------------------------------------------------------------ */
 /* sampling                                                            */
 
+/* The bytes a column's sample needs: about one merged page (the writer's
+ * page limits at the sampled pages' bytes per value), at most SAMPLE_BYTES.
+ * zstd picks its parameters by the input's size, so a sample of the merged
+ * page's size predicts its ratio (a 160 KiB page of doubles compresses
+ * markedly better than a 256 KiB sample), and costs no more than needed. */
+static size_t sample_target(const pm_pg_group *g, const pg_leaf *l)
+{
+    if (!l->sample_values || !l->sample.len)
+        return SAMPLE_BYTES;
+    double page = (double)l->sample.len / (double)l->sample_values * (double)g->o.pq->page_row_limit;
+    if (page > (double)g->o.pq->page_size)
+        page = (double)g->o.pq->page_size;
+    return page < (double)SAMPLE_BYTES ? (size_t)page : SAMPLE_BYTES;
+}
+
 /* The v1 data pages of one input chunk, decompressed, to the leaf's sample. */
 static pm_error *sample_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_column_meta *cm)
 {
@@ -698,7 +713,7 @@ static pm_error *sample_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq
     pm_buf_clear(&g->ibuf);
     PM_TRY(read_chunk(in, cm, &g->ibuf));
     const uint8_t *d = g->ibuf.data;
-    for (size_t pos = 0; pos < len && l->sample.len < SAMPLE_BYTES;) {
+    for (size_t pos = 0; pos < len && l->sample.len < sample_target(g, l);) {
         pq_page_header h;
         size_t hl = 0;
         PM_TRY(pm_pq_page_header_parse(&h, d + pos, len - pos, &hl));
@@ -714,6 +729,7 @@ static pm_error *sample_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq
                                        (size_t)h.uncompressed_page_size));
             l->sample.len += (size_t)h.uncompressed_page_size;
             l->sample_comp += h.compressed_page_size;
+            l->sample_values += h.has_data_page_header ? h.data_page_header.num_values : 0;
         }
         pos += hl + (size_t)h.compressed_page_size;
     }
@@ -731,14 +747,14 @@ pm_error *pm_pg_sample(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m, b
         for (uint32_t c = 0; c < g->nleaves; c++) {
             pg_leaf *l = &g->leaves[c];
             const pq_column_meta *cm = &r->columns[c].meta_data;
-            if (forced(g, l) || !chunk_copyable(cm) || l->sample.len >= SAMPLE_BYTES)
+            if (forced(g, l) || !chunk_copyable(cm) || l->sample.len >= sample_target(g, l))
                 continue;
             PM_TRY(pm_error_wrap(sample_chunk(g, l, in, cm), 0, "column '%s' of row group %u", l->leaf->path[0],
                                  rg));
         }
     }
     for (uint32_t c = 0; c < g->nleaves; c++)
-        if (!forced(g, &g->leaves[c]) && g->leaves[c].sample.len < SAMPLE_BYTES)
+        if (!forced(g, &g->leaves[c]) && g->leaves[c].sample.len < sample_target(g, &g->leaves[c]))
             *done = false;
     return NULL;
 }
@@ -757,7 +773,7 @@ pm_error *pm_pg_sample_decide(pm_pg_group *g)
                 l->reencode = true;
         }
         pm_buf_free(&l->sample);
-        l->sample_comp = 0;
+        l->sample_comp = l->sample_values = 0;
     }
     pm_buf_free(&z);
     return e;

@@ -96,8 +96,11 @@ pm_error *pm_pg_group_new(pm_pg_group **out, const pm_pg_options *o);
 void pm_pg_group_free(pm_pg_group *g);
 /* Sampling before the first row group: the plain chunks of the first
  * inputs (pm_pg_sample, *done once every column has its sample) have their
- * v1 data pages decompressed, up to 256 KiB per column; pm_pg_sample_decide
- * compresses each column's sample as one page: a column whose pages would
+ * v1 data pages decompressed, per column about one merged page's bytes
+ * (the writer's page row limit at the sampled bytes per value, at most its
+ * page size and 256 KiB: zstd's ratio depends on the input's size);
+ * pm_pg_sample_decide compresses each column's sample as one page: a
+ * column whose pages would
  * shrink to reencode_ratio or less that way (table option
  * compaction.parquet.page-passthrough.reencode-ratio, default 0.9; 0 turns
  * it off) is re-encoded, without dictionary, for the whole task (copying
