@@ -42,7 +42,7 @@ typedef struct pg_leaf {
     bool cw_init;
     pq_colw cw;
     /* copied */
-    pm_buf data;               /* the chunk so far */
+    pq_page_blocks data;       /* the chunk so far (an input chunk never spans blocks: no copy as it grows) */
     pq_page_index pidx;        /* its pages, offsets relative to the chunk */
     bool no_ci;                /* an input page without min/max/null count */
     int64_t values, uncompressed;
@@ -95,7 +95,7 @@ static void mm_reset(mm_acc *m)
 static void leaf_reset(pg_leaf *l)
 {
     l->decode = false;
-    pm_buf_clear(&l->data);
+    pq_page_blocks_clear(&l->data);
     pq_page_index_reset(&l->pidx);
     l->no_ci = false;
     l->values = l->uncompressed = 0;
@@ -143,7 +143,7 @@ void pm_pg_group_free(pm_pg_group *g)
         pg_leaf *l = &g->leaves[i];
         if (l->cw_init)
             pq_colw_free(&l->cw);
-        pm_buf_free(&l->data);
+        pq_page_blocks_free(&l->data);
         pq_page_index_free(&l->pidx);
         pm_buf_free(&l->mm.min);
         pm_buf_free(&l->mm.max);
@@ -374,14 +374,21 @@ static pm_error *read_index(pm_pg_group *g, pm_input *in, bool column, const pq_
     return NULL;
 }
 
-/* The input chunk's bytes appended to `buf` (its range checked against the file). */
-static pm_error *read_chunk(pm_input *in, const pq_column_meta *cm, pm_buf *buf)
+/* The input chunk's byte range checked against the file. */
+static pm_error *chunk_range(pm_input *in, const pq_column_meta *cm)
 {
     if (cm->data_page_offset < 4 || cm->total_compressed_size <= 0 ||
         (uint64_t)cm->data_page_offset > pm_input_size(in) ||
         (uint64_t)cm->total_compressed_size > pm_input_size(in) - (uint64_t)cm->data_page_offset)
         return pm_error_new(PM_ECORRUPT, "column chunk at %lld of %lld bytes lies outside the file",
                             (long long)cm->data_page_offset, (long long)cm->total_compressed_size);
+    return NULL;
+}
+
+/* The input chunk's bytes appended to `buf`. */
+static pm_error *read_chunk(pm_input *in, const pq_column_meta *cm, pm_buf *buf)
+{
+    PM_TRY(chunk_range(in, cm));
     size_t len = (size_t)cm->total_compressed_size;
     PM_TRY(pm_buf_reserve(buf, len));
     PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, buf->data + buf->len, len));
@@ -402,10 +409,12 @@ static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_c
     if (L->phys == PQ_BYTE_ARRAY)
         PM_TRY(read_index(g, in, false, cc, NULL, &oi, &have_oi));
     /* the chunk's bytes, appended to the output chunk */
-    size_t base = l->data.len;
+    PM_TRY(chunk_range(in, cm));
+    size_t base = (size_t)l->data.len;
     size_t len = (size_t)cm->total_compressed_size;
-    PM_TRY(read_chunk(in, cm, &l->data));
-    const uint8_t *d = l->data.data + base;
+    uint8_t *d;
+    PM_TRY(pq_page_blocks_take(&l->data, len, &d));
+    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, d, len));
     size_t pos = 0;
     int64_t values = 0, rows = 0;
     uint32_t page = 0;
@@ -807,7 +816,7 @@ static pm_error *flush_copied(pg_leaf *l, pm_output *out, pm_arena *a, pq_column
     cc->has_meta_data = true;
     pq_column_meta *m = &cc->meta_data;
     m->data_page_offset = (int64_t)pm_output_pos(out);
-    PM_TRY(pm_output_write(out, l->data.data, l->data.len));
+    PM_TRY(pq_page_blocks_write(&l->data, out));
     m->type = L->phys;
     m->encodings = pm_arena_alloc(a, sizeof(int32_t) * (l->nenc ? l->nenc : 1), _Alignof(int32_t));
     m->encoding_stats = pm_arena_alloc(a, sizeof *m->encoding_stats * (l->nes ? l->nes : 1),

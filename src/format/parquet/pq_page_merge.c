@@ -13,23 +13,6 @@
 #define LEVEL_PIECE 512                  /* levels of a bit-packed piece re-encoded at once */
 #define STATS_BLOCK 1024                 /* fixed-width values copied aligned for the statistics */
 
-/* Bytes of one PLAIN value (0: BYTE_ARRAY, length-prefixed). */
-static int value_width(const pq_leaf *L)
-{
-    switch (L->phys) {
-    case PQ_INT32:
-    case PQ_FLOAT:
-        return 4;
-    case PQ_INT64:
-    case PQ_DOUBLE:
-        return 8;
-    case PQ_FIXED_LEN_BYTE_ARRAY:
-        return L->type_length;
-    default:
-        return 0;
-    }
-}
-
 bool pq_page_merge_leaf_ok(const pq_leaf *L)
 {
     if (!L->flat || L->max_rep != 0 || L->max_def > 1)
@@ -115,7 +98,7 @@ static pm_error *stats_fixed(pq_stats *s, const pq_leaf *L, const uint8_t *p, in
         float f32[STATS_BLOCK];
         double f64[STATS_BLOCK];
     } t;
-    int w = value_width(L);
+    int w = pq_raw_width(L);
     for (int64_t o = 0; o < n; o += STATS_BLOCK) {
         size_t k = (size_t)(n - o < STATS_BLOCK ? n - o : STATS_BLOCK);
         const uint8_t *q = p + (size_t)o * (size_t)w;
@@ -264,7 +247,7 @@ pm_error *pq_colw_merge_page(pq_colw *cw, const pq_page_header *h, const uint8_t
         return pm_error_new(PM_ECORRUPT, "data page v2 says %d nulls, its levels hold %lld",
                             h->data_page_header_v2.num_nulls, (long long)nulls);
     int64_t present = nv - nulls;
-    int w = value_width(L);
+    int w = pq_raw_width(L);
     int64_t unencoded = 0;
     if (w > 0) {
         if ((uint64_t)nvals != (uint64_t)present * (uint64_t)w)
