@@ -195,6 +195,19 @@ static void assert_meta_equal(const pm_data_file_meta *a, const pm_data_file_met
     assert_true(pm_compact_bytes_equal(&a->embedded_index, &b->embedded_index));
 }
 
+/* Chunk statistics of two chunks of one column: values, nulls, min/max. */
+static void assert_chunk_stats_equal(const pq_column_meta *cm, const pq_column_meta *bm)
+{
+    assert_int_equal(cm->num_values, bm->num_values);
+    assert_int_equal(cm->statistics.null_count, bm->statistics.null_count);
+    assert_int_equal(cm->statistics.has_min_value, bm->statistics.has_min_value);
+    if (cm->statistics.has_min_value) {
+        assert_int_equal(cm->statistics.min_value_len, bm->statistics.min_value_len);
+        assert_memory_equal(cm->statistics.min_value, bm->statistics.min_value, cm->statistics.min_value_len);
+        assert_memory_equal(cm->statistics.max_value, bm->statistics.max_value, cm->statistics.max_value_len);
+    }
+}
+
 static void same_as_rewrite(const char *const *opts, size_t nopts, bool indexed)
 {
     char *dir = pm_test_tmpdir();
@@ -241,16 +254,7 @@ static void same_as_rewrite(const char *const *opts, size_t nopts, bool indexed)
         }
         assert_int_equal(has_ci, has_ci_b); /* INT96 (ts9) has none, the others have one */
         assert_int_equal(has_ci, strcmp(name, "ts9") != 0);
-        /* chunk statistics as the rewrite's */
-        const pq_column_meta *bm = &vb.m->row_groups[0].columns[c].meta_data;
-        assert_int_equal(cm->num_values, bm->num_values);
-        assert_int_equal(cm->statistics.null_count, bm->statistics.null_count);
-        assert_int_equal(cm->statistics.has_min_value, bm->statistics.has_min_value);
-        if (cm->statistics.has_min_value) {
-            assert_int_equal(cm->statistics.min_value_len, bm->statistics.min_value_len);
-            assert_memory_equal(cm->statistics.min_value, bm->statistics.min_value, cm->statistics.min_value_len);
-            assert_memory_equal(cm->statistics.max_value, bm->statistics.max_value, cm->statistics.max_value_len);
-        }
+        assert_chunk_stats_equal(cm, &vb.m->row_groups[0].columns[c].meta_data); /* as the rewrite's */
     }
     /* the low-cardinality column is re-encoded with a dictionary, s copied plain */
     assert_true(va.m->row_groups[0].columns[leaf_of(va.m, "low")].meta_data.has_dictionary_page_offset);
@@ -515,16 +519,7 @@ static void test_sampled_columns_merged(void **state)
             assert_true(whole);
         assert_true(whole || cut || n == 6); /* merged, decoded or copied */
         merged += whole;
-        /* chunk statistics as the rewrite's */
-        const pq_column_meta *bm = &vr.m->row_groups[0].columns[c].meta_data;
-        assert_int_equal(cm->num_values, bm->num_values);
-        assert_int_equal(cm->statistics.null_count, bm->statistics.null_count);
-        assert_int_equal(cm->statistics.has_min_value, bm->statistics.has_min_value);
-        if (cm->statistics.has_min_value) {
-            assert_int_equal(cm->statistics.min_value_len, bm->statistics.min_value_len);
-            assert_memory_equal(cm->statistics.min_value, bm->statistics.min_value, cm->statistics.min_value_len);
-            assert_memory_equal(cm->statistics.max_value, bm->statistics.max_value, cm->statistics.max_value_len);
-        }
+        assert_chunk_stats_equal(cm, &vr.m->row_groups[0].columns[c].meta_data); /* as the rewrite's */
     }
     assert_true(merged >= 3);
     close_file(&va);
