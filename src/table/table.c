@@ -18,6 +18,7 @@
 #include "base/util.h"
 #include "index/global_index_decl.h"
 #include "meta/safe_path.h"
+#include "table/table_memo.h"
 
 static void table_destroy(pm_table *t)
 {
@@ -27,6 +28,7 @@ static void table_destroy(pm_table *t)
         if (t->schema_cache[i] && t->schema_cache[i] != t->schema)
             pm_schema_free(t->schema_cache[i]);
     free(t->schema_cache);
+    pm_table_memo_free(t->memo);
     pm_schema_free(t->schema);
     pm_type_free(t->partition_type);
     pm_snapshot_store_free(t->snapshots);
@@ -148,6 +150,7 @@ pm_error *pm_table_open(pm_table **out, const char *path, const char *branch)
     PM_TRY(pm_calloc(&t, 1, sizeof *t));
     pthread_mutex_init(&t->cache_mu, NULL);
     pm_error *e = NULL;
+    PM_TRY_GOTO(e, pm_table_memo_new(&t->memo), fail);
     PM_TRY_GOTO(e, strip_path(path, &t->path), fail);
     PM_TRY_GOTO(e, pm_strdup(&t->branch, branch ? branch : "main"), fail);
     PM_TRY_GOTO(e, pm_fileio_local_new(&t->fio), fail);
