@@ -74,6 +74,7 @@ struct pm_pg_group {
     const char **names;        /* re-encoded top-level fields of one add */
     uint32_t *tops;
     bool *want_rg;             /* reader filter: the one row group */
+    bool sampled;              /* pm_pg_sample_decide judged some column's sample */
 };
 
 bool pm_pg_schema_ok(const pq_write_schema *ws)
@@ -774,6 +775,8 @@ pm_error *pm_pg_sample_decide(pm_pg_group *g)
     pm_error *e = NULL;
     for (uint32_t c = 0; !e && c < g->nleaves; c++) {
         pg_leaf *l = &g->leaves[c];
+        if (l->sample.len && l->sample_comp > 0)
+            g->sampled = true;
         if (g->o.reencode_ratio > 0 && l->sample.len && l->sample_comp > 0) {
             pm_buf_clear(&z);
             e = pm_codec_compress(g->o.codec, g->o.pq->codec, g->o.pq->codec_level, l->sample.data, l->sample.len,
@@ -786,6 +789,42 @@ pm_error *pm_pg_sample_decide(pm_pg_group *g)
     }
     pm_buf_free(&z);
     return e;
+}
+
+/* The decision's validity: the writer settings the sample was judged by
+ * and the leaves always re-encoded (indexed fields). */
+pm_error *pm_pg_decision_key(const pm_pg_group *g, pm_buf *key)
+{
+    PM_TRY(pm_buf_printf(key, "codec=%d:%d;page=%lld:%lld;ratio=%.6f;leaves=%u;forced=", (int)g->o.pq->codec,
+                         g->o.pq->codec_level, (long long)g->o.pq->page_size, (long long)g->o.pq->page_row_limit,
+                         g->o.reencode_ratio, g->nleaves));
+    for (uint32_t c = 0; c < g->nleaves; c++)
+        PM_TRY(pm_buf_append_byte(key, g->o.force_decode && g->o.force_decode[g->leaves[c].leaf->top] ? '1' : '0'));
+    return NULL;
+}
+
+pm_error *pm_pg_decision_get(const pm_pg_group *g, pm_buf *out, bool *sampled)
+{
+    *sampled = g->sampled;
+    for (uint32_t c = 0; c < g->nleaves; c++)
+        PM_TRY(pm_buf_append_byte(out, g->leaves[c].reencode ? '1' : '0'));
+    return NULL;
+}
+
+pm_error *pm_pg_decision_set(pm_pg_group *g, const uint8_t *d, size_t n)
+{
+    if (n != g->nleaves)
+        return pm_error_new(PM_EINTERNAL, "a page passthrough decision of %zu columns for %u", n, g->nleaves);
+    for (uint32_t c = 0; c < g->nleaves; c++) {
+        if (d[c] != '0' && d[c] != '1')
+            return pm_error_new(PM_EINTERNAL, "page passthrough decision byte %u is %d", c, (int)d[c]);
+    }
+    for (uint32_t c = 0; c < g->nleaves; c++) {
+        g->leaves[c].reencode = d[c] == '1';
+        pm_buf_free(&g->leaves[c].sample);
+        g->leaves[c].sample_comp = g->leaves[c].sample_values = 0;
+    }
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ */

@@ -107,6 +107,16 @@ void pm_pg_group_free(pm_pg_group *g);
  * small pages would keep the output markedly larger than a rewrite's). */
 pm_error *pm_pg_sample(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m, bool *done);
 pm_error *pm_pg_sample_decide(pm_pg_group *g);
+/* The decision shared between groups (the tasks of one compaction,
+ * compact/append/append_execute.c): pm_pg_decision_key appends what makes
+ * it valid (codec and level, page limits, reencode ratio, leaves and the
+ * always re-encoded ones) to `key`; pm_pg_decision_get appends the
+ * decided columns (one '1' re-encoded / '0' copied byte per leaf) to
+ * `out`, *sampled = whether pm_pg_sample_decide judged any column's
+ * sample (else the decision says nothing about the inputs); pm_pg_decision_set takes such bytes instead of sampling. */
+pm_error *pm_pg_decision_key(const pm_pg_group *g, pm_buf *key);
+pm_error *pm_pg_decision_get(const pm_pg_group *g, pm_buf *out, bool *sampled);
+pm_error *pm_pg_decision_set(pm_pg_group *g, const uint8_t *d, size_t n);
 /* Whether row group `rg` of a file can join the pending row group. */
 bool pm_pg_group_fits(const pm_pg_group *g, const pm_pq_file_meta *m, uint32_t rg);
 /* Add row group `rg` of the file open as `in` (footer m, checked by the

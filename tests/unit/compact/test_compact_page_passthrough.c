@@ -102,6 +102,17 @@ typedef struct file_view {
     pm_pq_file_meta *m;
 } file_view;
 
+static file_view view_path(const char *path)
+{
+    file_view v = {0};
+    v.data = pm_test_read_file(path, &v.len);
+    assert_non_null(v.data);
+    uint32_t flen = (uint32_t)v.data[v.len - 8] | (uint32_t)v.data[v.len - 7] << 8 |
+                    (uint32_t)v.data[v.len - 6] << 16 | (uint32_t)v.data[v.len - 5] << 24;
+    PM_OK_OR_FAIL(pm_pq_file_meta_parse(&v.m, v.data + v.len - 8 - flen, flen));
+    return v;
+}
+
 static file_view open_file(pm_table *t, size_t i)
 {
     pm_scan_result *s = scan(t);
@@ -109,12 +120,7 @@ static file_view open_file(pm_table *t, size_t i)
     char *dir = NULL;
     PM_OK_OR_FAIL(pm_table_bucket_dir(t, s->buckets[0].partition.data, s->buckets[0].partition.len, 0, &dir));
     char *path = pm_path_join(dir, s->buckets[0].files[i].file_name);
-    file_view v = {0};
-    v.data = pm_test_read_file(path, &v.len);
-    assert_non_null(v.data);
-    uint32_t flen = (uint32_t)v.data[v.len - 8] | (uint32_t)v.data[v.len - 7] << 8 |
-                    (uint32_t)v.data[v.len - 6] << 16 | (uint32_t)v.data[v.len - 5] << 24;
-    PM_OK_OR_FAIL(pm_pq_file_meta_parse(&v.m, v.data + v.len - 8 - flen, flen));
+    file_view v = view_path(path);
     free(path);
     free(dir);
     pm_scan_result_free(s);
@@ -555,6 +561,147 @@ static void test_sampled_columns_merged(void **state)
     free(dir);
 }
 
+
+/* Two partitions (one task each): in `a` the plain column s compresses
+ * much better merged (re-encoded by its own sample), in `b` it is random
+ * hex (copied by its own sample). */
+static pm_table *make_two(const char *dir, const char *name)
+{
+    const char *opts[] = {"bucket=-1"};
+    pm_table *t = wt_create(dir, name, "ROW<p STRING, id BIGINT, s STRING>", "p", opts, 1);
+    uint64_t x = 88172645463325252ull;
+    for (int c = 0; c < 12; c++) {
+        pm_buf b = PM_BUF_INIT;
+        for (int k = 0; k < 40; k++) {
+            char s[256];
+            if (c % 2 == 0) {
+                snprintf(s, sizeof s, "value-%06d-abcdefghijklmnopqrstuvwxyz", c * 40 + k);
+            } else {
+                for (int j = 0; j < 200; j++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    s[j] = "0123456789abcdef"[x & 15];
+                }
+                s[200] = 0;
+            }
+            PM_OK_OR_FAIL(pm_buf_printf(&b, "{\"p\":\"%s\",\"id\":%d,\"s\":\"%s\"}\n", c % 2 ? "b" : "a", c * 40 + k, s));
+        }
+        const char *text;
+        PM_OK_OR_FAIL(pm_buf_cstr(&b, &text));
+        wt_commit_rows(t, text, PM_COMMIT_APPEND, NULL, 0);
+        pm_buf_free(&b);
+    }
+    return t;
+}
+
+/* Pages of column s in the one live file of partition p. */
+static uint32_t s_pages(pm_table *t, const char *p)
+{
+    pm_scan_result *s = scan(t);
+    uint32_t pages = 0;
+    int seen = 0;
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        char *dir = NULL;
+        PM_OK_OR_FAIL(pm_table_bucket_dir(t, s->buckets[i].partition.data, s->buckets[i].partition.len, 0, &dir));
+        char want[16];
+        snprintf(want, sizeof want, "/p=%s/", p);
+        if (strstr(dir, want)) {
+            assert_int_equal(s->buckets[i].nfiles, 1);
+            char *path = pm_path_join(dir, s->buckets[i].files[0].file_name);
+            file_view v = view_path(path);
+            bool has_ci;
+            ptrdiff_t c = leaf_of(v.m, "s");
+            assert_true(c >= 0);
+            assert_false(v.m->row_groups[0].columns[c].meta_data.has_dictionary_page_offset);
+            pages = check_chunk_index(&v, 0, (uint32_t)c, &has_ci);
+            close_file(&v);
+            free(path);
+            seen++;
+        }
+        free(dir);
+    }
+    pm_scan_result_free(s);
+    assert_int_equal(seen, 1);
+    return pages;
+}
+
+static void compact_two(pm_table *t, pm_resources *r, size_t parallelism)
+{
+    const char *dyn[] = {"compaction.parquet.page-passthrough=true", "compaction.min.file-num=2"};
+    pm_compact_options o = PM_COMPACT_OPTIONS_INIT;
+    o.commit_user = "u";
+    o.dynamic_options = dyn;
+    o.ndynamic_options = 2;
+    o.resources = r;
+    o.parallelism = parallelism;
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    PM_OK_OR_FAIL(pm_compact_run(&m, b));
+    assert_int_equal(m.files_removed, 12);
+    assert_int_equal(m.files_added, 2);
+    pm_compact_builder_free(b);
+}
+
+/* The sample decides once per compaction: the tasks of one plan on one
+ * table handle take the first task's decision (one thread, or two threads
+ * at once: both partitions' s chunks alike), while each task executed on a
+ * handle of its own samples for itself (a re-encoded: one page, b copied:
+ * its six input pages); the rows are the inputs' in every case. */
+static void test_sample_shared_by_tasks(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    /* alone: each task on its own handle */
+    pm_table *t = make_two(dir, "alone");
+    char *before = sorted_rows(t);
+    const char *dyn[] = {"compaction.parquet.page-passthrough=true", "compaction.min.file-num=2"};
+    pm_compact_options o = PM_COMPACT_OPTIONS_INIT;
+    o.commit_user = "u";
+    o.dynamic_options = dyn;
+    o.ndynamic_options = 2;
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
+    pm_compact_plan *p = NULL;
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
+    assert_int_equal(pm_compact_plan_task_count(p), 2);
+    pm_compact_result *res[2] = {NULL, NULL};
+    for (size_t i = 0; i < 2; i++) {
+        pm_table *own = NULL;
+        PM_OK_OR_FAIL(pm_table_open(&own, pm_table_path(t), NULL));
+        PM_OK_OR_FAIL(pm_compact_execute(&res[i], own, pm_compact_plan_task(p, i), NULL));
+        pm_table_free(own);
+    }
+    PM_OK_OR_FAIL(pm_compact_commit(NULL, t, NULL, res, 2));
+    for (size_t i = 0; i < 2; i++)
+        pm_compact_result_free(res[i]);
+    pm_compact_plan_free(p);
+    pm_compact_builder_free(b);
+    char *after = sorted_rows(t);
+    assert_string_equal(before, after);
+    free(after);
+    assert_int_equal(s_pages(t, "a"), 1);
+    assert_int_equal(s_pages(t, "b"), 6);
+    pm_table_free(t);
+    /* one handle, one thread, then two threads */
+    pm_resources *r2 = NULL;
+    PM_OK_OR_FAIL(pm_resources_new(&r2, 256 << 20, 2));
+    for (int run = 0; run < 2; run++) {
+        pm_table *s = make_two(dir, run ? "two" : "one");
+        compact_two(s, run ? r2 : NULL, run ? 2 : 1);
+        after = sorted_rows(s);
+        assert_string_equal(before, after);
+        free(after);
+        uint32_t pa = s_pages(s, "a"), pb = s_pages(s, "b");
+        assert_int_equal(pa, pb);
+        assert_true(pa == 1 || pa == 6);
+        pm_table_free(s);
+    }
+    pm_resources_free(r2);
+    free(before);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -564,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_decoded_input_same_output),
         cmocka_unit_test(test_sample_reencodes),
         cmocka_unit_test(test_sampled_columns_merged),
+        cmocka_unit_test(test_sample_shared_by_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
