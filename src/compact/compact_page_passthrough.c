@@ -602,6 +602,8 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
     ro.filter = only_rg;
     ro.filter_ctx = g->want_rg;
     ro.codec = g->o.codec;
+    ro.meta = m;            /* the footer is parsed once per input */
+    ro.chunks_only = true;  /* the copied chunks are read by copy_chunk */
     ro.batch_rows = 8192;
     pm_pq_reader *r = NULL;
     PM_TRY(pm_pq_reader_open(&r, in, &ro));
