@@ -3,9 +3,11 @@
 1.4.2, compared as issue 14 asks (bench/README.md explains the table).
 
   fair.py --files N --rows R [--rounds K] [--warmup W] [--baseline BIN]
-          [--work DIR] [--no-java-cold] [--no-java-steady] [--json FILE]
-          [--summary FILE]   (--summary: append one bench/summary.py line)
-          [--option k=v]...  (passed to both bench_compact sides, e.g.
+          [--rewrite] [--work DIR] [--no-java-cold] [--no-java-steady]
+          [--json FILE] [--summary FILE] [--option k=v]...
+          (--summary: append one bench/summary.py line; --rewrite: a side
+          with compaction.parquet.page-passthrough=false, the size anchor;
+          --option: passed to both bench_compact sides, e.g.
           compaction.parquet.page-passthrough=false: the rewrite)
   fair.py --pk --runs S --rows R ...   primary-key full compaction: R
           records in S overlapping sorted runs (Java write-pk --overlap
@@ -19,6 +21,8 @@ gen` and the table says so.  Each round runs every side once, in the same
 order (interleaved), each on a fresh copy of the inputs:
   paimon-c            build/bench/bench_compact run --threads 1
   paimon-c baseline   --baseline BIN (another bench_compact), optional
+  paimon-c rewrite    --rewrite: build/bench/bench_compact with page
+                      passthrough off (every value decoded and encoded)
   Java steady state   run-append-compact.sh --warmup W (W >= 8 untimed
                       compactions of fresh copies in the same JVM; the
                       measured run's process CPU from the JVM's OS counter)
@@ -26,13 +30,14 @@ order (interleaved), each on a fresh copy of the inputs:
                       whole-process CPU, JVM start-up included)
 CPU seconds: user + system of the whole process from the OS (wait4) for
 paimon-c and Java cold; Java steady state: the measured run's process CPU.
-Printed: medians [min-max] over the rounds, the per-round ratios, and the
+Printed: medians [min-max] over the rounds, the per-round ratios, the
+append sides' output bytes (the live files of the compacted copy that are
+not inputs, after the last round; against the rewrite's with --rewrite), and the
 zstd-1 ceiling: the CPU seconds zstd-1 alone needs to decompress the
 inputs' pages and compress the outputs' pages (their uncompressed sizes
 from the footers, at the speeds measured on this data in this run).
 """
 import argparse
-import glob
 import json
 import os
 import shutil
@@ -46,14 +51,20 @@ sys.path.insert(0, os.path.dirname(HERE))
 import rounds  # noqa: E402
 
 
-def page_bytes(table, skip=()):
-    """Uncompressed and compressed bytes of every Parquet data file's
-    row groups (footers only), leaving out the files named in `skip`."""
+def live_files(cli, table):
+    """The live data files of the table's latest snapshot (`paimon files
+    --json`): its directory may hold other Parquet files too (the inputs
+    still on disk after a compaction, expired or stray copies)."""
+    out = subprocess.run([cli, "files", table, "--json"], check=True, stdout=subprocess.PIPE).stdout
+    return [f["file_path"] for f in json.loads(out)]
+
+
+def page_bytes(files):
+    """Uncompressed and compressed bytes of the Parquet files' row groups
+    (footers only)."""
     import pyarrow.parquet as pq
     unc = comp = 0
-    for f in glob.glob(os.path.join(table, "**", "*.parquet"), recursive=True):
-        if os.path.basename(f) in skip:
-            continue
+    for f in files:
         m = pq.ParquetFile(f).metadata
         for g in range(m.num_row_groups):
             rg = m.row_group(g)
@@ -64,14 +75,14 @@ def page_bytes(table, skip=()):
     return unc, comp
 
 
-def zstd_speeds(table):
+def zstd_speeds(inputs):
     """zstd level-1 compress and decompress speed (uncompressed MB per CPU
-    second, one thread) on this table's values laid out as uncompressed
+    second, one thread) on the input files' values laid out as uncompressed
     Parquet, in 1 MiB pieces (about a Parquet page)."""
     import io
     import pyarrow.parquet as pq
     import zstandard
-    files = sorted(glob.glob(os.path.join(table, "**", "*.parquet"), recursive=True))[:200]
+    files = sorted(inputs)[:200]
     t = pq.read_table(files[0])
     for f in files[1:]:
         import pyarrow as pa
@@ -94,14 +105,18 @@ def zstd_speeds(table):
     return mb / rounds.median(comp_s), mb / rounds.median(dec_s)
 
 
-def append_ceiling(a, src, tpath):
+def append_ceiling(a, src, tpath, cli):
     """The zstd-1 ceiling: decompressing the inputs' pages and compressing
     the same bytes again (the data as the inputs encode it); also with the
-    outputs' own uncompressed size."""
-    in_unc, _ = page_bytes(src)
-    inputs = {os.path.basename(f) for f in glob.glob(os.path.join(src, "**", "*.parquet"), recursive=True)}
-    out_unc = page_bytes(tpath(os.path.join(a.work, "c")), inputs)[0]  # the outputs alone (inputs may stay on disk)
-    comp_mb_s, dec_mb_s = zstd_speeds(src)
+    outputs' own uncompressed size.  Inputs: the live files of the source
+    table; outputs: the live files of the compacted copy that are not
+    inputs."""
+    inputs = live_files(cli, tpath(src))
+    in_unc, _ = page_bytes(inputs)
+    names = {os.path.basename(f) for f in inputs}
+    outputs = [f for f in live_files(cli, tpath(os.path.join(a.work, "c"))) if os.path.basename(f) not in names]
+    out_unc = page_bytes(outputs)[0]
+    comp_mb_s, dec_mb_s = zstd_speeds(inputs)
     ceiling = in_unc / 1e6 / dec_mb_s + in_unc / 1e6 / comp_mb_s
     ceiling_out = in_unc / 1e6 / dec_mb_s + out_unc / 1e6 / comp_mb_s
     return ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc
@@ -114,6 +129,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=8)
     ap.add_argument("--baseline", default=None)
+    ap.add_argument("--rewrite", action="store_true",
+                    help="also run paimon-c with page passthrough off (the output size anchor)")
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "fair"))
     ap.add_argument("--no-java-cold", action="store_true")
     ap.add_argument("--no-java-steady", action="store_true", help="Java cold only (the 100,000-file case)")
@@ -175,6 +192,9 @@ def main():
         sides.append(rounds.Side("paimon-c baseline", ours(a.baseline, "b"), fresh("b")))
     elif a.baseline:
         sides.append(rounds.Side("paimon-c baseline", ours(a.baseline, "b"), fresh("b")))
+    if a.rewrite and not a.pk:
+        sides.append(rounds.Side("paimon-c rewrite", ours(bc, "r") + ["--option", "compaction.parquet.page-passthrough=false"],
+                                 fresh("r")))
     if have_java and not a.no_java_steady:
         sides.append(rounds.Side("Java steady", [java_bench, tpath(os.path.join(a.work, "jw")), "--warmup",
                                                  str(a.warmup)], fresh("jw")))
@@ -190,7 +210,7 @@ def main():
     if a.pk:
         ceiling = ceiling_out = comp_mb_s = dec_mb_s = in_unc = out_unc = None
     else:
-        ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc = append_ceiling(a, src, tpath)
+        ceiling, ceiling_out, comp_mb_s, dec_mb_s, in_unc, out_unc = append_ceiling(a, src, tpath, cli)
 
     def cpu(name, r):
         if name == "Java steady":
@@ -207,6 +227,18 @@ def main():
         t = table[s.name]
         ratio = "" if s.name == "paimon-c" else rounds.ratio_summary(t["cpu_s"], c)
         print(f"  {s.name:<20} {rounds.summary(t['cpu_s']):<26} {rounds.summary(t['peak_rss_mb'], '{:.0f}'):<20} {ratio}")
+    sizes = {}
+    if not a.pk:
+        dirs = {"paimon-c": "c", "paimon-c baseline": "b", "paimon-c rewrite": "r", "Java steady": "jw", "Java cold": "jc"}
+        names = {os.path.basename(f) for f in live_files(cli, tpath(src))}
+        for s in sides:
+            outs = [f for f in live_files(cli, tpath(os.path.join(a.work, dirs[s.name])))
+                    if os.path.basename(f) not in names]
+            sizes[s.name] = sum(os.path.getsize(f) for f in outs)
+        ref = sizes.get("paimon-c rewrite")
+        print("  output bytes (last round): " + ", ".join(
+            f"{n} {b / 1e6:.2f} MB" + (f" ({b / ref:.3f}x the rewrite)" if ref and n != "paimon-c rewrite" else "")
+            for n, b in sizes.items()))
     if ceiling is not None:
         print(f"  zstd-1 ceiling: {ceiling:.2f} CPU-s (decompress and compress again the {in_unc / 1e6:.0f} MB of "
               f"input pages at {dec_mb_s:.0f} / {comp_mb_s:.0f} MB/s); paimon-c runs at "
@@ -218,7 +250,8 @@ def main():
                                                  ceiling_cpu_s=ceiling, note=f"inputs written by {writer}"))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"files": a.files, "rows": a.rows, "writer": writer, "sides": table, "ceiling_cpu_s": ceiling, "ceiling_out_cpu_s": ceiling_out,
+            json.dump({"files": a.files, "rows": a.rows, "writer": writer, "sides": table, "output_bytes": sizes,
+                       "ceiling_cpu_s": ceiling, "ceiling_out_cpu_s": ceiling_out,
                        "input_page_bytes": in_unc, "output_page_bytes": out_unc,
                        "zstd1_compress_mb_s": comp_mb_s, "zstd1_decompress_mb_s": dec_mb_s}, f)
 

@@ -16,12 +16,13 @@
 
 #include "base/mem.h"
 #include "format/parquet/parquet_reader.h"
+#include "format/parquet/pq_page_merge.h"
 #include "format/parquet/pq_read_index.h"
 #include "format/parquet/pq_write_column.h"
 #include "format/parquet/pq_write_index.h"
 
 #define MAX_ENC 16
-#define SAMPLE_BYTES (256 << 10) /* uncompressed page bytes sampled per column */
+#define SAMPLE_BYTES ((size_t)256 << 10) /* most uncompressed page bytes sampled per column */
 #define MAX_SAMPLE_PAGE (64 << 20)
 
 typedef struct enc_count {
@@ -41,7 +42,7 @@ typedef struct pg_leaf {
     bool cw_init;
     pq_colw cw;
     /* copied */
-    pm_buf data;               /* the chunk so far */
+    pq_page_blocks data;       /* the chunk so far (an input chunk never spans blocks: no copy as it grows) */
     pq_page_index pidx;        /* its pages, offsets relative to the chunk */
     bool no_ci;                /* an input page without min/max/null count */
     int64_t values, uncompressed;
@@ -55,8 +56,10 @@ typedef struct pg_leaf {
     /* sampling (pm_pg_sample): the inputs' page bodies decompressed, and
      * their compressed size */
     pm_buf sample;
-    int64_t sample_comp;
+    int64_t sample_comp, sample_values;
     bool reencode;             /* decided from the sample: merged pages compress much better */
+    bool merge_ok;             /* its plain pages can be merged without decoding (pq_page_merge.h) */
+    bool merge_rg;             /* the current add merged the input chunk's pages */
 } pg_leaf;
 
 struct pm_pg_group {
@@ -67,9 +70,11 @@ struct pm_pg_group {
     int64_t rows;
     pm_arena scratch;          /* input page indexes of one add */
     pm_buf ibuf;               /* their bytes */
+    pm_buf cbuf, mbuf;         /* a merged chunk's bytes, one page of it decompressed */
     const char **names;        /* re-encoded top-level fields of one add */
     uint32_t *tops;
     bool *want_rg;             /* reader filter: the one row group */
+    bool sampled;              /* pm_pg_sample_decide judged some column's sample */
 };
 
 bool pm_pg_schema_ok(const pq_write_schema *ws)
@@ -91,7 +96,7 @@ static void mm_reset(mm_acc *m)
 static void leaf_reset(pg_leaf *l)
 {
     l->decode = false;
-    pm_buf_clear(&l->data);
+    pq_page_blocks_clear(&l->data);
     pq_page_index_reset(&l->pidx);
     l->no_ci = false;
     l->values = l->uncompressed = 0;
@@ -123,6 +128,8 @@ pm_error *pm_pg_group_new(pm_pg_group **out, const pm_pg_options *o)
     }
     for (uint32_t i = 0; i < g->nleaves; i++) {
         g->leaves[i].leaf = &o->ws->leaves[i];
+        g->leaves[i].merge_ok = pq_page_merge_leaf_ok(&o->ws->leaves[i]) &&
+                                !(o->force_decode && o->force_decode[o->ws->leaves[i].top]);
         leaf_reset(&g->leaves[i]);
     }
     *out = g;
@@ -137,7 +144,7 @@ void pm_pg_group_free(pm_pg_group *g)
         pg_leaf *l = &g->leaves[i];
         if (l->cw_init)
             pq_colw_free(&l->cw);
-        pm_buf_free(&l->data);
+        pq_page_blocks_free(&l->data, g->o.pq->buffers);
         pq_page_index_free(&l->pidx);
         pm_buf_free(&l->mm.min);
         pm_buf_free(&l->mm.max);
@@ -151,6 +158,8 @@ void pm_pg_group_free(pm_pg_group *g)
     free(g->want_rg);
     pm_arena_free(&g->scratch);
     pm_buf_free(&g->ibuf);
+    pm_buf_free(&g->cbuf);
+    pm_buf_free(&g->mbuf);
     free(g);
 }
 
@@ -366,6 +375,28 @@ static pm_error *read_index(pm_pg_group *g, pm_input *in, bool column, const pq_
     return NULL;
 }
 
+/* The input chunk's byte range checked against the file. */
+static pm_error *chunk_range(pm_input *in, const pq_column_meta *cm)
+{
+    if (cm->data_page_offset < 4 || cm->total_compressed_size <= 0 ||
+        (uint64_t)cm->data_page_offset > pm_input_size(in) ||
+        (uint64_t)cm->total_compressed_size > pm_input_size(in) - (uint64_t)cm->data_page_offset)
+        return pm_error_new(PM_ECORRUPT, "column chunk at %lld of %lld bytes lies outside the file",
+                            (long long)cm->data_page_offset, (long long)cm->total_compressed_size);
+    return NULL;
+}
+
+/* The input chunk's bytes appended to `buf`. */
+static pm_error *read_chunk(pm_input *in, const pq_column_meta *cm, pm_buf *buf)
+{
+    PM_TRY(chunk_range(in, cm));
+    size_t len = (size_t)cm->total_compressed_size;
+    PM_TRY(pm_buf_reserve(buf, len));
+    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, buf->data + buf->len, len));
+    buf->len += len;
+    return NULL;
+}
+
 static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_column_chunk *cc, int64_t rg_rows)
 {
     const pq_column_meta *cm = &cc->meta_data;
@@ -379,17 +410,12 @@ static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_c
     if (L->phys == PQ_BYTE_ARRAY)
         PM_TRY(read_index(g, in, false, cc, NULL, &oi, &have_oi));
     /* the chunk's bytes, appended to the output chunk */
-    size_t base = l->data.len;
+    PM_TRY(chunk_range(in, cm));
+    size_t base = (size_t)l->data.len;
     size_t len = (size_t)cm->total_compressed_size;
-    if (cm->data_page_offset < 4 || cm->total_compressed_size <= 0 ||
-        (uint64_t)cm->data_page_offset > pm_input_size(in) ||
-        (uint64_t)cm->total_compressed_size > pm_input_size(in) - (uint64_t)cm->data_page_offset)
-        return pm_error_new(PM_ECORRUPT, "column chunk at %lld of %lld bytes lies outside the file",
-                            (long long)cm->data_page_offset, (long long)cm->total_compressed_size);
-    PM_TRY(pm_buf_reserve(&l->data, len));
-    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, l->data.data + base, len));
-    l->data.len += len;
-    const uint8_t *d = l->data.data + base;
+    uint8_t *d;
+    PM_TRY(pq_page_blocks_take(&l->data, g->o.pq->buffers, len, &d));
+    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, d, len));
     size_t pos = 0;
     int64_t values = 0, rows = 0;
     uint32_t page = 0;
@@ -483,6 +509,69 @@ static pm_error *copy_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_c
 
 static pm_error *init_writer(pm_pg_group *g, pg_leaf *l);
 
+/* A chunk of a leaf the sample re-encodes, merged page by page into the
+ * leaf's writer (pq_page_merge.h) when every page of it can be (no
+ * dictionary, PLAIN values, RLE levels): *merged tells; otherwise nothing
+ * happened and the chunk is decoded with the others. */
+static pm_error *merge_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_column_chunk *cc, int64_t rg_rows,
+                             bool *merged)
+{
+    *merged = false;
+    const pq_column_meta *cm = &cc->meta_data;
+    const pq_leaf *L = l->leaf;
+    if (!l->reencode || !l->merge_ok || !chunk_copyable(cm))
+        return NULL;
+    PM_TRY(init_writer(g, l));
+    if (l->cw.dict_on)
+        return NULL;
+    pm_buf_clear(&g->cbuf);
+    PM_TRY(read_chunk(in, cm, &g->cbuf));
+    const uint8_t *d = g->cbuf.data;
+    size_t len = g->cbuf.len;
+    int64_t values = 0;
+    uint32_t npages = 0;
+    for (size_t pos = 0; pos < len; npages++) {
+        pq_page_header h;
+        size_t hl = 0;
+        PM_TRY(pm_pq_page_header_parse(&h, d + pos, len - pos, &hl));
+        if (h.compressed_page_size < 0 || (uint64_t)h.compressed_page_size > len - pos - hl)
+            return pm_error_new(PM_ECORRUPT, "page %u of %lld bytes runs past its column chunk", npages,
+                                (long long)h.compressed_page_size);
+        if (!pq_page_merge_ok(L, &h))
+            return NULL; /* decoded */
+        values += h.type == PQ_DATA_PAGE ? h.data_page_header.num_values : h.data_page_header_v2.num_values;
+        pos += hl + (size_t)h.compressed_page_size;
+    }
+    if (values != cm->num_values || values != rg_rows)
+        return pm_error_new(PM_ECORRUPT, "the pages hold %lld values, the chunk says %lld in %lld rows",
+                            (long long)values, (long long)cm->num_values, (long long)rg_rows);
+    /* fixed-width bounds from the ColumnIndex (exact); byte strings' may be
+     * truncated: their min/max come from the values */
+    pq_column_index ci;
+    memset(&ci, 0, sizeof ci);
+    bool have_ci = false;
+    if (L->stats != PQS_BYTES)
+        PM_TRY(read_index(g, in, true, cc, &ci, NULL, &have_ci));
+    if (have_ci && ci.n != npages)
+        have_ci = false;
+    size_t pos = 0;
+    for (uint32_t p = 0; p < npages; p++) {
+        pq_page_header h;
+        size_t hl = 0;
+        PM_TRY(pm_pq_page_header_parse(&h, d + pos, len - pos, &hl));
+        pq_merge_bounds b = {0};
+        bool bounded = have_ci && !ci.null_pages[p] && ci.min[p] && ci.max[p];
+        if (bounded)
+            b = (pq_merge_bounds){ci.min[p], ci.max[p], ci.min_len[p], ci.max_len[p]};
+        PM_TRY(pm_error_wrap(pq_colw_merge_page(&l->cw, &h, d + pos + hl, (pm_codec_id)cm->codec,
+                                                bounded ? &b : NULL, &g->mbuf),
+                             0, "page %u", p));
+        pos += hl + (size_t)h.compressed_page_size;
+    }
+    *merged = true;
+    return NULL;
+}
+
 static bool only_rg(void *ctx, const pm_pq_reader *r, uint32_t rg)
 {
     (void)r;
@@ -495,7 +584,7 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
     size_t n = 0;
     for (uint32_t c = 0; c < g->nleaves; c++) {
         pg_leaf *l = &g->leaves[c];
-        if (!l->decode)
+        if (!l->decode || l->merge_rg)
             continue;
         PM_TRY(init_writer(g, l));
         g->names[n] = l->leaf->path[0];
@@ -513,6 +602,8 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
     ro.filter = only_rg;
     ro.filter_ctx = g->want_rg;
     ro.codec = g->o.codec;
+    ro.meta = m;            /* the footer is parsed once per input */
+    ro.chunks_only = true;  /* the copied chunks are read by copy_chunk */
     ro.batch_rows = 8192;
     pm_pq_reader *r = NULL;
     PM_TRY(pm_pq_reader_open(&r, in, &ro));
@@ -525,7 +616,7 @@ static pm_error *decode_columns(pm_pg_group *g, pm_input *in, const pm_pq_file_m
         size_t k = 0;
         for (uint32_t c = 0; !e && c < g->nleaves; c++) {
             pg_leaf *l = &g->leaves[c];
-            if (l->decode)
+            if (l->decode && !l->merge_rg)
                 e = pm_error_wrap(pq_colw_write(&l->cw, b->columns[k++], 0, b->num_rows), 0, "column '%s'",
                                   l->leaf->path[0]);
         }
@@ -592,11 +683,14 @@ pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m
     pm_error *e = NULL;
     for (uint32_t c = 0; !e && c < g->nleaves; c++) {
         pg_leaf *l = &g->leaves[c];
-        if (!l->decode) {
+        l->merge_rg = false;
+        if (!l->decode)
             e = pm_error_wrap(copy_chunk(g, l, in, &r->columns[c], r->num_rows), 0, "column '%s' of row group %u",
                               l->leaf->path[0], rg);
-            pm_arena_reset(&g->scratch);
-        }
+        else
+            e = pm_error_wrap(merge_chunk(g, l, in, &r->columns[c], r->num_rows, &l->merge_rg), 0,
+                              "column '%s' of row group %u", l->leaf->path[0], rg);
+        pm_arena_reset(&g->scratch);
     }
     if (!e)
         e = decode_columns(g, in, m, rg);
@@ -609,20 +703,29 @@ pm_error *pm_pg_group_add(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m
 /* ------------------------------------------------------------------ */
 /* sampling                                                            */
 
+/* The bytes a column's sample needs: about one merged page (the writer's
+ * page limits at the sampled pages' bytes per value), at most SAMPLE_BYTES.
+ * zstd picks its parameters by the input's size, so a sample of the merged
+ * page's size predicts its ratio (a 160 KiB page of doubles compresses
+ * markedly better than a 256 KiB sample), and costs no more than needed. */
+static size_t sample_target(const pm_pg_group *g, const pg_leaf *l)
+{
+    if (!l->sample_values || !l->sample.len)
+        return SAMPLE_BYTES;
+    double page = (double)l->sample.len / (double)l->sample_values * (double)g->o.pq->page_row_limit;
+    if (page > (double)g->o.pq->page_size)
+        page = (double)g->o.pq->page_size;
+    return page < (double)SAMPLE_BYTES ? (size_t)page : SAMPLE_BYTES;
+}
+
 /* The v1 data pages of one input chunk, decompressed, to the leaf's sample. */
 static pm_error *sample_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq_column_meta *cm)
 {
-    if (cm->data_page_offset < 4 || cm->total_compressed_size <= 0 ||
-        (uint64_t)cm->data_page_offset > pm_input_size(in) ||
-        (uint64_t)cm->total_compressed_size > pm_input_size(in) - (uint64_t)cm->data_page_offset)
-        return pm_error_new(PM_ECORRUPT, "column chunk at %lld of %lld bytes lies outside the file",
-                            (long long)cm->data_page_offset, (long long)cm->total_compressed_size);
     size_t len = (size_t)cm->total_compressed_size;
     pm_buf_clear(&g->ibuf);
-    PM_TRY(pm_buf_reserve(&g->ibuf, len));
-    PM_TRY(pm_input_read_at(in, (uint64_t)cm->data_page_offset, g->ibuf.data, len));
+    PM_TRY(read_chunk(in, cm, &g->ibuf));
     const uint8_t *d = g->ibuf.data;
-    for (size_t pos = 0; pos < len && l->sample.len < SAMPLE_BYTES;) {
+    for (size_t pos = 0; pos < len && l->sample.len < sample_target(g, l);) {
         pq_page_header h;
         size_t hl = 0;
         PM_TRY(pm_pq_page_header_parse(&h, d + pos, len - pos, &hl));
@@ -638,6 +741,7 @@ static pm_error *sample_chunk(pm_pg_group *g, pg_leaf *l, pm_input *in, const pq
                                        (size_t)h.uncompressed_page_size));
             l->sample.len += (size_t)h.uncompressed_page_size;
             l->sample_comp += h.compressed_page_size;
+            l->sample_values += h.has_data_page_header ? h.data_page_header.num_values : 0;
         }
         pos += hl + (size_t)h.compressed_page_size;
     }
@@ -655,14 +759,14 @@ pm_error *pm_pg_sample(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m, b
         for (uint32_t c = 0; c < g->nleaves; c++) {
             pg_leaf *l = &g->leaves[c];
             const pq_column_meta *cm = &r->columns[c].meta_data;
-            if (forced(g, l) || !chunk_copyable(cm) || l->sample.len >= SAMPLE_BYTES)
+            if (forced(g, l) || !chunk_copyable(cm) || l->sample.len >= sample_target(g, l))
                 continue;
             PM_TRY(pm_error_wrap(sample_chunk(g, l, in, cm), 0, "column '%s' of row group %u", l->leaf->path[0],
                                  rg));
         }
     }
     for (uint32_t c = 0; c < g->nleaves; c++)
-        if (!forced(g, &g->leaves[c]) && g->leaves[c].sample.len < SAMPLE_BYTES)
+        if (!forced(g, &g->leaves[c]) && g->leaves[c].sample.len < sample_target(g, &g->leaves[c]))
             *done = false;
     return NULL;
 }
@@ -673,6 +777,8 @@ pm_error *pm_pg_sample_decide(pm_pg_group *g)
     pm_error *e = NULL;
     for (uint32_t c = 0; !e && c < g->nleaves; c++) {
         pg_leaf *l = &g->leaves[c];
+        if (l->sample.len && l->sample_comp > 0)
+            g->sampled = true;
         if (g->o.reencode_ratio > 0 && l->sample.len && l->sample_comp > 0) {
             pm_buf_clear(&z);
             e = pm_codec_compress(g->o.codec, g->o.pq->codec, g->o.pq->codec_level, l->sample.data, l->sample.len,
@@ -681,10 +787,46 @@ pm_error *pm_pg_sample_decide(pm_pg_group *g)
                 l->reencode = true;
         }
         pm_buf_free(&l->sample);
-        l->sample_comp = 0;
+        l->sample_comp = l->sample_values = 0;
     }
     pm_buf_free(&z);
     return e;
+}
+
+/* The decision's validity: the writer settings the sample was judged by
+ * and the leaves always re-encoded (indexed fields). */
+pm_error *pm_pg_decision_key(const pm_pg_group *g, pm_buf *key)
+{
+    PM_TRY(pm_buf_printf(key, "codec=%d:%d;page=%lld:%lld;ratio=%.6f;leaves=%u;forced=", (int)g->o.pq->codec,
+                         g->o.pq->codec_level, (long long)g->o.pq->page_size, (long long)g->o.pq->page_row_limit,
+                         g->o.reencode_ratio, g->nleaves));
+    for (uint32_t c = 0; c < g->nleaves; c++)
+        PM_TRY(pm_buf_append_byte(key, g->o.force_decode && g->o.force_decode[g->leaves[c].leaf->top] ? '1' : '0'));
+    return NULL;
+}
+
+pm_error *pm_pg_decision_get(const pm_pg_group *g, pm_buf *out, bool *sampled)
+{
+    *sampled = g->sampled;
+    for (uint32_t c = 0; c < g->nleaves; c++)
+        PM_TRY(pm_buf_append_byte(out, g->leaves[c].reencode ? '1' : '0'));
+    return NULL;
+}
+
+pm_error *pm_pg_decision_set(pm_pg_group *g, const uint8_t *d, size_t n)
+{
+    if (n != g->nleaves)
+        return pm_error_new(PM_EINTERNAL, "a page passthrough decision of %zu columns for %u", n, g->nleaves);
+    for (uint32_t c = 0; c < g->nleaves; c++) {
+        if (d[c] != '0' && d[c] != '1')
+            return pm_error_new(PM_EINTERNAL, "page passthrough decision byte %u is %d", c, (int)d[c]);
+    }
+    for (uint32_t c = 0; c < g->nleaves; c++) {
+        g->leaves[c].reencode = d[c] == '1';
+        pm_buf_free(&g->leaves[c].sample);
+        g->leaves[c].sample_comp = g->leaves[c].sample_values = 0;
+    }
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -715,7 +857,7 @@ static pm_error *flush_copied(pg_leaf *l, pm_output *out, pm_arena *a, pq_column
     cc->has_meta_data = true;
     pq_column_meta *m = &cc->meta_data;
     m->data_page_offset = (int64_t)pm_output_pos(out);
-    PM_TRY(pm_output_write(out, l->data.data, l->data.len));
+    PM_TRY(pq_page_blocks_write(&l->data, out));
     m->type = L->phys;
     m->encodings = pm_arena_alloc(a, sizeof(int32_t) * (l->nenc ? l->nenc : 1), _Alignof(int32_t));
     m->encoding_stats = pm_arena_alloc(a, sizeof *m->encoding_stats * (l->nes ? l->nes : 1),

@@ -23,6 +23,18 @@
  * schema, deletion vectors) make row groups of their own where every leaf
  * is re-encoded (pm_pg_group_add_rows).
  *
+ * A leaf the sample marked is re-encoded without decoding where it can:
+ * an input chunk of it without dictionary whose pages are all PLAIN data
+ * pages (v1 or v2, RLE definition levels) of a type pq_page_merge_leaf_ok
+ * takes (not BOOLEAN, INT96 or FIXED_LEN_BYTE_ARRAY decimals) has its pages
+ * merged into the leaf's writer (format/parquet/pq_page_merge.h: levels
+ * and value bytes appended to the writer's open page, pages cut at the
+ * writer's page limits between input pages, each compressed once; min/max
+ * of fixed-width pages from the input's ColumnIndex entries, else from the
+ * value bytes); any other chunk of it is decoded into the same writer.
+ * The merged chunk is the one the writer makes of the decoded values
+ * whenever the input pages' row counts divide the page row limit.
+ *
  * A copied chunk: the input chunks' bytes concatenated (each read with one
  * read into memory when its row group joins), every page header walked
  * (bounds, page type v1 or v2 data page, no dictionary-encoded page, value
@@ -84,14 +96,27 @@ pm_error *pm_pg_group_new(pm_pg_group **out, const pm_pg_options *o);
 void pm_pg_group_free(pm_pg_group *g);
 /* Sampling before the first row group: the plain chunks of the first
  * inputs (pm_pg_sample, *done once every column has its sample) have their
- * v1 data pages decompressed, up to 256 KiB per column; pm_pg_sample_decide
- * compresses each column's sample as one page: a column whose pages would
+ * v1 data pages decompressed, per column about one merged page's bytes
+ * (the writer's page row limit at the sampled bytes per value, at most its
+ * page size and 256 KiB: zstd's ratio depends on the input's size);
+ * pm_pg_sample_decide compresses each column's sample as one page: a
+ * column whose pages would
  * shrink to reencode_ratio or less that way (table option
  * compaction.parquet.page-passthrough.reencode-ratio, default 0.9; 0 turns
  * it off) is re-encoded, without dictionary, for the whole task (copying
  * small pages would keep the output markedly larger than a rewrite's). */
 pm_error *pm_pg_sample(pm_pg_group *g, pm_input *in, const pm_pq_file_meta *m, bool *done);
 pm_error *pm_pg_sample_decide(pm_pg_group *g);
+/* The decision shared between groups (the tasks of one compaction,
+ * compact/append/append_execute.c): pm_pg_decision_key appends what makes
+ * it valid (codec and level, page limits, reencode ratio, leaves and the
+ * always re-encoded ones) to `key`; pm_pg_decision_get appends the
+ * decided columns (one '1' re-encoded / '0' copied byte per leaf) to
+ * `out`, *sampled = whether pm_pg_sample_decide judged any column's
+ * sample (else the decision says nothing about the inputs); pm_pg_decision_set takes such bytes instead of sampling. */
+pm_error *pm_pg_decision_key(const pm_pg_group *g, pm_buf *key);
+pm_error *pm_pg_decision_get(const pm_pg_group *g, pm_buf *out, bool *sampled);
+pm_error *pm_pg_decision_set(pm_pg_group *g, const uint8_t *d, size_t n);
 /* Whether row group `rg` of a file can join the pending row group. */
 bool pm_pg_group_fits(const pm_pg_group *g, const pm_pq_file_meta *m, uint32_t rg);
 /* Add row group `rg` of the file open as `in` (footer m, checked by the

@@ -146,6 +146,7 @@ static pm_error *pages_init(pm_pt_writer *w)
     w->pq.codec = w->codec;
     w->pq.footer_kv = NULL;
     w->pq.footer_kv_count = 0;
+    w->pq.buffers = w->o.buffers; /* copied chunks and re-encoded columns reuse the table's spare blocks */
     w->rg_limit = w->pq.row_group_size;
     if (w->o.row_group_limit > 0 && w->rg_limit > w->o.row_group_limit)
         w->rg_limit = w->o.row_group_limit;
@@ -823,6 +824,13 @@ pm_error *pm_pt_sample(pm_pt_writer *w, const char *path, const pm_data_file_met
 }
 
 pm_error *pm_pt_sample_finish(pm_pt_writer *w) { return w->pg ? pm_pg_sample_decide(w->pg) : NULL; }
+
+pm_error *pm_pt_decision_key(const pm_pt_writer *w, pm_buf *key) { return pm_pg_decision_key(w->pg, key); }
+pm_error *pm_pt_decision_get(const pm_pt_writer *w, pm_buf *out, bool *sampled)
+{
+    return pm_pg_decision_get(w->pg, out, sampled);
+}
+pm_error *pm_pt_decision_set(pm_pt_writer *w, const pm_buf *d) { return pm_pg_decision_set(w->pg, d->data, d->len); }
 
 static pm_error *write_rows(pm_pt_writer *w, const pm_batch *b)
 {

@@ -86,6 +86,13 @@ bool pm_pt_writer_takes_rows(const pm_pt_writer *w);
  * decide which columns are re-encoded. */
 pm_error *pm_pt_sample(pm_pt_writer *w, const char *path, const pm_data_file_meta *f, bool *done);
 pm_error *pm_pt_sample_finish(pm_pt_writer *w);
+/* The sample's decision shared instead of sampled (page level on:
+ * pm_pt_writer_takes_rows): its validity key, its bytes, and taking such
+ * bytes (*sampled: some column's sample was judged), and taking such
+ * bytes (pm_pg_decision_key/get/set of compact_page_passthrough.h). */
+pm_error *pm_pt_decision_key(const pm_pt_writer *w, pm_buf *key);
+pm_error *pm_pt_decision_get(const pm_pt_writer *w, pm_buf *out, bool *sampled);
+pm_error *pm_pt_decision_set(pm_pt_writer *w, const pm_buf *d);
 /* Append decoded rows (columns in the task's row type order). */
 pm_error *pm_pt_write(pm_pt_writer *w, const pm_batch *b);
 /* Close the open output; move the closed files' metas out. */

@@ -19,6 +19,7 @@
 #include "base/util.h"
 #include "index/global_index_decl.h"
 #include "meta/safe_path.h"
+#include "table/table_memo.h"
 
 /* Spare writer buffers a table handle keeps between its writers (page
  * blocks and page buffers of Parquet files: one compaction task's output
@@ -33,6 +34,7 @@ static void table_destroy(pm_table *t)
         if (t->schema_cache[i] && t->schema_cache[i] != t->schema)
             pm_schema_free(t->schema_cache[i]);
     free(t->schema_cache);
+    pm_table_memo_free(t->memo);
     pm_schema_free(t->schema);
     pm_type_free(t->partition_type);
     pm_snapshot_store_free(t->snapshots);
@@ -156,6 +158,7 @@ pm_error *pm_table_open(pm_table **out, const char *path, const char *branch)
     pthread_mutex_init(&t->cache_mu, NULL);
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_buf_pool_new(&t->buffers, TABLE_SPARE_BUFFERS), fail);
+    PM_TRY_GOTO(e, pm_table_memo_new(&t->memo), fail);
     PM_TRY_GOTO(e, strip_path(path, &t->path), fail);
     PM_TRY_GOTO(e, pm_strdup(&t->branch, branch ? branch : "main"), fail);
     PM_TRY_GOTO(e, pm_fileio_local_new(&t->fio), fail);

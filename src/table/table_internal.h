@@ -7,7 +7,8 @@
  * (needed to read files written before an ALTER) are loaded on demand into a
  * cache guarded by a mutex, so readers on several threads may share one
  * handle.  pm_table_reload refreshes the latest schema (used by committers
- * that must detect a schema change).
+ * that must detect a schema change).  The memo (table_memo.h) holds values
+ * computed once for all threads of the handle.
  */
 #ifndef PM_TABLE_INTERNAL_H
 #define PM_TABLE_INTERNAL_H
@@ -37,6 +38,7 @@ struct pm_table {
     pm_schema **schema_cache;       /* by id; index = schema id; owned */
     size_t schema_cache_len;
     pm_buf_pool *buffers;           /* owned: spare writer buffers of this handle's writers (base/buf_pool.h) */
+    struct pm_table_memo *memo;     /* values shared by the handle's threads (table_memo.h); owned */
 };
 
 /* pm_table_schema and pm_table_has_primary_key are public (paimon/table.h). */

@@ -17,7 +17,13 @@ with page passthrough (the default) and, on a copy, with it switched off:
   exactly the matching rows;
 - the off switch rewrites (the Parquet writer's created_by), and the value
   statistics Java reports are the same both ways;
-- compact-plan carries the switch and the re-encode ratio to compact-exec.
+- compact-plan carries the switch and the re-encode ratio to compact-exec;
+- columns the sample re-encodes merge their PLAIN pages without decoding
+  (whole input pages per output page: with a page row limit of 4000 and
+  1500-row inputs, 3000-row pages where the rewrite cuts 4000; here the
+  sample picks `name`): pyarrow
+  (checksums verified, page-index filters), pypaimon and Java read them as
+  the rewrite's, and Java compacts them again to the same rows.
 """
 import collections
 import json
@@ -48,10 +54,10 @@ def rows(commit, n):
     return out
 
 
-def make_table(tmp_path, java, commits=6, n=3000):
+def make_table(tmp_path, java, commits=6, n=3000, opts=()):
     path = tmp_path / "wh" / "db.db" / "t"
     run_paimon("create", path, "--schema", java_rows.schema_sql(NAMES, TYPES), "--partition-keys", "p",
-               "--option", "bucket=-1", "--option", "write-only=true")
+               "--option", "bucket=-1", "--option", "write-only=true", *[a for o in opts for a in ("--option", o)])
     all_rows = []
     for c in range(commits):
         rs = rows(c, n)
@@ -218,3 +224,123 @@ def test_plan_carries_the_option(tmp_path):
     files = outputs(path)
     assert len(files) == 1
     assert pq.ParquetFile(files[0]).metadata.created_by == "paimon-c compaction (passthrough)"
+
+
+def _varint(b, i):
+    v = sh = 0
+    while True:
+        x = b[i]
+        i += 1
+        v |= (x & 0x7f) << sh
+        sh += 7
+        if not x & 0x80:
+            return v, i
+
+
+def _struct(b, i):
+    """A thrift-compact struct at b[i:]: ({field id: int or nested dict}, end)."""
+    out, last = {}, 0
+    while True:
+        h = b[i]
+        i += 1
+        if h == 0:
+            return out, i
+        t, d = h & 0x0f, h >> 4
+        fid = last + d if d else None
+        if fid is None:
+            z, i = _varint(b, i)
+            fid = (z >> 1) ^ -(z & 1)
+        last = fid
+        if t in (1, 2):          # booleans
+            out[fid] = t == 1
+        elif t in (3, 4, 5, 6):  # byte, i16, i32, i64 (zigzag varints; a byte is one raw byte)
+            if t == 3:
+                out[fid], i = b[i], i + 1
+            else:
+                z, i = _varint(b, i)
+                out[fid] = (z >> 1) ^ -(z & 1)
+        elif t == 7:
+            out[fid], i = b[i:i + 8], i + 8
+        elif t == 8:
+            n, i = _varint(b, i)
+            out[fid], i = b[i:i + n], i + n
+        elif t == 12:
+            out[fid], i = _struct(b, i)
+        else:
+            raise ValueError(f"thrift type {t} not expected in a page header")
+
+
+def page_rows(f, col):
+    """Rows per data page of column `col` in every row group (page headers
+    walked from each chunk's first data page)."""
+    data = f.read_bytes()
+    m = pq.ParquetFile(f).metadata
+    out = []
+    for g in range(m.num_row_groups):
+        for c in range(m.num_columns):
+            cc = m.row_group(g).column(c)
+            if cc.path_in_schema != col:
+                continue
+            pos, end, rows = cc.data_page_offset, cc.data_page_offset + cc.total_compressed_size, []
+            if cc.has_dictionary_page:
+                end = cc.dictionary_page_offset + cc.total_compressed_size
+            while pos < end:
+                h, body = _struct(data, pos)
+                if h[1] == 0:       # DATA_PAGE
+                    rows.append(h[5][1])
+                pos = body + h[3]
+            out.append(rows)
+    return out
+
+
+def test_merged_pages_read_everywhere(java, tmp_path):
+    """A page row limit the inputs do not divide shows the merged columns:
+    whole 1500-row input pages per output page (3000 rows), where the
+    rewrite (and every decoded column) cuts at 4000; copied columns keep
+    their 1500-row pages."""
+    path, all_rows = make_table(tmp_path, java, opts=("parquet.page.row.count.limit=4000",))
+    before = our_lines(path)
+    off = tmp_path / "wh" / "db.db" / "off"
+    shutil.copytree(path, off)
+    compact(path)
+    compact(off, OFF)
+    assert our_lines(path) == our_lines(off) == before
+    on_files, off_files = outputs(path), outputs(off)
+    assert arrow_rows(on_files, page_checksum_verification=True) == arrow_rows(off_files)
+    merged = set()
+    for f in on_files:
+        here = set()
+        for col in NAMES[1:]:
+            for pr in page_rows(f, col):
+                assert sum(pr) == pq.ParquetFile(f).metadata.num_rows
+                assert all(r <= 4000 for r in pr), (f, col, pr)
+                if all(r % 1500 == 0 for r in pr) and 3000 in pr:
+                    here.add(col)  # whole input pages merged (copied pages keep 1500)
+        assert here, f  # the sample re-encodes some column (here: name), merged in every output
+        merged |= here
+        assert page_rows(f, "qty")[0][0] == 4000  # dictionary chunks: decoded, cut at the limit
+    for f in off_files:
+        for col in merged:
+            for pr in page_rows(f, col):
+                assert all(r == 4000 for r in pr[:-1]) and len(pr) > 1, (f, col, pr)
+    assert pypaimon_rows(path) == pypaimon_rows(off)
+    assert sorted(java.call("read", path)) == sorted(java.call("read", off))
+    assert java_detail(java, path) == java_detail(java, off)
+    lo, hi = 4000, 4100
+    dataset = ds.dataset([str(f) for f in on_files], format="parquet", partitioning=None)
+    got = dataset.to_table(filter=(ds.field("price") >= lo / 100.0) & (ds.field("price") < hi / 100.0))
+    want = sum(1 for r in all_rows if r[4] is not None and lo / 100.0 <= r[4] < hi / 100.0)
+    assert got.num_rows == want
+    name = all_rows[4321][3]
+    got = dataset.to_table(filter=ds.field("name") == name)
+    assert got.num_rows == sum(1 for r in all_rows if r[3] == name) > 0
+    # Java compacts the merged pages again (one more commit to each table,
+    # then a compaction): the same rows as the rewrite's table compacted alike
+    src = tmp_path / "rows_more.json"
+    src.write_text(java_rows.java_lines(TYPES, rows(100, 300)))
+    for t in (path, off):
+        java.call("write-rows", t, "--input", src)
+        m = java.call_json("compact", t, "--option", "compaction.min.file-num=2")
+        assert m["commit_kind"] == "COMPACT" and m["rows"] > 0, m
+    assert sorted(java.call("read", path)) == sorted(java.call("read", off))
+    assert our_lines(path) == our_lines(off)

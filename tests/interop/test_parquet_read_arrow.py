@@ -23,7 +23,7 @@ class ReaderOptions(ctypes.Structure):
                 ("column_ids", ctypes.c_void_p), ("ncolumn_ids", ctypes.c_size_t), ("filter", ctypes.c_void_p),
                 ("filter_ctx", ctypes.c_void_p), ("max_page_bytes", ctypes.c_size_t),
                 ("footer_only", ctypes.c_bool), ("dict_columns", ctypes.c_void_p), ("ndict_columns", ctypes.c_size_t),
-                ("codec", ctypes.c_void_p)]
+                ("codec", ctypes.c_void_p), ("meta", ctypes.c_void_p), ("chunks_only", ctypes.c_bool)]
 
 
 @pytest.fixture(scope="module")

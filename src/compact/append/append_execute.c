@@ -84,6 +84,7 @@
 #include "table/de_read.h"
 #include "table/file_read.h"
 #include "table/partition.h"
+#include "table/table_memo.h"
 
 #define MIN_ROW_GROUP (1LL << 20)
 
@@ -454,12 +455,10 @@ static pm_error *decode_input(append_run *c, const pm_data_file_meta *f)
 
 #define SAMPLE_FILES 64
 
-/* Page passthrough: the first inputs' plain columns sampled (at most
- * SAMPLE_FILES files) to decide which columns are re-encoded. */
-static pm_error *sample_inputs(append_run *c)
+/* The task's own sample: its first inputs' plain columns (at most
+ * SAMPLE_FILES files). */
+static pm_error *sample_own(append_run *c)
 {
-    if (!c->pt || !pm_pt_writer_takes_rows(c->pt))
-        return NULL;
     bool done = false;
     for (size_t i = 0; i < c->task->nfiles && i < SAMPLE_FILES && !done; i++) {
         const pm_data_file_meta *f = &c->task->files[i];
@@ -473,6 +472,51 @@ static pm_error *sample_inputs(append_run *c)
         PM_TRY(e);
     }
     return pm_pt_sample_finish(c->pt);
+}
+
+/* Page passthrough: which columns are re-encoded, decided once per
+ * compaction: the first task of a plan to get here samples (sample_own)
+ * and leaves its decision in the table handle's memo (table_memo.h), keyed
+ * by plan, schema and the writer settings the sample was judged by; the
+ * plan's other tasks on the same handle, on any thread, take it (waiting
+ * while it is computed).  A task alone (another handle or process)
+ * samples for itself; a task that sampled nothing (no input of it went
+ * through page passthrough) shares nothing.  With several threads the
+ * plan's first task to start decides (either decision is valid output). */
+static pm_error *sample_inputs(append_run *c)
+{
+    if (!c->pt || !pm_pt_writer_takes_rows(c->pt))
+        return NULL;
+    pm_buf key = PM_BUF_INIT, d = PM_BUF_INIT;
+    bool found = false, claimed = false, sampled = false;
+    pm_error *e = pm_buf_printf(&key, "append-page-decision;plan=%s;schema=%lld;",
+                                c->task->plan_id ? c->task->plan_id : "", (long long)c->task->schema_id);
+    if (!e)
+        e = pm_pt_decision_key(c->pt, &key);
+    if (!e)
+        e = pm_buf_append_byte(&key, 0);
+    if (!e && c->task->plan_id) {
+        e = pm_table_memo_claim(c->t, (const char *)key.data, &d, &found);
+        claimed = !e && !found;
+    }
+    if (!e && found) {
+        e = pm_pt_decision_set(c->pt, &d);
+    } else if (!e) {
+        e = sample_own(c);
+        if (!e && claimed) {
+            pm_buf_clear(&d);
+            e = pm_pt_decision_get(c->pt, &d, &sampled);
+            if (!e && sampled) {
+                claimed = false;
+                e = pm_table_memo_put(c->t, (const char *)key.data, d.data, d.len);
+            }
+        }
+    }
+    if (claimed)
+        pm_table_memo_abandon(c->t, (const char *)key.data);
+    pm_buf_free(&key);
+    pm_buf_free(&d);
+    return e;
 }
 
 /* Every input in task order, then the open output closed. */

@@ -46,7 +46,8 @@ struct pm_pq_reader {
     uint64_t size;
     uint64_t data_end;          /* where the footer starts */
     char *name;
-    pm_pq_file_meta *meta;
+    const pm_pq_file_meta *meta; /* own_meta or the options' (borrowed) */
+    pm_pq_file_meta *own_meta;
     pqr_schema *schema;
     pm_type *proj_type;
     uint32_t nproj;
@@ -93,7 +94,7 @@ static pm_error *copy_error(const pm_error *e)
     return n;
 }
 
-static pm_error *read_footer(pm_pq_reader *r)
+static pm_error *read_footer(pm_pq_reader *r, const pm_pq_file_meta *given)
 {
     if (r->size < 12)
         return pm_error_new(PM_ECORRUPT, "file of %llu bytes is too small for Parquet", (unsigned long long)r->size);
@@ -109,13 +110,18 @@ static pm_error *read_footer(pm_pq_reader *r)
         return pm_error_new(PM_ECORRUPT, "footer length %u exceeds the file (%llu bytes)", flen,
                             (unsigned long long)r->size);
     r->data_end = r->size - 8 - flen;
+    if (given) {
+        r->meta = given;
+        return NULL;
+    }
     uint8_t *buf = malloc(flen ? flen : 1);
     if (!buf)
         return pm_oom();
     pm_error *e = src_read(r, r->data_end, buf, flen);
     if (!e)
-        e = pm_pq_file_meta_parse(&r->meta, buf, flen);
+        e = pm_pq_file_meta_parse(&r->own_meta, buf, flen);
     free(buf);
+    r->meta = r->own_meta;
     return e;
 }
 
@@ -261,7 +267,7 @@ static pm_error *open_common(pm_pq_reader *r, const pm_pq_reader_options *opts)
     r->filter = o->filter;
     r->filter_ctx = o->filter_ctx;
     pqr_assembler_init(&r->asmb);
-    PM_TRY(read_footer(r));
+    PM_TRY(read_footer(r, o->meta));
     PM_TRY(pqr_schema_build(&r->schema, r->meta));
     PM_TRY(check_meta(r));
     if (!r->footer_only && o->codec)
@@ -288,7 +294,7 @@ pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader
     r->size = pm_input_size(in);
     const char *path = pm_input_path(in);
     pm_error *e = pm_strdup(&r->name, path ? path : "<input>");
-    if (!e && !(opts && opts->footer_only) && r->size >= 12 && r->size <= WHOLE_FILE_MAX) {
+    if (!e && !(opts && (opts->footer_only || opts->chunks_only)) && r->size >= 12 && r->size <= WHOLE_FILE_MAX) {
         r->whole = malloc((size_t)r->size);
         e = r->whole ? pm_input_read_at(in, 0, r->whole, (size_t)r->size) : pm_oom();
         if (!e)
@@ -348,7 +354,7 @@ void pm_pq_reader_free(pm_pq_reader *r)
     pqr_assembler_free(&r->asmb);
     pm_codec_ctx_free(r->own_codec);
     pqr_schema_free(r->schema);
-    pm_pq_file_meta_free(r->meta);
+    pm_pq_file_meta_free(r->own_meta);
     free(r->name);
     free(r);
 }

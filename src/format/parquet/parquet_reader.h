@@ -23,7 +23,8 @@
  * measures it), and decoded in batches of at most `batch_rows` rows.  A
  * batch never spans row groups.
  * A file of at most 256 KiB is read whole with one read when opened (not
- * for footer_only), its chunks then borrowed from that copy.
+ * for footer_only or chunks_only), its chunks then borrowed from that
+ * copy.  A caller holding the parsed footer passes it (options' meta).
  *
  * Errors name the file, row group, column and page.  PM_ECORRUPT for
  * broken bytes, PM_EUNSUPPORTED for valid files using something not
@@ -80,9 +81,17 @@ typedef struct pm_pq_reader_options {
      * the codec's context is created once, not per file.  NULL = the
      * reader creates its own. */
     pm_codec_ctx *codec;
+    /* The file's footer as the caller already parsed it (borrowed, must
+     * outlive the reader; the file's own bytes): open checks the magic and
+     * footer length but neither reads nor parses the footer again.  NULL =
+     * read from the file. */
+    const pm_pq_file_meta *meta;
+    /* Never read a small file whole at open: only the projected chunks are
+     * read (a caller that reads the file's other parts itself). */
+    bool chunks_only;
 } pm_pq_reader_options;
 
-#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false, NULL, 0, NULL}
+#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false, NULL, 0, NULL, NULL, false}
 
 /* Open from an input (borrowed; must outlive the reader). */
 pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader_options *opts);

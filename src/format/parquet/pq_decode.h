@@ -62,6 +62,12 @@ pm_error *pqd_rle_get_u32(pqd_rle *d, uint32_t *out, size_t n);
 pm_error *pqd_rle_get_u16(pqd_rle *d, uint16_t *out, size_t n);
 /* Next n values, each checked < limit (dictionary indices). */
 pm_error *pqd_rle_get_indices(pqd_rle *d, uint32_t *out, size_t n, uint32_t limit);
+/* The next piece of the stream, at most n (> 0) values of one run: from an
+ * RLE run *repeated = true, its value in *value and nothing written to
+ * out; from a bit-packed run *repeated = false and the values written to
+ * out.  *got (>= 1) values are consumed; PM_ECORRUPT at the stream's end.
+ * (Levels re-encoded run by run: pq_page_merge.h.) */
+pm_error *pqd_rle_get_piece(pqd_rle *d, uint32_t *out, size_t n, size_t *got, bool *repeated, uint32_t *value);
 
 /* Legacy BIT_PACKED levels (MSB-first): n values of bw bits from p[0..len). */
 pm_error *pqd_bitpacked_msb_get_u16(const uint8_t *p, size_t len, int bw, uint16_t *out, size_t n);

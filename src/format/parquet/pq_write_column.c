@@ -40,8 +40,7 @@ static int dict_width(int32_t phys)
     }
 }
 
-/* Raw PLAIN bytes of one fixed-width value (0 for byte strings). */
-static int raw_width(const pq_leaf *l)
+int pq_raw_width(const pq_leaf *l)
 {
     switch (l->phys) {
     case PQ_BOOLEAN:
@@ -145,9 +144,7 @@ void pq_colw_free(pq_colw *cw)
     pq_dict_free(&cw->dict);
     pm_column_release(cw->fwd_dict);
     free(cw->fwd_map);
-    for (size_t i = 0; i < cw->chunk.nblocks; i++)
-        pm_buf_pool_give(pool, &cw->chunk.blocks[i]);
-    free(cw->chunk.blocks);
+    pq_page_blocks_free(&cw->chunk, pool);
     pq_stats_free(&cw->stats);
     pq_stats_free(&cw->total);
     pq_stats_free(&cw->pstats);
@@ -709,7 +706,7 @@ static int64_t rows_fitting(pq_colw *cw, const pm_column *col, int64_t r0, int64
         int64_t fit = (int64_t)((double)left / avg) + 1;
         return fit < n ? fit : n;
     }
-    int w = raw_width(l);
+    int w = pq_raw_width(l);
     if (w > 0) {
         int64_t fit = left / w + 1;
         return fit < n ? fit : n;
@@ -839,17 +836,46 @@ static pm_error *blocks_room(pq_page_blocks *pb, pm_buf_pool *pool, size_t need,
     return NULL;
 }
 
+pm_error *pq_page_blocks_take(pq_page_blocks *pb, pm_buf_pool *pool, size_t need, uint8_t **at)
+{
+    pm_buf *b;
+    PM_TRY(blocks_room(pb, pool, need, &b));
+    *at = b->data + b->len;
+    b->len += need;
+    pb->len += need;
+    return NULL;
+}
+
+void pq_page_blocks_clear(pq_page_blocks *pb)
+{
+    pb->nused = 0;
+    pb->len = 0;
+}
+
+void pq_page_blocks_free(pq_page_blocks *pb, pm_buf_pool *pool)
+{
+    for (size_t i = 0; i < pb->nblocks; i++)
+        pm_buf_pool_give(pool, &pb->blocks[i]);
+    free(pb->blocks);
+    memset(pb, 0, sizeof *pb);
+}
+
+pm_error *pq_page_blocks_write(const pq_page_blocks *pb, pm_output *out)
+{
+    for (size_t i = 0; i < pb->nused; i++)
+        PM_TRY(pm_output_write(out, pb->blocks[i].data, pb->blocks[i].len));
+    return NULL;
+}
+
 /* Append header + data of a page to the chunk's blocks. */
 static pm_error *blocks_append(pq_page_blocks *pb, pm_buf_pool *pool, const pm_buf *hdr, const uint8_t *data,
                                size_t n)
 {
-    size_t need = hdr->len + n;
-    pm_buf *b;
-    PM_TRY(blocks_room(pb, pool, need, &b));
-    pm_buf_put(b, hdr->data, hdr->len);
+    uint8_t *at;
+    PM_TRY(pq_page_blocks_take(pb, pool, hdr->len + n, &at));
+    memcpy(at, hdr->data, hdr->len);
     if (n)
-        pm_buf_put(b, data, n);
-    pb->len += need;
+        memcpy(at + hdr->len, data, n);
     return NULL;
 }
 
@@ -988,14 +1014,11 @@ static pm_error *flush_page(pq_colw *cw)
     return NULL;
 }
 
-/* ---- chunk --------------------------------------------------------------- */
+int64_t pq_colw_page_bytes(const pq_colw *cw) { return page_bytes(cw); }
 
-static pm_error *write_out(pm_output *out, const pq_page_blocks *pb)
-{
-    for (size_t i = 0; i < pb->nused; i++)
-        PM_TRY(pm_output_write(out, pb->blocks[i].data, pb->blocks[i].len));
-    return NULL;
-}
+pm_error *pq_colw_close_page(pq_colw *cw) { return flush_page(cw); }
+
+/* ---- chunk --------------------------------------------------------------- */
 
 pm_error *pq_colw_write_chunk(pq_colw *cw, const pq_leaf *l, pm_output *out, pm_arena *a, pq_column_chunk *cc)
 {
@@ -1025,7 +1048,7 @@ pm_error *pq_colw_write_chunk(pq_colw *cw, const pq_leaf *l, pm_output *out, pm_
         m->dictionary_page_offset = start;
     }
     m->data_page_offset = (int64_t)pm_output_pos(out);
-    PM_TRY(write_out(out, &cw->chunk));
+    PM_TRY(pq_page_blocks_write(&cw->chunk, out));
     int64_t end = (int64_t)pm_output_pos(out);
 
     m->type = l->phys;
@@ -1078,8 +1101,7 @@ pm_error *pq_colw_reset_chunk(pq_colw *cw)
     cw->chunk_rows = 0;
     PM_TRY(pq_stats_merge(&cw->total, &cw->stats));
     pq_stats_reset(&cw->stats);
-    cw->chunk.nused = 0;
-    cw->chunk.len = 0;
+    pq_page_blocks_clear(&cw->chunk);
     cw->chunk_values = 0;
     cw->chunk_uncompressed = 0;
     cw->pages_dict = cw->pages_plain = 0;

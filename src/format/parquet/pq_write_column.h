@@ -85,6 +85,18 @@ typedef struct pq_page_blocks {
     uint64_t len;                 /* bytes of all pages */
 } pq_page_blocks;
 
+/* `need` contiguous bytes at the end (a new block when the last one lacks
+ * room: a spare of the chunk's, of `pool` or new): *at is where the caller
+ * writes them.  (Also compaction's copied chunks:
+ * compact_page_passthrough.c.)  pool: borrowed, NULL allowed. */
+pm_error *pq_page_blocks_take(pq_page_blocks *pb, pm_buf_pool *pool, size_t need, uint8_t **at);
+/* Empty, the blocks kept as spares. */
+void pq_page_blocks_clear(pq_page_blocks *pb);
+/* Every block goes to `pool` (freed when NULL or full); pb becomes empty. */
+void pq_page_blocks_free(pq_page_blocks *pb, pm_buf_pool *pool);
+/* Write the bytes in order. */
+pm_error *pq_page_blocks_write(const pq_page_blocks *pb, pm_output *out);
+
 typedef struct pq_colw {
     const pq_leaf *leaf;
     const pm_pq_writer_options *opt;
@@ -151,6 +163,15 @@ pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r
 /* Buffered bytes of the current row group as parquet-java counts them:
  * finished pages, the open page's levels and raw values; no dictionary. */
 uint64_t pq_colw_buffered(const pq_colw *cw);
+/* Raw PLAIN bytes of one fixed-width value of the leaf (BOOLEAN counts 1,
+ * INT96 12; 0 for byte strings), as the page limits count them. */
+int pq_raw_width(const pq_leaf *l);
+/* Raw bytes of the open page as the page limits count them (its levels
+ * so far and the PLAIN-equivalent size of its values). */
+int64_t pq_colw_page_bytes(const pq_colw *cw);
+/* Close the open page (compress it, append it to the chunk); nothing when
+ * it holds no value.  (Pages merged from PLAIN input pages: pq_page_merge.h.) */
+pm_error *pq_colw_close_page(pq_colw *cw);
 /* Close the open page, write the chunk at the output's position and fill
  * `cc` (strings and arrays from `a`; the page-index fields are left to the
  * caller, who writes ci_ser / oi_ser later); resets for the next row group. */

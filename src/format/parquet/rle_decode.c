@@ -13,6 +13,8 @@
  * through an 8-value buffer otherwise.  A final bit-packed run that is
  * shorter in the data than its header says (some writers cut the padding)
  * yields the values its bytes hold; asking for more is PM_ECORRUPT.
+ * pqd_rle_get_piece hands out a stream run by run (an RLE run as its value
+ * and count, without expanding it).
  */
 #include <string.h>
 
@@ -237,6 +239,22 @@ static const uint16_t expand1[256][8] = {X64(0), X64(64), X64(128), X64(192)};
 
 DEF_RLE_GET(pqd_rle_get_u32, uint32_t)
 DEF_RLE_GET(pqd_rle_get_u16, uint16_t)
+
+pm_error *pqd_rle_get_piece(pqd_rle *d, uint32_t *out, size_t n, size_t *got, bool *repeated, uint32_t *value)
+{
+    while (d->run_left == 0)
+        PM_TRY(next_run(d));
+    size_t take = n < d->run_left ? n : d->run_left;
+    *got = take;
+    if (!d->packed) {
+        *repeated = true;
+        *value = d->value;
+        d->run_left -= (uint32_t)take;
+        return NULL;
+    }
+    *repeated = false;
+    return pqd_rle_get_u32(d, out, take); /* within the current run */
+}
 
 pm_error *pqd_rle_get_indices(pqd_rle *d, uint32_t *out, size_t n, uint32_t limit)
 {

@@ -9,7 +9,12 @@
  * rows, and a ColumnIndex except INT96; inputs whose plain column turns
  * dictionary cut the output row group; an input that is decoded goes into
  * the same output (a row group of its own); the off switch rewrites (one
- * page per chunk, the Parquet writer's created_by).
+ * page per chunk, the Parquet writer's created_by); the sampled columns
+ * are re-encoded by merging their PLAIN pages (whole input pages per output
+ * page, so a page row limit that the inputs do not divide shows which
+ * columns were merged and which decoded), with the rewrite's rows, file
+ * statistics and chunk statistics, and byte for byte the rewrite's chunks
+ * when the inputs' pages divide the limit.
  */
 #include <string.h>
 
@@ -97,6 +102,17 @@ typedef struct file_view {
     pm_pq_file_meta *m;
 } file_view;
 
+static file_view view_path(const char *path)
+{
+    file_view v = {0};
+    v.data = pm_test_read_file(path, &v.len);
+    assert_non_null(v.data);
+    uint32_t flen = (uint32_t)v.data[v.len - 8] | (uint32_t)v.data[v.len - 7] << 8 |
+                    (uint32_t)v.data[v.len - 6] << 16 | (uint32_t)v.data[v.len - 5] << 24;
+    PM_OK_OR_FAIL(pm_pq_file_meta_parse(&v.m, v.data + v.len - 8 - flen, flen));
+    return v;
+}
+
 static file_view open_file(pm_table *t, size_t i)
 {
     pm_scan_result *s = scan(t);
@@ -104,12 +120,7 @@ static file_view open_file(pm_table *t, size_t i)
     char *dir = NULL;
     PM_OK_OR_FAIL(pm_table_bucket_dir(t, s->buckets[0].partition.data, s->buckets[0].partition.len, 0, &dir));
     char *path = pm_path_join(dir, s->buckets[0].files[i].file_name);
-    file_view v = {0};
-    v.data = pm_test_read_file(path, &v.len);
-    assert_non_null(v.data);
-    uint32_t flen = (uint32_t)v.data[v.len - 8] | (uint32_t)v.data[v.len - 7] << 8 |
-                    (uint32_t)v.data[v.len - 6] << 16 | (uint32_t)v.data[v.len - 5] << 24;
-    PM_OK_OR_FAIL(pm_pq_file_meta_parse(&v.m, v.data + v.len - 8 - flen, flen));
+    file_view v = view_path(path);
     free(path);
     free(dir);
     pm_scan_result_free(s);
@@ -190,6 +201,19 @@ static void assert_meta_equal(const pm_data_file_meta *a, const pm_data_file_met
     assert_true(pm_compact_bytes_equal(&a->embedded_index, &b->embedded_index));
 }
 
+/* Chunk statistics of two chunks of one column: values, nulls, min/max. */
+static void assert_chunk_stats_equal(const pq_column_meta *cm, const pq_column_meta *bm)
+{
+    assert_int_equal(cm->num_values, bm->num_values);
+    assert_int_equal(cm->statistics.null_count, bm->statistics.null_count);
+    assert_int_equal(cm->statistics.has_min_value, bm->statistics.has_min_value);
+    if (cm->statistics.has_min_value) {
+        assert_int_equal(cm->statistics.min_value_len, bm->statistics.min_value_len);
+        assert_memory_equal(cm->statistics.min_value, bm->statistics.min_value, cm->statistics.min_value_len);
+        assert_memory_equal(cm->statistics.max_value, bm->statistics.max_value, cm->statistics.max_value_len);
+    }
+}
+
 static void same_as_rewrite(const char *const *opts, size_t nopts, bool indexed)
 {
     char *dir = pm_test_tmpdir();
@@ -236,16 +260,7 @@ static void same_as_rewrite(const char *const *opts, size_t nopts, bool indexed)
         }
         assert_int_equal(has_ci, has_ci_b); /* INT96 (ts9) has none, the others have one */
         assert_int_equal(has_ci, strcmp(name, "ts9") != 0);
-        /* chunk statistics as the rewrite's */
-        const pq_column_meta *bm = &vb.m->row_groups[0].columns[c].meta_data;
-        assert_int_equal(cm->num_values, bm->num_values);
-        assert_int_equal(cm->statistics.null_count, bm->statistics.null_count);
-        assert_int_equal(cm->statistics.has_min_value, bm->statistics.has_min_value);
-        if (cm->statistics.has_min_value) {
-            assert_int_equal(cm->statistics.min_value_len, bm->statistics.min_value_len);
-            assert_memory_equal(cm->statistics.min_value, bm->statistics.min_value, cm->statistics.min_value_len);
-            assert_memory_equal(cm->statistics.max_value, bm->statistics.max_value, cm->statistics.max_value_len);
-        }
+        assert_chunk_stats_equal(cm, &vb.m->row_groups[0].columns[c].meta_data); /* as the rewrite's */
     }
     /* the low-cardinality column is re-encoded with a dictionary, s copied plain */
     assert_true(va.m->row_groups[0].columns[leaf_of(va.m, "low")].meta_data.has_dictionary_page_offset);
@@ -447,6 +462,246 @@ static void test_sample_reencodes(void **state)
     free(dir);
 }
 
+/* Rows per data page of chunk c of row group 0 (at most 16 pages). */
+static size_t page_rows(const file_view *v, uint32_t c, int64_t *rows)
+{
+    const pq_column_chunk *cc = &v->m->row_groups[0].columns[c];
+    pm_arena a;
+    pm_arena_init(&a, 0);
+    pq_offset_index oi;
+    PM_OK_OR_FAIL(pq_offset_index_parse(&oi, v->data + cc->offset_index_offset, (size_t)cc->offset_index_length, &a));
+    assert_true(oi.n <= 16);
+    for (uint32_t p = 0; p < oi.n; p++)
+        rows[p] = (p + 1 < oi.n ? oi.pages[p + 1].first_row : v->m->row_groups[0].num_rows) - oi.pages[p].first_row;
+    size_t n = oi.n;
+    pm_arena_free(&a);
+    return n;
+}
+
+/* The sampled plain columns (40-row inputs compress much better merged)
+ * are merged page by page: with a page row limit of 100, a merged chunk's
+ * pages hold whole inputs (80, 80, 80 rows), a decoded one's are cut at the
+ * limit (100, 100, 40: BOOLEAN, INT96 and the FIXED_LEN_BYTE_ARRAY decimal,
+ * which are not merged); rows, file and chunk statistics as the rewrite's.
+ * With the default limit (one page per chunk) the merged chunks are the
+ * rewrite's, byte for byte, page index included. */
+static void test_sampled_columns_merged(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *lim[] = {"bucket=-1", "parquet.page.row.count.limit=100"}, *dflt[] = {"bucket=-1"};
+    pm_table *a = make(dir, "a", lim, 2, 6, NULL), *r = make(dir, "r", lim, 2, 6, NULL),
+             *a2 = make(dir, "a2", dflt, 1, 6, NULL), *r2 = make(dir, "r2", dflt, 1, 6, NULL);
+    char *before = sorted_rows(a);
+    compact(a, true);
+    compact(r, false);
+    compact(a2, true);
+    compact(r2, false);
+    char *ra = sorted_rows(a), *rr = sorted_rows(r), *ra2 = sorted_rows(a2);
+    assert_string_equal(before, ra);
+    assert_string_equal(ra, rr);
+    assert_string_equal(ra, ra2);
+    pm_scan_result *sa = scan(a), *sr = scan(r);
+    assert_meta_equal(&sa->buckets[0].files[0], &sr->buckets[0].files[0]);
+    pm_scan_result_free(sa);
+    pm_scan_result_free(sr);
+    file_view va = open_file(a, 0), vr = open_file(r, 0);
+    assert_int_equal(va.m->num_row_groups, 1);
+    int merged = 0;
+    for (uint32_t c = 0; c < va.m->row_groups[0].num_columns; c++) {
+        const pq_column_meta *cm = &va.m->row_groups[0].columns[c].meta_data;
+        const char *name = cm->path_in_schema[0];
+        bool has_ci;
+        check_chunk_index(&va, 0, c, &has_ci);
+        if (cm->has_dictionary_page_offset)
+            continue;
+        int64_t rows[16];
+        size_t n = page_rows(&va, c, rows);
+        bool whole = n == 3 && rows[0] == 80 && rows[1] == 80 && rows[2] == 80;
+        bool cut = n == 3 && rows[0] == 100 && rows[1] == 100 && rows[2] == 40;
+        if (!strcmp(name, "b") || !strcmp(name, "ts9") || !strcmp(name, "d2"))
+            assert_true(cut);
+        if (!strcmp(name, "s") || !strcmp(name, "d") || !strcmp(name, "i32"))
+            assert_true(whole);
+        assert_true(whole || cut || n == 6); /* merged, decoded or copied */
+        merged += whole;
+        assert_chunk_stats_equal(cm, &vr.m->row_groups[0].columns[c].meta_data); /* as the rewrite's */
+    }
+    assert_true(merged >= 3);
+    close_file(&va);
+    close_file(&vr);
+    /* one page per chunk: the merged chunks are the rewrite's */
+    file_view v2 = open_file(a2, 0), w2 = open_file(r2, 0);
+    for (uint32_t c = 0; c < v2.m->row_groups[0].num_columns; c++) {
+        const pq_column_chunk *x = &v2.m->row_groups[0].columns[c], *y = &w2.m->row_groups[0].columns[c];
+        const char *name = x->meta_data.path_in_schema[0];
+        if (strcmp(name, "s") && strcmp(name, "d") && strcmp(name, "i32"))
+            continue;
+        assert_false(y->meta_data.has_dictionary_page_offset);
+        assert_int_equal(x->meta_data.total_compressed_size, y->meta_data.total_compressed_size);
+        assert_memory_equal(v2.data + x->meta_data.data_page_offset, w2.data + y->meta_data.data_page_offset,
+                            (size_t)x->meta_data.total_compressed_size);
+        assert_int_equal(x->column_index_length, y->column_index_length);
+        assert_memory_equal(v2.data + x->column_index_offset, w2.data + y->column_index_offset,
+                            (size_t)x->column_index_length);
+        assert_int_equal(x->offset_index_length, y->offset_index_length);
+        /* (the OffsetIndex holds absolute offsets: its length is the same) */
+    }
+    close_file(&v2);
+    close_file(&w2);
+    free(before);
+    free(ra);
+    free(rr);
+    free(ra2);
+    pm_table_free(a);
+    pm_table_free(r);
+    pm_table_free(a2);
+    pm_table_free(r2);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+
+/* Two partitions (one task each): in `a` the plain column s compresses
+ * much better merged (re-encoded by its own sample), in `b` it is random
+ * hex (copied by its own sample). */
+static pm_table *make_two(const char *dir, const char *name)
+{
+    const char *opts[] = {"bucket=-1"};
+    pm_table *t = wt_create(dir, name, "ROW<p STRING, id BIGINT, s STRING>", "p", opts, 1);
+    uint64_t x = 88172645463325252ull;
+    for (int c = 0; c < 12; c++) {
+        pm_buf b = PM_BUF_INIT;
+        for (int k = 0; k < 40; k++) {
+            char s[256];
+            if (c % 2 == 0) {
+                snprintf(s, sizeof s, "value-%06d-abcdefghijklmnopqrstuvwxyz", c * 40 + k);
+            } else {
+                for (int j = 0; j < 200; j++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    s[j] = "0123456789abcdef"[x & 15];
+                }
+                s[200] = 0;
+            }
+            PM_OK_OR_FAIL(pm_buf_printf(&b, "{\"p\":\"%s\",\"id\":%d,\"s\":\"%s\"}\n", c % 2 ? "b" : "a", c * 40 + k, s));
+        }
+        const char *text;
+        PM_OK_OR_FAIL(pm_buf_cstr(&b, &text));
+        wt_commit_rows(t, text, PM_COMMIT_APPEND, NULL, 0);
+        pm_buf_free(&b);
+    }
+    return t;
+}
+
+/* Pages of column s in the one live file of partition p. */
+static uint32_t s_pages(pm_table *t, const char *p)
+{
+    pm_scan_result *s = scan(t);
+    uint32_t pages = 0;
+    int seen = 0;
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        char *dir = NULL;
+        PM_OK_OR_FAIL(pm_table_bucket_dir(t, s->buckets[i].partition.data, s->buckets[i].partition.len, 0, &dir));
+        char want[16];
+        snprintf(want, sizeof want, "/p=%s/", p);
+        if (strstr(dir, want)) {
+            assert_int_equal(s->buckets[i].nfiles, 1);
+            char *path = pm_path_join(dir, s->buckets[i].files[0].file_name);
+            file_view v = view_path(path);
+            bool has_ci;
+            ptrdiff_t c = leaf_of(v.m, "s");
+            assert_true(c >= 0);
+            assert_false(v.m->row_groups[0].columns[c].meta_data.has_dictionary_page_offset);
+            pages = check_chunk_index(&v, 0, (uint32_t)c, &has_ci);
+            close_file(&v);
+            free(path);
+            seen++;
+        }
+        free(dir);
+    }
+    pm_scan_result_free(s);
+    assert_int_equal(seen, 1);
+    return pages;
+}
+
+static void compact_two(pm_table *t, pm_resources *r, size_t parallelism)
+{
+    const char *dyn[] = {"compaction.parquet.page-passthrough=true", "compaction.min.file-num=2"};
+    pm_compact_options o = PM_COMPACT_OPTIONS_INIT;
+    o.commit_user = "u";
+    o.dynamic_options = dyn;
+    o.ndynamic_options = 2;
+    o.resources = r;
+    o.parallelism = parallelism;
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    PM_OK_OR_FAIL(pm_compact_run(&m, b));
+    assert_int_equal(m.files_removed, 12);
+    assert_int_equal(m.files_added, 2);
+    pm_compact_builder_free(b);
+}
+
+/* The sample decides once per compaction: the tasks of one plan on one
+ * table handle take the first task's decision (one thread, or two threads
+ * at once: both partitions' s chunks alike), while each task executed on a
+ * handle of its own samples for itself (a re-encoded: one page, b copied:
+ * its six input pages); the rows are the inputs' in every case. */
+static void test_sample_shared_by_tasks(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    /* alone: each task on its own handle */
+    pm_table *t = make_two(dir, "alone");
+    char *before = sorted_rows(t);
+    const char *dyn[] = {"compaction.parquet.page-passthrough=true", "compaction.min.file-num=2"};
+    pm_compact_options o = PM_COMPACT_OPTIONS_INIT;
+    o.commit_user = "u";
+    o.dynamic_options = dyn;
+    o.ndynamic_options = 2;
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
+    pm_compact_plan *p = NULL;
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
+    assert_int_equal(pm_compact_plan_task_count(p), 2);
+    pm_compact_result *res[2] = {NULL, NULL};
+    for (size_t i = 0; i < 2; i++) {
+        pm_table *own = NULL;
+        PM_OK_OR_FAIL(pm_table_open(&own, pm_table_path(t), NULL));
+        PM_OK_OR_FAIL(pm_compact_execute(&res[i], own, pm_compact_plan_task(p, i), NULL));
+        pm_table_free(own);
+    }
+    PM_OK_OR_FAIL(pm_compact_commit(NULL, t, NULL, res, 2));
+    for (size_t i = 0; i < 2; i++)
+        pm_compact_result_free(res[i]);
+    pm_compact_plan_free(p);
+    pm_compact_builder_free(b);
+    char *after = sorted_rows(t);
+    assert_string_equal(before, after);
+    free(after);
+    assert_int_equal(s_pages(t, "a"), 1);
+    assert_int_equal(s_pages(t, "b"), 6);
+    pm_table_free(t);
+    /* one handle, one thread, then two threads */
+    pm_resources *r2 = NULL;
+    PM_OK_OR_FAIL(pm_resources_new(&r2, 256 << 20, 2));
+    for (int run = 0; run < 2; run++) {
+        pm_table *s = make_two(dir, run ? "two" : "one");
+        compact_two(s, run ? r2 : NULL, run ? 2 : 1);
+        after = sorted_rows(s);
+        assert_string_equal(before, after);
+        free(after);
+        uint32_t pa = s_pages(s, "a"), pb = s_pages(s, "b");
+        assert_int_equal(pa, pb);
+        assert_true(pa == 1 || pa == 6);
+        pm_table_free(s);
+    }
+    pm_resources_free(r2);
+    free(before);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +710,8 @@ int main(void)
         cmocka_unit_test(test_dictionary_cuts_row_group),
         cmocka_unit_test(test_decoded_input_same_output),
         cmocka_unit_test(test_sample_reencodes),
+        cmocka_unit_test(test_sampled_columns_merged),
+        cmocka_unit_test(test_sample_shared_by_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

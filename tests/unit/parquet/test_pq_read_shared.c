@@ -5,7 +5,10 @@
  * a small file read whole at open, a large one (> 256 KiB) through 1 MiB
  * windows of its column chunks.
  * Each file is read from disk with its own context, with the shared
- * context, and from memory: every way must give the same rows.
+ * context, and from memory: every way must give the same rows; so must a
+ * reader given the footer already parsed (pm_pq_reader_options.meta, and
+ * chunks_only: the small file not read whole), which still checks the
+ * magic.
  */
 #include <stdio.h>
 #include <string.h>
@@ -139,6 +142,33 @@ static char *read_mem(const char *path, uint64_t size, int64_t *rows)
     return text;
 }
 
+
+/* A reader given the footer another reader parsed (footer_only), reading
+ * only its chunks. */
+static char *read_given(const char *path, int64_t *rows)
+{
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    pm_input *in;
+    PM_OK_OR_FAIL(pm_input_open(fio, path, &in));
+    pm_pq_reader_options fo = PM_PQ_READER_OPTIONS_INIT;
+    fo.footer_only = true;
+    pm_pq_reader *r0;
+    PM_OK_OR_FAIL(pm_pq_reader_open(&r0, in, &fo));
+    pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
+    o.meta = pm_pq_reader_meta(r0);
+    o.chunks_only = true;
+    pm_pq_reader *r;
+    PM_OK_OR_FAIL(pm_pq_reader_open(&r, in, &o));
+    assert_ptr_equal(pm_pq_reader_meta(r), o.meta);
+    char *text = dump(r, rows);
+    pm_pq_reader_free(r);
+    pm_pq_reader_free(r0);
+    pm_input_close(in);
+    pm_fileio_free(fio);
+    return text;
+}
+
 static void test_shared_codec_small_and_large(void **state)
 {
     (void)state;
@@ -156,7 +186,9 @@ static void test_shared_codec_small_and_large(void **state)
     uint64_t sizes[] = {small_size, large_size, small_size, large_size};
     int64_t want_rows[] = {500, 120000, 500, 120000};
     for (size_t i = 0; i < 4; i++) {
-        int64_t r1, r2, r3;
+        int64_t r1, r2, r3, r4;
+        char *given = read_given(paths[i], &r4);
+        assert_int_equal(r4, want_rows[i]);
         char *own = read_disk(paths[i], NULL, &r1);
         char *sh = read_disk(paths[i], shared, &r2);
         char *mem = read_mem(paths[i], sizes[i], &r3);
@@ -165,6 +197,8 @@ static void test_shared_codec_small_and_large(void **state)
         assert_int_equal(r3, want_rows[i]);
         assert_string_equal(own, mem);
         assert_string_equal(sh, mem);
+        assert_string_equal(given, mem);
+        free(given);
         assert_non_null(strstr(own, "0|-\n"));
         free(own);
         free(sh);
@@ -196,10 +230,36 @@ static void test_small_file_damaged(void **state)
     PM_OK_OR_FAIL(pm_input_open(fio, path, &in));
     pm_pq_reader *r;
     PM_OK_OR_FAIL(pm_pq_reader_open(&r, in, NULL));
+    {
+        /* given the footer, a chunks-only reader meets the damage too */
+        pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
+        o.meta = pm_pq_reader_meta(r);
+        o.chunks_only = true;
+        pm_pq_reader *r2;
+        PM_OK_OR_FAIL(pm_pq_reader_open(&r2, in, &o));
+        pm_batch *b2 = NULL;
+        pm_error *e2 = pm_pq_reader_next_batch(r2, &b2);
+        assert_non_null(e2);
+        pm_error_free(e2);
+        pm_pq_reader_free(r2);
+    }
     pm_batch *b = NULL;
     pm_error *e = pm_pq_reader_next_batch(r, &b);
     assert_non_null(e);
     pm_error_free(e);
+    /* the magic is checked even with a given footer */
+    f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+    fputs("XXXX", f);
+    fclose(f);
+    pm_input *in2;
+    PM_OK_OR_FAIL(pm_input_open(fio, path, &in2));
+    pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
+    o.meta = pm_pq_reader_meta(r);
+    pm_pq_reader *r3 = NULL;
+    PM_EXPECT_ERR(pm_pq_reader_open(&r3, in2, &o), PM_ECORRUPT);
+    pm_input_close(in2);
     pm_pq_reader_free(r);
     pm_input_close(in);
     pm_fileio_free(fio);
