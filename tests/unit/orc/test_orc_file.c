@@ -163,18 +163,11 @@ static pm_batch *make_batch(const pm_type *t, int64_t first, int64_t n)
 
 /* ---- files ---- */
 
-static char *path_of(const char *name)
-{
-    char *p = malloc(strlen(pm_test_dir) + strlen(name) + 2);
-    sprintf(p, "%s/%s", pm_test_dir, name);
-    return p;
-}
-
 /* Write `rows` rows in batches of `chunk`; returns the file bytes. */
 static uint8_t *write_file(const pm_type *t, const pm_orc_writer_options *o, int64_t rows, int64_t chunk,
                            size_t *len, pm_orc_write_result *res)
 {
-    char *path = path_of("t.orc");
+    char *path = pm_test_path("t.orc");
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;
@@ -441,7 +434,7 @@ static void test_stripe_filter(void **state)
     pm_orc_writer_options_default(&o);
     o.stripe_size = 20000;
     o.rows_between_checks = 500;
-    char *path = path_of("filter.orc");
+    char *path = pm_test_path("filter.orc");
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;
@@ -606,7 +599,7 @@ static void test_char_padding_and_trimming(void **state)
         PM_OK_OR_FAIL(pm_column_append_bytes(b->columns[1], vs[i], strlen(vs[i])));
     }
     PM_OK_OR_FAIL(pm_batch_finish(b, 4));
-    char *path = path_of("c.orc");
+    char *path = pm_test_path("c.orc");
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;
@@ -637,7 +630,7 @@ static void test_bad_batches(void **state)
 {
     (void)state;
     pm_type *t = parse("ROW<a INT NOT NULL, b STRING>");
-    char *path = path_of("bad.orc");
+    char *path = pm_test_path("bad.orc");
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;
@@ -833,7 +826,7 @@ static void test_direct_columns(void **state)
     const char *nope[] = {"r.zz"};
     o.direct_columns = nope;
     o.ndirect_columns = 1;
-    char *path = path_of("d.orc");
+    char *path = pm_test_path("d.orc");
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;

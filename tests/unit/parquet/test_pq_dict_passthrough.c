@@ -58,20 +58,11 @@ static pm_batch *rows(const pm_type *t, const char *prefix, int card, int64_t fr
     return b;
 }
 
-static char *path_of(const char *name)
-{
-    size_t n = strlen(pm_test_dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    assert_non_null(p);
-    snprintf(p, n, "%s/%s", pm_test_dir, name);
-    return p;
-}
-
 /* A file of the batches (one row group unless row_group_size cuts). */
 static void write_file(const char *name, const pm_type *t, const pm_batch *const *bs, size_t nb,
                        const pm_pq_writer_options *o, pm_pq_write_result *res)
 {
-    char *path = path_of(name);
+    char *path = pm_test_path(name);
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;
@@ -94,7 +85,7 @@ typedef struct opened {
 
 static void open_file(opened *f, const char *name, bool dict, int64_t batch_rows)
 {
-    char *path = path_of(name);
+    char *path = pm_test_path(name);
     PM_OK_OR_FAIL(pm_fileio_local_new(&f->fio));
     PM_OK_OR_FAIL(pm_input_open(f->fio, path, &f->in));
     free(path);
@@ -397,7 +388,7 @@ static void test_encoded_columns_elsewhere(void **state)
 
     /* an id outside the dictionary is refused before anything is written */
     ((int32_t *)(void *)enc->values.data)[1] = (int32_t)enc->dictionary->length;
-    char *path = path_of("bad.parquet");
+    char *path = pm_test_path("bad.parquet");
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;

@@ -92,19 +92,10 @@ static pm_batch *rows(const pm_type *t, int64_t from, int64_t n, int how)
     return b;
 }
 
-static char *path_of(const char *name)
-{
-    size_t n = strlen(pm_test_dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    assert_non_null(p);
-    snprintf(p, n, "%s/%s", pm_test_dir, name);
-    return p;
-}
-
 static void write_file(const char *name, const pm_type *t, pm_batch *const *bs, size_t nb,
                        const pm_pq_writer_options *o, pm_pq_write_result *res)
 {
-    char *path = path_of(name);
+    char *path = pm_test_path(name);
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;
@@ -121,7 +112,7 @@ static void write_file(const char *name, const pm_type *t, pm_batch *const *bs, 
 
 static void file_bytes(const char *name, pm_buf *out)
 {
-    char *path = path_of(name);
+    char *path = pm_test_path(name);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     char tmp[65536];
@@ -140,7 +131,7 @@ typedef struct opened {
 
 static void open_file(opened *f, const char *name)
 {
-    char *path = path_of(name);
+    char *path = pm_test_path(name);
     PM_OK_OR_FAIL(pm_fileio_local_new(&f->fio));
     PM_OK_OR_FAIL(pm_input_open(f->fio, path, &f->in));
     free(path);

@@ -65,20 +65,11 @@ static pm_batch *rows(const pm_type *t, int64_t from, int64_t n)
     return rows_u(t, from, n, 0);
 }
 
-static char *path_of(const char *name)
-{
-    size_t n = strlen(pm_test_dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    assert_non_null(p);
-    snprintf(p, n, "%s/%s", pm_test_dir, name);
-    return p;
-}
-
 /* Write the batches; before batch i the hints hints[i] (NULL entries: none). */
 static void write_file(const char *name, const pm_type *t, pm_batch *const *bs, size_t nb,
                        const bool *const *hints, const pm_pq_writer_options *o)
 {
-    char *path = path_of(name);
+    char *path = pm_test_path(name);
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;
@@ -104,7 +95,7 @@ typedef struct opened {
 
 static void open_file(opened *f, const char *name)
 {
-    char *path = path_of(name);
+    char *path = pm_test_path(name);
     PM_OK_OR_FAIL(pm_fileio_local_new(&f->fio));
     PM_OK_OR_FAIL(pm_input_open(f->fio, path, &f->in));
     free(path);

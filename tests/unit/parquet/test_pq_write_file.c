@@ -230,13 +230,6 @@ static pm_type *parse_type(const char *s)
     return t;
 }
 
-static char *path_of(const char *name)
-{
-    char *p = pm_path_join(pm_test_dir, name);
-    assert_non_null(p);
-    return p;
-}
-
 static uint8_t *slurp(const char *path, size_t *len)
 {
     uint8_t *d = pm_test_read_file(path, len);
@@ -261,7 +254,7 @@ static pm_pq_file_meta *footer(const uint8_t *d, size_t len)
 static void write_file(const char *name, const pm_type *t, pm_batch **batches, size_t nb,
                        const pm_pq_writer_options *o, pm_pq_write_result *res)
 {
-    char *path = path_of(name);
+    char *path = pm_test_path(name);
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;
@@ -358,7 +351,7 @@ static void test_flat_roundtrip_pages_and_fallback(void **state)
     write_file("flat.parquet", t, b, 2, &o, &res);
     assert_int_equal(res.row_count, N);
     size_t len;
-    char *path = path_of("flat.parquet");
+    char *path = pm_test_path("flat.parquet");
     uint8_t *d = slurp(path, &len);
     assert_int_equal(res.file_size, len);
     pm_pq_file_meta *m = footer(d, len);
@@ -489,7 +482,7 @@ static void test_parallel_columns_same_bytes(void **state)
             o.codec = codecs[ci];
             o.row_group_size = 300 * 1024;
             o.page_row_limit = 4000;
-            char *path = path_of(par ? "par.parquet" : "ser.parquet");
+            char *path = pm_test_path(par ? "par.parquet" : "ser.parquet");
             pm_fileio *fio;
             PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
             pm_output *out;
@@ -522,7 +515,7 @@ static void test_parallel_columns_same_bytes(void **state)
     a->validity.data[100] &= 0xfe;
     char *msgs[2];
     for (int par = 0; par < 2; par++) {
-        char *path = path_of("bad.parquet");
+        char *path = pm_test_path("bad.parquet");
         pm_fileio *fio;
         PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
         pm_output *out;
@@ -567,7 +560,7 @@ static void test_row_groups_and_codecs(void **state)
         pm_pq_write_result res;
         write_file("rg.parquet", t, &b, 1, &o, &res);
         size_t len;
-        char *path = path_of("rg.parquet");
+        char *path = pm_test_path("rg.parquet");
         uint8_t *d = slurp(path, &len);
         pm_pq_file_meta *m = footer(d, len);
         assert_true(m->num_row_groups > 1);
@@ -663,7 +656,7 @@ static void test_nested_levels(void **state)
 static void test_errors(void **state)
 {
     (void)state;
-    char *path = path_of("err.parquet");
+    char *path = pm_test_path("err.parquet");
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_type *t = parse_type("ROW<a INT NOT NULL, m MAP<STRING, INT>>");
@@ -768,7 +761,7 @@ static void test_null_map_key(void **state)
     PM_OK_OR_FAIL(pm_column_append_i32(m->children[1], 1));
     PM_OK_OR_FAIL(pm_column_end_nested(m));
     PM_OK_OR_FAIL(pm_batch_finish(b, 1));
-    char *path = path_of("nk.parquet");
+    char *path = pm_test_path("nk.parquet");
     pm_fileio *fio;
     PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
     pm_output *out;

@@ -69,6 +69,15 @@ int pm_test_dir_teardown(void **state)
     return 0;
 }
 
+char *pm_test_path(const char *name)
+{
+    size_t n = strlen(pm_test_dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", pm_test_dir, name);
+    return p;
+}
+
 void pm_test_rmtree(const char *path)
 {
     if (path)

@@ -58,6 +58,9 @@ char *pm_test_tmpdir(void);
 extern char *pm_test_dir;
 int pm_test_dir_setup(void **state);
 int pm_test_dir_teardown(void **state);
+/* "<pm_test_dir>/<name>", malloc'd (the caller frees it); fails the test
+ * when out of memory. */
+char *pm_test_path(const char *name);
 /* rm -rf path (test helper only). */
 void pm_test_rmtree(const char *path);
 /* Read a whole file; caller frees. NULL on failure. */
