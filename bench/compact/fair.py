@@ -200,8 +200,12 @@ def main():
                                                  str(a.warmup)], fresh("jw")))
     if have_java and not a.no_java_cold:
         sides.append(rounds.Side("Java cold", [java_bench, tpath(os.path.join(a.work, "jc"))], fresh("jc")))
-    what = (f"primary-key full compaction, {a.rows} records in {a.runs} runs" if a.pk
-            else f"append compaction, {a.files} files, {a.rows} rows")
+    if a.inputs:  # --files/--rows describe generated inputs only
+        what = (f"{'primary-key full' if a.pk else 'append'} compaction of {tpath(src)} "
+                f"({len(live_files(cli, tpath(src)))} live data files)")
+    else:
+        what = (f"primary-key full compaction, {a.rows} records in {a.runs} runs" if a.pk
+                else f"append compaction, {a.files} files, {a.rows} rows")
     if a.option:
         what += " (" + ", ".join(a.option) + ")"
     print(f"{what}, Parquet zstd-1; inputs written by {writer}; "
