@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pm_test.h"
+#include "pm_test_pq.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
@@ -123,34 +124,12 @@ static void file_bytes(const char *name, pm_buf *out)
     free(path);
 }
 
-typedef struct opened {
-    pm_fileio *fio;
-    pm_input *in;
-    pm_pq_reader *r;
-} opened;
-
-static void open_file(opened *f, const char *name)
-{
-    char *path = pm_test_path(name);
-    PM_OK_OR_FAIL(pm_fileio_local_new(&f->fio));
-    PM_OK_OR_FAIL(pm_input_open(f->fio, path, &f->in));
-    free(path);
-    PM_OK_OR_FAIL(pm_pq_reader_open(&f->r, f->in, NULL));
-}
-
-static void close_file(opened *f)
-{
-    pm_pq_reader_free(f->r);
-    pm_input_close(f->in);
-    pm_fileio_free(f->fio);
-}
-
 static uint32_t row_groups(const char *name)
 {
-    opened f;
-    open_file(&f, name);
+    pm_test_pq_file f;
+    pm_test_pq_open(&f, name);
     uint32_t n = pm_pq_reader_meta(f.r)->num_row_groups;
-    close_file(&f);
+    pm_test_pq_close(&f);
     return n;
 }
 
@@ -195,8 +174,8 @@ static void batches_text(pm_batch *const *bs, size_t nb, pm_buf *out)
 
 static void file_text(const char *name, pm_buf *out)
 {
-    opened f;
-    open_file(&f, name);
+    pm_test_pq_file f;
+    pm_test_pq_open(&f, name);
     for (;;) {
         pm_batch *b;
         PM_OK_OR_FAIL(pm_pq_reader_next_batch(f.r, &b));
@@ -204,7 +183,7 @@ static void file_text(const char *name, pm_buf *out)
             break;
         batches_text(&b, 1, out); /* the reader's batch, valid until the next call */
     }
-    close_file(&f);
+    pm_test_pq_close(&f);
 }
 
 static void assert_same_bytes(const char *x, const char *y)
@@ -295,10 +274,10 @@ static void test_different_values_end_the_row_group(void **state)
     /* the shared row group ends before the different batch; that one does
      * not mirror, so the third batch joins its row group */
     assert_int_equal(row_groups("diff.parquet"), 2);
-    opened f;
-    open_file(&f, "diff.parquet");
+    pm_test_pq_file f;
+    pm_test_pq_open(&f, "diff.parquet");
     assert_int_equal(pm_pq_reader_meta(f.r)->row_groups[0].num_rows, 3000);
-    close_file(&f);
+    pm_test_pq_close(&f);
 
     pm_batch *one[1] = {bs[0]};
     write_file("one.parquet", t, one, 1, &o, NULL);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pm_test.h"
+#include "pm_test_pq.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
@@ -87,58 +88,36 @@ static void write_file(const char *name, const pm_type *t, pm_batch *const *bs, 
     free(path);
 }
 
-typedef struct opened {
-    pm_fileio *fio;
-    pm_input *in;
-    pm_pq_reader *r;
-} opened;
-
-static void open_file(opened *f, const char *name)
-{
-    char *path = pm_test_path(name);
-    PM_OK_OR_FAIL(pm_fileio_local_new(&f->fio));
-    PM_OK_OR_FAIL(pm_input_open(f->fio, path, &f->in));
-    free(path);
-    PM_OK_OR_FAIL(pm_pq_reader_open(&f->r, f->in, NULL));
-}
-
-static void close_file(opened *f)
-{
-    pm_pq_reader_free(f->r);
-    pm_input_close(f->in);
-    pm_fileio_free(f->fio);
-}
-
 /* Whether chunk `leaf` of row group `rg` has a dictionary page or
  * dictionary-encoded data pages. */
 static bool chunk_dict(const char *name, uint32_t rg, uint32_t leaf)
 {
-    opened f;
-    open_file(&f, name);
+    pm_test_pq_file f;
+    pm_test_pq_open(&f, name);
     const pm_pq_file_meta *m = pm_pq_reader_meta(f.r);
     assert_true(rg < m->num_row_groups);
     const pq_column_meta *cm = &m->row_groups[rg].columns[leaf].meta_data;
     bool has = cm->has_dictionary_page_offset;
     for (uint32_t i = 0; i < cm->num_encoding_stats; i++)
         has |= cm->encoding_stats[i].encoding == PQ_ENC_PLAIN_DICTIONARY && cm->encoding_stats[i].count > 0;
-    close_file(&f);
+    pm_test_pq_close(&f);
     return has;
 }
 
 static uint32_t row_groups(const char *name)
 {
-    opened f;
-    open_file(&f, name);
+    pm_test_pq_file f;
+    pm_test_pq_open(&f, name);
     uint32_t n = pm_pq_reader_meta(f.r)->num_row_groups;
-    close_file(&f);
+    pm_test_pq_close(&f);
     return n;
 }
 
 /* Every row as text lines. */
 static void file_text(const char *name, pm_buf *out)
 {
-    opened f;
-    open_file(&f, name);
+    pm_test_pq_file f;
+    pm_test_pq_open(&f, name);
     for (;;) {
         pm_batch *b;
         PM_OK_OR_FAIL(pm_pq_reader_next_batch(f.r, &b));
@@ -166,7 +145,7 @@ static void file_text(const char *name, pm_buf *out)
             }
         }
     }
-    close_file(&f);
+    pm_test_pq_close(&f);
 }
 
 static void test_reader_no_dict(void **state)
@@ -179,14 +158,14 @@ static void test_reader_no_dict(void **state)
     pm_batch *b = rows(t, 0, 20000);
     write_file("d.parquet", t, &b, 1, NULL, &o);
     assert_true(row_groups("d.parquet") > 1);
-    opened f;
-    open_file(&f, "d.parquet");
+    pm_test_pq_file f;
+    pm_test_pq_open(&f, "d.parquet");
     assert_true(pm_pq_reader_column_no_dict(f.r, 0));  /* distinct: the first page fell back */
     assert_false(pm_pq_reader_column_no_dict(f.r, 1)); /* 8 values: dictionary */
     assert_false(pm_pq_reader_column_no_dict(f.r, 2)); /* 10 values: dictionary */
     assert_true(pm_pq_reader_column_no_dict(f.r, 3));
     assert_false(pm_pq_reader_column_no_dict(f.r, 4)); /* no such column */
-    close_file(&f);
+    pm_test_pq_close(&f);
 
     /* a fallback after dictionary pages keeps a dictionary page: not plain */
     pm_pq_writer_options late = o;
@@ -195,26 +174,26 @@ static void test_reader_no_dict(void **state)
     pm_batch *lb = rows_u(t, 0, 20000, 2000);
     write_file("late.parquet", t, &lb, 1, NULL, &late);
     pm_batch_free(lb);
-    open_file(&f, "late.parquet");
+    pm_test_pq_open(&f, "late.parquet");
     assert_true(chunk_dict("late.parquet", 0, 3));
     assert_false(pm_pq_reader_column_no_dict(f.r, 3));
-    close_file(&f);
+    pm_test_pq_close(&f);
 
     /* dictionaries off: every column */
     o.dictionary = false;
     write_file("p.parquet", t, &b, 1, NULL, &o);
-    open_file(&f, "p.parquet");
+    pm_test_pq_open(&f, "p.parquet");
     for (size_t i = 0; i < 4; i++)
         assert_true(pm_pq_reader_column_no_dict(f.r, i));
-    close_file(&f);
+    pm_test_pq_close(&f);
 
     /* no rows: nothing to go by */
     pm_batch *empty = rows(t, 0, 0);
     write_file("e.parquet", t, &empty, 1, NULL, &o);
-    open_file(&f, "e.parquet");
+    pm_test_pq_open(&f, "e.parquet");
     for (size_t i = 0; i < 4; i++)
         assert_false(pm_pq_reader_column_no_dict(f.r, i));
-    close_file(&f);
+    pm_test_pq_close(&f);
     pm_batch_free(empty);
     pm_batch_free(b);
     pm_type_free(t);
