@@ -15,6 +15,7 @@
  *      header (with CRC32 of the compressed bytes), which goes in front.
  */
 #include "format/parquet/pq_write_column.h"
+#include "format/parquet/pq_page_copy.h"
 
 #include <stdlib.h>
 
@@ -157,6 +158,7 @@ void pq_colw_free(pq_colw *cw)
     pm_buf_free(&cw->body);
     pm_buf_free(&cw->comp);
     pm_buf_free(&cw->hdr);
+    pm_buf_free(&cw->copy);
     pq_levels_free(&cw->lv);
     memset(cw, 0, sizeof *cw);
 }
@@ -734,18 +736,32 @@ static int64_t rows_fitting(pq_colw *cw, const pm_column *col, int64_t r0, int64
 
 static pm_error *flush_page(pq_colw *cw);
 
+/* The open page is due to close: at the limits, or an offered page's rows. */
+static bool page_full(const pq_colw *cw)
+{
+    if (cw->copy_rows)
+        return cw->page_rows >= cw->copy_rows;
+    return cw->page_rows >= cw->opt->page_row_limit || page_bytes(cw) >= cw->opt->page_size;
+}
+
 pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r1)
 {
     const pm_pq_writer_options *o = cw->opt;
     while (r0 < r1) {
-        if (cw->page_rows >= o->page_row_limit || page_bytes(cw) >= o->page_size) {
+        if (page_full(cw)) {
             PM_TRY(flush_page(cw));
             continue;
         }
         int64_t n = r1 - r0;
-        if (n > o->page_row_limit - cw->page_rows)
-            n = o->page_row_limit - cw->page_rows;
-        n = rows_fitting(cw, top, r0, n);
+        if (cw->copy_rows) {
+            /* an offered page (pq_page_copy.h) closes at its own rows */
+            if (n > cw->copy_rows - cw->page_rows)
+                n = cw->copy_rows - cw->page_rows;
+        } else {
+            if (n > o->page_row_limit - cw->page_rows)
+                n = o->page_row_limit - cw->page_rows;
+            n = rows_fitting(cw, top, r0, n);
+        }
         int64_t before = page_bytes(cw);
         if (cw->leaf->flat)
             PM_TRY(write_flat(cw, top, r0, n));
@@ -760,7 +776,7 @@ pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r
         cw->page_rows += n;
         r0 += n;
     }
-    if (cw->page_rows >= o->page_row_limit || page_bytes(cw) >= o->page_size)
+    if (page_full(cw))
         PM_TRY(flush_page(cw));
     return NULL;
 }
@@ -930,6 +946,14 @@ static pm_error *flush_page(pq_colw *cw)
 {
     if (cw->page_values == 0)
         return NULL;
+    if (cw->copy_rows) {
+        bool copied = false;
+        PM_TRY(pq_colw_put_offered(cw, &copied));
+        if (copied) {
+            page_reset(cw);
+            return NULL;
+        }
+    }
     const pq_leaf *l = cw->leaf;
     pm_buf *body = &cw->body;
     pm_buf_clear(body);

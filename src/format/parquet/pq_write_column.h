@@ -147,6 +147,12 @@ typedef struct pq_colw {
     double avg_row_bytes;         /* nested leaves: raw bytes per row estimate */
     int32_t last_comp;            /* compressed size of the last data page (its header's length guess) */
 
+    /* an offered input page (pq_page_copy.h) */
+    pm_buf copy;                  /* its header and compressed body */
+    int64_t copy_rows;            /* > 0: the open page becomes it at this many rows */
+    int64_t copy_uncompressed;    /* its header + uncompressed body */
+    int64_t copied;               /* offered pages taken into chunks so far */
+
     /* scratch */
     pm_buf body, comp, hdr;
     pq_levels lv;

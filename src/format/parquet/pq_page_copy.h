@@ -1,0 +1,62 @@
+/*
+ * format/parquet/pq_page_copy.h — a compressed data page of an input file
+ * taken into a column writer's chunk as it is, instead of compressing the
+ * same values again (primary-key compaction's page copies:
+ * compact/pk/pk_page_copy.h).
+ *
+ * The writer is offered a page (header + compressed body, exactly as they
+ * are in the input file) that the caller promises holds the next `rows`
+ * rows the writer will be given for this leaf, value for value.  Steps:
+ *   offer   the page is refused (*taken = false, nothing changes) unless
+ *           the leaf is flat without repetition, the page is a data page
+ *           v1 (what the writer writes) of PLAIN values with RLE
+ *           definition levels (when max_def > 0), compressed with the
+ *           writer's codec, with num_values = rows, and the chunk writes
+ *           PLAIN (its dictionary off, or not started yet: a chunk that
+ *           holds no value then starts PLAIN, as the plain-source hint
+ *           does); the open page is closed first (a shorter page);
+ *   rows    the next rows are encoded as usual (levels, PLAIN values,
+ *           statistics, level histograms), only the page is not closed at
+ *           the size or row limits before it holds `rows` rows;
+ *   close   a page that holds exactly `rows` rows is replaced by the
+ *           offered bytes: header and body copied (the input's CRC, when
+ *           it has one, stays valid: it covers the compressed body), its
+ *           page-index entry and statistics from the encoded values, the
+ *           chunk's uncompressed size from the offered header.  A page
+ *           closed earlier (row group end, cancel) is compressed as usual
+ *           and the offer is forgotten.
+ * The values of a copied page are the values the writer was given, so the
+ * file reads the same either way; only the page's compression (and its
+ * input's page cut) are the input's.
+ */
+#ifndef PM_PQ_PAGE_COPY_H
+#define PM_PQ_PAGE_COPY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/codec.h"
+#include "format/parquet/parquet_meta.h"
+#include "format/parquet/pq_write_column.h"
+
+/* The element of top-level field `name` in a depth-first schema (root
+ * first), or NULL. */
+const pq_schema_element *pq_schema_top_element(const pq_schema_element *e, uint32_t n, const char *name);
+/* Whether two leaf elements store values alike: physical type, width,
+ * repetition, converted and logical type (names and field ids aside). */
+bool pq_schema_same_storage(const pq_schema_element *a, const pq_schema_element *b);
+
+/* Offer `len` bytes at `page` (a page header and its compressed body; copied)
+ * compressed with `codec` as the next `rows` rows of the leaf (see the top).
+ * *taken = whether the writer took the offer. */
+pm_error *pq_colw_offer_page(pq_colw *cw, const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
+                             bool *taken);
+/* Forget an offer (the rows given from now on are not the page's). */
+void pq_colw_cancel_page(pq_colw *cw);
+/* Close step (pq_write_column.c's page close): when the open page holds
+ * exactly the offered rows, append the offered bytes and record the page
+ * (*done = true; the caller resets the open page); else forget the offer. */
+pm_error *pq_colw_put_offered(pq_colw *cw, bool *done);
+
+#endif
