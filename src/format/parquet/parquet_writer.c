@@ -25,6 +25,7 @@
 #include "base/pool.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/pq_write_column.h"
+#include "format/parquet/pq_page_copy.h"
 #include "types/column.h"
 
 #define PQ_FIRST_SLICE 1000
@@ -417,9 +418,11 @@ static pm_error *flush_row_group(pm_pq_writer *w)
     for (uint32_t i = 0; i < w->ncols; i++)
         if (w->mirror[i] >= 0)
             PM_TRY(pq_stats_merge(&w->cols[i].total, &w->cols[w->mirror[i]].stats));
-    for (uint32_t i = 0; i < w->ncols; i++)
+    for (uint32_t i = 0; i < w->ncols; i++) {
+        pq_colw_cancel_page(&w->cols[i]); /* an offered page never spans row groups */
         if (w->mirror[i] < 0)
             PM_TRY(pq_colw_reset_chunk(&w->cols[i]));
+    }
     rg->num_columns = w->ncols;
     rg->num_rows = w->rg_rows;
     rg->has_file_offset = true;
@@ -444,6 +447,33 @@ void pm_pq_writer_set_plain_sources(pm_pq_writer *w, const bool *plain, size_t n
         uint32_t top = w->schema.leaves[c].top;
         pq_colw_set_plain_source(&w->cols[c], plain && top < n && plain[top]);
     }
+}
+
+pm_error *pm_pq_writer_offer_page(pm_pq_writer *w, size_t field, const pq_schema_element *elem, const uint8_t *page,
+                                  size_t len, pm_codec_id codec, int64_t rows, bool *taken)
+{
+    *taken = false;
+    if (w->failed || field >= w->type->nfields || w->schema.top_nleaves[field] != 1)
+        return NULL;
+    const pq_schema_element *own =
+        pq_schema_top_element(w->schema.elems, w->schema.nelems, w->type->fields[field].name);
+    if (!own || !pq_schema_same_storage(own, elem))
+        return NULL;
+    return pq_colw_offer_page(&w->cols[w->schema.top_first_leaf[field]], page, len, codec, rows, taken);
+}
+
+int64_t pm_pq_writer_pages_copied(const pm_pq_writer *w)
+{
+    int64_t n = 0;
+    for (uint32_t c = 0; c < w->ncols; c++)
+        n += w->cols[c].copied;
+    return n;
+}
+
+void pm_pq_writer_cancel_pages(pm_pq_writer *w)
+{
+    for (uint32_t c = 0; c < w->ncols; c++)
+        pq_colw_cancel_page(&w->cols[c]);
 }
 
 /* One slice of rows for the participants of a parallel encode. */

@@ -51,6 +51,7 @@
 
 #include "base/buf_pool.h"
 #include "codec/codec.h"
+#include "format/parquet/parquet_meta.h"
 #include "io/fileio.h"
 #include "paimon/batch.h"
 #include "paimon/error.h"
@@ -162,6 +163,18 @@ void pm_pq_writer_set_pool(pm_pq_writer *w, pm_pool *pool, size_t threads);
  * chunk takes it while it holds no value.  Values are the same either
  * way.  May be changed between writes. */
 void pm_pq_writer_set_plain_sources(pm_pq_writer *w, const bool *plain, size_t n);
+/* Page copies (pq_page_copy.h): offer top-level field `field` the input
+ * page `page` (len bytes: header and compressed body, copied; compressed
+ * with `codec`) of a leaf stored as `elem` (the input file's schema
+ * element) as the next `rows` rows the caller will write of it, value for
+ * value; *taken = false when the field's leaf is stored otherwise or the
+ * page does not qualify.  Cancel every offer before writing rows that are
+ * not the offered pages'.  An offer ends with its page or the row group. */
+pm_error *pm_pq_writer_offer_page(pm_pq_writer *w, size_t field, const pq_schema_element *elem, const uint8_t *page,
+                                  size_t len, pm_codec_id codec, int64_t rows, bool *taken);
+void pm_pq_writer_cancel_pages(pm_pq_writer *w);
+/* Offered pages copied into the file so far. */
+int64_t pm_pq_writer_pages_copied(const pm_pq_writer *w);
 /* Bytes written so far plus the buffered row group (for rolling files). */
 uint64_t pm_pq_writer_estimated_size(const pm_pq_writer *w);
 int64_t pm_pq_writer_num_rows(const pm_pq_writer *w);
