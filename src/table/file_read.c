@@ -458,6 +458,26 @@ bool pm_file_reader_column_no_dict(const pm_file_reader *r, size_t i)
            pm_pq_reader_column_no_dict(r->pq, (size_t)m->phys);
 }
 
+bool pm_file_reader_parquet_leaf(const pm_file_reader *r, size_t i, uint32_t *leaf, pm_input **in,
+                                 const pm_pq_file_meta **meta)
+{
+    if (i >= r->nout || r->format != FMT_PARQUET || !r->in)
+        return false;
+    const out_map *m = &r->map[i];
+    if (m->phys < 0 || m->k1 != PM_CAST_IDENTITY || m->k2 != PM_CAST_IDENTITY)
+        return false;
+    const pm_type *st = pm_pq_reader_schema(r->pq);
+    if (!st || (size_t)m->phys >= st->nfields)
+        return false;
+    int64_t l = pm_pq_reader_leaf_of(r->pq, st->fields[m->phys].name);
+    if (l < 0)
+        return false;
+    *leaf = (uint32_t)l;
+    *in = r->in;
+    *meta = pm_pq_reader_meta(r->pq);
+    return true;
+}
+
 /* A work column of `type` with no rows that nobody else references. */
 static pm_error *fresh_work(pm_column **slot, const pm_type *type)
 {

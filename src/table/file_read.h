@@ -26,6 +26,8 @@
 #include <stdint.h>
 
 #include "codec/codec.h"
+#include "format/parquet/parquet_meta.h"
+#include "io/fileio.h"
 #include "meta/data_file_meta.h"
 #include "paimon/batch.h"
 #include "paimon/error.h"
@@ -70,6 +72,12 @@ pm_error *pm_file_reader_reopen(pm_file_reader **r, pm_table *t, const char *buc
  * hands it to its writer as a plain-source hint).  False for other
  * formats, null-filled and cast columns. */
 bool pm_file_reader_column_no_dict(const pm_file_reader *r, size_t i);
+/* Whether output column i is read, without a cast, from the flat leaf
+ * *leaf (its index among the footer's column chunks) of a Parquet file:
+ * *in and *meta the file's input and footer (owned by the reader; page
+ * copies of compaction, compact/pk/pk_page_copy.h). */
+bool pm_file_reader_parquet_leaf(const pm_file_reader *r, size_t i, uint32_t *leaf, pm_input **in,
+                                 const pm_pq_file_meta **meta);
 /* *out = NULL at end of file. */
 pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out);
 /* Bytes the reader holds besides its batches (pm_pq_reader_memory for

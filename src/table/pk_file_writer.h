@@ -45,6 +45,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/codec.h"
+#include "format/parquet/parquet_meta.h"
 #include "meta/data_file_meta.h"
 #include "meta/schema.h"
 #include "paimon/batch.h"
@@ -76,6 +78,17 @@ const pm_type *pm_pk_file_writer_type(const pm_pk_file_writer *w);
 /* Append rows (same column layout as the KV type; types must match,
  * nullability aside), ascending by key. */
 pm_error *pm_pk_file_writer_write(pm_pk_file_writer *w, const pm_batch *b);
+/* Page copies: offer KV column `col` an input page (header and compressed
+ * body, `codec`) of a leaf stored as `elem` (the input file's schema
+ * element) as its next `rows` rows, value for value
+ * (pm_rolling_file_writer_offer_page; thin mode's missing key columns and
+ * files that are not Parquet refuse: *taken = false).  Cancel every offer
+ * before writing rows that are not the offered pages'. */
+pm_error *pm_pk_file_writer_offer_page(pm_pk_file_writer *w, size_t col, const pq_schema_element *elem,
+                                       const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows, bool *taken);
+void pm_pk_file_writer_cancel_pages(pm_pk_file_writer *w);
+/* Offered pages copied into the files so far. */
+int64_t pm_pk_file_writer_pages_copied(const pm_pk_file_writer *w);
 /* Rows written so far (all files). */
 int64_t pm_pk_file_writer_rows(const pm_pk_file_writer *w);
 /* Close the open file and hand out every finished file's meta (the caller

@@ -245,6 +245,7 @@ struct pm_rolling_file_writer {
     pm_rolling_kv_layout kv;
     pm_rolling_raw_body raw;
     body_kind body;
+    int64_t pages_copied;         /* offered pages copied into closed files */
     size_t fncols;
     pm_stats_mode *modes;
     bool stats_disabled, dense;
@@ -468,6 +469,7 @@ static pm_error *close_body(pm_rolling_file_writer *w, open_file *f, pm_pq_write
     } else if (f->pq) {
         pm_pq_writer *pq = f->pq;
         f->pq = NULL;
+        w->pages_copied += pm_pq_writer_pages_copied(pq);
         e = pm_pq_writer_close(pq, res);
         if (!e)
             *size = res->file_size;
@@ -823,6 +825,27 @@ void pm_rolling_file_writer_set_pool(pm_rolling_file_writer *w, pm_pool *pool, s
 {
     w->pool = pool;
     w->threads = threads ? threads : 1;
+}
+
+pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t col, const pq_schema_element *elem,
+                                           const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
+                                           bool *taken)
+{
+    *taken = false;
+    if (!w->open || !w->cur.pq || col >= w->fncols)
+        return NULL;
+    return pm_pq_writer_offer_page(w->cur.pq, col, elem, page, len, codec, rows, taken);
+}
+
+int64_t pm_rolling_file_writer_pages_copied(const pm_rolling_file_writer *w)
+{
+    return w->pages_copied + (w->open && w->cur.pq ? pm_pq_writer_pages_copied(w->cur.pq) : 0);
+}
+
+void pm_rolling_file_writer_cancel_pages(pm_rolling_file_writer *w)
+{
+    if (w->open && w->cur.pq)
+        pm_pq_writer_cancel_pages(w->cur.pq);
 }
 
 pm_error *pm_rolling_file_writer_set_plain_sources(pm_rolling_file_writer *w, const bool *plain)

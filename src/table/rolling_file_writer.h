@@ -169,6 +169,16 @@ void pm_rolling_file_writer_set_pool(pm_rolling_file_writer *w, pm_pool *pool, s
  * never changing values).  PM_ENOMEM only. */
 pm_error *pm_rolling_file_writer_set_plain_sources(pm_rolling_file_writer *w, const bool *plain);
 bool pm_rolling_file_writer_is_open(const pm_rolling_file_writer *w);
+/* Parquet files: offer the open file's column `col` (of file_type) an
+ * input page as its next `rows` rows (pm_pq_writer_offer_page; *taken =
+ * false without an open Parquet file); an offer ends with the file.
+ * Cancel every offer before writing rows that are not the offered pages'. */
+pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t col, const pq_schema_element *elem,
+                                           const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
+                                           bool *taken);
+void pm_rolling_file_writer_cancel_pages(pm_rolling_file_writer *w);
+/* Offered pages copied into the files so far (closed and open). */
+int64_t pm_rolling_file_writer_pages_copied(const pm_rolling_file_writer *w);
 /* Finished files not handed out yet. */
 size_t pm_rolling_file_writer_pending(const pm_rolling_file_writer *w);
 /* The i-th of them, in the order they were closed (NULL past the end;
