@@ -100,6 +100,8 @@ typedef struct pm_compact_pk {
     int32_t output_level;
     int32_t max_level;            /* the bucket's max level (levels may exceed num-levels) */
     bool drop_delete;
+    int64_t pages_copied;         /* result: input data pages the rewrite copied
+                                     (pk_page_copy.c; not in JSON) */
 } pm_compact_pk;
 
 extern const pm_compact_mode_ops pm_compact_pk_mode;

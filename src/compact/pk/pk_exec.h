@@ -34,6 +34,7 @@
 #include "lsm/levels.h"
 #include "lsm/merge_engine.h"
 #include "lsm/merge_reader.h"
+#include "table/file_read.h"
 #include "table/pk_file_writer.h"
 #include "table/pk_spill.h"
 
@@ -60,6 +61,46 @@ typedef struct pm_pk_output {
     size_t nruns;
     const pm_column **srcs;       /* scratch: one column of every pin */
 } pm_pk_output;
+
+/* Page copies (pk_page_copy.c): the data pages of one input file's
+ * columns, and the stretch of consecutive rows of one input file the
+ * output is taking. */
+typedef struct pm_pk_page {
+    int64_t first_row, rows;      /* within the file */
+    int64_t offset;               /* of its header in the file */
+    int32_t size;                 /* header + compressed body */
+} pm_pk_page;
+
+typedef struct pm_pk_col_pages {
+    const pq_schema_element *elem; /* the input leaf's (NULL: the column is not copied) */
+    pm_codec_id codec;
+    pm_pk_page *pages;
+    size_t n, next;               /* next: the first page not yet passed */
+} pm_pk_col_pages;
+
+typedef struct pm_pk_file_pages {
+    uint64_t serial;              /* unique in the task (x->cp.serials) */
+    pm_input *in;                 /* the file reader's (borrowed; NULL once it closed) */
+    size_t ncols;                 /* input batch columns */
+    pm_pk_col_pages *cols;
+} pm_pk_file_pages;
+
+typedef struct pm_pk_copy {
+    bool enabled;                 /* compaction.parquet.page-passthrough */
+    bool on;                      /* in the section being merged */
+    const pm_kv_source *srcs;     /* the section's run sources */
+    size_t nsrcs;
+    pm_pk_file_writer *w;
+    /* the stretch: rows of one file in order, next_row the next expected */
+    uint64_t serials;             /* file pages numbered so far */
+    pm_pk_file_pages *spages;     /* the stretch's file (NULL: none; valid while its serial is sserial) */
+    uint64_t sserial;
+    int64_t next_row;
+    int64_t next_start;           /* the first page start of any column at or after next_row */
+    bool offered;                 /* the writer holds offers of this stretch */
+    pm_buf page;                  /* one page's bytes */
+    int64_t offers;               /* pages the writer took on offer */
+} pm_pk_copy;
 
 /* The retained levels above the output level (first-row: key fields only;
  * deletion vectors and changelog: whole rows with _POS and _FILE), and the
@@ -124,6 +165,7 @@ typedef struct pm_pk_exec {
     pm_pk_lookup lk;
     pm_pk_changelog cl;
     pm_pk_dv dv;
+    pm_pk_copy cp;                /* page copies of the output (pk_page_copy.c) */
     pm_codec_ctx *codec;          /* decompression state of every input reader of the
                                      task (one thread; readers interleave calls) */
     pm_compact_result *r;
@@ -151,6 +193,34 @@ bool pm_pk_is_input(const pm_compact_task *task, const char *name);
  * the file in `files`). ---- */
 pm_error *pm_pk_run_source(pm_pk_exec *x, const pm_type *read_type, const pm_lsm_file *const *files, size_t n,
                            bool count, const pm_type *pos_type, int32_t file_base, pm_kv_source *out);
+
+/* Where batch b of a run source (ctx) comes from: its file's pages and
+ * the file row of its first row; false when its rows are not consecutive
+ * rows of a file whose pages can be copied. */
+bool pm_pk_run_source_where(void *ctx, const pm_batch *b, pm_pk_file_pages **pages, int64_t *row0);
+/* Its close (by the merge) then only closes its files: the source stays
+ * for pm_pk_run_source_where until pm_pk_run_source_free (after the close). */
+void pm_pk_run_source_defer(const pm_kv_source *src);
+void pm_pk_run_source_free(const pm_kv_source *src);
+
+/* ---- pk_page_copy.c: compressed input pages copied into the output
+ * where the output takes every row of a page unchanged and in order ---- */
+/* The pages of the open file of reader fr (NULL pages when none can be
+ * copied); the batch columns' types are `in_type`'s. */
+pm_error *pm_pk_pages_open(pm_pk_exec *x, const pm_file_reader *fr, pm_pk_file_pages **out);
+void pm_pk_pages_free(pm_pk_file_pages *p);
+/* A section starts (w NULL or !x->cp.enabled: no copies) / ends. */
+void pm_pk_copy_begin(pm_pk_exec *x, const pm_kv_source *srcs, size_t n, pm_pk_file_writer *w);
+void pm_pk_copy_end(pm_pk_exec *x);
+/* Before `*n` rows from `row` of batch b of source `src` join the output
+ * (the output batch's counts up to date): follows the stretch, and at a
+ * page start drains the output and offers the pages starting there;
+ * *n may shrink so that the rows stop before the next page start. */
+pm_error *pm_pk_copy_rows(pm_pk_exec *x, uint32_t src, const pm_batch *b, int64_t row, int64_t *n);
+/* Before a row that is not an input row unchanged joins the output. */
+pm_error *pm_pk_copy_break(pm_pk_exec *x);
+/* Write the pending output rows (pk_rewrite.c). */
+pm_error *pm_pk_output_drain(pm_pk_exec *x, pm_pk_file_writer *w);
 
 /* ---- pk_rewrite.c ---- */
 pm_error *pm_pk_output_init(pm_pk_exec *x);

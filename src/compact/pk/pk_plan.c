@@ -463,6 +463,19 @@ pm_error *pm_pk_planner_new(pm_compact_planner **out, pm_compact_builder *b)
     return NULL;
 }
 
+/* compaction.parquet.page-passthrough (paimon-c's own key, default true):
+ * for primary-key tables, the rewrite copies the compressed data pages
+ * whose rows all pass unchanged (compact/pk/pk_page_copy.c). */
+static pm_error *page_copies(const pm_options *o, pm_compact_output *out)
+{
+    const char *v = pm_options_get(o, "compaction.parquet.page-passthrough");
+    out->page_passthrough = true;
+    if (!v)
+        return NULL;
+    return pm_error_wrap(pm_parse_bool(v, &out->page_passthrough), PM_EINVALID,
+                         "option compaction.parquet.page-passthrough=%s", v);
+}
+
 pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
 {
     if (!bf->nfiles || pl->skip)
@@ -503,6 +516,8 @@ pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm
     pm_error *e = pm_compact_task_new(&t, p, &pm_compact_pk_mode, bf, sel.files, sel.nfiles, true);
     if (!e)
         e = pm_compact_output_for_level(pl->opts, sel.output_level, true, &t->output);
+    if (!e)
+        e = page_copies(pl->opts, &t->output);
     if (!e)
         e = pm_compact_pk_new(&pk);
     if (!e) {

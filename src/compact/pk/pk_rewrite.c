@@ -133,6 +133,8 @@ static pm_error *gather_rows(pm_pk_exec *x, const pm_batch *b, int64_t row, uint
 
 static pm_error *gather_add(pm_pk_exec *x, const pm_kv_rec *rec)
 {
+    int64_t n = 1;
+    PM_TRY(pm_pk_copy_rows(x, rec->source, rec->batch, rec->row, &n));
     return gather_rows(x, rec->batch, rec->row, 1);
 }
 
@@ -165,6 +167,8 @@ static pm_error *drain(pm_pk_exec *x, pm_pk_file_writer *w)
     return pm_batch_reset(x->o.out);
 }
 
+pm_error *pm_pk_output_drain(pm_pk_exec *x, pm_pk_file_writer *w) { return drain(x, w); }
+
 /* A folded merge result into the output (none without a writer, nor a
  * dropped retract). */
 static pm_error *emit_merged(pm_pk_exec *x, pm_merge_fn *mf, pm_pk_file_writer *w, const pm_merge_result *res,
@@ -172,6 +176,7 @@ static pm_error *emit_merged(pm_pk_exec *x, pm_merge_fn *mf, pm_pk_file_writer *
 {
     if (!w || !res->has || (drop_delete && pm_kind_is_retract(res->kind)))
         return NULL;
+    PM_TRY(pm_pk_copy_break(x)); /* not an input row unchanged */
     PM_TRY(gather_flush(x));
     PM_TRY(pm_merge_fn_emit(mf, x->o.out, &x->out_layout));
     if (++x->o.nout == PM_PK_OUT_ROWS)
@@ -223,6 +228,7 @@ static void key_range(section_merge *m)
 static pm_error *add_source(pm_pk_exec *x, section_merge *m, const pm_lsm_file *const *files, size_t n, int32_t level)
 {
     PM_TRY(pm_pk_run_source(x, x->schema->row_type, files, n, true, NULL, 0, &m->srcs[m->nr]));
+    pm_pk_run_source_defer(&m->srcs[m->nr]); /* page copies ask it about its batches to the end */
     m->run_level[m->nr++] = level;
     m->nopen = m->nr;
     return NULL;
@@ -297,6 +303,10 @@ static void close_merge(section_merge *m)
 {
     for (size_t i = 0; i < m->nopen; i++)
         m->srcs[i].close(m->srcs[i].ctx);
+    pm_merge_reader_free(m->mr); /* closes the sources it holds */
+    m->mr = NULL;
+    for (size_t i = 0; i < m->nr; i++)
+        pm_pk_run_source_free(&m->srcs[i]);
     free(m->srcs);
     free(m->run_level);
     pm_pk_lookup_close(&m->lc);
@@ -457,6 +467,7 @@ static pm_error *group_lone_run(pm_pk_exec *x, section_merge *m, const pm_kv_rec
             to++;
         while (r < to) {
             int64_t room = PM_PK_OUT_ROWS - x->o.nout, k = to - r < room ? to - r : room;
+            PM_TRY(pm_pk_copy_rows(x, rec->source, b, r, &k));
             PM_TRY(gather_rows(x, b, r, (uint32_t)k));
             r += k;
             x->o.nout += k;
@@ -504,6 +515,10 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     pm_error *e = make_sources(x, &m);
     if (!e)
         e = open_merge(x, &m);
+    /* page copies where rows pass unchanged through group_plain and runs */
+    if (!e)
+        pm_pk_copy_begin(x, m.srcs, m.nr, runs ? w : NULL);
+    bool first = true;
     while (!e) {
         pm_kv_group g;
         bool eof = false;
@@ -515,6 +530,9 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
                               (long long)x->budget);
         if (e || eof)
             break;
+        if (first && pm_merge_reader_passes(m.mr) > 0)
+            pm_pk_copy_end(x); /* records come from intermediate runs, not the sources */
+        first = false;
         if (run) {
             e = group_lone_run(x, &m, &g.recs[0], run);
             continue;
@@ -531,6 +549,7 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     }
     if (!e && w)
         e = drain(x, w);
+    pm_pk_copy_end(x);
     pins_release(&x->o);
     close_merge(&m);
     return e ? name_inputs(e, sec) : NULL;
@@ -565,6 +584,9 @@ pm_error *pm_pk_rewrite(pm_pk_exec *x, const pm_iv_section *secs, size_t nsec, b
     size_t nfiles = 0;
     if (!e)
         e = pm_pk_file_writer_finish(w, &files, &nfiles);
+    pm_compact_pk *rp = pm_pk_part(x->r->part);
+    if (!e && rp)
+        rp->pages_copied += pm_pk_file_writer_pages_copied(w);
     if (e) {
         pm_pk_file_writer_abort(w);
         return e;

@@ -16,6 +16,8 @@
 #include "dv/dv_apply.h"
 #include "table/file_read.h"
 
+#define RING 8
+
 typedef struct run_src {
     pm_pk_exec *x;
     const pm_type *read_type;     /* fields read (system columns prepended) */
@@ -26,6 +28,17 @@ typedef struct run_src {
     bool count;                   /* count rows/bytes read (task inputs) */
     const pm_type *pos_type;      /* with positions: the batch type (+ _POS, _FILE) */
     int32_t file_base;            /* _FILE of files[0] */
+    /* page copies (pk_page_copy.c): the open file's pages, the previous
+     * file's (its batches may still be in the merge; in = NULL), and the
+     * last batches handed out with their first file row, newest at ring[at] */
+    pm_pk_file_pages *pages, *prev_pages;
+    struct {
+        const pm_batch *b;
+        pm_pk_file_pages *pages;
+        int64_t row0;
+    } ring[RING];
+    unsigned at;
+    bool deferred;                /* close keeps the struct (pm_pk_run_source_defer) */
 } run_src;
 
 /* b's columns plus _POS (pos, pos + 1, ...) and _FILE (file). */
@@ -66,8 +79,38 @@ static pm_error *with_positions(const pm_batch *b, const pm_type *type, int64_t 
     return NULL;
 }
 
+/* The previous file's pages go; the open file's become the previous. */
+static void pages_retire(run_src *s)
+{
+    for (unsigned i = 0; i < RING; i++)
+        if (s->ring[i].pages && s->ring[i].pages == s->prev_pages)
+            s->ring[i].pages = NULL;
+    pm_pk_pages_free(s->prev_pages);
+    s->prev_pages = s->pages;
+    s->pages = NULL;
+    if (s->prev_pages)
+        s->prev_pages->in = NULL; /* its reader closes */
+}
+
+bool pm_pk_run_source_where(void *ctx, const pm_batch *b, pm_pk_file_pages **pages, int64_t *row0)
+{
+    const run_src *s = ctx;
+    for (unsigned k = 0; k < RING; k++) {
+        unsigned i = (s->at + RING - k) % RING;
+        if (s->ring[i].b != b)
+            continue;
+        if (!s->ring[i].pages || !s->ring[i].pages->in)
+            return false;
+        *pages = s->ring[i].pages;
+        *row0 = s->ring[i].row0;
+        return true;
+    }
+    return false;
+}
+
 static void run_close_file(run_src *s)
 {
+    pages_retire(s);
     pm_file_reader_free(s->fr);
     s->fr = NULL;
     pm_dv_free(s->dv);
@@ -92,6 +135,7 @@ static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
         PM_TRY(with_positions(b, s->pos_type, pos, s->file_base + (int32_t)(s->next - 1), &o));
     else
         PM_TRY(pm_kv_batch_share(b, &o));
+    bool whole = true;
     if (s->dv) {
         int64_t before = o->num_rows;
         pm_error *e = pm_dv_filter_batch(s->dv, pos, o);
@@ -101,7 +145,13 @@ static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
         }
         if (s->count)
             s->x->r->counters.rows_deleted += before - o->num_rows;
+        whole = o->num_rows == before;
     }
+    /* the batch's rows are file rows pos.. unless the vector thinned it */
+    s->at = (s->at + 1) % RING;
+    s->ring[s->at].b = o;
+    s->ring[s->at].pages = whole && !s->pos_type ? s->pages : NULL;
+    s->ring[s->at].row0 = pos;
     *out = o;
     return NULL;
 }
@@ -124,6 +174,8 @@ static pm_error *run_next(void *ctx, pm_batch **out)
                 PM_TRY(pm_dv_copy(dv, &s->dv)); /* the maintainer's vector changes while we read */
             if (s->count)
                 s->x->r->counters.bytes_read += f->file_size;
+            if (!s->pos_type)
+                PM_TRY(pm_pk_pages_open(s->x, s->fr, &s->pages));
         }
         bool end = false;
         pm_batch *o = NULL;
@@ -148,13 +200,30 @@ static size_t run_memory(void *ctx)
     return s->fr ? pm_file_reader_memory(s->fr) : 0;
 }
 
-static void run_close(void *ctx)
+static void run_free(run_src *s)
 {
-    run_src *s = ctx;
     run_close_file(s);
+    pages_retire(s);
     free(s->files);
     free(s);
 }
+
+static void run_close(void *ctx)
+{
+    run_src *s = ctx;
+    if (!s->deferred) {
+        run_free(s);
+        return;
+    }
+    /* the merge is done with it; its batches may still be asked about */
+    run_close_file(s);
+    pages_retire(s);
+    s->next = s->nfiles;
+}
+
+void pm_pk_run_source_defer(const pm_kv_source *src) { ((run_src *)src->ctx)->deferred = true; }
+
+void pm_pk_run_source_free(const pm_kv_source *src) { run_free(src->ctx); }
 
 pm_error *pm_pk_run_source(pm_pk_exec *x, const pm_type *read_type, const pm_lsm_file *const *files, size_t n,
                            bool count, const pm_type *pos_type, int32_t file_base, pm_kv_source *out)

@@ -1,0 +1,271 @@
+/*
+ * compact/pk/pk_page_copy.c — page copies of a primary-key rewrite: where
+ * the output takes every row of an input data page unchanged and in order
+ * (a lone record or a deduplicate winner gathered as it is, pk_rewrite.c),
+ * the page's compressed bytes go into the output file instead of the same
+ * values compressed again (format/parquet/pq_page_copy.h).
+ *
+ * Input side, per open file of a run source (pm_pk_pages_open): for every
+ * batch column read without a cast from a flat Parquet leaf, its data
+ * pages (the chunks' OffsetIndex: file offset, size, first row) and the
+ * leaf's schema element and codec.  The source tells for each batch it
+ * handed out its file and the file row of its first row
+ * (pm_pk_run_source_where; not for batches a deletion vector thinned, nor
+ * for batches carrying lookup positions).
+ * Stretch (pm_pk_copy_rows, before rows join the output): consecutive rows
+ * of one file, in order.  A row that does not continue it (another file, a
+ * gap, a merged row: pm_pk_copy_break) ends it: the output rows so far are
+ * written and the writer's offers cancelled.  When the stretch reaches the
+ * first row of a page of some column, the output is written up to there
+ * and that page is offered to the output column(s) its values go to; the
+ * writer takes it when its leaf stores values alike and the page is PLAIN
+ * with the writer's codec, and copies it when the next rows it is given
+ * are the page's rows (they are: the stretch goes on, or it breaks and
+ * cancels first).  Rows are never held back: a page whose stretch breaks
+ * is encoded as usual.
+ * Engines: any — only rows that pass unchanged are copied; merged rows
+ * (partial-update, aggregation, a deduplicate fold) break the stretch.
+ * Off with compaction.parquet.page-passthrough=false, in lookup mode and
+ * full-compaction changelog sections, and for merges in several passes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/mem.h"
+#include "compact/pk/pk_exec.h"
+#include "format/parquet/pq_page_copy.h"
+#include "format/parquet/pq_read_index.h"
+
+void pm_pk_pages_free(pm_pk_file_pages *p)
+{
+    if (!p)
+        return;
+    for (size_t j = 0; j < p->ncols; j++)
+        free(p->cols[j].pages);
+    free(p->cols);
+    free(p);
+}
+
+/* The pages of leaf `leaf` over every row group; false (and nothing kept)
+ * when a chunk has no offset index, another codec, or locations outside
+ * the chunk. */
+static pm_error *leaf_pages(pm_pk_exec *x, pm_input *in, const pm_pq_file_meta *m, uint32_t leaf,
+                            pm_pk_col_pages *c, bool *ok)
+{
+    *ok = false;
+    pm_arena a;
+    pm_arena_init(&a, 0);
+    pm_error *e = NULL;
+    size_t n = 0, cap = 0;
+    pm_pk_page *pages = NULL;
+    int64_t base = 0;
+    uint64_t fsize = pm_input_size(in);
+    bool good = m->num_row_groups > 0;
+    for (uint32_t g = 0; good && !e && g < m->num_row_groups; g++) {
+        const pq_row_group *rg = &m->row_groups[g];
+        if (leaf >= rg->num_columns) {
+            good = false;
+            break;
+        }
+        const pq_column_chunk *cc = &rg->columns[leaf];
+        const pq_column_meta *cm = &cc->meta_data;
+        if (!cc->has_meta_data || !cc->has_offset_index || cc->offset_index_length <= 0 ||
+            cc->offset_index_offset < 0 || (uint64_t)cc->offset_index_offset > fsize ||
+            (uint64_t)cc->offset_index_length > fsize - (uint64_t)cc->offset_index_offset ||
+            (g > 0 && cm->codec != (int32_t)c->codec)) {
+            good = false;
+            break;
+        }
+        c->codec = (pm_codec_id)cm->codec;
+        x->cp.page.len = 0;
+        e = pm_buf_reserve(&x->cp.page, (size_t)cc->offset_index_length);
+        if (!e)
+            e = pm_input_read_at(in, (uint64_t)cc->offset_index_offset, x->cp.page.data,
+                                 (size_t)cc->offset_index_length);
+        pq_offset_index oi;
+        if (!e)
+            e = pq_offset_index_parse(&oi, x->cp.page.data, (size_t)cc->offset_index_length, &a);
+        if (e)
+            break;
+        int64_t lo = cm->data_page_offset, hi = cm->data_page_offset + cm->total_compressed_size;
+        if (n + oi.n > cap) {
+            cap = (n + oi.n) * 2;
+            e = pm_realloc_array(&pages, cap, sizeof *pages);
+            if (e)
+                break;
+        }
+        for (uint32_t i = 0; i < oi.n && good; i++) {
+            const pq_page_location *l = &oi.pages[i];
+            int64_t next = i + 1 < oi.n ? oi.pages[i + 1].first_row : rg->num_rows;
+            if (l->offset < lo || l->size <= 0 || l->offset + l->size > hi || next <= l->first_row) {
+                good = false;
+                break;
+            }
+            pages[n++] = (pm_pk_page){base + l->first_row, next - l->first_row, l->offset, l->size};
+        }
+        base += rg->num_rows;
+    }
+    pm_arena_free(&a);
+    if (e || !good) {
+        free(pages);
+        return e;
+    }
+    c->pages = pages;
+    c->n = n;
+    c->next = 0;
+    *ok = true;
+    return NULL;
+}
+
+pm_error *pm_pk_pages_open(pm_pk_exec *x, const pm_file_reader *fr, pm_pk_file_pages **out)
+{
+    *out = NULL;
+    if (!x->cp.enabled)
+        return NULL;
+    size_t nc = x->in_type->nfields;
+    pm_pk_file_pages *p;
+    PM_TRY(pm_calloc(&p, 1, sizeof *p));
+    pm_error *e = pm_calloc(&p->cols, nc ? nc : 1, sizeof *p->cols);
+    p->ncols = nc;
+    bool any = false;
+    for (size_t j = 0; !e && j < nc; j++) {
+        uint32_t leaf = 0;
+        pm_input *in = NULL;
+        const pm_pq_file_meta *m = NULL;
+        if (!pm_file_reader_parquet_leaf(fr, j, &leaf, &in, &m) || !m->num_row_groups ||
+            leaf >= m->row_groups[0].num_columns)
+            continue;
+        const pq_column_meta *cm = &m->row_groups[0].columns[leaf].meta_data;
+        if (cm->path_len != 1)
+            continue;
+        const pq_schema_element *el = pq_schema_top_element(m->schema, m->num_schema, cm->path_in_schema[0]);
+        if (!el || el->has_num_children)
+            continue;
+        bool ok = false;
+        e = leaf_pages(x, in, m, leaf, &p->cols[j], &ok);
+        if (ok) {
+            p->cols[j].elem = el;
+            p->in = in;
+            any = true;
+        }
+    }
+    if (e || !any) {
+        pm_pk_pages_free(p);
+        return e;
+    }
+    p->serial = ++x->cp.serials;
+    *out = p;
+    return NULL;
+}
+
+void pm_pk_copy_begin(pm_pk_exec *x, const pm_kv_source *srcs, size_t n, pm_pk_file_writer *w)
+{
+    pm_pk_copy *c = &x->cp;
+    c->on = c->enabled && w;
+    c->srcs = srcs;
+    c->nsrcs = n;
+    c->w = w;
+    c->spages = NULL;
+    c->offered = false;
+}
+
+void pm_pk_copy_end(pm_pk_exec *x)
+{
+    pm_pk_copy *c = &x->cp;
+    if (c->offered && c->w)
+        pm_pk_file_writer_cancel_pages(c->w);
+    c->on = false;
+    c->offered = false;
+    c->spages = NULL;
+}
+
+pm_error *pm_pk_copy_break(pm_pk_exec *x)
+{
+    pm_pk_copy *c = &x->cp;
+    if (c->offered) {
+        /* the offered pages' rows so far complete theirs first */
+        PM_TRY(pm_pk_output_drain(x, c->w));
+        pm_pk_file_writer_cancel_pages(c->w);
+        c->offered = false;
+    }
+    c->spages = NULL;
+    return NULL;
+}
+
+/* The first page start of any copied column at or after file row f. */
+static int64_t next_start(pm_pk_file_pages *p, int64_t f)
+{
+    int64_t best = INT64_MAX;
+    for (size_t j = 0; j < p->ncols; j++) {
+        pm_pk_col_pages *c = &p->cols[j];
+        if (!c->elem)
+            continue;
+        while (c->next < c->n && c->pages[c->next].first_row < f)
+            c->next++;
+        if (c->next < c->n && c->pages[c->next].first_row < best)
+            best = c->pages[c->next].first_row;
+    }
+    return best;
+}
+
+/* Offer every page that starts at file row f to the output columns its
+ * values go to (the output is written up to f). */
+static pm_error *offer_at(pm_pk_exec *x, pm_pk_file_pages *p, int64_t f)
+{
+    pm_pk_copy *c = &x->cp;
+    size_t nout = x->kv_type->nfields;
+    for (size_t j = 0; j < p->ncols; j++) {
+        pm_pk_col_pages *cp = &p->cols[j];
+        if (!cp->elem || cp->next >= cp->n || cp->pages[cp->next].first_row != f)
+            continue;
+        const pm_pk_page *pg = &cp->pages[cp->next];
+        bool read = false;
+        for (size_t i = 0; i < nout; i++) {
+            if (x->o.src_col[i] != j)
+                continue;
+            if (!read) {
+                c->page.len = 0;
+                PM_TRY(pm_buf_reserve(&c->page, (size_t)pg->size));
+                PM_TRY(pm_input_read_at(p->in, (uint64_t)pg->offset, c->page.data, (size_t)pg->size));
+                c->page.len = (size_t)pg->size;
+                read = true;
+            }
+            bool taken = false;
+            PM_TRY(pm_pk_file_writer_offer_page(c->w, i, cp->elem, c->page.data, c->page.len, cp->codec, pg->rows,
+                                                &taken));
+            if (taken) {
+                c->offered = true;
+                c->offers++;
+            }
+        }
+    }
+    return NULL;
+}
+
+pm_error *pm_pk_copy_rows(pm_pk_exec *x, uint32_t src, const pm_batch *b, int64_t row, int64_t *n)
+{
+    pm_pk_copy *c = &x->cp;
+    if (!c->on)
+        return NULL;
+    pm_pk_file_pages *p = NULL;
+    int64_t row0 = 0;
+    if (src >= c->nsrcs || !pm_pk_run_source_where(c->srcs[src].ctx, b, &p, &row0))
+        return pm_pk_copy_break(x);
+    int64_t f = row0 + row;
+    if (!c->spages || p->serial != c->sserial || f != c->next_row) {
+        PM_TRY(pm_pk_copy_break(x));
+        c->spages = p;
+        c->sserial = p->serial;
+        c->next_start = next_start(p, f);
+    }
+    if (f == c->next_start) {
+        PM_TRY(pm_pk_output_drain(x, c->w));
+        PM_TRY(offer_at(x, p, f));
+        c->next_start = next_start(p, f + 1);
+    }
+    if (*n > c->next_start - f)
+        *n = c->next_start - f;
+    c->next_row = f + *n;
+    return NULL;
+}

@@ -1,0 +1,414 @@
+/*
+ * tests/unit/pkc/test_pkc_page_copy.c — page copies of the primary-key
+ * rewrite (compact/pk/pk_page_copy.c): on random overlapping sorted runs
+ * (runs start and end at random keys, so stretches start and end inside
+ * pages; small pages, several row groups), a full compaction with page
+ * copies (the default) and one with compaction.parquet.page-passthrough=
+ * false give the same table rows, the same rows in the output files
+ * (sequence numbers and row kinds included) and the same file statistics,
+ * for deduplicate (with and without dropped deletes), deduplicate with a
+ * sequence field, partial-update, aggregation, first-row and deletion
+ * vectors; with copies, input data pages appear byte for byte in the
+ * output (the pages the rewrite reports as copied, none without); a bad
+ * option value is PM_EINVALID.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pk/pk_test_util.h"
+#include "compact/compact_internal.h"
+#include "compact/compact_run.h"
+#include "compact/pk/pk_compact.h"
+#include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_reader.h"
+#include "format/parquet/pq_read_index.h"
+#include "table/file_read.h"
+#include "table/partition.h"
+
+static uint64_t rs = 0x2545f4914f6cdd1dull;
+static uint64_t rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return rs;
+}
+
+/* Full compaction (copies: the default, else turned off by a dynamic
+ * option); the data pages the rewrites copied. */
+static int64_t compact_full(pm_table *t, bool copies)
+{
+    const char *dyn[] = {"compaction.parquet.page-passthrough=false"};
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, true, NULL, dyn, copies ? 0 : 1, NULL, NULL, 0,
+                            false, 0, 0, 0};
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
+    pm_compact_plan *p = NULL;
+    PM_OK_OR_FAIL(pm_compact_plan_new(&p, b));
+    pm_compact_builder_free(b);
+    assert_true(p->ntasks >= 1);
+    pm_compact_result **r = calloc(p->ntasks, sizeof *r);
+    int64_t copied = 0;
+    for (size_t i = 0; i < p->ntasks; i++) {
+        PM_OK_OR_FAIL(pm_compact_execute(&r[i], t, p->tasks[i], NULL));
+        copied += pm_pk_part(r[i]->part)->pages_copied;
+    }
+    pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
+    PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, r, p->ntasks));
+    for (size_t i = 0; i < p->ntasks; i++)
+        pm_compact_result_free(r[i]);
+    free(r);
+    pm_compact_plan_free(p);
+    return copied;
+}
+
+static char *dir_of(pm_table *t, const pm_bucket_files *bf)
+{
+    char *dir = NULL;
+    PM_OK_OR_FAIL(pm_table_bucket_dir(t, bf->partition.data, bf->partition.len, bf->bucket, &dir));
+    return dir;
+}
+
+static void bytes_text(pm_buf *out, const char *what, const pm_bytes *b)
+{
+    PM_OK_OR_FAIL(pm_buf_printf(out, " %s:", what));
+    for (size_t i = 0; b->has && i < b->len; i++)
+        PM_OK_OR_FAIL(pm_buf_printf(out, "%02x", b->data[i]));
+}
+
+static void stats_text(pm_buf *out, const char *what, const pm_simple_stats *s)
+{
+    PM_OK_OR_FAIL(pm_buf_printf(out, " %s", what));
+    bytes_text(out, "min", &s->min_values);
+    bytes_text(out, "max", &s->max_values);
+    for (size_t i = 0; s->has_null_counts && i < s->null_count_len; i++)
+        PM_OK_OR_FAIL(pm_buf_printf(out, " n%lld", s->null_counts[i].has ? (long long)s->null_counts[i].v : -1LL));
+}
+
+/* Every row of the live data files (system columns first) and each file's
+ * statistics, files in key order; caller frees. */
+static char *files_text(pm_table *t)
+{
+    pm_scan_result *scan = NULL;
+    const pm_bucket_files *bf = pk_bucket(t, 0, &scan);
+    assert_non_null(bf);
+    char *dir = dir_of(t, bf);
+    pm_buf out = PM_BUF_INIT, line = PM_BUF_INIT;
+    /* key order: the rewrite's files come in the order they were written */
+    for (size_t i = 0; i < bf->nfiles; i++) {
+        const pm_data_file_meta *f = &bf->files[i];
+        PM_OK_OR_FAIL(pm_buf_printf(&out, "file L%d rows %lld seq %lld..%lld del %lld", (int)f->level,
+                                    (long long)f->row_count, (long long)f->min_sequence_number,
+                                    (long long)f->max_sequence_number,
+                                    f->delete_row_count.has ? (long long)f->delete_row_count.v : -1LL));
+        bytes_text(&out, "minkey", &f->min_key);
+        bytes_text(&out, "maxkey", &f->max_key);
+        stats_text(&out, "keys", &f->key_stats);
+        stats_text(&out, "values", &f->value_stats);
+        PM_OK_OR_FAIL(pm_buf_append_str(&out, "\n"));
+        pm_file_read_options fo = {pm_table_schema(t)->row_type, 0, true, NULL};
+        pm_file_reader *fr = NULL;
+        PM_OK_OR_FAIL(pm_file_reader_open(&fr, t, dir, f, &fo));
+        for (;;) {
+            const pm_batch *b = NULL;
+            PM_OK_OR_FAIL(pm_file_reader_next(fr, &b));
+            if (!b)
+                break;
+            for (int64_t k = 0; k < b->num_rows; k++) {
+                pm_buf_clear(&line);
+                PM_OK_OR_FAIL(pm_batch_format_row_json(b, k, &line));
+                PM_OK_OR_FAIL(pm_buf_append(&out, line.data, line.len));
+                PM_OK_OR_FAIL(pm_buf_append_str(&out, "\n"));
+            }
+        }
+        pm_file_reader_free(fr);
+    }
+    free(dir);
+    pm_scan_result_free(scan);
+    pm_buf_free(&line);
+    const char *s = NULL;
+    PM_OK_OR_FAIL(pm_buf_cstr(&out, &s));
+    char *r = strdup(s);
+    pm_buf_free(&out);
+    return r;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *d = malloc((size_t)n + 1);
+    assert_non_null(d);
+    assert_int_equal(fread(d, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return d;
+}
+
+typedef struct file_set {
+    char *path[64];
+    size_t n;
+} file_set;
+
+static void live_files(pm_table *t, file_set *fs)
+{
+    pm_scan_result *scan = NULL;
+    const pm_bucket_files *bf = pk_bucket(t, 0, &scan);
+    char *dir = dir_of(t, bf);
+    fs->n = 0;
+    for (size_t i = 0; i < bf->nfiles && fs->n < 64; i++) {
+        char p[2048];
+        snprintf(p, sizeof p, "%s/%s", dir, bf->files[i].file_name);
+        fs->path[fs->n++] = strdup(p);
+    }
+    free(dir);
+    pm_scan_result_free(scan);
+}
+
+static void file_set_free(file_set *fs)
+{
+    for (size_t i = 0; i < fs->n; i++)
+        free(fs->path[i]);
+    fs->n = 0;
+}
+
+static bool in_set(const file_set *fs, const char *path)
+{
+    for (size_t i = 0; i < fs->n; i++)
+        if (!strcmp(fs->path[i], path))
+            return true;
+    return false;
+}
+
+/* Data pages of the inputs found byte for byte (header and body) in the
+ * rewritten outputs (not the inputs a full compaction upgrades). */
+static size_t pages_found(const file_set *in, const file_set *out)
+{
+    size_t found = 0;
+    uint8_t *od[64];
+    size_t ol[64];
+    for (size_t o = 0; o < out->n; o++) {
+        od[o] = NULL;
+        ol[o] = 0;
+        if (!in_set(in, out->path[o]))
+            od[o] = slurp(out->path[o], &ol[o]);
+    }
+    for (size_t i = 0; i < in->n; i++) {
+        size_t len = 0;
+        uint8_t *d = slurp(in->path[i], &len);
+        pm_pq_reader_options ro = PM_PQ_READER_OPTIONS_INIT;
+        ro.footer_only = true;
+        pm_pq_reader *r = NULL;
+        PM_OK_OR_FAIL(pm_pq_reader_open_memory(&r, d, len, &ro));
+        const pm_pq_file_meta *m = pm_pq_reader_meta(r);
+        for (uint32_t g = 0; g < m->num_row_groups; g++)
+            for (uint32_t c = 0; c < m->row_groups[g].num_columns; c++) {
+                const pq_column_chunk *cc = &m->row_groups[g].columns[c];
+                assert_true(cc->has_offset_index);
+                pm_arena a;
+                pm_arena_init(&a, 0);
+                pq_offset_index oi;
+                PM_OK_OR_FAIL(pq_offset_index_parse(&oi, d + cc->offset_index_offset,
+                                                    (size_t)cc->offset_index_length, &a));
+                for (uint32_t p = 0; p < oi.n; p++)
+                    for (size_t o = 0; o < out->n; o++)
+                        if (od[o] && memmem(od[o], ol[o], d + oi.pages[p].offset, (size_t)oi.pages[p].size)) {
+                            found++;
+                            break;
+                        }
+                pm_arena_free(&a);
+            }
+        pm_pq_reader_free(r);
+        free(d);
+    }
+    for (size_t o = 0; o < out->n; o++)
+        free(od[o]);
+    return found;
+}
+
+/* JSON lines of one sorted run: keys of a random range, some left out,
+ * random values with nulls, deletes when asked. */
+static char *run_rows(int64_t lo, int64_t len, bool deletes)
+{
+    pm_buf j = PM_BUF_INIT;
+    for (int64_t k = lo; k < lo + len; k++) {
+        if (rnd() % 100 < 12)
+            continue;
+        PM_OK_OR_FAIL(pm_buf_printf(&j, "{\"id\":%lld", (long long)k));
+        if (rnd() % 10 == 0) {
+            PM_OK_OR_FAIL(pm_buf_append_str(&j, ",\"s\":null"));
+        } else {
+            PM_OK_OR_FAIL(pm_buf_append_str(&j, ",\"s\":\"v"));
+            size_t n = rnd() % 24;
+            for (size_t i = 0; i < n; i++)
+                PM_OK_OR_FAIL(pm_buf_append_byte(&j, (uint8_t)('a' + rnd() % 26)));
+            PM_OK_OR_FAIL(pm_buf_append_str(&j, "\""));
+        }
+        if (rnd() % 8 == 0)
+            PM_OK_OR_FAIL(pm_buf_append_str(&j, ",\"v\":null"));
+        else
+            PM_OK_OR_FAIL(pm_buf_printf(&j, ",\"v\":%lld", (long long)(rnd() % 100000)));
+        PM_OK_OR_FAIL(pm_buf_printf(&j, ",\"d\":%d.5", (int)(rnd() % 1000)));
+        if (deletes && rnd() % 400 == 0)
+            PM_OK_OR_FAIL(pm_buf_append_str(&j, ",\"_ROW_KIND\":\"-D\""));
+        PM_OK_OR_FAIL(pm_buf_append_str(&j, "}\n"));
+    }
+    const char *s = NULL;
+    PM_OK_OR_FAIL(pm_buf_cstr(&j, &s));
+    char *r = strdup(s);
+    pm_buf_free(&j);
+    return r;
+}
+
+/* Tables with and without page copies from the same random runs, compacted
+ * fully; compared.  Returns the input pages found in the copied output. */
+static size_t run_case(const char *name, const char *const *extra, size_t nextra, bool deletes, int round)
+{
+    char *dir = pm_test_tmpdir();
+    const char *opts[16] = {"bucket=1", "parquet.page.size=2kb", "parquet.block.size=96kb",
+                            "num-sorted-run.compaction-trigger=100", "num-sorted-run.stop-trigger=200",
+                            "parquet.page.write-checksum.enabled=true"};
+    size_t n = 6;
+    for (size_t i = 0; i < nextra; i++)
+        opts[n++] = extra[i];
+    char na[64], nb[64];
+    snprintf(na, sizeof na, "%s_%d_copy", name, round);
+    snprintf(nb, sizeof nb, "%s_%d_plain", name, round);
+    const char *type = "ROW<id BIGINT NOT NULL, s STRING, v BIGINT, d DOUBLE>";
+    pm_table *ta = pk_create(dir, na, type, NULL, "id", opts, n);
+    pm_table *tb = pk_create(dir, nb, type, NULL, "id", opts, n);
+    size_t runs = 2 + rnd() % 4;
+    for (size_t r = 0; r < runs; r++) {
+        int64_t lo = (int64_t)(rnd() % 4000), len = 300 + (int64_t)(rnd() % 5000);
+        char *rows = run_rows(lo, len, deletes);
+        pk_commit_rows(ta, rows);
+        pk_commit_rows(tb, rows);
+        free(rows);
+    }
+    file_set in;
+    live_files(ta, &in);
+    int64_t copied = compact_full(ta, true);
+    assert_int_equal(compact_full(tb, false), 0);
+    char *ra = pk_read_sorted(ta, 0, NULL, 0), *rb = pk_read_sorted(tb, 0, NULL, 0);
+    assert_string_equal(ra, rb);
+    char *fa = files_text(ta), *fb = files_text(tb);
+    assert_string_equal(fa, fb);
+    file_set outa, outb;
+    live_files(ta, &outa);
+    live_files(tb, &outb);
+    /* every page counted as copied is an input page in the output, byte for
+     * byte (re-encoded pages may equal one too: the same writer and cut) */
+    size_t found = pages_found(&in, &outa);
+    assert_true((int64_t)found >= copied);
+    file_set_free(&in);
+    file_set_free(&outa);
+    file_set_free(&outb);
+    free(ra);
+    free(rb);
+    free(fa);
+    free(fb);
+    pm_table_free(ta);
+    pm_table_free(tb);
+    free(dir);
+    return (size_t)copied;
+}
+
+static void test_deduplicate(void **state)
+{
+    (void)state;
+    size_t found = 0;
+    for (int round = 0; round < 6; round++)
+        found += run_case("dedup", NULL, 0, false, round);
+    assert_true(found > 0);
+}
+
+static void test_deduplicate_deletes(void **state)
+{
+    (void)state;
+    size_t found = 0;
+    for (int round = 0; round < 4; round++)
+        found += run_case("dedup_del", NULL, 0, true, round);
+    assert_true(found > 0);
+}
+
+static void test_sequence_field(void **state)
+{
+    (void)state;
+    const char *o[] = {"sequence.field=v"};
+    for (int round = 0; round < 3; round++)
+        run_case("seqf", o, 1, false, round);
+}
+
+static void test_partial_update(void **state)
+{
+    (void)state;
+    const char *o[] = {"merge-engine=partial-update"};
+    size_t found = 0;
+    for (int round = 0; round < 3; round++)
+        found += run_case("pu", o, 1, false, round);
+    assert_true(found > 0); /* lone records pass unchanged */
+}
+
+static void test_aggregation(void **state)
+{
+    (void)state;
+    const char *o[] = {"merge-engine=aggregation", "fields.v.aggregate-function=sum", "fields.d.aggregate-function=sum"};
+    for (int round = 0; round < 3; round++)
+        run_case("agg", o, 3, true, round);
+}
+
+static void test_first_row(void **state)
+{
+    (void)state;
+    const char *o[] = {"merge-engine=first-row"};
+    for (int round = 0; round < 3; round++)
+        run_case("fr", o, 1, false, round);
+}
+
+static void test_deletion_vectors(void **state)
+{
+    (void)state;
+    const char *o[] = {"deletion-vectors.enabled=true"};
+    for (int round = 0; round < 3; round++)
+        run_case("dv", o, 1, true, round);
+}
+
+static void test_bad_option(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    const char *opts[] = {"bucket=1", "compaction.parquet.page-passthrough=maybe"};
+    pm_table *t = pk_create(dir, "bad", "ROW<id INT NOT NULL, v STRING>", NULL, "id", opts, 2);
+    pk_commit_rows(t, "{\"id\":1,\"v\":\"a\"}\n");
+    pk_commit_rows(t, "{\"id\":1,\"v\":\"b\"}\n");
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, true, NULL, NULL, 0, NULL, NULL, 0, false, 0, 0, 0};
+    pm_compact_builder *b = NULL;
+    PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
+    pm_compact_plan *p = NULL;
+    pm_error *e = pm_compact_plan_new(&p, b);
+    assert_non_null(e);
+    assert_int_equal(pm_error_code(e), PM_EINVALID);
+    char *msg = pm_error_format(e);
+    assert_non_null(strstr(msg, "compaction.parquet.page-passthrough"));
+    free(msg);
+    pm_error_free(e);
+    pm_compact_builder_free(b);
+    pm_table_free(t);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deduplicate),      cmocka_unit_test(test_deduplicate_deletes),
+        cmocka_unit_test(test_sequence_field),   cmocka_unit_test(test_partial_update),
+        cmocka_unit_test(test_aggregation),      cmocka_unit_test(test_first_row),
+        cmocka_unit_test(test_deletion_vectors), cmocka_unit_test(test_bad_option),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
