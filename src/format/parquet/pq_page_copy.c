@@ -99,7 +99,7 @@ pm_error *pq_colw_put_offered(pq_colw *cw, bool *done)
     *done = false;
     int64_t rows = cw->copy_rows;
     cw->copy_rows = 0;
-    if (!rows || cw->page_rows != rows || cw->page_values != rows)
+    if (!rows || cw->page_rows != rows || cw->page_values != rows || cw->dict_on)
         return NULL;
     const pq_leaf *l = cw->leaf;
     uint64_t at = cw->chunk.len;

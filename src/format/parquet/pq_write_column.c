@@ -127,8 +127,9 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
 void pq_colw_set_plain_source(pq_colw *cw, bool plain)
 {
     cw->plain_source = plain;
-    /* a chunk that holds no value yet takes the hint now */
-    if (cw->first_page && cw->page_values == 0 && cw->dict.count == 0 && !cw->fwd_dict)
+    /* a chunk that holds no value yet takes the hint now (not one that
+     * starts with an offered page: PLAIN, pq_page_copy.h) */
+    if (cw->first_page && cw->page_values == 0 && cw->dict.count == 0 && !cw->fwd_dict && !cw->copy_rows)
         cw->dict_on = chunk_dict_on(cw);
 }
 

@@ -132,6 +132,7 @@ static void write_rows(pm_pq_writer *w, const pm_batch *b, int64_t r0, int64_t r
 {
     if (r1 <= r0)
         return;
+    pm_pq_writer_set_plain_sources(w, NULL, 0); /* as the rolling writer does before every write */
     pm_batch *s = slice(b, r0, r1);
     PM_OK_OR_FAIL(pm_pq_writer_write(w, s));
     pm_batch_free(s);
@@ -245,6 +246,7 @@ static void test_offered_pages_copied(void **state)
         int64_t offer_end[NCOLS] = {0}; /* 0: no offer pending */
         int64_t expect = 0, cancel_at = -1, r = 0;
         const page *last_taken = NULL;
+        bool first_offer[NCOLS] = {false}, first_copied[NCOLS] = {false};
         while (r < NROWS) {
             /* offers at r */
             for (int c = 0; c < NCOLS; c++) {
@@ -268,6 +270,7 @@ static void test_offered_pages_copied(void **state)
                                                       pg->rows, &taken));
                 assert_true(taken);
                 offer_end[c] = r + pg->rows;
+                first_offer[c] = r == 0;
                 last_taken = pg;
                 if (cancel_at < 0 && rnd() % 5 == 0)
                     cancel_at = r + 1 + (int64_t)(rnd() % (uint64_t)pg->rows);
@@ -294,12 +297,14 @@ static void test_offered_pages_copied(void **state)
                 if (offer_end[c] && offer_end[c] <= r) {
                     expect++;
                     offer_end[c] = 0;
+                    first_copied[c] |= first_offer[c];
                 }
             if (r == cancel_at) {
                 pm_pq_writer_cancel_pages(f2.w);
                 for (int c = 0; c < NCOLS; c++)
                     offer_end[c] = 0;
                 cancel_at = -1;
+                memset(first_offer, 0, sizeof first_offer);
             }
         }
         assert_int_equal(pm_pq_writer_pages_copied(f2.w), expect);
@@ -311,6 +316,14 @@ static void test_offered_pages_copied(void **state)
         free(got);
         expect_same_stats(&r1, &r2);
         pm_pq_write_result_free(&r2);
+        /* a chunk that starts with a copied page is PLAIN throughout */
+        pm_test_pq_file pf;
+        pm_test_pq_open(&pf, "copy.parquet");
+        const pm_pq_file_meta *m2 = pm_pq_reader_meta(pf.r);
+        for (int c = 0; c < NCOLS; c++)
+            if (first_copied[c])
+                assert_false(m2->row_groups[0].columns[c].meta_data.has_dictionary_page_offset);
+        pm_test_pq_close(&pf);
         /* the copied pages are in the file as they were */
         size_t len2 = 0;
         uint8_t *d2 = slurp("copy.parquet", &len2);
