@@ -832,7 +832,11 @@ pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t co
                                            bool *taken)
 {
     *taken = false;
-    if (!w->open || !w->cur.pq || col >= w->fncols)
+    if (w->body != BODY_PARQUET || col >= w->fncols)
+        return NULL;
+    if (!w->open)
+        PM_TRY(file_open(w)); /* the offered rows follow: the file they go to */
+    if (!w->cur.pq)
         return NULL;
     return pm_pq_writer_offer_page(w->cur.pq, col, elem, page, len, codec, rows, taken);
 }

@@ -171,7 +171,8 @@ pm_error *pm_rolling_file_writer_set_plain_sources(pm_rolling_file_writer *w, co
 bool pm_rolling_file_writer_is_open(const pm_rolling_file_writer *w);
 /* Parquet files: offer the open file's column `col` (of file_type) an
  * input page as its next `rows` rows (pm_pq_writer_offer_page; *taken =
- * false without an open Parquet file); an offer ends with the file.
+ * false for other formats); without an open file the next one opens (the
+ * caller writes the rows next); an offer ends with the file.
  * Cancel every offer before writing rows that are not the offered pages'. */
 pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t col, const pq_schema_element *elem,
                                            const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
