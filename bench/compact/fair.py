@@ -4,6 +4,7 @@
 
   fair.py --files N --rows R [--rounds K] [--warmup W] [--baseline BIN]
           [--rewrite] [--work DIR] [--no-java-cold] [--no-java-steady]
+          [--no-java]
           [--json FILE] [--summary FILE] [--option k=v]...
           (--summary: append one bench/summary.py line; --rewrite: a side
           with compaction.parquet.page-passthrough=false, the size anchor;
@@ -134,6 +135,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "fair"))
     ap.add_argument("--no-java-cold", action="store_true")
     ap.add_argument("--no-java-steady", action="store_true", help="Java cold only (the 100,000-file case)")
+    ap.add_argument("--no-java", action="store_true",
+                    help="no Java side at all (neither steady nor cold): paimon-c against --baseline while working; "
+                         "Java still writes missing inputs")
     ap.add_argument("--pk", action="store_true", help="primary-key full compaction")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", default=None, help="also write the results here")
@@ -144,6 +148,8 @@ def main():
                     help="a table option for both bench_compact sides (paimon-c and --baseline), repeatable; "
                          "append compaction only")
     a = ap.parse_args()
+    if a.no_java:
+        a.no_java_steady = a.no_java_cold = True
     if a.warmup < 8:
         ap.error("--warmup must be at least 8 (steady state)")
     if a.option and a.pk:

@@ -181,7 +181,11 @@ PM_API void pm_compact_builder_free(pm_compact_builder *b);
 PM_API void pm_compact_builder_set_triggers(pm_compact_builder *b, pm_compact_triggers *t);
 
 /* Plan against the latest snapshot (nothing is written).  The plan is
- * independent of the builder and the table afterwards. */
+ * independent of the builder and the table afterwards.  A plan of the whole
+ * table (no partition or bucket filter) holds its scan of the table's live
+ * files until freed: pm_compact_run_plan's commit through the same table
+ * handle then validates against it instead of reading the manifests again
+ * when no snapshot came after the plan's. */
 PM_API pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b);
 PM_API void pm_compact_plan_free(pm_compact_plan *p);
 /* Plan getters: strings owned by the plan, valid while it lives. */

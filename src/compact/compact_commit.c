@@ -17,7 +17,9 @@
  *      compact_after = outputs, changelog = changelog files,
  *      index_removed / index_added = rewritten DV index files.
  *   4. pm_table_commit (kind COMPACT) with a validate hook run against the
- *      latest snapshot L on every attempt:
+ *      latest snapshot L on every attempt (L's live files: the plan's own
+ *      scan when pm_compact_run planned and L is the planned snapshot,
+ *      pm_compact_commit_scanned; else L is scanned):
  *        - no L, or L below the captured snapshot (rollback) → replan;
  *        - the table's latest schema id differs from the plan's → replan;
  *        - every input is live in L in its (partition, bucket) with
@@ -373,6 +375,12 @@ static void rebase_discard(void *arg, const pm_index_manifest_entry *added, size
 pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *commit_user,
                             pm_compact_result *const *results, size_t n)
 {
+    return pm_compact_commit_scanned(out, t, commit_user, results, n, NULL);
+}
+
+pm_error *pm_compact_commit_scanned(pm_compact_metrics *out, pm_table *t, const char *commit_user,
+                                    pm_compact_result *const *results, size_t n, const pm_scan_result *scan)
+{
     PM_TRY(pm_compact_metrics_check(out));
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     pm_compact_metrics_put(out, &m);
@@ -431,6 +439,7 @@ pm_error *pm_compact_commit(pm_compact_metrics *out, pm_table *t, const char *co
     co.since_snapshot_id = r0->snapshot_id;
     co.validate = validate;
     co.validate_arg = &vc;
+    co.latest_scan = scan;
     if (mode->rebase_index) {
         co.index_rebase = rebase;
         co.index_discard = rebase_discard;

@@ -131,6 +131,11 @@ struct pm_compact_plan {
     bool full;
     pm_compact_task **tasks;
     size_t ntasks;
+    /* The plan's scan of the whole table when it had no partition or
+     * bucket filter (owned; NULL otherwise; never serialized):
+     * pm_compact_run_plan hands it to the commit as the latest snapshot's
+     * live files, so an unchanged table's manifests are not read again. */
+    pm_scan_result *scan;
 };
 
 struct pm_resources {
@@ -187,6 +192,12 @@ bool pm_compact_bytes_equal(const pm_bytes *a, const pm_bytes *b);
  * (nothing for NULL). */
 pm_error *pm_compact_metrics_check(const pm_compact_metrics *out);
 void pm_compact_metrics_put(pm_compact_metrics *out, const pm_compact_metrics *m);
+
+/* pm_compact_commit with the plan's scan (borrowed, may be NULL): the
+ * validation takes it as the latest snapshot's live files when it is a
+ * scan of that snapshot (table_commit.h latest_scan). */
+pm_error *pm_compact_commit_scanned(pm_compact_metrics *out, pm_table *t, const char *commit_user,
+                                    pm_compact_result *const *results, size_t n, const pm_scan_result *scan);
 
 /* Commit identifier of a subset of one plan: a positive 63-bit hash of the
  * plan id and the sorted task indexes (below PM_BATCH_COMMIT_IDENTIFIER),

@@ -702,7 +702,9 @@ pm_error *pm_pt_probe(pm_pt_writer *w, const char *path, const pm_data_file_meta
     uint64_t data_end = 0;
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_strdup(&pi->name, f->file_name), done);
-    PM_TRY_GOTO(e, pm_input_open(w->fio, path, &pi->in), done);
+    /* small inputs are read whole (one read, no stat: the manifest's size);
+     * footer, page index and chunks then come from memory */
+    PM_TRY_GOTO(e, pm_input_open_whole(w->fio, path, (uint64_t)f->file_size, PM_INPUT_WHOLE_MAX, &pi->in), done);
     PM_TRY_GOTO(e, read_footer(pi->in, &pi->meta, &data_end), done);
     if (!pi->meta)
         goto done;

@@ -347,6 +347,10 @@ pm_error *pm_compact_plan_new(pm_compact_plan **out, pm_compact_builder *b)
         else
             e = mode->plan_bucket(pl, p, bf);
     }
+    if (!e && !b->nspecs && !b->has_bucket) {
+        p->scan = scan; /* for the commit (pm_compact_run_plan) */
+        scan = NULL;
+    }
 done:
     pm_scan_result_free(scan);
     if (pl)

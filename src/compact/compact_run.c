@@ -218,7 +218,7 @@ pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, const pm_com
         return NULL;
     pm_compact_result **res = NULL;
     PM_TRY(pm_compact_execute_all(t, p, r, parallelism, progress, progress_ctx, &res));
-    pm_error *e = pm_compact_commit(&m, t, p->commit_user, res, p->ntasks);
+    pm_error *e = pm_compact_commit_scanned(&m, t, p->commit_user, res, p->ntasks, p->scan);
     if (e && pm_error_code(e) != PM_EUNCERTAIN) {
         /* definitely not published: the outputs will never be referenced */
         pm_error *ae = pm_compact_abort(t, res, p->ntasks);

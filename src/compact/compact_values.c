@@ -257,6 +257,7 @@ void pm_compact_plan_free(pm_compact_plan *p)
     free(p->table_path);
     free(p->plan_id);
     free(p->commit_user);
+    pm_scan_result_free(p->scan);
     free(p);
 }
 

@@ -1,7 +1,9 @@
 /*
  * io/fileio.c — the public file I/O API (fileio.h) as thin dispatch over
  * the backend vtables (fileio_impl.h), plus the backend-independent parts:
- * bounds checks on reads, output position tracking, whole-file reads,
+ * bounds checks on reads, memory inputs (a small file read whole at open:
+ * pm_input_open_whole, for backends without their own), output position
+ * tracking, whole-file reads,
  * sorting of directory listings and path joining.
  */
 #include "io/fileio.h"
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "io/fileio_impl.h"
 
 void pm_fileio_free(pm_fileio *fio)
@@ -23,7 +26,73 @@ pm_error *pm_input_open(pm_fileio *fio, const char *path, pm_input **out)
     return fio->ops->open_input(fio, path, out);
 }
 
+typedef struct mem_input {
+    pm_input base;
+    uint8_t *bytes; /* owned */
+} mem_input;
+
+static pm_error *mem_read_at(pm_input *in, uint64_t off, void *buf, size_t n)
+{
+    memcpy(buf, in->data + off, n);
+    return NULL;
+}
+
+static void mem_close(pm_input *in)
+{
+    free(((mem_input *)in)->bytes);
+    free(in->path);
+    free(in);
+}
+
+static const pm_input_ops mem_input_ops = {mem_read_at, mem_close};
+
+pm_error *pm_input_new_memory(const char *path, uint8_t *data, uint64_t size, pm_input **out)
+{
+    *out = NULL;
+    mem_input *m;
+    pm_error *e = pm_calloc(&m, 1, sizeof *m);
+    if (!e) {
+        e = pm_strdup(&m->base.path, path);
+        if (e)
+            free(m);
+    }
+    if (e) {
+        free(data);
+        return e;
+    }
+    m->bytes = data;
+    m->base.ops = &mem_input_ops;
+    m->base.size = size;
+    m->base.data = data;
+    *out = &m->base;
+    return NULL;
+}
+
+pm_error *pm_input_open_whole(pm_fileio *fio, const char *path, uint64_t size_hint, uint64_t max, pm_input **out)
+{
+    *out = NULL;
+    if (fio->ops->open_input_whole)
+        return fio->ops->open_input_whole(fio, path, size_hint, max, out);
+    pm_input *in;
+    PM_TRY(pm_input_open(fio, path, &in));
+    uint64_t size = pm_input_size(in);
+    if (size > max || size > SIZE_MAX - 1) {
+        *out = in;
+        return NULL;
+    }
+    uint8_t *data = malloc(size ? (size_t)size : 1);
+    pm_error *e = data ? pm_input_read_at(in, 0, data, (size_t)size) : pm_oom();
+    pm_input_close(in);
+    if (e) {
+        free(data);
+        return e;
+    }
+    return pm_input_new_memory(path, data, size, out);
+}
+
 uint64_t pm_input_size(const pm_input *in) { return in->size; }
+
+const uint8_t *pm_input_data(const pm_input *in) { return in->data; }
 
 const char *pm_input_path(const pm_input *in) { return in->path; }
 

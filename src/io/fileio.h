@@ -33,8 +33,22 @@ void pm_fileio_free(pm_fileio *fio);
 
 /* Random-access input. PM_ENOTFOUND when missing. */
 pm_error *pm_input_open(pm_fileio *fio, const char *path, pm_input **out);
+/* As pm_input_open, but a file of at most `max` bytes is read whole at
+ * open (the descriptor is closed at once; reads are copies from memory and
+ * pm_input_data gives the bytes).  size_hint: the size the caller expects
+ * (a manifest's file size; 0 = unknown): when it is the file's size the
+ * local backend opens and reads with two system calls and no stat; a wrong
+ * hint costs a stat, never wrong bytes (the size is always the file's).
+ * Larger files are opened as by pm_input_open. */
+pm_error *pm_input_open_whole(pm_fileio *fio, const char *path, uint64_t size_hint, uint64_t max, pm_input **out);
+/* The size up to which the format readers read a file whole (one read at
+ * open instead of one per footer, index and chunk). */
+#define PM_INPUT_WHOLE_MAX ((uint64_t)256 << 10)
 uint64_t pm_input_size(const pm_input *in);
 const char *pm_input_path(const pm_input *in);
+/* The whole file's bytes of an input read whole (pm_input_open_whole),
+ * borrowed until pm_input_close; NULL for other inputs. */
+const uint8_t *pm_input_data(const pm_input *in);
 /* Read exactly n bytes at off; PM_ECORRUPT if the file is shorter. Thread-safe. */
 pm_error *pm_input_read_at(pm_input *in, uint64_t off, void *buf, size_t n);
 void pm_input_close(pm_input *in);

@@ -34,6 +34,11 @@ typedef struct pm_fileio_ops {
     pm_error *(*mkdtemp)(pm_fileio *fio, const char *parent, const char *prefix, char **out);
     /* Unsorted names; fileio.c sorts them. */
     pm_error *(*list)(pm_fileio *fio, const char *dir, pm_name_list *out);
+    /* Optional (NULL: fileio.c opens with open_input and reads the file
+     * whole itself): pm_input_open_whole's semantics (fileio.h); a whole
+     * file becomes a memory input (pm_input_new_memory). */
+    pm_error *(*open_input_whole)(pm_fileio *fio, const char *path, uint64_t size_hint, uint64_t max,
+                                  pm_input **out);
 } pm_fileio_ops;
 
 struct pm_fileio {
@@ -48,9 +53,14 @@ typedef struct pm_input_ops {
 
 struct pm_input {
     const pm_input_ops *ops;
-    char *path;    /* owned; freed by the backend's close */
-    uint64_t size; /* fixed at open */
+    char *path;          /* owned; freed by the backend's close */
+    uint64_t size;       /* fixed at open */
+    const uint8_t *data; /* a memory input's bytes (pm_input_data), else NULL */
 };
+
+/* A memory input over `data` (size bytes, malloc'd; ownership moves in,
+ * also on failure) named `path` (copied): reads are copies from it. */
+pm_error *pm_input_new_memory(const char *path, uint8_t *data, uint64_t size, pm_input **out);
 
 typedef struct pm_output_ops {
     pm_error *(*write)(pm_output *o, const void *p, size_t n);

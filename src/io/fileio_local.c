@@ -6,6 +6,12 @@
  *
  * Inputs: one O_RDONLY descriptor, size fixed at open, reads with pread in a
  * loop (EINTR and short reads), so one input can be shared by threads.
+ * Whole inputs (pm_input_open_whole): open, then one read of size_hint + 1
+ * bytes; fewer bytes than asked mean end of file, so that count is the
+ * size and no stat is needed (the usual case: the hint is the manifest's
+ * file size); a file longer than the hint, or no hint, is stat'ed and
+ * read whole (at most `max` bytes) or kept as a descriptor input.  The
+ * descriptor is closed before returning a memory input.
  * Outputs: a 256 KiB write buffer in front of write(2); writes at least as
  * large as the buffer bypass it.  close(sync=true) fsyncs the file and then
  * its parent directory so the new name is durable too.  Any failure removes
@@ -186,6 +192,25 @@ static void local_input_close(pm_input *in)
 
 static const pm_input_ops local_input_ops = {local_read_at, local_input_close};
 
+/* A descriptor input over fd (ownership moves in, also on failure). */
+static pm_error *fd_input(const char *upath, int fd, uint64_t size, pm_input **out)
+{
+    local_input *li;
+    pm_error *e = pm_calloc(&li, 1, sizeof *li);
+    if (!e)
+        e = pm_strdup(&li->base.path, upath);
+    if (e) {
+        free(li);
+        close(fd);
+        return e;
+    }
+    li->base.ops = &local_input_ops;
+    li->base.size = size;
+    li->fd = fd;
+    *out = &li->base;
+    return NULL;
+}
+
 static pm_error *local_open_input(pm_fileio *fio, const char *upath, pm_input **out)
 {
     const char *path = strip_scheme(upath);
@@ -202,20 +227,84 @@ static pm_error *local_open_input(pm_fileio *fio, const char *upath, pm_input **
         close(fd);
         return pm_error_new(PM_EINVALID, "open %s: not a regular file", path);
     }
-    local_input *li;
-    pm_error *e = pm_calloc(&li, 1, sizeof *li);
-    if (!e)
-        e = pm_strdup(&li->base.path, upath);
+    return fd_input(upath, fd, (uint64_t)st.st_size, out);
+}
+
+/* Read up to n bytes at off until end of file: *got = bytes read. */
+static pm_error *read_upto(int fd, const char *path, uint64_t off, uint8_t *p, size_t n, size_t *got)
+{
+    *got = 0;
+    while (*got < n) {
+        ssize_t r = pread(fd, p + *got, n - *got, (off_t)(off + *got));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return sys_err(errno, "read", path);
+        }
+        if (r == 0)
+            break;
+        *got += (size_t)r;
+    }
+    return NULL;
+}
+
+static pm_error *local_open_input_whole(pm_fileio *fio, const char *upath, uint64_t size_hint, uint64_t max,
+                                        pm_input **out)
+{
+    (void)fio;
+    const char *path = strip_scheme(upath);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sys_err(errno, "open", path);
+    pm_error *e = NULL;
+    uint8_t *data = NULL;
+    size_t got = 0;
+    if (size_hint && size_hint <= max && size_hint < SIZE_MAX) {
+        data = malloc((size_t)size_hint + 1);
+        if (!data)
+            e = pm_oom();
+        if (!e)
+            e = read_upto(fd, path, 0, data, (size_t)size_hint + 1, &got);
+        if (!e && got <= size_hint) {
+            close(fd);
+            return pm_input_new_memory(upath, data, got, out);
+        }
+        if (e && pm_error_code(e) != PM_ENOMEM) {
+            /* a directory, or a read error: the stat path below says which */
+            pm_error_free(e);
+            e = NULL;
+            got = 0;
+        }
+    }
+    struct stat st;
+    if (!e && fstat(fd, &st) != 0)
+        e = sys_err(errno, "stat", path);
+    if (!e && !S_ISREG(st.st_mode))
+        e = pm_error_new(PM_EINVALID, "open %s: not a regular file", path);
+    if (!e && (uint64_t)st.st_size <= max && (uint64_t)st.st_size < SIZE_MAX) {
+        /* no hint, or the file is longer than it: read it whole now */
+        uint64_t size = (uint64_t)st.st_size;
+        uint8_t *d = realloc(data, size ? (size_t)size : 1);
+        if (!d)
+            e = pm_oom();
+        else
+            data = d;
+        size_t more = 0;
+        if (!e && got < size)
+            e = read_upto(fd, path, got, data + got, (size_t)(size - got), &more);
+        if (!e && got + more != size)
+            e = pm_error_new(PM_EIO, "read %s: the file changed size while it was read", path);
+        if (!e) {
+            close(fd);
+            return pm_input_new_memory(upath, data, size, out);
+        }
+    }
+    free(data);
     if (e) {
-        free(li);
         close(fd);
         return e;
     }
-    li->base.ops = &local_input_ops;
-    li->base.size = (uint64_t)st.st_size;
-    li->fd = fd;
-    *out = &li->base;
-    return NULL;
+    return fd_input(upath, fd, (uint64_t)st.st_size, out); /* too large to hold */
 }
 
 /* ---- outputs ---- */
@@ -629,6 +718,7 @@ static const pm_fileio_ops local_ops = {
     .rmdir = local_rmdir,
     .mkdtemp = local_mkdtemp,
     .list = local_list,
+    .open_input_whole = local_open_input_whole,
 };
 
 pm_error *pm_fileio_local_new(pm_fileio **out)

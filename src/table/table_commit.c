@@ -16,7 +16,8 @@
  *      manifests read one at a time, pm_manifest_keys_live; only OVERWRITE
  *      holds L's merged entries; with a validate or index hook, the hook's
  *      scan of L answers it, so L's manifests are read once); the caller's
- *      validate hook sees L and its live files (pm_table_scan).  The delta and changelog entries are
+ *      validate hook sees L and its live files (pm_table_scan, or the
+ *      caller's latest_scan when it is a scan of L: not read at all).  The delta and changelog entries are
  *      views of the messages' (and L's) file metas, not copies.
  *   4. Files: base manifests = L's data manifests after ManifestFileMerger
  *      (meta/manifest_file_merger.h: full or minor compaction); base list;
@@ -305,7 +306,8 @@ typedef struct attempt {
     pm_part_matcher *matcher;       /* OVERWRITE partition specs */
     pm_manifest_entry_list delta, changelog;
     index_list idx_changes;
-    pm_scan_result *live_scan;      /* L's live files (for the hooks; NULL without hooks or L) */
+    pm_scan_result *live_scan;      /* L's live files scanned here (for the hooks; NULL without hooks or L) */
+    const pm_scan_result *live_view; /* L's live files: live_scan or the caller's latest_scan */
     pm_index_manifest_entry *rebased; /* the index_rebase hook's ADD entries (for index_discard) */
     size_t nrebased;
     int64_t next_row_id;            /* row tracking: nextRowId after this attempt's files */
@@ -441,26 +443,61 @@ static pm_error *keys_live_in_scan(const pm_scan_result *sr, const pm_manifest_e
     return e;
 }
 
+static bool same_name(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
+
+/* The caller's scan is one of L made through this table handle: the same
+ * snapshot (manifest lists and index manifest name the files: their names
+ * are never reused), read in the schema this handle has for L, without
+ * fallback branch.  The scan's borrowed pointers (its schema, its buckets'
+ * table) are compared, never followed: a scan made through another handle
+ * is not taken. */
+static pm_error *scan_of(pm_table *t, const pm_scan_result *sr, const pm_snapshot *l, bool *same)
+{
+    *same = false;
+    const pm_snapshot *s = sr->snapshot;
+    if (!s || sr->fallback || s->id != l->id || !same_name(s->base_manifest_list, l->base_manifest_list) ||
+        !same_name(s->delta_manifest_list, l->delta_manifest_list) || !same_name(s->index_manifest, l->index_manifest))
+        return NULL;
+    const pm_schema *schema = NULL;
+    PM_TRY(pm_table_schema_by_id(t, l->schema_id, &schema));
+    if (sr->schema != schema)
+        return NULL;
+    for (size_t i = 0; i < sr->nbuckets; i++)
+        if (sr->buckets[i].table != t)
+            return NULL;
+    *same = true;
+    return NULL;
+}
+
 /* Step 3: every DELETE must hit a live file of L; then the caller's hook.
- * When a hook needs L's live files (pm_table_scan), the DELETEs are
- * checked against that scan, so L's manifests are read once. */
+ * When a hook needs L's live files (pm_table_scan, or the caller's scan
+ * of L), the DELETEs are checked against that scan, so L's manifests are
+ * read at most once. */
 static pm_error *check_conflicts(commit_ctx *c, attempt *a)
 {
     pm_manifest_ident_set live_set = {0};
     bool *hit = NULL; /* without a->live: hit[i] = delta entry i is a live file of L */
     pm_error *e = NULL;
     if (a->latest && (c->o->validate || c->o->index_rebase)) {
-        pm_scan_options so = pm_scan_options_default();
-        so.snapshot_id = a->latest->id;
-        PM_TRY(pm_table_scan(c->t, &so, &a->live_scan));
+        bool same = false;
+        if (c->o->latest_scan)
+            PM_TRY(scan_of(c->t, c->o->latest_scan, a->latest, &same));
+        if (same) {
+            a->live_view = c->o->latest_scan;
+        } else {
+            pm_scan_options so = pm_scan_options_default();
+            so.snapshot_id = a->latest->id;
+            PM_TRY(pm_table_scan(c->t, &so, &a->live_scan));
+            a->live_view = a->live_scan;
+        }
     }
     for (size_t i = 0; i < a->nlive && !e; i++)
         if (a->live[i].kind == PM_FILE_ADD)
             e = pm_manifest_ident_set_add(&live_set, &a->live[i]);
     if (!e && !a->live && a->latest) {
         e = pm_calloc(&hit, a->delta.n ? a->delta.n : 1, sizeof *hit);
-        if (!e && a->live_scan)
-            e = keys_live_in_scan(a->live_scan, a->delta.v, a->delta.n, hit);
+        if (!e && a->live_view)
+            e = keys_live_in_scan(a->live_view, a->delta.v, a->delta.n, hit);
         else if (!e)
             e = pm_manifest_keys_live(c->t->fio, c->t->paths, a->base, a->nbase, a->delta.v, a->delta.n, hit);
     }
@@ -479,12 +516,12 @@ static pm_error *check_conflicts(commit_ctx *c, attempt *a)
         return e;
     pm_scan_result empty = {0};
     if (c->o->validate)
-        PM_TRY(c->o->validate(c->o->validate_arg, a->latest, a->live_scan ? a->live_scan : &empty));
+        PM_TRY(c->o->validate(c->o->validate_arg, a->latest, a->live_view ? a->live_view : &empty));
     if (!c->o->index_rebase)
         return NULL;
     pm_index_manifest_entry *rm = NULL;
     size_t nrm = 0;
-    PM_TRY(c->o->index_rebase(c->o->validate_arg, a->latest, a->live_scan ? a->live_scan : &empty, &a->rebased,
+    PM_TRY(c->o->index_rebase(c->o->validate_arg, a->latest, a->live_view ? a->live_view : &empty, &a->rebased,
                               &a->nrebased, &rm, &nrm));
     for (size_t i = 0; i < nrm && !e; i++)
         e = index_list_push(&a->idx_changes, &rm[i], PM_FILE_DELETE);
@@ -755,6 +792,7 @@ static pm_error *try_once(commit_ctx *c, attempt_result *res, int64_t *snapshot_
     /* the hooks are done with L's live files: not held while the manifests are merged and written */
     pm_scan_result_free(a.live_scan);
     a.live_scan = NULL;
+    a.live_view = NULL;
     a.next_row_id = a.latest && a.latest->next_row_id.has ? a.latest->next_row_id.v : 0;
     bool rt = false;
     PM_TRY_GOTO(e, pm_options_bool(pm_table_options(t), PM_OPT_ROW_TRACKING_ENABLED, &rt), out);

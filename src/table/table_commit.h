@@ -62,6 +62,13 @@ typedef struct pm_commit_options {
     /* Delete the files of `added` (an attempt that lost or failed). */
     void (*index_discard)(void *arg, const pm_index_manifest_entry *added, size_t n);
     bool allow_empty;
+    /* A scan of the whole table (no partition or bucket filter) the
+     * caller already holds (borrowed; NULL = none): the hooks get it as
+     * L's live files when it is a scan of L through this handle (same
+     * snapshot id, manifest lists and index manifest, the handle's schema
+     * of L, no fallback branch: the same files), so L's manifests are not
+     * read again; otherwise L is scanned. */
+    const pm_scan_result *latest_scan;
 } pm_commit_options;
 
 /* *snapshot_id = the published (or already existing) snapshot id, or 0 when

@@ -32,8 +32,9 @@
 #define DEFAULT_MAX_PAGE ((size_t)1 << 30)
 /* Files up to this size are read whole with one read at open (footer and
  * column chunks then come from memory): small files cost one system call,
- * not one per chunk, and no chunk buffers. */
-#define WHOLE_FILE_MAX ((uint64_t)256 << 10)
+ * not one per chunk, and no chunk buffers.  An input already read whole
+ * (pm_input_open_whole) lends its bytes instead. */
+#define WHOLE_FILE_MAX PM_INPUT_WHOLE_MAX
 /* Column chunks of larger files are read this many bytes at a time (at
  * least one whole page): a merge holds one reader per sorted run, each
  * about a window and a decompressed page per projected column. */
@@ -294,7 +295,10 @@ pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader
     r->size = pm_input_size(in);
     const char *path = pm_input_path(in);
     pm_error *e = pm_strdup(&r->name, path ? path : "<input>");
-    if (!e && !(opts && (opts->footer_only || opts->chunks_only)) && r->size >= 12 && r->size <= WHOLE_FILE_MAX) {
+    if (!e && pm_input_data(in)) {
+        r->mem = pm_input_data(in);
+    } else if (!e && !(opts && (opts->footer_only || opts->chunks_only)) && r->size >= 12 &&
+               r->size <= WHOLE_FILE_MAX) {
         r->whole = malloc((size_t)r->size);
         e = r->whole ? pm_input_read_at(in, 0, r->whole, (size_t)r->size) : pm_oom();
         if (!e)

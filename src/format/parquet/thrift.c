@@ -144,7 +144,7 @@ pm_error *pq_thrift_map(pq_thrift_reader *r, uint8_t *key_type, uint8_t *value_t
     return NULL;
 }
 
-pm_error *pq_thrift_field(pq_thrift_reader *r, int16_t *last_id, uint8_t *type, int16_t *id)
+pm_error *pq_thrift_field_full(pq_thrift_reader *r, int16_t *last_id, uint8_t *type, int16_t *id)
 {
     uint8_t h;
     PM_TRY(pm_cursor_u8(&r->cur, &h, "thrift field header"));
@@ -174,7 +174,7 @@ pm_error *pq_thrift_field(pq_thrift_reader *r, int16_t *last_id, uint8_t *type, 
     return NULL;
 }
 
-pm_error *pq_thrift_int_any(pq_thrift_reader *r, uint8_t type, int64_t *out, const char *what)
+pm_error *pq_thrift_int_any_full(pq_thrift_reader *r, uint8_t type, int64_t *out, const char *what)
 {
     switch (type) {
     case PQ_TT_I8: {

@@ -77,8 +77,24 @@ pm_error *pq_thrift_struct_enter(pq_thrift_reader *r);
 static inline void pq_thrift_struct_leave(pq_thrift_reader *r) { r->depth--; }
 
 /* Next field header of the current struct.  *type = PQ_TT_STOP at the end
- * (then *id is 0).  `last_id` is the struct's delta base, updated here. */
-pm_error *pq_thrift_field(pq_thrift_reader *r, int16_t *last_id, uint8_t *type, int16_t *id);
+ * (then *id is 0).  `last_id` is the struct's delta base, updated here.
+ * The common header (one byte: a field-id delta and a valid type) is read
+ * inline; anything else goes to pq_thrift_field_full, which checks all. */
+pm_error *pq_thrift_field_full(pq_thrift_reader *r, int16_t *last_id, uint8_t *type, int16_t *id);
+static inline pm_error *pq_thrift_field(pq_thrift_reader *r, int16_t *last_id, uint8_t *type, int16_t *id)
+{
+    if (r->cur.p < r->cur.end) {
+        uint8_t h = *r->cur.p, t = h & 0x0f, d = h >> 4;
+        if (d && t >= PQ_TT_BOOL_TRUE && t <= PQ_TT_UUID && *last_id <= INT16_MAX - 15) {
+            r->cur.p++;
+            *last_id = (int16_t)(*last_id + d);
+            *type = t;
+            *id = *last_id;
+            return NULL;
+        }
+    }
+    return pq_thrift_field_full(r, last_id, type, id);
+}
 
 /* Values (no header). */
 pm_error *pq_thrift_i8(pq_thrift_reader *r, int8_t *out);
@@ -100,8 +116,18 @@ pm_error *pq_thrift_list_of(pq_thrift_reader *r, uint8_t t, uint8_t want, uint32
 pm_error *pq_thrift_map(pq_thrift_reader *r, uint8_t *key_type, uint8_t *value_type, uint32_t *count);
 
 /* Read an integer field of any integer wire type (I8/I16/I32/I64) into i64;
- * PM_ECORRUPT naming `what` for a non-integer type. */
-pm_error *pq_thrift_int_any(pq_thrift_reader *r, uint8_t type, int64_t *out, const char *what);
+ * PM_ECORRUPT naming `what` for a non-integer type.  A one-byte varint of
+ * I16/I32/I64 is read inline; the rest by pq_thrift_int_any_full. */
+pm_error *pq_thrift_int_any_full(pq_thrift_reader *r, uint8_t type, int64_t *out, const char *what);
+static inline pm_error *pq_thrift_int_any(pq_thrift_reader *r, uint8_t type, int64_t *out, const char *what)
+{
+    if (type >= PQ_TT_I16 && type <= PQ_TT_I64 && r->cur.p < r->cur.end && *r->cur.p < 0x80) {
+        uint8_t b = *r->cur.p++;
+        *out = (int64_t)(b >> 1) ^ -(int64_t)(b & 1); /* zig-zag */
+        return NULL;
+    }
+    return pq_thrift_int_any_full(r, type, out, what);
+}
 /* Field value of a bool field: its type must be BOOL_TRUE or BOOL_FALSE. */
 pm_error *pq_thrift_field_bool(uint8_t type, bool *out, const char *what);
 /* Check a field's wire type; PM_ECORRUPT naming `what` when it differs. */

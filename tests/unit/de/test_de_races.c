@@ -83,7 +83,7 @@ static pm_error *h_list(pm_fileio *f, const char *d, pm_name_list *o) { return i
 
 static const pm_fileio_ops HOOK_OPS = {"hook",   h_destroy, h_open_input, h_create_output, h_publish,
                                        h_overwrite, h_exists, h_is_dir, h_size, h_mtime, h_mkdirs, h_delete,
-                                       h_delete_tree, h_rename, h_rmdir, h_mkdtemp, h_list};
+                                       h_delete_tree, h_rename, h_rmdir, h_mkdtemp, h_list, NULL};
 
 /* Wrap t's file I/O; the hook runs once, before the first output whose
  * path contains `match`. */

@@ -1,6 +1,8 @@
 /*
  * tests/unit/io/test_fileio.c — the local pm_fileio backend: inputs
- * (pread, bounds, missing files), buffered outputs (small and large writes,
+ * (pread, bounds, missing files), inputs read whole (pm_input_open_whole:
+ * right, short, long and missing size hints, over the limit, directories),
+ * buffered outputs (small and large writes,
  * exclusive create, abort), whole-file reads, publish-if-absent raced by 8
  * processes, atomic overwrite, directory operations, listing and paths.
  */
@@ -152,6 +154,80 @@ static void test_missing(void **state)
     /* A directory is not an input. */
     PM_EXPECT_ERR(pm_input_open(fio, dir, &in), PM_EINVALID);
     free(other);
+    free(path);
+    pm_fileio_free(fio);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
+/* Read n bytes at off of in and compare them with want. */
+static void expect_bytes(pm_input *in, uint64_t off, const char *want, size_t n)
+{
+    char got[64];
+    assert_true(n <= sizeof got);
+    PM_OK_OR_FAIL(pm_input_read_at(in, off, got, n));
+    assert_memory_equal(got, want, n);
+}
+
+static void test_open_whole(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    char *path = join(dir, "f.bin");
+    const char text[] = "0123456789abcdefghij"; /* 20 bytes */
+    write_bytes(fio, path, text, 20);
+    /* every hint (right, too small, too large, none) gives the file's bytes
+     * and size, held in memory */
+    uint64_t hints[] = {20, 5, 19, 21, 1000, 0};
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        pm_input *in = NULL;
+        PM_OK_OR_FAIL(pm_input_open_whole(fio, path, hints[i], 64, &in));
+        assert_int_equal(pm_input_size(in), 20);
+        assert_non_null(pm_input_data(in));
+        assert_memory_equal(pm_input_data(in), text, 20);
+        assert_string_equal(pm_input_path(in), path);
+        expect_bytes(in, 3, text + 3, 10);
+        expect_bytes(in, 0, text, 20);
+        char c;
+        PM_EXPECT_ERR(pm_input_read_at(in, 20, &c, 1), PM_ECORRUPT);
+        pm_input_close(in);
+    }
+    /* over the limit: a descriptor input, reads as usual */
+    pm_input *in = NULL;
+    PM_OK_OR_FAIL(pm_input_open_whole(fio, path, 20, 10, &in));
+    assert_null(pm_input_data(in));
+    assert_int_equal(pm_input_size(in), 20);
+    expect_bytes(in, 5, text + 5, 15);
+    pm_input_close(in);
+    /* a hint under the limit for a file over it: not held either */
+    PM_OK_OR_FAIL(pm_input_open_whole(fio, path, 8, 10, &in));
+    assert_null(pm_input_data(in));
+    assert_int_equal(pm_input_size(in), 20);
+    expect_bytes(in, 0, text, 20);
+    pm_input_close(in);
+    /* an empty file */
+    char *empty = join(dir, "empty");
+    write_bytes(fio, empty, "", 0);
+    PM_OK_OR_FAIL(pm_input_open_whole(fio, empty, 7, 64, &in));
+    assert_int_equal(pm_input_size(in), 0);
+    pm_input_close(in);
+    /* plain inputs have no bytes in memory */
+    PM_OK_OR_FAIL(pm_input_open(fio, path, &in));
+    assert_null(pm_input_data(in));
+    pm_input_close(in);
+    /* missing files and directories, with or without a hint */
+    char *missing = join(dir, "missing");
+    for (uint64_t hint = 0; hint <= 20; hint += 20) {
+        in = (pm_input *)1;
+        PM_EXPECT_ERR(pm_input_open_whole(fio, missing, hint, 64, &in), PM_ENOTFOUND);
+        assert_null(in);
+        PM_EXPECT_ERR(pm_input_open_whole(fio, dir, hint, 64, &in), PM_EINVALID);
+        assert_null(in);
+    }
+    free(missing);
+    free(empty);
     free(path);
     pm_fileio_free(fio);
     pm_test_rmtree(dir);
@@ -429,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_output_and_input),
         cmocka_unit_test(test_missing),
+        cmocka_unit_test(test_open_whole),
         cmocka_unit_test(test_dirs_list_delete),
         cmocka_unit_test(test_rmdir_and_mkdtemp),
         cmocka_unit_test(test_publish_and_overwrite),

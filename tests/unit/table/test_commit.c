@@ -2,7 +2,8 @@
  * tests/unit/table/test_commit.c — the commit protocol: snapshots and
  * their fields, manifest lists, idempotent re-commit, failures before
  * publication (nothing published, no manifests left), uncertain outcome,
- * overwrite (table and partition), conflicts, the validate hook, empty
+ * overwrite (table and partition), conflicts, the validate hook (and the
+ * caller's scan it is given instead of a new one: latest_scan), empty
  * commits, manifest merging, bucketed sequence-number restore.
  */
 #include <stdlib.h>
@@ -289,6 +290,88 @@ static void test_conflicts_and_validate(void **state)
     free(dir);
 }
 
+static const pm_scan_result *seen_live;
+
+static pm_error *record_live(void *arg, const pm_snapshot *latest, const pm_scan_result *live)
+{
+    (void)arg;
+    (void)latest;
+    seen_live = live;
+    return NULL;
+}
+
+/* One compaction-like commit of t's only file (rewritten as itself is not
+ * allowed: a DELETE of it and the ADD of a newly written file), with the
+ * hook recording the scan it got; returns the published snapshot id. */
+static int64_t commit_with_scan(pm_table *t, const pm_scan_result *given, const pm_scan_result *of)
+{
+    pm_table_writer *w = NULL;
+    PM_OK_OR_FAIL(pm_table_writer_new(&w, t, NULL));
+    size_t n;
+    pm_commit_message *m = wt_write(w, t, "{\"id\":9}\n", &n);
+    m[0].compact_after = m[0].new_files;
+    m[0].n_compact_after = m[0].n_new_files;
+    m[0].new_files = NULL;
+    m[0].n_new_files = 0;
+    PM_OK_OR_FAIL(pm_data_file_meta_copy((m[0].compact_before = calloc(1, sizeof(pm_data_file_meta))),
+                                         &of->buckets[0].files[0]));
+    m[0].n_compact_before = 1;
+    pm_commit_options o = {0};
+    o.kind = PM_COMMIT_COMPACT;
+    o.validate = record_live;
+    o.latest_scan = given;
+    seen_live = NULL;
+    int64_t id = 0;
+    PM_OK_OR_FAIL(pm_table_commit(t, &o, m, n, &id));
+    pm_commit_message_array_free(m, n);
+    pm_table_writer_free(w);
+    return id;
+}
+
+static void test_latest_scan(void **state)
+{
+    (void)state;
+    char *dir = pm_test_tmpdir();
+    pm_table *t = wt_create(dir, "t", "ROW<id BIGINT>", NULL, NULL, 0);
+    wt_commit_rows(t, "{\"id\":1}\n", PM_COMMIT_APPEND, NULL, 0);
+    pm_scan_options so = pm_scan_options_default();
+    pm_scan_result *r1 = NULL;
+    PM_OK_OR_FAIL(pm_table_scan(t, &so, &r1));
+    /* a scan of the latest snapshot through this handle is taken as it is */
+    assert_int_equal(commit_with_scan(t, r1, r1), 2);
+    assert_ptr_equal(seen_live, r1);
+    /* the table moved on: r1 is not a scan of snapshot 2, which is scanned */
+    pm_scan_result *r2 = NULL;
+    PM_OK_OR_FAIL(pm_table_scan(t, &so, &r2));
+    assert_int_equal(r2->snapshot->id, 2);
+    assert_int_equal(commit_with_scan(t, r1, r2), 3);
+    assert_non_null(seen_live);
+    assert_ptr_not_equal(seen_live, r1);
+    /* a scan of the latest snapshot made through another handle is not taken */
+    pm_scan_result *r3 = NULL;
+    PM_OK_OR_FAIL(pm_table_scan(t, &so, &r3));
+    pm_table *t2 = NULL;
+    PM_OK_OR_FAIL(pm_table_open(&t2, pm_table_path(t), NULL));
+    assert_int_equal(commit_with_scan(t2, r3, r3), 4);
+    assert_non_null(seen_live);
+    assert_ptr_not_equal(seen_live, r3);
+    /* nor a scan with a fallback branch, even of the latest snapshot */
+    pm_scan_result *r4 = NULL;
+    PM_OK_OR_FAIL(pm_table_scan(t, &so, &r4));
+    r4->fallback = t2; /* marks it only: unset before it is freed */
+    assert_int_equal(commit_with_scan(t, r4, r4), 5);
+    assert_ptr_not_equal(seen_live, r4);
+    r4->fallback = NULL;
+    pm_scan_result_free(r4);
+    pm_scan_result_free(r3);
+    pm_scan_result_free(r2);
+    pm_scan_result_free(r1);
+    pm_table_free(t2);
+    pm_table_free(t);
+    pm_test_rmtree(dir);
+    free(dir);
+}
+
 static void test_manifest_merge(void **state)
 {
     (void)state;
@@ -378,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_idempotent_and_failures),
         cmocka_unit_test(test_overwrite),
         cmocka_unit_test(test_conflicts_and_validate),
+        cmocka_unit_test(test_latest_scan),
         cmocka_unit_test(test_manifest_merge),
         cmocka_unit_test(test_bucketed_restore),
     };
