@@ -373,14 +373,23 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
             bytes += (uint64_t)(off[pos[k] + 1] - off[pos[k]]);
     }
     size_t total = (size_t)bytes + 4 * (size_t)(n - i);
-    PM_TRY(pm_buf_reserve(&cw->vals, total));
+    /* 32 bytes of slack: a short value whose source has 32 readable bytes
+     * moves as one or two fixed-size copies */
+    PM_TRY(pm_buf_reserve(&cw->vals, total + 32));
     uint8_t *dst = cw->vals.data + cw->vals.len;
+    size_t readable = col->data.len;
     for (; i < n; i++) {
         int64_t p = POS(i);
+        size_t o = (size_t)off[p];
         uint32_t len = (uint32_t)(off[p + 1] - off[p]);
         pm_store_u32le(dst, len);
-        if (len)
-            memcpy(dst + 4, data + off[p], len);
+        if (len <= 32 && o + 32 <= readable) {
+            memcpy(dst + 4, data + o, 16);
+            if (len > 16)
+                memcpy(dst + 20, data + o + 16, 16);
+        } else if (len) {
+            memcpy(dst + 4, data + o, len);
+        }
         dst += 4 + (size_t)len;
     }
     cw->vals.len += total;
