@@ -58,6 +58,14 @@ pm_error *pm_buf_resize(pm_buf *b, size_t len)
     return NULL;
 }
 
+pm_error *pm_buf_set_len(pm_buf *b, size_t len)
+{
+    if (len > b->len)
+        PM_TRY(pm_buf_reserve(b, len - b->len));
+    b->len = len;
+    return NULL;
+}
+
 pm_error *pm_buf_append(pm_buf *b, const void *p, size_t n)
 {
     if (n == 0)

@@ -38,6 +38,10 @@ void pm_buf_borrow(pm_buf *b, const void *data, size_t len);
 pm_error *pm_buf_reserve(pm_buf *b, size_t extra);
 /* Set len (growing and zero-filling as needed). */
 pm_error *pm_buf_resize(pm_buf *b, size_t len);
+/* Set len, growing as needed but leaving new bytes uninitialized: for a
+ * buffer the caller fills completely right away (a decompressed page,
+ * decoded levels), where zero-filling would touch every byte twice. */
+pm_error *pm_buf_set_len(pm_buf *b, size_t len);
 pm_error *pm_buf_append(pm_buf *b, const void *p, size_t n);
 pm_error *pm_buf_append_byte(pm_buf *b, uint8_t c);
 pm_error *pm_buf_append_str(pm_buf *b, const char *s);

@@ -12,8 +12,9 @@
  * file size); a file longer than the hint, or no hint, is stat'ed and
  * read whole (at most `max` bytes) or kept as a descriptor input.  The
  * descriptor is closed before returning a memory input.
- * Outputs: a 256 KiB write buffer in front of write(2); writes at least as
- * large as the buffer bypass it.  close(sync=true) fsyncs the file and then
+ * Outputs: a 256 KiB write buffer in front of write(2); a write of at
+ * least 64 KiB is not copied: the buffered bytes and it go out in one
+ * writev(2).  close(sync=true) fsyncs the file and then
  * its parent directory so the new name is durable too.  Any failure removes
  * the partial file.
  *
@@ -34,10 +35,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "base/mem.h"
@@ -45,6 +48,7 @@
 #include "io/fileio_impl.h"
 
 #define OUT_BUF_SIZE (256 * 1024)
+#define OUT_DIRECT_SIZE (64 * 1024) /* writes at least this large go out with the buffer, uncopied */
 
 static const char *strip_scheme(const char *path)
 {
@@ -324,17 +328,42 @@ static pm_error *out_flush(local_output *lo)
     return e;
 }
 
+/* The buffered bytes, then n bytes at p, in one writev (short writes and
+ * EINTR continue where they stopped); the buffer is empty afterwards. */
+static pm_error *flush_with(local_output *lo, const uint8_t *p, size_t n)
+{
+    struct iovec v[2] = {{lo->buf, lo->used}, {(void *)(uintptr_t)p, n}};
+    int first = lo->used ? 0 : 1;
+    lo->used = 0;
+    while (first < 2) {
+        ssize_t w = writev(lo->fd, v + first, 2 - first);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return sys_err(errno, "write", lo->fs_path);
+        }
+        size_t k = (size_t)w;
+        while (first < 2 && k >= v[first].iov_len)
+            k -= v[first++].iov_len;
+        if (first < 2) {
+            v[first].iov_base = (uint8_t *)v[first].iov_base + k;
+            v[first].iov_len -= k;
+        }
+    }
+    return NULL;
+}
+
 static pm_error *local_write(pm_output *o, const void *p, size_t n)
 {
     local_output *lo = (local_output *)o;
+    if (n >= OUT_DIRECT_SIZE)
+        return flush_with(lo, p, n); /* large pieces (page blocks) are not copied */
     if (lo->used + n <= OUT_BUF_SIZE) {
         memcpy(lo->buf + lo->used, p, n);
         lo->used += n;
         return NULL;
     }
     PM_TRY(out_flush(lo));
-    if (n >= OUT_BUF_SIZE)
-        return write_all(lo->fd, p, n, lo->fs_path);
     memcpy(lo->buf, p, n);
     lo->used = n;
     return NULL;

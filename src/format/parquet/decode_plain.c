@@ -3,8 +3,9 @@
  * fixed-width little-endian values (INT32, INT64, INT96, FLOAT, DOUBLE,
  * FIXED_LEN_BYTE_ARRAY) are copied as a block; BOOLEAN is one bit per value,
  * LSB first, continuing across calls at a bit position; BYTE_ARRAY is a
- * 4-byte little-endian length before each value, decoded in two passes
- * (validate lengths and compute offsets, then copy all bytes at once).
+ * 4-byte little-endian length before each value, decoded in one pass
+ * (check the length, copy the bytes, record the offset) into room for
+ * the rest of the page reserved up front.
  */
 #include <string.h>
 
@@ -36,7 +37,12 @@ pm_error *pqd_plain_byte_array(const uint8_t **pp, const uint8_t *end, size_t n,
                                pm_buf *data)
 {
     const uint8_t *p = *pp;
-    uint64_t total = 0;
+    /* the values' bytes are fewer than the page bytes left: room for all of
+     * them (and 32 bytes of slack, so short values move as one or two
+     * fixed-size copies when the input also has 32 bytes left) at once,
+     * then one pass: check each length, copy, record the offset */
+    PM_TRY(pm_buf_reserve(data, (size_t)(end - p) + 32));
+    uint8_t *dst0 = data->data + data->len, *dst = dst0;
     offsets[0] = 0;
     for (size_t i = 0; i < n; i++) {
         if (end - p < 4)
@@ -44,33 +50,24 @@ pm_error *pqd_plain_byte_array(const uint8_t **pp, const uint8_t *end, size_t n,
         uint32_t len;
         memcpy(&len, p, 4);
         p += 4;
-        if (len > (size_t)(end - p))
+        size_t left = (size_t)(end - p);
+        if (len > left)
             return pm_error_new(PM_ECORRUPT, "PLAIN BYTE_ARRAY value %zu: length %u exceeds the %zu bytes left", i,
-                                len, (size_t)(end - p));
-        p += len;
-        total += len;
-        if (total > INT32_MAX)
-            return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of BYTE_ARRAY data in one batch");
-        offsets[i + 1] = (int32_t)total;
-    }
-    /* 32 bytes of slack let short values move as one or two fixed-size
-     * copies when the input also has 32 bytes left. */
-    PM_TRY(pm_buf_reserve(data, (size_t)total + 32));
-    uint8_t *dst = data->data + data->len;
-    p = *pp;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = (size_t)(offsets[i + 1] - offsets[i]);
-        if (len <= 32 && end - (p + 4) >= 32) {
-            memcpy(dst, p + 4, 16);
+                                len, left);
+        if (len <= 32 && left >= 32) {
+            memcpy(dst, p, 16);
             if (len > 16)
-                memcpy(dst + 16, p + 20, 16);
+                memcpy(dst + 16, p + 16, 16);
         } else {
-            memcpy(dst, p + 4, len);
+            memcpy(dst, p, len);
         }
+        p += len;
         dst += len;
-        p += 4 + len;
+        if ((size_t)(dst - dst0) > INT32_MAX)
+            return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of BYTE_ARRAY data in one batch");
+        offsets[i + 1] = (int32_t)(dst - dst0);
     }
-    data->len += (size_t)total;
+    data->len += (size_t)(dst - dst0);
     *pp = p;
     return NULL;
 }

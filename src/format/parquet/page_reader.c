@@ -280,7 +280,7 @@ static pm_error *page_bytes(pqr_chunk *c, const uint8_t *in, size_t n, size_t ou
             return pm_error_new(PM_EUNSUPPORTED, "compression codec %s is not supported", names[codec]);
         return pm_error_new(PM_EUNSUPPORTED, "compression codec %d is not supported", codec);
     }
-    PM_TRY(pm_buf_resize(&c->page, out_len));
+    PM_TRY(pm_buf_set_len(&c->page, out_len));
     PM_TRY(pm_buf_reserve(&c->page, 1)); /* never a NULL buffer, even when empty */
     PM_TRY(pm_codec_decompress(c->codec, (pm_codec_id)codec, in, n, c->page.data, out_len));
     *out = c->page.data;
@@ -311,9 +311,9 @@ static pm_error *begin_data_page(pqr_chunk *c, int32_t num_values)
     c->pos = 0;
     c->vused = 0;
     if (c->leaf->max_def > 0)
-        PM_TRY(pm_buf_resize(&c->def, (size_t)c->n * 2 + 2));
+        PM_TRY(pm_buf_set_len(&c->def, (size_t)c->n * 2 + 2));
     if (c->leaf->max_rep > 0)
-        PM_TRY(pm_buf_resize(&c->rep, (size_t)c->n * 2 + 2));
+        PM_TRY(pm_buf_set_len(&c->rep, (size_t)c->n * 2 + 2));
     return NULL;
 }
 

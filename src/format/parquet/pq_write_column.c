@@ -24,6 +24,7 @@
 
 #define PQ_BLOCK 1024
 #define PQ_LEVEL_ROOM 64 /* bytes kept before a page's PLAIN values for its levels */
+#define PQ_VALS_RESERVE ((size_t)4 << 20) /* at most this much page buffer reserved up front */
 
 static int dict_width(int32_t phys)
 {
@@ -109,9 +110,17 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
     /* a spare page buffer of the owner's earlier writers, when there is
      * one: no growing to the page size, no fresh pages to fault in (a page
      * passes the page size by its last value: a quarter of slack) */
-    if (opt->page_size > 0)
-        pm_buf_pool_take(opt->buffers, (size_t)opt->page_size + (size_t)opt->page_size / 4 + PQ_LEVEL_ROOM,
-                         &cw->vals);
+    if (opt->page_size > 0 && opt->buffers) {
+        size_t want = (size_t)opt->page_size + (size_t)opt->page_size / 4 + PQ_LEVEL_ROOM;
+        if (want > PQ_VALS_RESERVE)
+            want = PQ_VALS_RESERVE;
+        /* none spare: reserve that size now (touched only as far as pages
+         * fill it), so the buffer given back at the end serves the next
+         * writer; grown by doubling it would mostly stay below `want`, and
+         * every writer would fault in a fresh one again */
+        if (!pm_buf_pool_take(opt->buffers, want, &cw->vals))
+            PM_TRY(pm_buf_reserve(&cw->vals, want));
+    }
     if (leaf->max_def > 0 || leaf->max_rep > 0) {
         PM_TRY(pm_buf_reserve(&cw->vals, PQ_LEVEL_ROOM));
         cw->vals_room = PQ_LEVEL_ROOM;
@@ -367,14 +376,23 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
             bytes += (uint64_t)(off[pos[k] + 1] - off[pos[k]]);
     }
     size_t total = (size_t)bytes + 4 * (size_t)(n - i);
-    PM_TRY(pm_buf_reserve(&cw->vals, total));
+    /* 32 bytes of slack: a short value whose source has 32 readable bytes
+     * moves as one or two fixed-size copies */
+    PM_TRY(pm_buf_reserve(&cw->vals, total + 32));
     uint8_t *dst = cw->vals.data + cw->vals.len;
+    size_t readable = col->data.len;
     for (; i < n; i++) {
         int64_t p = POS(i);
+        size_t o = (size_t)off[p];
         uint32_t len = (uint32_t)(off[p + 1] - off[p]);
         pm_store_u32le(dst, len);
-        if (len)
-            memcpy(dst + 4, data + off[p], len);
+        if (len <= 32 && o + 32 <= readable) {
+            memcpy(dst + 4, data + o, 16);
+            if (len > 16)
+                memcpy(dst + 20, data + o + 16, 16);
+        } else if (len) {
+            memcpy(dst + 4, data + o, len);
+        }
         dst += 4 + (size_t)len;
     }
     cw->vals.len += total;

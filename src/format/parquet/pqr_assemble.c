@@ -277,7 +277,7 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
         int32_t data_base = last_offset(col);
         if ((size_t)data_base != col->data.len)
             return pm_error_new(PM_EINTERNAL, "column data buffer out of step");
-        PM_TRY(pm_buf_resize(&a->rel, (nvalid + 1) * 4));
+        PM_TRY(pm_buf_set_len(&a->rel, (nvalid + 1) * 4));
         int32_t *rel = (int32_t *)(void *)a->rel.data;
         pqr_dest d = {NULL, rel, &col->data, NULL};
         PM_TRY(pqr_chunk_values(c, nvalid, &d));

@@ -543,7 +543,7 @@ pm_error *pqr_chunk_values(pqr_chunk *c, size_t n, const pqr_dest *d)
         return NULL;
     }
     if (c->enc == PQ_ENC_PLAIN_DICTIONARY || c->enc == PQ_ENC_RLE_DICTIONARY) {
-        PM_TRY(pm_buf_resize(&c->idx, n * 4));
+        PM_TRY(pm_buf_set_len(&c->idx, n * 4));
         uint32_t *idx = (uint32_t *)(void *)c->idx.data;
         PM_TRY(pqd_rle_get_indices(&c->rle, idx, n, c->dict_n));
         PM_TRY(gather(c, idx, n, d));

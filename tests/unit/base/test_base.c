@@ -52,6 +52,33 @@ static void test_buf(void **state)
     pm_buf_free(&b);
 }
 
+/* pm_buf_set_len: grows like resize, keeps the bytes it had, shrinks without
+ * touching them; a borrowed view is copied before it can be written. */
+static void test_buf_set_len(void **state)
+{
+    (void)state;
+    pm_buf b = PM_BUF_INIT;
+    PM_OK_OR_FAIL(pm_buf_append(&b, "abc", 3));
+    PM_OK_OR_FAIL(pm_buf_set_len(&b, 100000));
+    assert_int_equal(b.len, 100000);
+    assert_true(b.cap >= 100000);
+    assert_memory_equal(b.data, "abc", 3);
+    memset(b.data, 'x', b.len); /* every new byte is writable */
+    PM_OK_OR_FAIL(pm_buf_set_len(&b, 2));
+    assert_int_equal(b.len, 2);
+    assert_memory_equal(b.data, "xx", 2);
+    pm_buf_free(&b);
+
+    static const char view[] = "borrowed";
+    pm_buf v = PM_BUF_INIT;
+    pm_buf_borrow(&v, view, 8);
+    PM_OK_OR_FAIL(pm_buf_set_len(&v, 12));
+    assert_ptr_not_equal(v.data, (const uint8_t *)view);
+    assert_memory_equal(v.data, "borrowed", 8);
+    assert_int_equal(v.len, 12);
+    pm_buf_free(&v);
+}
+
 static void test_cursor(void **state)
 {
     (void)state;
@@ -170,6 +197,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_chain), cmocka_unit_test(test_buf),
+        cmocka_unit_test(test_buf_set_len),
         cmocka_unit_test(test_cursor),      cmocka_unit_test(test_arena),
         cmocka_unit_test(test_pool),        cmocka_unit_test(test_util),
         cmocka_unit_test(test_utf8),
