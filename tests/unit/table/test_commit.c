@@ -235,6 +235,21 @@ static pm_error *reject(void *arg, const pm_snapshot *latest, const pm_scan_resu
     return NULL;
 }
 
+/* A commit message that replaces `old` by a newly written file of `rows`
+ * (compact_before = a copy of old, compact_after = the new file). */
+static pm_commit_message *compaction_message(pm_table_writer *w, pm_table *t, const char *rows,
+                                             const pm_data_file_meta *old, size_t *n)
+{
+    pm_commit_message *m = wt_write(w, t, rows, n);
+    m[0].compact_after = m[0].new_files;
+    m[0].n_compact_after = m[0].n_new_files;
+    m[0].new_files = NULL;
+    m[0].n_new_files = 0;
+    PM_OK_OR_FAIL(pm_data_file_meta_copy((m[0].compact_before = calloc(1, sizeof(pm_data_file_meta))), old));
+    m[0].n_compact_before = 1;
+    return m;
+}
+
 static void test_conflicts_and_validate(void **state)
 {
     (void)state;
@@ -250,14 +265,7 @@ static void test_conflicts_and_validate(void **state)
     pm_table_writer *w = NULL;
     PM_OK_OR_FAIL(pm_table_writer_new(&w, t, NULL));
     size_t n;
-    pm_commit_message *m = wt_write(w, t, "{\"id\":1}\n", &n);
-    m[0].compact_after = m[0].new_files;
-    m[0].n_compact_after = m[0].n_new_files;
-    m[0].new_files = NULL;
-    m[0].n_new_files = 0;
-    PM_OK_OR_FAIL(pm_data_file_meta_copy((m[0].compact_before = calloc(1, sizeof(pm_data_file_meta))),
-                                         &r->buckets[0].files[0]));
-    m[0].n_compact_before = 1;
+    pm_commit_message *m = compaction_message(w, t, "{\"id\":1}\n", &r->buckets[0].files[0], &n);
     pm_commit_options o = {0};
     o.kind = PM_COMMIT_COMPACT;
     int64_t id;
@@ -308,14 +316,7 @@ static int64_t commit_with_scan(pm_table *t, const pm_scan_result *given, const 
     pm_table_writer *w = NULL;
     PM_OK_OR_FAIL(pm_table_writer_new(&w, t, NULL));
     size_t n;
-    pm_commit_message *m = wt_write(w, t, "{\"id\":9}\n", &n);
-    m[0].compact_after = m[0].new_files;
-    m[0].n_compact_after = m[0].n_new_files;
-    m[0].new_files = NULL;
-    m[0].n_new_files = 0;
-    PM_OK_OR_FAIL(pm_data_file_meta_copy((m[0].compact_before = calloc(1, sizeof(pm_data_file_meta))),
-                                         &of->buckets[0].files[0]));
-    m[0].n_compact_before = 1;
+    pm_commit_message *m = compaction_message(w, t, "{\"id\":9}\n", &of->buckets[0].files[0], &n);
     pm_commit_options o = {0};
     o.kind = PM_COMMIT_COMPACT;
     o.validate = record_live;
