@@ -29,16 +29,52 @@ void pq_stats_reset(pq_stats *s)
     pm_buf_clear(&s->max_bytes);
 }
 
+/* Min and max of v[0..n) into *mn / *mx (which hold the running values):
+ * four independent accumulators so the compares of neighbouring values do
+ * not wait on each other (the loop is bound by the compare chain, not the
+ * loads), folded at the end, then the tail.  A NaN never wins a `<` or `>`,
+ * so floats need no separate test: *bad collects x != x. */
+#define PQ_MINMAX4(T, v, n, mn, mx, bad)                                           \
+    do {                                                                         \
+        T m0 = *(mn), m1 = *(mn), m2 = *(mn), m3 = *(mn);                        \
+        T x0 = *(mx), x1 = *(mx), x2 = *(mx), x3 = *(mx);                        \
+        size_t i_ = 0;                                                           \
+        for (; i_ + 4 <= (n); i_ += 4) {                                         \
+            T y0 = (v)[i_], y1 = (v)[i_ + 1], y2 = (v)[i_ + 2], y3 = (v)[i_ + 3];    \
+            *(bad) |= (y0 != y0) | (y1 != y1) | (y2 != y2) | (y3 != y3);         \
+            m0 = y0 < m0 ? y0 : m0;                                              \
+            m1 = y1 < m1 ? y1 : m1;                                              \
+            m2 = y2 < m2 ? y2 : m2;                                              \
+            m3 = y3 < m3 ? y3 : m3;                                              \
+            x0 = y0 > x0 ? y0 : x0;                                              \
+            x1 = y1 > x1 ? y1 : x1;                                              \
+            x2 = y2 > x2 ? y2 : x2;                                              \
+            x3 = y3 > x3 ? y3 : x3;                                              \
+        }                                                                        \
+        m0 = m1 < m0 ? m1 : m0;                                                  \
+        m2 = m3 < m2 ? m3 : m2;                                                  \
+        m0 = m2 < m0 ? m2 : m0;                                                  \
+        x0 = x1 > x0 ? x1 : x0;                                                  \
+        x2 = x3 > x2 ? x3 : x2;                                                  \
+        x0 = x2 > x0 ? x2 : x0;                                                  \
+        for (; i_ < (n); i_++) {                                                 \
+            T y = (v)[i_];                                                       \
+            *(bad) |= y != y;                                                    \
+            m0 = y < m0 ? y : m0;                                                \
+            x0 = y > x0 ? y : x0;                                                \
+        }                                                                        \
+        *(mn) = m0;                                                              \
+        *(mx) = x0;                                                              \
+    } while (0)
+
 void pq_stats_update_i32(pq_stats *s, const int32_t *v, size_t n)
 {
     if (n == 0)
         return;
     int32_t mn = s->has_minmax ? s->min.i32 : v[0];
     int32_t mx = s->has_minmax ? s->max.i32 : v[0];
-    for (size_t i = 0; i < n; i++) {
-        mn = v[i] < mn ? v[i] : mn;
-        mx = v[i] > mx ? v[i] : mx;
-    }
+    int bad = 0;   /* integers: never set */
+    PQ_MINMAX4(int32_t, v, n, &mn, &mx, &bad);
     s->min.i32 = mn;
     s->max.i32 = mx;
     s->has_minmax = true;
@@ -50,30 +86,24 @@ void pq_stats_update_i64(pq_stats *s, const int64_t *v, size_t n)
         return;
     int64_t mn = s->has_minmax ? s->min.i64 : v[0];
     int64_t mx = s->has_minmax ? s->max.i64 : v[0];
-    for (size_t i = 0; i < n; i++) {
-        mn = v[i] < mn ? v[i] : mn;
-        mx = v[i] > mx ? v[i] : mx;
-    }
+    int bad = 0;
+    PQ_MINMAX4(int64_t, v, n, &mn, &mx, &bad);
     s->min.i64 = mn;
     s->max.i64 = mx;
     s->has_minmax = true;
 }
 
+/* Floats: NaN is ignored (it never wins a compare) and remembered; from
+ * +inf / -inf the running min / max are real values once any non-NaN was
+ * seen, i.e. exactly when min <= max. */
 void pq_stats_update_f32(pq_stats *s, const float *v, size_t n)
 {
     float mn = s->has_minmax ? s->min.f32 : INFINITY;
     float mx = s->has_minmax ? s->max.f32 : -INFINITY;
-    bool seen = s->has_minmax, nan = false;
-    for (size_t i = 0; i < n; i++) {
-        float x = v[i];
-        bool ok = x == x;   /* NaN is ignored */
-        seen |= ok;
-        nan |= !ok;
-        mn = ok && x < mn ? x : mn;
-        mx = ok && x > mx ? x : mx;
-    }
-    s->has_nan |= nan;
-    if (seen) {
+    int nan = 0;
+    PQ_MINMAX4(float, v, n, &mn, &mx, &nan);
+    s->has_nan |= nan != 0;
+    if (s->has_minmax || mn <= mx) {
         s->min.f32 = mn;
         s->max.f32 = mx;
         s->has_minmax = true;
@@ -84,17 +114,10 @@ void pq_stats_update_f64(pq_stats *s, const double *v, size_t n)
 {
     double mn = s->has_minmax ? s->min.f64 : INFINITY;
     double mx = s->has_minmax ? s->max.f64 : -INFINITY;
-    bool seen = s->has_minmax, nan = false;
-    for (size_t i = 0; i < n; i++) {
-        double x = v[i];
-        bool ok = x == x;
-        seen |= ok;
-        nan |= !ok;
-        mn = ok && x < mn ? x : mn;
-        mx = ok && x > mx ? x : mx;
-    }
-    s->has_nan |= nan;
-    if (seen) {
+    int nan = 0;
+    PQ_MINMAX4(double, v, n, &mn, &mx, &nan);
+    s->has_nan |= nan != 0;
+    if (s->has_minmax || mn <= mx) {
         s->min.f64 = mn;
         s->max.f64 = mx;
         s->has_minmax = true;

@@ -597,6 +597,91 @@ static void test_stats_numbers(void **state)
     pm_arena_free(&a);
 }
 
+/* Min/max over arrays longer than one 4-wide step, with the extremes at
+ * every position of a step and in the tail, against a plain scan. */
+static void test_stats_blocks(void **state)
+{
+    (void)state;
+    enum { N = 39 };
+    for (int at = 0; at < N; at++) {
+        int32_t v32[N];
+        int64_t v64[N];
+        float f32[N];
+        double f64[N];
+        for (int i = 0; i < N; i++) {
+            v32[i] = (int32_t)((i * 7919) % 101) - 50;
+            v64[i] = (int64_t)v32[i] * 1000000007LL;
+            f32[i] = (float)v32[i] / 4.0f;
+            f64[i] = (double)v32[i] / 8.0;
+        }
+        v32[at] = INT32_MIN;
+        v32[(at + 5) % N] = INT32_MAX;
+        v64[at] = INT64_MAX;
+        v64[(at + 3) % N] = INT64_MIN;
+        f32[at] = NAN;
+        f32[(at + 1) % N] = -1e30f;
+        f64[at] = INFINITY;
+        f64[(at + 2) % N] = NAN;
+        f64[(at + 6) % N] = -1e300;
+        pq_stats s;
+        pq_stats_init(&s, PQS_I32);
+        pq_stats_update_i32(&s, v32, N);
+        assert_int_equal(s.min.i32, INT32_MIN);
+        assert_int_equal(s.max.i32, INT32_MAX);
+        pq_stats_init(&s, PQS_I64);
+        pq_stats_update_i64(&s, v64 + 1, N - 1);   /* unaligned start, odd count */
+        int64_t mn = INT64_MAX, mx = INT64_MIN;
+        for (int i = 1; i < N; i++) {
+            mn = v64[i] < mn ? v64[i] : mn;
+            mx = v64[i] > mx ? v64[i] : mx;
+        }
+        assert_true(s.min.i64 == mn && s.max.i64 == mx);
+        pq_stats_init(&s, PQS_F32);
+        pq_stats_update_f32(&s, f32, N);
+        assert_true(s.has_minmax && s.has_nan);
+        float fmx = -INFINITY;
+        for (int i = 0; i < N; i++)
+            fmx = f32[i] > fmx ? f32[i] : fmx;   /* NaN never wins */
+        assert_true(fmx > 0.0f);
+        assert_true(s.min.f32 == -1e30f && s.max.f32 == fmx);
+        pq_stats_init(&s, PQS_F64);
+        pq_stats_update_f64(&s, f64, N);
+        assert_true(s.has_minmax && s.has_nan);
+        assert_true(s.min.f64 == -1e300 && s.max.f64 == INFINITY);
+        /* running values are kept across calls */
+        int32_t more[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+        pq_stats_init(&s, PQS_I32);
+        pq_stats_update_i32(&s, v32, N);
+        pq_stats_update_i32(&s, more, 9);
+        assert_int_equal(s.min.i32, INT32_MIN);
+        assert_int_equal(s.max.i32, INT32_MAX);
+    }
+    /* only NaN: no min/max; only +inf (or -inf): that value is both */
+    double nans[11], pinf[10], ninf[9];
+    for (int i = 0; i < 11; i++)
+        nans[i] = NAN;
+    for (int i = 0; i < 10; i++)
+        pinf[i] = INFINITY;
+    for (int i = 0; i < 9; i++)
+        ninf[i] = -INFINITY;
+    pq_stats s;
+    pq_stats_init(&s, PQS_F64);
+    pq_stats_update_f64(&s, nans, 11);
+    assert_false(s.has_minmax);
+    assert_true(s.has_nan);
+    pq_stats_init(&s, PQS_F64);
+    pq_stats_update_f64(&s, pinf, 10);
+    assert_true(s.has_minmax && !s.has_nan && s.min.f64 == INFINITY && s.max.f64 == INFINITY);
+    pq_stats_init(&s, PQS_F64);
+    pq_stats_update_f64(&s, ninf, 9);
+    assert_true(s.has_minmax && s.min.f64 == -INFINITY && s.max.f64 == -INFINITY);
+    float fn[6] = {NAN, NAN, NAN, NAN, NAN, NAN};
+    pq_stats_init(&s, PQS_F32);
+    pq_stats_update_f32(&s, fn, 6);
+    assert_false(s.has_minmax);
+    assert_true(s.has_nan);
+}
+
 static void test_stats_binary_and_decimal(void **state)
 {
     (void)state;
@@ -675,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_crc32),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_stats_numbers),
+        cmocka_unit_test(test_stats_blocks),
         cmocka_unit_test(test_stats_binary_and_decimal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
