@@ -231,10 +231,11 @@ static pm_error *emit32(pq_colw *cw, const uint32_t *v, size_t k)
 {
     if (cw->dict_on) {
         PM_TRY(reserve_ids(cw, k));
+        uint32_t id = 0;
         for (size_t i = 0; i < k; i++) {
-            uint32_t id;
-            bool added;
-            PM_TRY(pq_dict_put32(&cw->dict, v[i], &id, &added));
+            bool added = false;
+            if (!i || v[i] != v[i - 1])   /* a repeat keeps the previous id, no lookup */
+                PM_TRY(pq_dict_put32(&cw->dict, v[i], &id, &added));
             cw->ids[cw->nids++] = id;
             cw->page_raw += 4;
             if (added && dict_full(cw)) {
@@ -255,10 +256,11 @@ static pm_error *emit64(pq_colw *cw, const uint64_t *v, size_t k)
 {
     if (cw->dict_on) {
         PM_TRY(reserve_ids(cw, k));
+        uint32_t id = 0;
         for (size_t i = 0; i < k; i++) {
-            uint32_t id;
-            bool added;
-            PM_TRY(pq_dict_put64(&cw->dict, v[i], &id, &added));
+            bool added = false;
+            if (!i || v[i] != v[i - 1])   /* a repeat keeps the previous id, no lookup */
+                PM_TRY(pq_dict_put64(&cw->dict, v[i], &id, &added));
             cw->ids[cw->nids++] = id;
             cw->page_raw += 8;
             if (added && dict_full(cw)) {
@@ -732,8 +734,8 @@ static int64_t rows_fitting(pq_colw *cw, const pm_column *col, int64_t r0, int64
         int64_t fit = left / w + 1;
         return fit < n ? fit : n;
     }
-    int64_t acc = 0;
     if (col->dictionary) {
+        int64_t acc = 0;
         for (int64_t i = 0; i < n; i++) {
             size_t len = 0;
             if (!pm_column_is_null(col, r0 + i))
@@ -744,13 +746,23 @@ static int64_t rows_fitting(pq_colw *cw, const pm_column *col, int64_t r0, int64
         }
         return n;
     }
+    /* plain byte strings: the bytes of rows r0..r0+i, 4 (i + 1) + off[r0 +
+     * i + 1] - off[r0], grow with i; the first i where they reach `left`
+     * by bisection instead of a walk over every row */
     const int32_t *off = pm_column_offsets(col);
-    for (int64_t i = 0; i < n; i++) {
-        acc += 4 + (int64_t)(off[r0 + i + 1] - off[r0 + i]);
-        if (acc >= left)
-            return i + 1;
+#define UPTO(i) (4 * ((i) + 1) + (int64_t)off[r0 + (i) + 1] - (int64_t)off[r0])
+    if (UPTO(n - 1) < left)
+        return n;
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (UPTO(mid) >= left)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    return n;
+#undef UPTO
+    return lo + 1;
 }
 
 static pm_error *flush_page(pq_colw *cw);
