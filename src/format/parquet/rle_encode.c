@@ -173,6 +173,16 @@ pm_error *pq_rle_put_many(pq_rle_encoder *e, const uint32_t *v, size_t n)
     PM_TRY(pm_buf_reserve(e->out, worst_case(e, n)));
     size_t i = 0;
     while (i < n) {
+        /* Inside an RLE run: the values that continue it only count (what
+         * put_unchecked does for each), without a call per value. */
+        if (e->repeat >= 8 && v[i] == e->prev) {
+            size_t j = i + 1;
+            while (j < n && v[j] == e->prev)
+                j++;
+            e->repeat += j - i;
+            i = j;
+            continue;
+        }
         /* At a group boundary (nbuf == 0, so no run is pending: a run keeps
          * 7 copies buffered) a run can only start if all 8 values of the
          * group are equal; any other group is packed as it is, leaving the
