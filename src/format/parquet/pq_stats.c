@@ -150,22 +150,10 @@ void pq_stats_update_d128(pq_stats *s, __int128 v)
         s->max.d128 = v;
 }
 
-/* The first 8 bytes as a big-endian number (zero padded): comparing two
- * prefixes decides most unsigned byte comparisons without memcmp. */
-static inline uint64_t prefix8(const uint8_t *p, size_t n)
-{
-    uint64_t v = 0;
-    if (n >= 8)
-        memcpy(&v, p, 8);
-    else if (n)
-        memcpy(&v, p, n);
-    return __builtin_bswap64(v);
-}
-
 static int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 {
     if (na && nb) {
-        uint64_t pa = prefix8(a, na), pb = prefix8(b, nb);
+        uint64_t pa = pq_stats_prefix8(a, na), pb = pq_stats_prefix8(b, nb);
         if (pa != pb)
             return pa < pb ? -1 : 1;
     }
@@ -179,7 +167,7 @@ static int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 static pm_error *set_bytes(pm_buf *b, uint64_t *pfx, const uint8_t *p, size_t len)
 {
     pm_buf_clear(b);
-    *pfx = prefix8(p, len);
+    *pfx = pq_stats_prefix8(p, len);
     return pm_buf_append(b, p, len);
 }
 
@@ -193,39 +181,13 @@ pm_error *pq_stats_update_bytes(pq_stats *s, const uint8_t *p, size_t len)
     }
     /* Prefixes order like the values (a larger prefix means a larger
      * value): strictly between the cached ones, nothing changes. */
-    uint64_t pp = prefix8(p, len);
+    uint64_t pp = pq_stats_prefix8(p, len);
     if (pp > s->min_pfx && pp < s->max_pfx)
         return NULL;
     if (pp < s->min_pfx || (pp == s->min_pfx && cmp_bytes(p, len, s->min_bytes.data, s->min_bytes.len) < 0))
         PM_TRY(set_bytes(&s->min_bytes, &s->min_pfx, p, len));
     else if (pp > s->max_pfx || (pp == s->max_pfx && cmp_bytes(p, len, s->max_bytes.data, s->max_bytes.len) > 0))
         PM_TRY(set_bytes(&s->max_bytes, &s->max_pfx, p, len));
-    return NULL;
-}
-
-pm_error *pq_stats_update_bytes_at(pq_stats *s, const int32_t *off, const uint8_t *data, const int64_t *pos,
-                                   int64_t start, int64_t n)
-{
-    int64_t i = 0;
-    if (!s->has_minmax && n) {
-        int64_t p = pos ? pos[0] : start;
-        PM_TRY(pq_stats_update_bytes(s, data + off[p], (size_t)(off[p + 1] - off[p])));
-        i = 1;
-    }
-    /* most values lie strictly between the cached prefixes: one load and
-     * two compares each, no call */
-    uint64_t lo = s->min_pfx, hi = s->max_pfx;
-    for (; i < n; i++) {
-        int64_t p = pos ? pos[i] : start + i;
-        const uint8_t *v = data + off[p];
-        size_t len = (size_t)(off[p + 1] - off[p]);
-        uint64_t pp = prefix8(v, len);
-        if (pp > lo && pp < hi)
-            continue;
-        PM_TRY(pq_stats_update_bytes(s, v, len));
-        lo = s->min_pfx;
-        hi = s->max_pfx;
-    }
     return NULL;
 }
 

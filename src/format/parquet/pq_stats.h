@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/arena.h"
 #include "base/buf.h"
@@ -64,10 +65,27 @@ void pq_stats_update_f64(pq_stats *s, const double *v, size_t n);
 void pq_stats_update_bool(pq_stats *s, bool v);
 void pq_stats_update_d128(pq_stats *s, __int128 v);
 pm_error *pq_stats_update_bytes(pq_stats *s, const uint8_t *p, size_t len);
-/* The same for n byte strings of an Arrow-layout column: value i is
- * data[off[k], off[k + 1]) with k = pos[i] (pos NULL: k = start + i). */
-pm_error *pq_stats_update_bytes_at(pq_stats *s, const int32_t *off, const uint8_t *data, const int64_t *pos,
-                                   int64_t start, int64_t n);
+
+/* The first 8 bytes as a big-endian number (zero padded): comparing two
+ * prefixes decides most unsigned byte comparisons without memcmp. */
+static inline uint64_t pq_stats_prefix8(const uint8_t *p, size_t n)
+{
+    uint64_t v = 0;
+    if (n >= 8)
+        memcpy(&v, p, 8);
+    else if (n)
+        memcpy(&v, p, n);
+    return __builtin_bswap64(v);
+}
+
+/* Whether byte string p[0, len) leaves min/max as they are because its
+ * prefix lies strictly between the cached ones (most values of a page: one
+ * load and two compares, no call); when false, pq_stats_update_bytes. */
+static inline bool pq_stats_bytes_inside(const pq_stats *s, const uint8_t *p, size_t len)
+{
+    uint64_t pp = pq_stats_prefix8(p, len);
+    return s->has_minmax && pp > s->min_pfx && pp < s->max_pfx;
+}
 /* Merge src into dst (same kind). */
 pm_error *pq_stats_merge(pq_stats *dst, const pq_stats *src);
 

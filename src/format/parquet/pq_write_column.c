@@ -367,9 +367,8 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
     }
     if (i >= n)
         return NULL;
-    /* PLAIN: statistics in one pass, then every length + value into room
-     * reserved once */
-    PM_TRY(pq_stats_update_bytes_at(st, off, data, pos ? pos + i : NULL, start + i, n - i));
+    /* PLAIN: every length + value into room reserved once, statistics in
+     * the same pass */
     uint64_t bytes = 0;
     if (!pos) {
         bytes = (uint64_t)(off[start + n] - off[start + i]);
@@ -387,6 +386,8 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
         int64_t p = POS(i);
         size_t o = (size_t)off[p];
         uint32_t len = (uint32_t)(off[p + 1] - off[p]);
+        if (!pq_stats_bytes_inside(st, data + o, len))
+            PM_TRY(pq_stats_update_bytes(st, data + o, len));
         pm_store_u32le(dst, len);
         if (len <= 32 && o + 32 <= readable) {
             memcpy(dst + 4, data + o, 16);
