@@ -231,20 +231,23 @@ static pm_error *emit32(pq_colw *cw, const uint32_t *v, size_t k)
 {
     if (cw->dict_on) {
         PM_TRY(reserve_ids(cw, k));
-        uint32_t id = 0;
+        uint32_t id = 0, *ids = cw->ids + cw->nids;
         for (size_t i = 0; i < k; i++) {
             bool added = false;
             if (!i || v[i] != v[i - 1])   /* a repeat keeps the previous id, no lookup */
                 PM_TRY(pq_dict_put32(&cw->dict, v[i], &id, &added));
-            cw->ids[cw->nids++] = id;
-            cw->page_raw += 4;
+            ids[i] = id;
             if (added && dict_full(cw)) {
+                cw->nids += i + 1;
+                cw->page_raw += 4 * (int64_t)(i + 1);
                 PM_TRY(fallback(cw));
                 v += i + 1;
                 k -= i + 1;
                 goto plain;
             }
         }
+        cw->nids += k;
+        cw->page_raw += 4 * (int64_t)k;
         return NULL;
     }
 plain:
@@ -256,20 +259,23 @@ static pm_error *emit64(pq_colw *cw, const uint64_t *v, size_t k)
 {
     if (cw->dict_on) {
         PM_TRY(reserve_ids(cw, k));
-        uint32_t id = 0;
+        uint32_t id = 0, *ids = cw->ids + cw->nids;
         for (size_t i = 0; i < k; i++) {
             bool added = false;
             if (!i || v[i] != v[i - 1])   /* a repeat keeps the previous id, no lookup */
                 PM_TRY(pq_dict_put64(&cw->dict, v[i], &id, &added));
-            cw->ids[cw->nids++] = id;
-            cw->page_raw += 8;
+            ids[i] = id;
             if (added && dict_full(cw)) {
+                cw->nids += i + 1;
+                cw->page_raw += 8 * (int64_t)(i + 1);
                 PM_TRY(fallback(cw));
                 v += i + 1;
                 k -= i + 1;
                 goto plain;
             }
         }
+        cw->nids += k;
+        cw->page_raw += 8 * (int64_t)k;
         return NULL;
     }
 plain:
