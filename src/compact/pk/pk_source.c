@@ -158,6 +158,9 @@ static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
             s->file_row += got;
             if (s->count)
                 s->x->r->counters.rows_read += got;
+            pm_compact_pk *rp = pm_pk_part(s->x->r->part);
+            if (rp)
+                rp->rows_skipped += got;
         }
     }
     const pm_batch *b = NULL;
