@@ -494,6 +494,21 @@ static pm_error *finish_row_group(pm_pq_reader *r)
     return NULL;
 }
 
+/* n rows of the open row group consumed: it finishes after its last. */
+static pm_error *rows_done(pm_pq_reader *r, int64_t n)
+{
+    r->rg_left -= n;
+    return r->rg_left == 0 ? finish_row_group(r) : NULL;
+}
+
+/* A failed row group cannot be resumed: the reader reads no further. */
+static pm_error *stop(pm_pq_reader *r, pm_error *e)
+{
+    r->rg_open = false;
+    r->next_rg = r->meta->num_row_groups;
+    return pm_error_wrap(e, 0, "file %s", r->name);
+}
+
 pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out)
 {
     *out = NULL;
@@ -548,16 +563,11 @@ pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out)
     PM_TRY_GOTO(e, pm_batch_finish(r->batch, n), fail);
     for (uint32_t i = 0; i < r->nproj; i++)
         r->data_hint[i] = pm_batch_column(r->batch, i)->data.len;
-    r->rg_left -= n;
-    if (r->rg_left == 0)
-        PM_TRY_GOTO(e, finish_row_group(r), fail);
+    PM_TRY_GOTO(e, rows_done(r, n), fail);
     *out = r->batch;
     return NULL;
 fail:
-    /* A failed row group cannot be resumed. */
-    r->rg_open = false;
-    r->next_rg = r->meta->num_row_groups;
-    return pm_error_wrap(e, 0, "file %s", r->name);
+    return stop(r, e);
 }
 
 /* `want` rows of leaf c assembled into scratch (dropped by the caller). */
@@ -654,16 +664,12 @@ pm_error *pm_pq_reader_skip(pm_pq_reader *r, int64_t rows, int64_t *skipped)
         }
         int64_t k = r->rg_left < rows - *skipped ? r->rg_left : rows - *skipped;
         PM_TRY_GOTO(e, skip_in_row_group(r, k), fail);
-        r->rg_left -= k;
         *skipped += k;
-        if (r->rg_left == 0)
-            PM_TRY_GOTO(e, finish_row_group(r), fail);
+        PM_TRY_GOTO(e, rows_done(r, k), fail);
     }
     return NULL;
 fail:
-    r->rg_open = false;
-    r->next_rg = r->meta->num_row_groups;
-    return pm_error_wrap(e, 0, "file %s", r->name);
+    return stop(r, e);
 }
 
 void pm_pq_reader_page_counts(const pm_pq_reader *r, uint64_t *loaded, uint64_t *skipped)
