@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pm_test.h"
+#include "pm_test_pq.h"
 #include "base/arena.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
@@ -66,23 +67,12 @@ static char *write_file(const pm_type *t)
         }
     }
     PM_OK_OR_FAIL(pm_batch_finish(b, NROWS));
-    pm_fileio *fio;
-    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
-    pm_output *out;
-    PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
     pm_pq_writer_options o;
     pm_pq_writer_options_default(&o);
     o.codec = PM_CODEC_ZSTD;
     o.page_row_limit = 100;
     o.row_group_size = 8 * 1024;
-    pm_pq_writer *w;
-    PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, t, &o));
-    PM_OK_OR_FAIL(pm_pq_writer_write(w, b));
-    pm_pq_write_result res;
-    PM_OK_OR_FAIL(pm_pq_writer_close(w, &res));
-    pm_pq_write_result_free(&res);
-    PM_OK_OR_FAIL(pm_output_close(out, false));
-    pm_fileio_free(fio);
+    pm_test_pq_write(path, b, &o, NULL);
     pm_batch_free(b);
     return path;
 }
@@ -113,28 +103,13 @@ static void check_row(const pm_batch *b, int64_t i, int64_t row)
     }
 }
 
-typedef struct opened {
-    pm_fileio *fio;
-    pm_input *in;
-    pm_pq_reader *r;
-} opened;
-
-static void open_file(opened *f, const char *path, int64_t batch_rows, const char *const *cols, size_t ncols)
+static void open_file(pm_test_pq_file *f, const char *path, int64_t batch_rows, const char *const *cols, size_t ncols)
 {
-    PM_OK_OR_FAIL(pm_fileio_local_new(&f->fio));
-    PM_OK_OR_FAIL(pm_input_open(f->fio, path, &f->in));
     pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
     o.batch_rows = batch_rows;
     o.columns = cols;
     o.ncolumns = ncols;
-    PM_OK_OR_FAIL(pm_pq_reader_open(&f->r, f->in, &o));
-}
-
-static void close_file(opened *f)
-{
-    pm_pq_reader_free(f->r);
-    pm_input_close(f->in);
-    pm_fileio_free(f->fio);
+    pm_test_pq_open_path(f, path, &o);
 }
 
 static void test_random_stretches(void **state)
@@ -146,7 +121,7 @@ static void test_random_stretches(void **state)
     uint64_t seed = 7;
     uint64_t skipped_pages = 0;
     for (int round = 0; round < 20; round++) {
-        opened f;
+        pm_test_pq_file f;
         int64_t batch_rows = 16 + (int64_t)(mix(seed++) % 300);
         open_file(&f, path, batch_rows, NULL, 0);
         assert_true(pm_pq_reader_meta(f.r)->num_row_groups > 2);
@@ -174,7 +149,7 @@ static void test_random_stretches(void **state)
         uint64_t sk = 0;
         pm_pq_reader_page_counts(f.r, NULL, &sk);
         skipped_pages += sk;
-        close_file(&f);
+        pm_test_pq_close(&f);
     }
     assert_true(skipped_pages > 0);
     free(path);
@@ -189,7 +164,7 @@ static void test_whole_pages_not_decompressed(void **state)
     char *path = write_file(t);
     /* the pages of `id` in row group 0, from its offset index */
     const char *cols[] = {"id"};
-    opened f;
+    pm_test_pq_file f;
     open_file(&f, path, 64, cols, 1);
     const pm_pq_file_meta *m = pm_pq_reader_meta(f.r);
     const pq_column_chunk *cc = &m->row_groups[0].columns[0];
@@ -238,7 +213,7 @@ static void test_whole_pages_not_decompressed(void **state)
     PM_EXPECT_ERR(pm_pq_reader_skip(f.r, -1, &got), PM_EINVALID);
     pm_arena_free(&a);
     free(bytes);
-    close_file(&f);
+    pm_test_pq_close(&f);
     free(path);
     pm_type_free(t);
 }
