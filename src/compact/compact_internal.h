@@ -49,6 +49,8 @@ typedef struct pm_compact_output {
     int64_t rg_passthrough_min;   /* ...row-group-passthrough.min-size (bytes) */
     bool page_passthrough;        /* compaction.parquet.page-passthrough (default true) */
     int64_t page_reencode_permille; /* ...page-passthrough.reencode-ratio x 1000 (default 900) */
+    bool keep_superseded;         /* compaction.pk.skip-superseded=false (primary keys:
+                                     compact/pk/pk_superseded.c; default false = skip) */
     bool dict_passthrough;        /* parquet.read.enable-dictionary-passthrough, after the vetoes
                                      (append: compact/append/append_mode.c) */
 } pm_compact_output;

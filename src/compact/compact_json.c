@@ -104,6 +104,8 @@ static json_t *w_task(pm_cjw *b, const pm_compact_task *t)
         pm_cjw_set(b, out, "page_passthrough", pm_cjw_take(b, json_true()));
         pm_cjw_set(b, out, "page_passthrough_reencode_permille", pm_cjw_long(b, t->output.page_reencode_permille));
     }
+    if (t->output.keep_superseded)
+        pm_cjw_set(b, out, "keep_superseded", pm_cjw_take(b, json_true()));
     pm_cjw_set(b, o, "output", out);
     pm_cjw_set(b, o, "files", pm_cjw_files(b, t->files, t->nfiles));
     pm_cjw_set(b, o, "deletion_vectors", pm_cjw_dvs(b, t->dvs, t->ndvs));
@@ -256,23 +258,24 @@ static pm_error *r_part(const pm_jnode *o, pm_compact_part **out)
 static const char *const TASK_KEYS[] = {
     "format", "kind", "table", "plan_id", "commit_user", "task_index", "snapshot_id", "schema_id", "mode", "full",
     "partition", "bucket", "total_buckets", "output", "files", "deletion_vectors", "index_files", NULL};
-/* with the optional "dictionary_passthrough" and "page_passthrough" (each
- * written only when true; absent = false), the latter with
- * "page_passthrough_reencode_permille" */
+/* with the optional "dictionary_passthrough", "page_passthrough" and
+ * "keep_superseded" (each written only when true; absent = false), the
+ * second with "page_passthrough_reencode_permille" */
 static const char *const OUTPUT_KEYS[] = {"format", "compression", "target_file_size", "target_file_row_num",
                                           "level", "row_group_passthrough", "row_group_passthrough_min_size",
-                                          NULL, NULL, NULL, NULL};
+                                          NULL, NULL, NULL, NULL, NULL};
 #define OUTPUT_NKEYS 7
 static const char *const FORMATS[] = {"parquet", "avro", "orc"};
 
 static pm_error *r_output(const pm_jnode *o, pm_compact_output *out)
 {
-    pm_jnode p, dp, pp;
+    pm_jnode p, dp, pp, ks;
     pm_json_get(&p, o, "output");
     pm_json_get(&dp, &p, "dictionary_passthrough");
     pm_json_get(&pp, &p, "page_passthrough");
-    bool has_dp = !pm_json_is_null(&dp), has_pp = !pm_json_is_null(&pp);
-    const char *keys[OUTPUT_NKEYS + 4];
+    pm_json_get(&ks, &p, "keep_superseded");
+    bool has_dp = !pm_json_is_null(&dp), has_pp = !pm_json_is_null(&pp), has_ks = !pm_json_is_null(&ks);
+    const char *keys[OUTPUT_NKEYS + 5];
     memcpy(keys, OUTPUT_KEYS, sizeof keys);
     size_t nk = OUTPUT_NKEYS;
     if (has_dp)
@@ -281,7 +284,11 @@ static pm_error *r_output(const pm_jnode *o, pm_compact_output *out)
         keys[nk++] = "page_passthrough";
         keys[nk++] = "page_passthrough_reencode_permille";
     }
+    if (has_ks)
+        keys[nk++] = "keep_superseded";
     PM_TRY(pm_json_keys(&p, keys));
+    if (has_ks)
+        PM_TRY(pm_json_bool(&p, "keep_superseded", &out->keep_superseded));
     if (has_dp)
         PM_TRY(pm_json_bool(&p, "dictionary_passthrough", &out->dict_passthrough));
     if (has_pp) {

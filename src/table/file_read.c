@@ -20,6 +20,8 @@
  *  4. Each output column gets a plan: file reader type → file schema type
  *     (a relabel when only the label differs, e.g. TIMESTAMP(3) read for
  *     TIMESTAMP(0)) → requested type (a schema-evolution cast, cast.h).
+ * Skip (Parquet): the format reader passes over rows (pm_pq_reader_skip),
+ * the position counts them.
  * Next: one format batch → one output batch; columns needing no cast are
  * shared with the format reader (reference counted), others are written
  * into reused work columns.  One file is open per reader; memory is one
@@ -106,6 +108,19 @@ void pm_file_reader_free(pm_file_reader *r)
 }
 
 int64_t pm_file_reader_position(const pm_file_reader *r) { return r->last_pos; }
+
+bool pm_file_reader_can_skip(const pm_file_reader *r) { return r->format == FMT_PARQUET; }
+
+pm_error *pm_file_reader_skip(pm_file_reader *r, int64_t rows, int64_t *skipped)
+{
+    *skipped = 0;
+    if (r->format != FMT_PARQUET)
+        return pm_error_new(PM_EUNSUPPORTED, "data file %s: skipping rows is supported for Parquet files only",
+                            r->path);
+    PM_TRY(pm_error_wrap(pm_pq_reader_skip(r->pq, rows, skipped), 0, "data file %s", r->path));
+    r->next_pos += *skipped;
+    return NULL;
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {

@@ -80,6 +80,13 @@ bool pm_file_reader_parquet_leaf(const pm_file_reader *r, size_t i, uint32_t *le
                                  const pm_pq_file_meta **meta);
 /* *out = NULL at end of file. */
 pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out);
+/* Pass over the next `rows` rows of the file (*skipped of them; fewer only
+ * at its end) as if read and dropped: Parquet data pages wholly inside
+ * the stretch are not decompressed (pm_pq_reader_skip).  Positions count
+ * the skipped rows.  PM_EUNSUPPORTED for ORC and Avro files
+ * (pm_file_reader_can_skip tells first). */
+pm_error *pm_file_reader_skip(pm_file_reader *r, int64_t rows, int64_t *skipped);
+bool pm_file_reader_can_skip(const pm_file_reader *r);
 /* Bytes the reader holds besides its batches (pm_pq_reader_memory for
  * Parquet files: windows, decompressed pages, levels, dictionaries; ORC
  * and Avro readers are not measured and count only their scratch). */

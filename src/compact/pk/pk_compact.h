@@ -102,6 +102,8 @@ typedef struct pm_compact_pk {
     bool drop_delete;
     int64_t pages_copied;         /* result: input data pages the rewrite copied
                                      (pk_page_copy.c; not in JSON) */
+    int64_t rows_skipped;         /* result: superseded input rows passed over unread
+                                     (pk_superseded.c; not in JSON) */
 } pm_compact_pk;
 
 extern const pm_compact_mode_ops pm_compact_pk_mode;

@@ -44,6 +44,21 @@
 #define PM_PK_FILE_ID 2147483601    /* lookup: _FILE INT, the file's index in lk.files */
 #define PM_PK_OUT_ROWS 4096         /* rows of an output (and changelog) batch */
 #define PM_PK_READ_ROWS 4096        /* rows of a batch read from a file */
+#define PM_PK_SKIP_MIN 1024         /* shortest superseded stretch passed over (pk_superseded.c) */
+
+/* File rows [start, end) of an input file whose records are all
+ * superseded (pk_superseded.c). */
+typedef struct pm_pk_skip {
+    int64_t start, end;
+} pm_pk_skip;
+
+/* One input file's superseded stretches, ascending; `at` is the reader's
+ * cursor (pk_source.c). */
+typedef struct pm_pk_file_skips {
+    pm_pk_skip *r;
+    size_t n, cap, at;
+    int64_t cur_start, cur_end;   /* the stretch being grown */
+} pm_pk_file_skips;
 
 /* The pending output batch, and the records kept unchanged (a lone record,
  * a deduplicate winner) gathered column by column: pinned input batches
@@ -153,6 +168,7 @@ typedef struct pm_pk_exec {
     size_t nkey;
     pm_kv_layout out_layout;
     bool dedup, ignore_delete;
+    bool skip_superseded;         /* compaction.pk.skip-superseded (pk_superseded.c) */
     bool lookup;                  /* retained levels are looked up: first-row, deletion
                                      vectors, changelog-producer=lookup, force-lookup */
     bool lookup_merge;            /* LookupMergeFunction (lookup, not first-row): a key's
@@ -198,6 +214,13 @@ pm_error *pm_pk_run_source(pm_pk_exec *x, const pm_type *read_type, const pm_lsm
  * the file row of its first row; false when its rows are not consecutive
  * rows of a file whose pages can be copied. */
 bool pm_pk_run_source_where(void *ctx, const pm_batch *b, pm_pk_file_pages **pages, int64_t *row0);
+/* The superseded stretches of the source's files (one per file, in order;
+ * borrowed, must outlive the source): the source passes over them. */
+void pm_pk_run_source_set_skips(const pm_kv_source *src, pm_pk_file_skips *skips);
+/* With positions: read no system columns; every row's _SEQUENCE_NUMBER
+ * is its file's max sequence number and its _VALUE_KIND +I (for an order
+ * that only needs the files' sequence ranges, pk_superseded.c). */
+void pm_pk_run_source_synth_seq(const pm_kv_source *src);
 /* Its close (by the merge) then only closes its files: the source stays
  * for pm_pk_run_source_where until pm_pk_run_source_free (after the close). */
 void pm_pk_run_source_defer(const pm_kv_source *src);
@@ -222,7 +245,19 @@ pm_error *pm_pk_copy_break(pm_pk_exec *x);
 /* Write the pending output rows (pk_rewrite.c). */
 pm_error *pm_pk_output_drain(pm_pk_exec *x, pm_pk_file_writer *w);
 
+/* ---- pk_superseded.c: the superseded stretches of a section's files,
+ * from a merge of the key (and sequence) fields alone ---- */
+/* *out: one entry per file of the section (runs in order, files in run
+ * order), NULL when there is nothing to find (fewer than two runs); for
+ * the deduplicate engine in reducer mode only (the caller checks). */
+pm_error *pm_pk_superseded_find(pm_pk_exec *x, const pm_iv_section *sec, pm_pk_file_skips **out);
+void pm_pk_skips_free(pm_pk_file_skips *s, size_t n);
+
 /* ---- pk_rewrite.c ---- */
+/* The record a group reduces to unchanged (reducer mode: a lone record;
+ * deduplicate: the last record that is not an ignored retract), NULL when
+ * the merge function must fold; *none = every record is ignored. */
+const pm_kv_rec *pm_pk_pass_through(const pm_pk_exec *x, const pm_kv_group *g, bool *none);
 pm_error *pm_pk_output_init(pm_pk_exec *x);
 void pm_pk_output_clear(pm_pk_output *o);
 /* Merge one section (its runs) into w.  w NULL: a pass that only marks

@@ -155,6 +155,7 @@ static pm_error *merge_setup(pm_pk_exec *x)
     PM_TRY(pm_pk_kv_type(s, &x->kv_type, &x->nkey));
     PM_TRY(pm_kv_layout_physical(&x->out_layout, x->nkey, nf));
     x->dedup = pm_merge_fn_kind(x->mf) == PM_ENGINE_DEDUPLICATE;
+    x->skip_superseded = !x->task->output.keep_superseded; /* pk_superseded.c */
     return pm_options_bool(s->options, PM_OPT_IGNORE_DELETE, &x->ignore_delete);
 }
 

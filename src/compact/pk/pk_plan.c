@@ -476,6 +476,19 @@ static pm_error *page_copies(const pm_options *o, pm_compact_output *out)
                          "option compaction.parquet.page-passthrough=%s", v);
 }
 
+/* compaction.pk.skip-superseded (paimon-c's own key, default true): a
+ * deduplicate rewrite passes over the input stretches whose records are
+ * all superseded (compact/pk/pk_superseded.c). */
+static pm_error *superseded(const pm_options *o, pm_compact_output *out)
+{
+    const char *v = pm_options_get(o, "compaction.pk.skip-superseded");
+    bool skip = true;
+    if (v)
+        PM_TRY(pm_error_wrap(pm_parse_bool(v, &skip), PM_EINVALID, "option compaction.pk.skip-superseded=%s", v));
+    out->keep_superseded = !skip;
+    return NULL;
+}
+
 pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm_bucket_files *bf)
 {
     if (!bf->nfiles || pl->skip)
@@ -518,6 +531,8 @@ pm_error *pm_pk_plan_bucket(pm_compact_planner *pl, pm_compact_plan *p, const pm
         e = pm_compact_output_for_level(pl->opts, sel.output_level, true, &t->output);
     if (!e)
         e = page_copies(pl->opts, &t->output);
+    if (!e)
+        e = superseded(pl->opts, &t->output);
     if (!e)
         e = pm_compact_pk_new(&pk);
     if (!e) {

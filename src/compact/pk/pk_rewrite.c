@@ -138,10 +138,7 @@ static pm_error *gather_add(pm_pk_exec *x, const pm_kv_rec *rec)
     return gather_rows(x, rec->batch, rec->row, 1);
 }
 
-/* The record a group reduces to unchanged (reducer mode: a lone record;
- * deduplicate: the last record that is not an ignored retract), NULL when
- * the merge function must fold; *none = every record is ignored. */
-static const pm_kv_rec *pass_through(const pm_pk_exec *x, const pm_kv_group *g, bool *none)
+const pm_kv_rec *pm_pk_pass_through(const pm_pk_exec *x, const pm_kv_group *g, bool *none)
 {
     *none = false;
     if (g->n == 1)
@@ -435,7 +432,7 @@ static pm_error *group_plain(pm_pk_exec *x, section_merge *m, const pm_kv_group 
         return emit_merged(x, mf, m->w, &res, m->drop_delete);
     }
     bool none = false;
-    const pm_kv_rec *pt = pass_through(x, g, &none);
+    const pm_kv_rec *pt = pm_pk_pass_through(x, g, &none);
     if (none)
         return NULL;
     if (pt) {
@@ -512,7 +509,20 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     key_range(&m);
     /* lone records come in runs where nothing but group_plain sees them */
     bool runs = !lookup_mode && !x->cl.full && w;
-    pm_error *e = make_sources(x, &m);
+    /* deduplicate in reducer mode: superseded records' values are never
+     * read, so the sources pass over their stretches (pk_superseded.c);
+     * other engines fold every version of a key and read them all */
+    pm_pk_file_skips *skips = NULL;
+    size_t nfiles = 0;
+    for (size_t i = 0; i < sec->nruns; i++)
+        nfiles += sec->runs[i].nfiles;
+    pm_error *e = NULL;
+    if (runs && x->dedup && x->skip_superseded && !m.per_level)
+        e = pm_pk_superseded_find(x, sec, &skips);
+    if (!e)
+        e = make_sources(x, &m);
+    for (size_t i = 0, base = 0; !e && skips && i < sec->nruns && i < m.nr; base += sec->runs[i].nfiles, i++)
+        pm_pk_run_source_set_skips(&m.srcs[i], skips + base);
     if (!e)
         e = open_merge(x, &m);
     /* page copies where rows pass unchanged through group_plain and runs */
@@ -552,6 +562,7 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     pm_pk_copy_end(x);
     pins_release(&x->o);
     close_merge(&m);
+    pm_pk_skips_free(skips, nfiles);
     return e ? name_inputs(e, sec) : NULL;
 }
 

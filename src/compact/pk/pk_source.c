@@ -6,7 +6,11 @@
  * vector changes while the task marks rows), and for lookups the row
  * positions (_POS) and the file's index (_FILE) appended.  The source's
  * `memory` is its open file reader's buffers (pm_file_reader_memory), so
- * the merge's budget charges one reader per sorted run.
+ * the merge's budget charges one reader per sorted run.  Given the
+ * superseded stretches of its files (pk_superseded.c), it passes over a
+ * stretch its reader stands in before reading the next batch (Parquet:
+ * pages wholly inside are never decompressed); the skipped rows count as
+ * read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,37 +43,58 @@ typedef struct run_src {
     } ring[RING];
     unsigned at;
     bool deferred;                /* close keeps the struct (pm_pk_run_source_defer) */
+    pm_pk_file_skips *skips;      /* per file: superseded stretches passed over (borrowed) */
+    int64_t file_row;             /* the open file's next row */
+    bool synth_seq;               /* with positions: system columns not read, but each row
+                                     gets its file's max sequence number and +I */
 } run_src;
 
-/* b's columns plus _POS (pos, pos + 1, ...) and _FILE (file). */
-static pm_error *with_positions(const pm_batch *b, const pm_type *type, int64_t pos, int32_t file, pm_batch **out)
+/* b's columns plus _POS (pos, pos + 1, ...) and _FILE (file); with
+ * seq >= 0 (b read without system columns) _SEQUENCE_NUMBER = seq and
+ * _VALUE_KIND = +I prepended. */
+static pm_error *with_positions(const pm_batch *b, const pm_type *type, int64_t pos, int32_t file, int64_t seq,
+                                pm_batch **out)
 {
     *out = NULL;
     pm_batch *o = NULL;
     PM_TRY(pm_calloc(&o, 1, sizeof *o));
+    size_t sys = seq >= 0 ? 2 : 0, nc = sys + b->ncolumns;
     pm_error *e = NULL;
     o->type = pm_type_clone(type);
     if (!o->type)
         e = pm_oom();
     if (!e)
-        e = pm_calloc(&o->columns, b->ncolumns + 2, sizeof *o->columns);
+        e = pm_calloc(&o->columns, nc + 2, sizeof *o->columns);
     if (!e) {
-        o->ncolumns = b->ncolumns + 2;
+        o->ncolumns = nc + 2;
         for (size_t i = 0; i < b->ncolumns; i++)
-            o->columns[i] = pm_column_retain(b->columns[i]);
+            o->columns[sys + i] = pm_column_retain(b->columns[i]);
         o->num_rows = b->num_rows;
-        e = pm_column_new(&o->columns[b->ncolumns], type->fields[b->ncolumns].type);
     }
-    if (!e)
-        e = pm_column_new(&o->columns[b->ncolumns + 1], type->fields[b->ncolumns + 1].type);
-    if (!e)
-        e = pm_column_reserve(o->columns[b->ncolumns], b->num_rows);
-    if (!e)
-        e = pm_column_reserve(o->columns[b->ncolumns + 1], b->num_rows);
-    for (int64_t i = 0; !e && i < b->num_rows; i++) {
-        e = pm_column_append_i64(o->columns[b->ncolumns], pos + i);
+    /* the added columns have no nulls: their values written in place */
+    size_t added[4] = {nc, nc + 1, 0, 1}, width[4] = {8, 4, 8, 1};
+    size_t n = (size_t)b->num_rows;
+    for (size_t k = 0; !e && k < 2 + sys; k++) {
+        size_t c = added[k];
+        e = pm_column_new(&o->columns[c], type->fields[c].type);
         if (!e)
-            e = pm_column_append_i32(o->columns[b->ncolumns + 1], file);
+            e = pm_buf_set_len(&o->columns[c]->values, n * width[k]);
+        if (!e)
+            o->columns[c]->length = b->num_rows;
+    }
+    if (!e) {
+        int64_t *p = (int64_t *)(void *)o->columns[nc]->values.data;
+        int32_t *f = (int32_t *)(void *)o->columns[nc + 1]->values.data;
+        for (size_t i = 0; i < n; i++) {
+            p[i] = pos + (int64_t)i;
+            f[i] = file;
+        }
+        if (sys) {
+            int64_t *q = (int64_t *)(void *)o->columns[0]->values.data;
+            for (size_t i = 0; i < n; i++)
+                q[i] = seq;
+            memset(o->columns[1]->values.data, PM_KIND_INSERT, n);
+        }
     }
     if (e) {
         pm_batch_free(o);
@@ -122,17 +147,35 @@ static void run_close_file(run_src *s)
 static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
 {
     *out = NULL;
+    if (s->skips && pm_file_reader_can_skip(s->fr)) {
+        /* a superseded stretch the reader stands in is passed over */
+        pm_pk_file_skips *fs = &s->skips[s->next - 1];
+        while (fs->at < fs->n && fs->r[fs->at].end <= s->file_row)
+            fs->at++;
+        if (fs->at < fs->n && fs->r[fs->at].start <= s->file_row) {
+            int64_t got = 0;
+            PM_TRY(pm_file_reader_skip(s->fr, fs->r[fs->at].end - s->file_row, &got));
+            s->file_row += got;
+            if (s->count)
+                s->x->r->counters.rows_read += got;
+            pm_compact_pk *rp = pm_pk_part(s->x->r->part);
+            if (rp)
+                rp->rows_skipped += got;
+        }
+    }
     const pm_batch *b = NULL;
     PM_TRY(pm_file_reader_next(s->fr, &b));
     *end = !b;
     if (!b || !b->num_rows)
         return NULL;
+    s->file_row += b->num_rows;
     if (s->count)
         s->x->r->counters.rows_read += b->num_rows;
     int64_t pos = pm_file_reader_position(s->fr);
     pm_batch *o = NULL;
     if (s->pos_type)
-        PM_TRY(with_positions(b, s->pos_type, pos, s->file_base + (int32_t)(s->next - 1), &o));
+        PM_TRY(with_positions(b, s->pos_type, pos, s->file_base + (int32_t)(s->next - 1),
+                              s->synth_seq ? s->files[s->next - 1]->meta.max_sequence_number : -1, &o));
     else
         PM_TRY(pm_kv_batch_share(b, &o));
     bool whole = true;
@@ -166,9 +209,10 @@ static pm_error *run_next(void *ctx, pm_batch **out)
             if (s->next >= s->nfiles)
                 return NULL;
             const pm_data_file_meta *f = &s->files[s->next++]->meta;
-            pm_file_read_options fo = {s->read_type, PM_PK_READ_ROWS, true, s->x->codec};
+            pm_file_read_options fo = {s->read_type, PM_PK_READ_ROWS, !s->synth_seq, s->x->codec};
             PM_TRY(pm_error_wrap(pm_file_reader_open(&s->fr, s->x->t, s->x->dir, f, &fo), 0, "input %s",
                                  f->file_name));
+            s->file_row = 0;
             const pm_dv *dv = s->x->dv.m ? pm_dv_maintainer_get(s->x->dv.m, f->file_name) : NULL;
             if (dv)
                 PM_TRY(pm_dv_copy(dv, &s->dv)); /* the maintainer's vector changes while we read */
@@ -220,6 +264,13 @@ static void run_close(void *ctx)
     pages_retire(s);
     s->next = s->nfiles;
 }
+
+void pm_pk_run_source_set_skips(const pm_kv_source *src, pm_pk_file_skips *skips)
+{
+    ((run_src *)src->ctx)->skips = skips;
+}
+
+void pm_pk_run_source_synth_seq(const pm_kv_source *src) { ((run_src *)src->ctx)->synth_seq = true; }
 
 void pm_pk_run_source_defer(const pm_kv_source *src) { ((run_src *)src->ctx)->deferred = true; }
 

@@ -317,6 +317,26 @@ static pm_error *begin_data_page(pqr_chunk *c, int32_t num_values)
     return NULL;
 }
 
+/* The header of the page at raw_pos (*hl its length); windowed: parsed
+ * within a probe that grows until it parses. */
+static pm_error *page_header(pqr_chunk *c, pq_page_header *h, size_t *hl)
+{
+    size_t left = c->len - c->raw_pos;
+    size_t probe = 64 << 10;
+    for (;;) {
+        PM_TRY(pqr_chunk_window(c, probe));
+        size_t avail = c->win_start + c->win_len - c->raw_pos;
+        pm_error *e = pm_pq_page_header_parse(h, c->data + (c->raw_pos - c->win_start), avail, hl);
+        if (!e)
+            return NULL;
+        if (avail >= left || probe >= ((size_t)1 << 30)) {
+            return e;
+        }
+        pm_error_free(e);
+        probe *= 4;
+    }
+}
+
 static pm_error *load_page(pqr_chunk *c, bool *got_data)
 {
     const pqr_leaf *L = c->leaf;
@@ -324,20 +344,7 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
     size_t left = c->len - c->raw_pos;
     pq_page_header h;
     size_t hl;
-    /* windowed: the header within a probe that grows until it parses */
-    size_t probe = 64 << 10;
-    for (;;) {
-        PM_TRY(pqr_chunk_window(c, probe));
-        size_t avail = c->win_start + c->win_len - c->raw_pos;
-        pm_error *e = pm_pq_page_header_parse(&h, c->data + (c->raw_pos - c->win_start), avail, &hl);
-        if (!e)
-            break;
-        if (avail >= left || probe >= ((size_t)1 << 30)) {
-            return e;
-        }
-        pm_error_free(e);
-        probe *= 4;
-    }
+    PM_TRY(page_header(c, &h, &hl));
     left -= hl;
     PM_TRY(page_sizes(c, &h, left));
     size_t cs = (size_t)h.compressed_page_size, us = (size_t)h.uncompressed_page_size;
@@ -413,7 +420,43 @@ static pm_error *load_page(pqr_chunk *c, bool *got_data)
         return NULL; /* index pages and unknown page types are skipped */
     }
     c->entries_seen += c->n;
+    c->pages_loaded++;
     *got_data = c->n > 0;
+    return NULL;
+}
+
+pm_error *pqr_chunk_skip_pages(pqr_chunk *c, int64_t rows, int64_t *skipped)
+{
+    *skipped = 0;
+    if (c->leaf->max_rep != 0 || c->pos < c->n)
+        return NULL;
+    while (c->raw_pos < c->len && *skipped < rows) {
+        pq_page_header h;
+        size_t hl;
+        PM_TRY(pm_error_wrap(page_header(c, &h, &hl), 0, "page %u", c->page_no));
+        int32_t nv;
+        if (h.type == PQ_DATA_PAGE && h.has_data_page_header)
+            nv = h.data_page_header.num_values;
+        else if (h.type == PQ_DATA_PAGE_V2 && h.has_data_page_header_v2)
+            nv = h.data_page_header_v2.num_values;
+        else
+            break;
+        if (nv <= 0 || nv > rows - *skipped)
+            break;
+        size_t left = c->len - c->raw_pos - hl;
+        if (h.compressed_page_size < 0 || (size_t)h.compressed_page_size > left)
+            return pm_error_new(PM_ECORRUPT, "page %u: page of %d bytes, %zu left in column chunk", c->page_no,
+                                h.compressed_page_size, left);
+        if (c->entries_seen + nv > c->cm->num_values)
+            return pm_error_new(PM_ECORRUPT, "page %u: pages hold more than the column chunk's %lld values",
+                                c->page_no, (long long)c->cm->num_values);
+        c->raw_pos += hl + (size_t)h.compressed_page_size;
+        c->entries_seen += nv;
+        c->records += nv;
+        c->page_no++;
+        c->pages_skipped++;
+        *skipped += nv;
+    }
     return NULL;
 }
 

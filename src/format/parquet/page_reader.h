@@ -21,4 +21,14 @@
  * the chunk's value count). */
 pm_error *pqr_chunk_next_page(pqr_chunk *c, bool *eof);
 
+/* Pass over the next data pages of a flat leaf (no repetition) whose
+ * entries all lie within the next `rows` rows, by their headers alone:
+ * neither read beyond the header's probe nor decompressed, decoded or
+ * checksummed (their values are never used).  Only between pages (the
+ * current page consumed); stops before the first page that is not a data
+ * page or holds more entries than are left to skip, so a dictionary page
+ * is left to pqr_chunk_next_page.  *skipped = the rows passed over
+ * (0 for a nested leaf or in the middle of a page). */
+pm_error *pqr_chunk_skip_pages(pqr_chunk *c, int64_t rows, int64_t *skipped);
+
 #endif

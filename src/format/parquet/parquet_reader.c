@@ -8,6 +8,10 @@
  * Open: check both magics (an encrypted "PARE" footer is unsupported), read
  * and parse the footer, check every row group has one column chunk per
  * schema leaf, convert the schema, resolve the projection.
+ * Skip: row groups wholly inside the stretch are passed without opening
+ * them; in the open row group a flat field's data pages wholly inside it
+ * go by their headers (pqr_chunk_skip_pages), the rest is assembled into a
+ * scratch column and dropped.
  * Next batch: pick the next row group that has rows and passes the filter;
  * read each projected column chunk's byte range (dictionary page offset or
  * first data page offset, total_compressed_size bytes, checked against the
@@ -490,6 +494,21 @@ static pm_error *finish_row_group(pm_pq_reader *r)
     return NULL;
 }
 
+/* n rows of the open row group consumed: it finishes after its last. */
+static pm_error *rows_done(pm_pq_reader *r, int64_t n)
+{
+    r->rg_left -= n;
+    return r->rg_left == 0 ? finish_row_group(r) : NULL;
+}
+
+/* A failed row group cannot be resumed: the reader reads no further. */
+static pm_error *stop(pm_pq_reader *r, pm_error *e)
+{
+    r->rg_open = false;
+    r->next_rg = r->meta->num_row_groups;
+    return pm_error_wrap(e, 0, "file %s", r->name);
+}
+
 pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out)
 {
     *out = NULL;
@@ -544,16 +563,126 @@ pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out)
     PM_TRY_GOTO(e, pm_batch_finish(r->batch, n), fail);
     for (uint32_t i = 0; i < r->nproj; i++)
         r->data_hint[i] = pm_batch_column(r->batch, i)->data.len;
-    r->rg_left -= n;
-    if (r->rg_left == 0)
-        PM_TRY_GOTO(e, finish_row_group(r), fail);
+    PM_TRY_GOTO(e, rows_done(r, n), fail);
     *out = r->batch;
     return NULL;
 fail:
-    /* A failed row group cannot be resumed. */
-    r->rg_open = false;
-    r->next_rg = r->meta->num_row_groups;
-    return pm_error_wrap(e, 0, "file %s", r->name);
+    return stop(r, e);
+}
+
+/* `want` rows of leaf c assembled into scratch (dropped by the caller). */
+static pm_error *drop_rows(pm_pq_reader *r, pqr_chunk *c, pm_column *scratch, int64_t want)
+{
+    int64_t got = 0;
+    PM_TRY(pqr_assemble_leaf(&r->asmb, c, scratch, want, &got));
+    if (got != want)
+        return pm_error_new(PM_ECORRUPT, "column ends %lld rows before the row group's %lld",
+                            (long long)(want - got), (long long)r->meta->row_groups[r->cur_rg].num_rows);
+    return NULL;
+}
+
+/* Rows `rows` (at most what is left in the open row group) of every
+ * projected leaf passed over: a flat field's whole pages by their headers,
+ * the rest (and nested fields) assembled into a scratch column of the
+ * field, a batch at a time, and dropped. */
+static pm_error *skip_in_row_group(pm_pq_reader *r, int64_t rows)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->nproj; i++) {
+        const pqr_field *f = &r->schema->fields[r->proj[i]];
+        pm_column *scratch = NULL;
+        PM_TRY(pm_column_new(&scratch, pm_batch_column(r->batch, i)->type));
+        pm_error *e = NULL;
+        pqr_chunk *c = &r->chunks[k];
+        if (f->nleaves == 1 && !pm_type_is_nested(scratch->type) && c->leaf->max_rep == 0) {
+            int64_t done = 0;
+            while (!e && done < rows) {
+                int64_t passed = 0;
+                e = pqr_chunk_skip_pages(c, rows - done, &passed);
+                done += passed;
+                if (e || done == rows)
+                    break;
+                /* the rest of this page, or the start of the page the
+                 * stretch ends in */
+                int64_t want = rows - done;
+                if (c->pos < c->n && want > (int64_t)(c->n - c->pos))
+                    want = (int64_t)(c->n - c->pos);
+                if (want > r->batch_rows)
+                    want = r->batch_rows;
+                pm_column_reset(scratch);
+                e = drop_rows(r, c, scratch, want);
+                done += want;
+            }
+        } else {
+            for (int64_t done = 0; !e && done < rows;) {
+                int64_t want = rows - done < r->batch_rows ? rows - done : r->batch_rows;
+                pm_column_reset(scratch);
+                for (uint32_t l = 0; !e && l < f->nleaves; l++) {
+                    c = &r->chunks[k + l];
+                    e = drop_rows(r, c, scratch, want);
+                }
+                done += want;
+            }
+        }
+        k += f->nleaves;
+        pm_column_release(scratch);
+        if (e)
+            return pm_error_wrap(e, 0, "row group %u: column '%s'", r->cur_rg, chunk_name(c));
+    }
+    return NULL;
+}
+
+pm_error *pm_pq_reader_skip(pm_pq_reader *r, int64_t rows, int64_t *skipped)
+{
+    *skipped = 0;
+    if (r->footer_only)
+        return pm_error_new(PM_EINVALID, "reader opened for the footer only");
+    if (rows < 0)
+        return pm_error_new(PM_EINVALID, "cannot skip %lld rows", (long long)rows);
+    pm_error *e = NULL;
+    const pm_pq_file_meta *m = r->meta;
+    while (*skipped < rows) {
+        if (!r->rg_open) {
+            /* row groups wholly inside the stretch are not opened */
+            while (r->next_rg < m->num_row_groups) {
+                const pq_row_group *rg = &m->row_groups[r->next_rg];
+                if (rg->num_rows == 0 || (r->filter && !r->filter(r->filter_ctx, r, r->next_rg))) {
+                    r->next_rg++;
+                    continue;
+                }
+                if (rg->num_rows > rows - *skipped)
+                    break;
+                *skipped += rg->num_rows;
+                r->next_rg++;
+            }
+            if (*skipped == rows)
+                break;
+            bool found;
+            PM_TRY_GOTO(e, open_row_group(r, &found), fail);
+            if (!found)
+                break;
+        }
+        int64_t k = r->rg_left < rows - *skipped ? r->rg_left : rows - *skipped;
+        PM_TRY_GOTO(e, skip_in_row_group(r, k), fail);
+        *skipped += k;
+        PM_TRY_GOTO(e, rows_done(r, k), fail);
+    }
+    return NULL;
+fail:
+    return stop(r, e);
+}
+
+void pm_pq_reader_page_counts(const pm_pq_reader *r, uint64_t *loaded, uint64_t *skipped)
+{
+    uint64_t l = 0, s = 0;
+    for (uint32_t i = 0; i < r->nchunks; i++) {
+        l += r->chunks[i].pages_loaded;
+        s += r->chunks[i].pages_skipped;
+    }
+    if (loaded)
+        *loaded = l;
+    if (skipped)
+        *skipped = s;
 }
 
 /* ------------------------------------------------------------------ */

@@ -130,6 +130,20 @@ bool pm_pq_reader_column_no_dict(const pm_pq_reader *r, size_t i);
  * is owned by the reader and valid until the next call or free. */
 pm_error *pm_pq_reader_next_batch(pm_pq_reader *r, pm_batch **out);
 
+/* Pass over the next `rows` rows (of the row groups the filter keeps) as
+ * if read by next_batch and dropped: *skipped = rows, fewer only at the
+ * end of the file.  Whole row groups inside the stretch are not read; in
+ * a row group, a flat leaf's data pages whose rows all lie in the stretch
+ * are passed over by their headers, never decompressed (nor checksummed:
+ * their values are not used); the pages the stretch starts or ends in are
+ * decoded and their values dropped.  Rows may be skipped between any two
+ * batches (a row selection, e.g. rows a merge or a deletion vector drops);
+ * the batch handed out last stays valid. */
+pm_error *pm_pq_reader_skip(pm_pq_reader *r, int64_t rows, int64_t *skipped);
+/* Data pages of the projected leaves decompressed and decoded so far, and
+ * passed over whole by pm_pq_reader_skip (either may be NULL). */
+void pm_pq_reader_page_counts(const pm_pq_reader *r, uint64_t *loaded, uint64_t *skipped);
+
 /* Number of leaf columns, and the error explaining why leaf `leaf` cannot
  * be read (NULL when it can); owned by the reader. */
 uint32_t pm_pq_reader_num_leaves(const pm_pq_reader *r);

@@ -57,6 +57,8 @@ typedef struct pqr_chunk {
     int64_t entries_seen;       /* level entries in the pages loaded so far */
     uint32_t page_no;           /* pages seen, for messages */
     int64_t records;            /* records (rep level 0 entries) consumed */
+    uint64_t pages_loaded;      /* data pages decompressed and decoded (kept across chunks) */
+    uint64_t pages_skipped;     /* data pages passed over whole, never decompressed (pqr_chunk_skip_pages) */
     /* Per node of the leaf's path: the current instance holds elements (an
      * ARRAY/MAP with d >= elem_def, a non-null ROW), so a later entry may
      * continue it.  Kept across pages. */

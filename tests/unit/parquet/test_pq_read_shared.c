@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pm_test.h"
+#include "pm_test_pq.h"
 #include "codec/codec.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
@@ -55,26 +56,11 @@ static char *write_file(const char *name, const pm_type *t, int64_t n, int64_t r
         PM_OK_OR_FAIL(pm_column_append_bytes(b->columns[1], (const uint8_t *)s, 24));
     }
     PM_OK_OR_FAIL(pm_batch_finish(b, n));
-    pm_fileio *fio;
-    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
-    pm_output *out;
-    PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
     pm_pq_writer_options o;
     pm_pq_writer_options_default(&o);
     o.codec = PM_CODEC_ZSTD;
     o.row_group_size = rg_size;
-    pm_pq_writer *w;
-    PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, t, &o));
-    PM_OK_OR_FAIL(pm_pq_writer_write(w, b));
-    pm_pq_write_result res;
-    PM_OK_OR_FAIL(pm_pq_writer_close(w, &res));
-    pm_pq_write_result_free(&res);
-    PM_OK_OR_FAIL(pm_output_close(out, false));
-    pm_input *in;
-    PM_OK_OR_FAIL(pm_input_open(fio, path, &in));
-    *size = pm_input_size(in);
-    pm_input_close(in);
-    pm_fileio_free(fio);
+    pm_test_pq_write(path, b, &o, size);
     pm_batch_free(b);
     return path;
 }

@@ -10,7 +10,11 @@
  * sequence field, partial-update, aggregation, first-row and deletion
  * vectors; with copies, input data pages appear byte for byte in the
  * output (the pages the rewrite reports as copied, none without); a bad
- * option value is PM_EINVALID.
+ * option value is PM_EINVALID.  A third table compacted with
+ * compaction.pk.skip-superseded=false (nothing passed over) gives the
+ * same rows and files again; on gapless runs (long superseded stretches
+ * starting and ending at random keys) deduplicate passes over rows
+ * (pk_superseded.c), the other engines and deletion vectors never.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -36,12 +40,20 @@ static uint64_t rnd(void)
     return rs;
 }
 
-/* Full compaction (copies: the default, else turned off by a dynamic
- * option); the data pages the rewrites copied. */
-static int64_t compact_full(pm_table *t, bool copies)
+/* Rows the last compaction passed over as superseded (pk_superseded.c). */
+static int64_t last_skipped;
+
+/* Full compaction (copies and superseded skips: the defaults, else turned
+ * off by dynamic options); the data pages the rewrites copied. */
+static int64_t compact_full_opts(pm_table *t, bool copies, bool skips)
 {
-    const char *dyn[] = {"compaction.parquet.page-passthrough=false"};
-    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, true, NULL, dyn, copies ? 0 : 1, NULL, NULL, 0,
+    const char *dyn[2];
+    size_t ndyn = 0;
+    if (!copies)
+        dyn[ndyn++] = "compaction.parquet.page-passthrough=false";
+    if (!skips)
+        dyn[ndyn++] = "compaction.pk.skip-superseded=false";
+    pm_compact_options o = {PM_COMPACT_OPTIONS_VERSION, "u", NULL, 0, true, NULL, dyn, ndyn, NULL, NULL, 0,
                             false, 0, 0, 0};
     pm_compact_builder *b = NULL;
     PM_OK_OR_FAIL(pm_compact_builder_new(&b, t, &o));
@@ -51,9 +63,11 @@ static int64_t compact_full(pm_table *t, bool copies)
     assert_true(p->ntasks >= 1);
     pm_compact_result **r = calloc(p->ntasks, sizeof *r);
     int64_t copied = 0;
+    last_skipped = 0;
     for (size_t i = 0; i < p->ntasks; i++) {
         PM_OK_OR_FAIL(pm_compact_execute(&r[i], t, p->tasks[i], NULL));
         copied += pm_pk_part(r[i]->part)->pages_copied;
+        last_skipped += pm_pk_part(r[i]->part)->rows_skipped;
     }
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, r, p->ntasks));
@@ -63,6 +77,8 @@ static int64_t compact_full(pm_table *t, bool copies)
     pm_compact_plan_free(p);
     return copied;
 }
+
+static int64_t compact_full(pm_table *t, bool copies) { return compact_full_opts(t, copies, true); }
 
 static char *dir_of(pm_table *t, const pm_bucket_files *bf)
 {
@@ -231,13 +247,13 @@ static size_t pages_found(const file_set *in, const file_set *out)
     return found;
 }
 
-/* JSON lines of one sorted run: keys of a random range, some left out,
- * random values with nulls, deletes when asked. */
-static char *run_rows(int64_t lo, int64_t len, bool deletes)
+/* JSON lines of one sorted run: keys of a random range, some left out
+ * (none when gapless), random values with nulls, deletes when asked. */
+static char *run_rows(int64_t lo, int64_t len, bool deletes, bool gapless)
 {
     pm_buf j = PM_BUF_INIT;
     for (int64_t k = lo; k < lo + len; k++) {
-        if (rnd() % 100 < 12)
+        if (!gapless && rnd() % 100 < 12)
             continue;
         PM_OK_OR_FAIL(pm_buf_printf(&j, "{\"id\":%lld", (long long)k));
         if (rnd() % 10 == 0) {
@@ -265,9 +281,13 @@ static char *run_rows(int64_t lo, int64_t len, bool deletes)
     return r;
 }
 
-/* Tables with and without page copies from the same random runs, compacted
- * fully; compared.  Returns the input pages found in the copied output. */
-static size_t run_case(const char *name, const char *const *extra, size_t nextra, bool deletes, int round)
+/* Tables with and without page copies, and one without superseded skips,
+ * from the same random runs (gapless: no keys left out, so superseded
+ * stretches are long), compacted fully; compared.  Returns the input pages
+ * found in the copied output; *skipped the rows the first table's
+ * compaction passed over. */
+static size_t run_case_skips(const char *name, const char *const *extra, size_t nextra, bool deletes, int round,
+                             bool gapless, int64_t *skipped)
 {
     char *dir = pm_test_tmpdir();
     const char *opts[16] = {"bucket=1", "parquet.page.size=2kb", "parquet.block.size=96kb",
@@ -276,28 +296,40 @@ static size_t run_case(const char *name, const char *const *extra, size_t nextra
     size_t n = 6;
     for (size_t i = 0; i < nextra; i++)
         opts[n++] = extra[i];
-    char na[64], nb[64];
+    char na[64], nb[64], nc[64];
     snprintf(na, sizeof na, "%s_%d_copy", name, round);
     snprintf(nb, sizeof nb, "%s_%d_plain", name, round);
+    snprintf(nc, sizeof nc, "%s_%d_keep", name, round);
     const char *type = "ROW<id BIGINT NOT NULL, s STRING, v BIGINT, d DOUBLE>";
     pm_table *ta = pk_create(dir, na, type, NULL, "id", opts, n);
     pm_table *tb = pk_create(dir, nb, type, NULL, "id", opts, n);
+    pm_table *tc = pk_create(dir, nc, type, NULL, "id", opts, n);
     size_t runs = 2 + rnd() % 4;
     for (size_t r = 0; r < runs; r++) {
         int64_t lo = (int64_t)(rnd() % 4000), len = 300 + (int64_t)(rnd() % 5000);
-        char *rows = run_rows(lo, len, deletes);
+        char *rows = run_rows(lo, len, deletes, gapless);
         pk_commit_rows(ta, rows);
         pk_commit_rows(tb, rows);
+        pk_commit_rows(tc, rows);
         free(rows);
     }
     file_set in;
     live_files(ta, &in);
     int64_t copied = compact_full(ta, true);
+    *skipped = last_skipped;
     assert_int_equal(compact_full(tb, false), 0);
+    compact_full_opts(tc, true, false);
+    assert_int_equal(last_skipped, 0);
     char *ra = pk_read_sorted(ta, 0, NULL, 0), *rb = pk_read_sorted(tb, 0, NULL, 0);
+    char *rc = pk_read_sorted(tc, 0, NULL, 0);
     assert_string_equal(ra, rb);
-    char *fa = files_text(ta), *fb = files_text(tb);
+    assert_string_equal(ra, rc);
+    char *fa = files_text(ta), *fb = files_text(tb), *fc = files_text(tc);
     assert_string_equal(fa, fb);
+    assert_string_equal(fa, fc);
+    free(rc);
+    free(fc);
+    pm_table_free(tc);
     file_set outa, outb;
     live_files(ta, &outa);
     live_files(tb, &outb);
@@ -316,6 +348,50 @@ static size_t run_case(const char *name, const char *const *extra, size_t nextra
     pm_table_free(tb);
     free(dir);
     return (size_t)copied;
+}
+
+static size_t run_case(const char *name, const char *const *extra, size_t nextra, bool deletes, int round)
+{
+    int64_t skipped = 0;
+    return run_case_skips(name, extra, nextra, deletes, round, false, &skipped);
+}
+
+/* Gapless runs: the rows a compaction passed over as superseded, summed
+ * over the rounds. */
+static int64_t skip_rounds(const char *name, const char *const *extra, size_t nextra, bool deletes, int rounds)
+{
+    int64_t total = 0;
+    for (int round = 0; round < rounds; round++) {
+        int64_t skipped = 0;
+        run_case_skips(name, extra, nextra, deletes, round, true, &skipped);
+        total += skipped;
+    }
+    return total;
+}
+
+/* Deduplicate (plain, dropped deletes, ignore-delete) passes over
+ * superseded stretches (with a sequence field too, where they are long); the other engines and deletion vectors
+ * read every record; either way the output equals the one without. */
+static void test_skip_superseded(void **state)
+{
+    (void)state;
+    assert_true(skip_rounds("skip_dedup", NULL, 0, false, 5) > 0);
+    assert_true(skip_rounds("skip_del", NULL, 0, true, 3) > 0);
+    const char *ign[] = {"ignore-delete=true"};
+    assert_true(skip_rounds("skip_ign", ign, 1, true, 3) > 0);
+    const char *sf[] = {"sequence.field=v"};
+    /* random sequence-field values scatter the winners: stretches are
+     * short, whatever is skipped must not change the output */
+    skip_rounds("skip_seqf", sf, 1, false, 3);
+    const char *pu[] = {"merge-engine=partial-update"};
+    assert_int_equal(skip_rounds("skip_pu", pu, 1, false, 2), 0);
+    const char *agg[] = {"merge-engine=aggregation", "fields.v.aggregate-function=sum",
+                         "fields.d.aggregate-function=sum"};
+    assert_int_equal(skip_rounds("skip_agg", agg, 3, true, 2), 0);
+    const char *fr[] = {"merge-engine=first-row"};
+    assert_int_equal(skip_rounds("skip_fr", fr, 1, false, 2), 0);
+    const char *dv[] = {"deletion-vectors.enabled=true"};
+    assert_int_equal(skip_rounds("skip_dv", dv, 1, true, 2), 0);
 }
 
 static void test_deduplicate(void **state)
@@ -409,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_sequence_field),   cmocka_unit_test(test_partial_update),
         cmocka_unit_test(test_aggregation),      cmocka_unit_test(test_first_row),
         cmocka_unit_test(test_deletion_vectors), cmocka_unit_test(test_bad_option),
+        cmocka_unit_test(test_skip_superseded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
