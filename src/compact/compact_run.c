@@ -55,7 +55,19 @@ typedef struct run_ctx {
     void *progress_ctx;
     pthread_mutex_t mu;       /* serializes progress callbacks */
     size_t done;
+    bool release_inputs;      /* free a task's input list once its result holds it */
 } run_ctx;
+
+/* A task's input list once its result holds its own (the result's inputs
+ * share the metas' packed blocks): the plan's copy is not kept until the
+ * commit, which reads the results.  The task keeps its scalars (bucket,
+ * partition) for the scheduling of the others. */
+static void release_task_inputs(pm_compact_task *task)
+{
+    pm_data_file_metas_free(task->files, task->nfiles);
+    task->files = NULL;
+    task->nfiles = 0;
+}
 
 static void run_worker(void *arg)
 {
@@ -71,6 +83,8 @@ static void run_worker(void *arg)
             size_t ti = c->order[ch->first + i];
             const pm_compact_task *task = c->p->tasks[ti];
             pm_error *e = pm_compact_execute_with_budget(&c->results[ti], c->t, task, c->budget);
+            if (!e && c->release_inputs)
+                release_task_inputs(c->p->tasks[ti]);
             if (e) {
                 c->errors[ti] = e;
                 atomic_store(&c->failed, true);
@@ -119,8 +133,9 @@ static pm_error *build_chains(run_ctx *c)
     return NULL;
 }
 
-pm_error *pm_compact_execute_all(pm_table *t, const pm_compact_plan *p, pm_resources *r, size_t parallelism,
-                                 pm_compact_progress_fn progress, void *progress_ctx, pm_compact_result ***out)
+static pm_error *execute_all(pm_table *t, const pm_compact_plan *p, pm_resources *r, size_t parallelism,
+                             pm_compact_progress_fn progress, void *progress_ctx, bool release_inputs,
+                             pm_compact_result ***out)
 {
     *out = NULL;
     if (!p->ntasks)
@@ -131,6 +146,7 @@ pm_error *pm_compact_execute_all(pm_table *t, const pm_compact_plan *p, pm_resou
     c.p = p;
     c.progress = progress;
     c.progress_ctx = progress_ctx;
+    c.release_inputs = release_inputs;
     atomic_init(&c.next, 0);
     atomic_init(&c.failed, false);
     pthread_mutex_init(&c.mu, NULL);
@@ -198,6 +214,12 @@ done:
     return e;
 }
 
+pm_error *pm_compact_execute_all(pm_table *t, const pm_compact_plan *p, pm_resources *r, size_t parallelism,
+                                 pm_compact_progress_fn progress, void *progress_ctx, pm_compact_result ***out)
+{
+    return execute_all(t, p, r, parallelism, progress, progress_ctx, false, out);
+}
+
 void pm_compact_results_free(pm_compact_result **r, size_t n)
 {
     if (!r)
@@ -207,7 +229,7 @@ void pm_compact_results_free(pm_compact_result **r, size_t n)
     free(r);
 }
 
-pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, const pm_compact_plan *p, pm_resources *r,
+pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, pm_compact_plan *p, pm_resources *r,
                               size_t parallelism, pm_compact_progress_fn progress, void *progress_ctx)
 {
     uint64_t t0 = pm_monotonic_ns();
@@ -217,7 +239,7 @@ pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, const pm_com
     if (!p->ntasks)
         return NULL;
     pm_compact_result **res = NULL;
-    PM_TRY(pm_compact_execute_all(t, p, r, parallelism, progress, progress_ctx, &res));
+    PM_TRY(execute_all(t, p, r, parallelism, progress, progress_ctx, true, &res));
     pm_error *e = pm_compact_commit_scanned(&m, t, p->commit_user, res, p->ntasks, p->scan);
     if (e && pm_error_code(e) != PM_EUNCERTAIN) {
         /* definitely not published: the outputs will never be referenced */
