@@ -28,12 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf_pool.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/util.h"
 #include "compact/compact_auto.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_run.h"
+#include "table/table_internal.h"
 
 typedef struct chain {
     size_t first; /* index into order[] */
@@ -240,6 +242,9 @@ pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, pm_compact_p
         return NULL;
     pm_compact_result **res = NULL;
     PM_TRY(execute_all(t, p, r, parallelism, progress, progress_ctx, true, &res));
+    /* the writers are done: their spare page buffers need not stay resident
+     * through the commit, which holds every input's entry */
+    pm_buf_pool_trim(t->buffers);
     pm_error *e = pm_compact_commit_scanned(&m, t, p->commit_user, res, p->ntasks, p->scan);
     if (e && pm_error_code(e) != PM_EUNCERTAIN) {
         /* definitely not published: the outputs will never be referenced */
