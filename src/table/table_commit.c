@@ -18,7 +18,9 @@
  *      scan of L answers it, so L's manifests are read once); the caller's
  *      validate hook sees L and its live files (pm_table_scan, or the
  *      caller's latest_scan when it is a scan of L: not read at all).  The delta and changelog entries are
- *      views of the messages' (and L's) file metas, not copies.
+ *      views of the messages' (and L's) file metas, not copies; the delta is held as 32-byte references
+ *      (delta_ref) whose entries are made one at a time as the manifest writer reads them (all at once only
+ *      for row tracking and the manifest-by-manifest liveness check).
  *   4. Files: base manifests = L's data manifests after ManifestFileMerger
  *      (meta/manifest_file_merger.h: full or minor compaction); base list;
  *      delta manifests and delta list (written even when empty); changelog
