@@ -45,6 +45,18 @@ void pm_buf_pool_free(pm_buf_pool *p)
     free(p);
 }
 
+void pm_buf_pool_trim(pm_buf_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    for (size_t i = 0; i < p->n; i++)
+        pm_buf_free(&p->spare[i]);
+    p->n = 0;
+    p->bytes = 0;
+    pthread_mutex_unlock(&p->mu);
+}
+
 bool pm_buf_pool_take(pm_buf_pool *p, size_t min_cap, pm_buf *b)
 {
     if (!p || b->cap)

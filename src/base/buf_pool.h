@@ -28,6 +28,10 @@ typedef struct pm_buf_pool pm_buf_pool;
 pm_error *pm_buf_pool_new(pm_buf_pool **out, size_t cap);
 /* Frees every spare buffer and the pool (NULL: nothing). */
 void pm_buf_pool_free(pm_buf_pool *p);
+/* Frees every spare buffer; the pool stays usable (NULL: nothing).  For an
+ * owner whose writers are done for a while (a compaction before its
+ * commit), so its spares do not stay resident. */
+void pm_buf_pool_trim(pm_buf_pool *p);
 /* When a spare of capacity >= min_cap exists, *b (which must own no
  * storage: empty or borrowed) becomes it, len 0, and true is returned;
  * else *b is untouched and false returned. */

@@ -28,12 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf_pool.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/util.h"
 #include "compact/compact_auto.h"
 #include "compact/compact_internal.h"
 #include "compact/compact_run.h"
+#include "table/table_internal.h"
 
 typedef struct chain {
     size_t first; /* index into order[] */
@@ -55,7 +57,19 @@ typedef struct run_ctx {
     void *progress_ctx;
     pthread_mutex_t mu;       /* serializes progress callbacks */
     size_t done;
+    bool release_inputs;      /* free a task's input list once its result holds it */
 } run_ctx;
+
+/* A task's input list once its result holds its own (the result's inputs
+ * share the metas' packed blocks): the plan's copy is not kept until the
+ * commit, which reads the results.  The task keeps its scalars (bucket,
+ * partition) for the scheduling of the others. */
+static void release_task_inputs(pm_compact_task *task)
+{
+    pm_data_file_metas_free(task->files, task->nfiles);
+    task->files = NULL;
+    task->nfiles = 0;
+}
 
 static void run_worker(void *arg)
 {
@@ -71,6 +85,8 @@ static void run_worker(void *arg)
             size_t ti = c->order[ch->first + i];
             const pm_compact_task *task = c->p->tasks[ti];
             pm_error *e = pm_compact_execute_with_budget(&c->results[ti], c->t, task, c->budget);
+            if (!e && c->release_inputs)
+                release_task_inputs(c->p->tasks[ti]);
             if (e) {
                 c->errors[ti] = e;
                 atomic_store(&c->failed, true);
@@ -119,8 +135,9 @@ static pm_error *build_chains(run_ctx *c)
     return NULL;
 }
 
-pm_error *pm_compact_execute_all(pm_table *t, const pm_compact_plan *p, pm_resources *r, size_t parallelism,
-                                 pm_compact_progress_fn progress, void *progress_ctx, pm_compact_result ***out)
+static pm_error *execute_all(pm_table *t, const pm_compact_plan *p, pm_resources *r, size_t parallelism,
+                             pm_compact_progress_fn progress, void *progress_ctx, bool release_inputs,
+                             pm_compact_result ***out)
 {
     *out = NULL;
     if (!p->ntasks)
@@ -131,6 +148,7 @@ pm_error *pm_compact_execute_all(pm_table *t, const pm_compact_plan *p, pm_resou
     c.p = p;
     c.progress = progress;
     c.progress_ctx = progress_ctx;
+    c.release_inputs = release_inputs;
     atomic_init(&c.next, 0);
     atomic_init(&c.failed, false);
     pthread_mutex_init(&c.mu, NULL);
@@ -198,6 +216,12 @@ done:
     return e;
 }
 
+pm_error *pm_compact_execute_all(pm_table *t, const pm_compact_plan *p, pm_resources *r, size_t parallelism,
+                                 pm_compact_progress_fn progress, void *progress_ctx, pm_compact_result ***out)
+{
+    return execute_all(t, p, r, parallelism, progress, progress_ctx, false, out);
+}
+
 void pm_compact_results_free(pm_compact_result **r, size_t n)
 {
     if (!r)
@@ -207,7 +231,7 @@ void pm_compact_results_free(pm_compact_result **r, size_t n)
     free(r);
 }
 
-pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, const pm_compact_plan *p, pm_resources *r,
+pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, pm_compact_plan *p, pm_resources *r,
                               size_t parallelism, pm_compact_progress_fn progress, void *progress_ctx)
 {
     uint64_t t0 = pm_monotonic_ns();
@@ -217,7 +241,10 @@ pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, const pm_com
     if (!p->ntasks)
         return NULL;
     pm_compact_result **res = NULL;
-    PM_TRY(pm_compact_execute_all(t, p, r, parallelism, progress, progress_ctx, &res));
+    PM_TRY(execute_all(t, p, r, parallelism, progress, progress_ctx, true, &res));
+    /* the writers are done: their spare page buffers need not stay resident
+     * through the commit, which holds every input's entry */
+    pm_buf_pool_trim(t->buffers);
     pm_error *e = pm_compact_commit_scanned(&m, t, p->commit_user, res, p->ntasks, p->scan);
     if (e && pm_error_code(e) != PM_EUNCERTAIN) {
         /* definitely not published: the outputs will never be referenced */

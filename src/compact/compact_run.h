@@ -21,8 +21,11 @@ pm_error *pm_compact_execute_all(pm_table *t, const pm_compact_plan *p, pm_resou
 void pm_compact_results_free(pm_compact_result **r, size_t n);
 
 /* Execute all tasks and commit them in one COMPACT snapshot.  *out (may be
- * NULL) is filled completely with the current metrics version. */
-pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, const pm_compact_plan *p, pm_resources *r,
+ * NULL) is filled completely with the current metrics version.  The plan
+ * is spent: each task's input list is freed once its result holds the
+ * inputs (the commit reads the results), so p can be freed afterwards (its
+ * scan, snapshot id and commit user stay) but not executed again. */
+pm_error *pm_compact_run_plan(pm_compact_metrics *out, pm_table *t, pm_compact_plan *p, pm_resources *r,
                               size_t parallelism, pm_compact_progress_fn progress, void *progress_ctx);
 
 #endif

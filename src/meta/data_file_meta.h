@@ -104,18 +104,21 @@ typedef struct pm_data_file_meta {
     int64_t max_sequence_number;
     int64_t schema_id;
     int32_t level;
+    /* the presence flags of value_stats_cols, write_cols and
+     * write_cols_sequences, kept beside `level` (in its padding: a table of
+     * 100,000 files holds several copies of this struct per file) */
+    bool has_value_stats_cols;
+    bool has_write_cols;
+    bool has_write_cols_sequences;   /* read only: Paimon 2.0 does not write it */
     pm_str_list extra_files;
     pm_opt_long creation_time;       /* epoch millis of a local date-time */
     pm_opt_long delete_row_count;
     pm_bytes embedded_index;
     pm_opt_int file_source;          /* pm_file_source */
-    bool has_value_stats_cols;
     pm_str_list value_stats_cols;
     char *external_path;             /* NULL = absent */
     pm_opt_long first_row_id;
-    bool has_write_cols;
     pm_str_list write_cols;
-    bool has_write_cols_sequences;   /* read only: Paimon 2.0 does not write it */
     size_t write_cols_sequence_len;
     int64_t *write_cols_sequences;
     /* NULL: every string and array above is its own allocation.  Else the

@@ -306,15 +306,20 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-uint64_t pm_manifest_entry_ident_hash(const pm_manifest_entry *e)
+uint64_t pm_manifest_file_ident_hash(const pm_bytes *partition, int32_t bucket, const pm_data_file_meta *f)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
-    h = mix(h, e->partition.data, e->partition.len);
-    h = mix(h, &e->bucket, sizeof e->bucket);
-    h = mix(h, &e->file.level, sizeof e->file.level);
-    if (e->file.file_name)
-        h = mix(h, e->file.file_name, strlen(e->file.file_name));
+    h = mix(h, partition->data, partition->len);
+    h = mix(h, &bucket, sizeof bucket);
+    h = mix(h, &f->level, sizeof f->level);
+    if (f->file_name)
+        h = mix(h, f->file_name, strlen(f->file_name));
     return h;
+}
+
+uint64_t pm_manifest_entry_ident_hash(const pm_manifest_entry *e)
+{
+    return pm_manifest_file_ident_hash(&e->partition, e->bucket, &e->file);
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -329,19 +334,24 @@ static bool bytes_eq(const pm_bytes *a, const pm_bytes *b)
     return !a->has || (a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0));
 }
 
+bool pm_manifest_file_ident_eq(const pm_bytes *pa, int32_t ba, const pm_data_file_meta *a, const pm_bytes *pb,
+                               int32_t bb, const pm_data_file_meta *b)
+{
+    if (ba != bb || a->level != b->level)
+        return false;
+    if (!bytes_eq(pa, pb) || !str_eq(a->file_name, b->file_name))
+        return false;
+    if (a->extra_files.count != b->extra_files.count)
+        return false;
+    for (size_t i = 0; i < a->extra_files.count; i++)
+        if (!str_eq(a->extra_files.items[i], b->extra_files.items[i]))
+            return false;
+    return bytes_eq(&a->embedded_index, &b->embedded_index) && str_eq(a->external_path, b->external_path);
+}
+
 bool pm_manifest_entry_ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b)
 {
-    if (a->bucket != b->bucket || a->file.level != b->file.level)
-        return false;
-    if (!bytes_eq(&a->partition, &b->partition) || !str_eq(a->file.file_name, b->file.file_name))
-        return false;
-    if (a->file.extra_files.count != b->file.extra_files.count)
-        return false;
-    for (size_t i = 0; i < a->file.extra_files.count; i++)
-        if (!str_eq(a->file.extra_files.items[i], b->file.extra_files.items[i]))
-            return false;
-    return bytes_eq(&a->file.embedded_index, &b->file.embedded_index) &&
-           str_eq(a->file.external_path, b->file.external_path);
+    return pm_manifest_file_ident_eq(&a->partition, a->bucket, &a->file, &b->partition, b->bucket, &b->file);
 }
 
 static pm_error *ident_set_grow(pm_manifest_ident_set *s)
@@ -728,10 +738,25 @@ static void delete_written(pm_fileio *fio, const pm_path_factory *pf, pm_manifes
     }
 }
 
+static const pm_manifest_entry *array_entry_at(void *arg, size_t i, pm_manifest_entry *scratch)
+{
+    (void)scratch;
+    return (const pm_manifest_entry *)arg + i;
+}
+
 pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
                             const pm_type *partition_type, int64_t latest_schema_id,
                             const pm_manifest_entry *entries, size_t n,
                             pm_manifest_file_meta **metas, size_t *nmetas)
+{
+    return pm_manifest_write_each(fio, pf, options, partition_type, latest_schema_id, array_entry_at,
+                                  (void *)entries, n, metas, nmetas);
+}
+
+pm_error *pm_manifest_write_each(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                                 const pm_type *partition_type, int64_t latest_schema_id,
+                                 pm_manifest_entry_at_fn at, void *arg, size_t n,
+                                 pm_manifest_file_meta **metas, size_t *nmetas)
 {
     *metas = NULL;
     *nmetas = 0;
@@ -768,9 +793,11 @@ pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_option
             if (e)
                 break;
         }
-        e = pm_manifest_entry_append(b, &entries[i]);
+        pm_manifest_entry scratch;
+        const pm_manifest_entry *en = at(arg, i, &scratch);
+        e = pm_manifest_entry_append(b, en);
         if (!e)
-            e = acc_add(&acc, &entries[i]);
+            e = acc_add(&acc, en);
         if (e)
             break;
         rows++;

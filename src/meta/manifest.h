@@ -87,6 +87,10 @@ pm_error *pm_manifest_entries_merge(pm_manifest_entry *entries, size_t *n);
 /* The merge key above (FileEntry.Identifier): hash and equality. */
 uint64_t pm_manifest_entry_ident_hash(const pm_manifest_entry *e);
 bool pm_manifest_entry_ident_eq(const pm_manifest_entry *a, const pm_manifest_entry *b);
+/* The same of a file in (partition, bucket), without an entry around it. */
+uint64_t pm_manifest_file_ident_hash(const pm_bytes *partition, int32_t bucket, const pm_data_file_meta *f);
+bool pm_manifest_file_ident_eq(const pm_bytes *pa, int32_t ba, const pm_data_file_meta *a, const pm_bytes *pb,
+                               int32_t bb, const pm_data_file_meta *b);
 
 /* A set of borrowed entries by identifier (they must outlive the set). */
 typedef struct pm_manifest_ident_set {
@@ -136,6 +140,15 @@ pm_error *pm_manifest_write(pm_fileio *fio, pm_path_factory *pf, const pm_option
                             const pm_type *partition_type, int64_t latest_schema_id,
                             const pm_manifest_entry *entries, size_t n,
                             pm_manifest_file_meta **metas, size_t *nmetas);
+/* The same over entries handed out one at a time: at(arg, i, scratch) is
+ * entry i (0 <= i < n, asked in order), either a pointer of the caller's
+ * or `scratch` filled (a view, valid until the next call): a writer of
+ * 100,000 entries needs no array of them. */
+typedef const pm_manifest_entry *(*pm_manifest_entry_at_fn)(void *arg, size_t i, pm_manifest_entry *scratch);
+pm_error *pm_manifest_write_each(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
+                                 const pm_type *partition_type, int64_t latest_schema_id,
+                                 pm_manifest_entry_at_fn at, void *arg, size_t n,
+                                 pm_manifest_file_meta **metas, size_t *nmetas);
 /* Write one manifest list; returns its file name (malloc'd) and size. */
 pm_error *pm_manifest_list_write(pm_fileio *fio, pm_path_factory *pf, const pm_options *options,
                                  const pm_manifest_file_meta *metas, size_t n, char **name,

@@ -18,7 +18,9 @@
  *      scan of L answers it, so L's manifests are read once); the caller's
  *      validate hook sees L and its live files (pm_table_scan, or the
  *      caller's latest_scan when it is a scan of L: not read at all).  The delta and changelog entries are
- *      views of the messages' (and L's) file metas, not copies.
+ *      views of the messages' (and L's) file metas, not copies; the delta is held as 32-byte references
+ *      (delta_ref) whose entries are made one at a time as the manifest writer reads them (all at once only
+ *      for row tracking and the manifest-by-manifest liveness check).
  *   4. Files: base manifests = L's data manifests after ManifestFileMerger
  *      (meta/manifest_file_merger.h: full or minor compaction); base list;
  *      delta manifests and delta list (written even when empty); changelog
@@ -295,6 +297,89 @@ static bool needs_live(const commit_ctx *c)
     return c->o->kind == PM_COMMIT_OVERWRITE;
 }
 
+/* The delta (step 2) as 32-byte views of the messages' (and L's) file
+ * metas, not 448-byte entries: a compaction of 100,000 files commits
+ * 100,000 DELETEs.  Entries are made one at a time where they are read
+ * (delta_at: the manifest writer, the record counts); row tracking, which
+ * changes the ADD entries' numbers, and the manifest-by-manifest liveness
+ * check take `entries`, the entries made from all refs at once
+ * (delta_materialize), which delta_at then hands out. */
+typedef struct delta_ref {
+    const pm_bytes *partition;
+    const pm_data_file_meta *file;
+    int32_t bucket, total_buckets;
+    pm_file_kind kind;
+} delta_ref;
+
+typedef struct delta_list {
+    delta_ref *v;
+    size_t n, cap;
+    pm_manifest_entry_list entries; /* empty, or views of all n refs */
+} delta_list;
+
+static pm_error *delta_reserve(delta_list *d, size_t extra)
+{
+    if (d->n + extra <= d->cap)
+        return NULL;
+    PM_TRY(pm_realloc_array(&d->v, d->n + extra, sizeof *d->v));
+    d->cap = d->n + extra;
+    return NULL;
+}
+
+static pm_error *delta_push(delta_list *d, pm_file_kind kind, const pm_bytes *partition, int32_t bucket,
+                            int32_t total_buckets, const pm_data_file_meta *f)
+{
+    if (d->n == d->cap)
+        PM_TRY(delta_reserve(d, d->cap ? d->cap : 16));
+    d->v[d->n++] = (delta_ref){partition, f, bucket, total_buckets, kind};
+    return NULL;
+}
+
+static void delta_view(const delta_ref *r, pm_manifest_entry *out)
+{
+    *out = (pm_manifest_entry){.kind = r->kind, .partition = *r->partition, .bucket = r->bucket,
+                               .total_buckets = r->total_buckets, .file = *r->file};
+}
+
+static pm_error *delta_materialize(delta_list *d)
+{
+    if (d->entries.n == d->n)
+        return NULL;
+    PM_TRY(pm_manifest_entry_list_reserve(&d->entries, d->n));
+    for (size_t i = 0; i < d->n; i++) {
+        const delta_ref *r = &d->v[i];
+        PM_TRY(pm_manifest_entry_list_push_view(&d->entries, r->kind, r->partition, r->bucket, r->total_buckets,
+                                                r->file));
+    }
+    return NULL;
+}
+
+/* pm_manifest_entry_at_fn over a delta_list */
+static const pm_manifest_entry *delta_at(void *arg, size_t i, pm_manifest_entry *scratch)
+{
+    const delta_list *d = arg;
+    if (d->entries.n == d->n)
+        return &d->entries.v[i];
+    delta_view(&d->v[i], scratch);
+    return scratch;
+}
+
+static pm_error *write_delta_manifests(commit_ctx *c, delta_list *d, pm_manifest_file_meta **metas, size_t *nmetas)
+{
+    PM_TRY(pm_manifest_write_each(c->t->fio, c->t->paths, pm_table_options(c->t), c->t->partition_type,
+                                  c->schema_id, delta_at, d, d->n, metas, nmetas));
+    for (size_t i = 0; i < *nmetas; i++)
+        PM_TRY(remember(c, (*metas)[i].file_name));
+    return NULL;
+}
+
+static void delta_free(delta_list *d)
+{
+    free(d->v);
+    pm_manifest_entry_list_free(&d->entries);
+    memset(d, 0, sizeof *d);
+}
+
 /* One attempt's state: what it read (L and its manifests), the changes it
  * derived and the files it wrote. */
 typedef struct attempt {
@@ -304,7 +389,8 @@ typedef struct attempt {
     pm_manifest_entry *live;        /* L's merged entries (OVERWRITE only) */
     size_t nlive;
     pm_part_matcher *matcher;       /* OVERWRITE partition specs */
-    pm_manifest_entry_list delta, changelog;
+    delta_list delta;
+    pm_manifest_entry_list changelog;
     index_list idx_changes;
     pm_scan_result *live_scan;      /* L's live files scanned here (for the hooks; NULL without hooks or L) */
     const pm_scan_result *live_view; /* L's live files: live_scan or the caller's latest_scan */
@@ -324,7 +410,7 @@ static void attempt_free(attempt *a)
     free(a->cl_list);
     free(a->index_manifest);
     index_list_free(&a->idx_changes);
-    pm_manifest_entry_list_free(&a->delta);
+    delta_free(&a->delta);
     pm_manifest_entry_list_free(&a->changelog);
     pm_manifest_entries_free(a->live, a->nlive);
     pm_scan_result_free(a->live_scan);
@@ -357,8 +443,7 @@ static pm_error *overwrite_deletes(commit_ctx *c, attempt *a)
         if (a->matcher)
             PM_TRY(spec_match(a->matcher, &l->partition, &m));
         if (m)
-            PM_TRY(pm_manifest_entry_list_push_view(&a->delta, PM_FILE_DELETE, &l->partition, l->bucket,
-                                               l->total_buckets, &l->file));
+            PM_TRY(delta_push(&a->delta, PM_FILE_DELETE, &l->partition, l->bucket, l->total_buckets, &l->file));
     }
     if (!a->latest || !a->latest->index_manifest)
         return NULL;
@@ -386,7 +471,7 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
         ndelta += c->msgs[i].n_new_files + c->msgs[i].n_compact_before + c->msgs[i].n_compact_after;
         nchangelog += c->msgs[i].n_changelog;
     }
-    PM_TRY(pm_manifest_entry_list_reserve(&a->delta, ndelta));
+    PM_TRY(delta_reserve(&a->delta, ndelta));
     PM_TRY(pm_manifest_entry_list_reserve(&a->changelog, nchangelog));
     for (size_t i = 0; i < c->n; i++) {
         const pm_commit_message *m = &c->msgs[i];
@@ -399,15 +484,12 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
                     return pm_error_new(PM_EINVALID, "file %s does not belong to the overwritten partitions",
                                         m->new_files[k].file_name);
             }
-            PM_TRY(pm_manifest_entry_list_push_view(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets,
-                                               &m->new_files[k]));
+            PM_TRY(delta_push(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets, &m->new_files[k]));
         }
         for (size_t k = 0; k < m->n_compact_before; k++)
-            PM_TRY(pm_manifest_entry_list_push_view(&a->delta, PM_FILE_DELETE, part, m->bucket, m->total_buckets,
-                                               &m->compact_before[k]));
+            PM_TRY(delta_push(&a->delta, PM_FILE_DELETE, part, m->bucket, m->total_buckets, &m->compact_before[k]));
         for (size_t k = 0; k < m->n_compact_after; k++)
-            PM_TRY(pm_manifest_entry_list_push_view(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets,
-                                               &m->compact_after[k]));
+            PM_TRY(delta_push(&a->delta, PM_FILE_ADD, part, m->bucket, m->total_buckets, &m->compact_after[k]));
         for (size_t k = 0; k < m->n_changelog; k++)
             PM_TRY(pm_manifest_entry_list_push_view(&a->changelog, PM_FILE_ADD, part, m->bucket, m->total_buckets,
                                                &m->changelog[k]));
@@ -419,28 +501,47 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
     return NULL;
 }
 
+/* The slot of key i's identifier in an open-addressing table of key
+ * indexes + 1 (0 = empty): the first key with it, or an empty slot. */
+static size_t ref_slot(const size_t *slots, size_t cap, const delta_ref *keys, const pm_bytes *p, int32_t bucket,
+                       const pm_data_file_meta *f)
+{
+    size_t k = (size_t)pm_manifest_file_ident_hash(p, bucket, f) & (cap - 1);
+    while (slots[k]) {
+        const delta_ref *r = &keys[slots[k] - 1];
+        if (pm_manifest_file_ident_eq(r->partition, r->bucket, r->file, p, bucket, f))
+            break;
+        k = (k + 1) & (cap - 1);
+    }
+    return k;
+}
+
 /* live[i] = keys[i]'s identifier is a file of the scan (its live files). */
-static pm_error *keys_live_in_scan(const pm_scan_result *sr, const pm_manifest_entry *keys, size_t nkeys, bool *live)
+static pm_error *keys_live_in_scan(const pm_scan_result *sr, const delta_ref *keys, size_t nkeys, bool *live)
 {
     memset(live, 0, nkeys * sizeof *live);
-    pm_manifest_ident_set set = {0};
-    pm_error *e = NULL;
-    for (size_t i = 0; i < nkeys && !e; i++)
-        e = pm_manifest_ident_set_add(&set, &keys[i]);
-    for (size_t b = 0; b < sr->nbuckets && !e; b++) {
+    size_t cap = 16;
+    while (cap < nkeys * 2 + 2)
+        cap *= 2;
+    size_t *slots;
+    PM_TRY(pm_calloc(&slots, cap, sizeof *slots));
+    for (size_t i = 0; i < nkeys; i++) {
+        size_t k = ref_slot(slots, cap, keys, keys[i].partition, keys[i].bucket, keys[i].file);
+        if (!slots[k])
+            slots[k] = i + 1;
+    }
+    for (size_t b = 0; b < sr->nbuckets; b++) {
         const pm_bucket_files *bf = &sr->buckets[b];
-        pm_manifest_entry v = {.kind = PM_FILE_ADD, .partition = bf->partition, .bucket = bf->bucket};
         for (size_t k = 0; k < bf->nfiles; k++) {
-            v.file = bf->files[k]; /* a view: never cleared */
-            const pm_manifest_entry *hit = pm_manifest_ident_set_find(&set, &v);
-            if (hit)
-                live[hit - keys] = true;
+            size_t at = ref_slot(slots, cap, keys, &bf->partition, bf->bucket, &bf->files[k]);
+            if (slots[at])
+                live[slots[at] - 1] = true;
         }
     }
-    for (size_t i = 0; i < nkeys && !e; i++)
-        live[i] = live[pm_manifest_ident_set_find(&set, &keys[i]) - keys];
-    pm_manifest_ident_set_free(&set);
-    return e;
+    for (size_t i = 0; i < nkeys; i++)
+        live[i] = live[slots[ref_slot(slots, cap, keys, keys[i].partition, keys[i].bucket, keys[i].file)] - 1];
+    free(slots);
+    return NULL;
 }
 
 static bool same_name(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
@@ -498,15 +599,23 @@ static pm_error *check_conflicts(commit_ctx *c, attempt *a)
         e = pm_calloc(&hit, a->delta.n ? a->delta.n : 1, sizeof *hit);
         if (!e && a->live_view)
             e = keys_live_in_scan(a->live_view, a->delta.v, a->delta.n, hit);
-        else if (!e)
-            e = pm_manifest_keys_live(c->t->fio, c->t->paths, a->base, a->nbase, a->delta.v, a->delta.n, hit);
+        else if (!e && !(e = delta_materialize(&a->delta)))
+            e = pm_manifest_keys_live(c->t->fio, c->t->paths, a->base, a->nbase, a->delta.entries.v, a->delta.n,
+                                      hit);
     }
     for (size_t i = 0; i < a->delta.n && !e; i++) {
-        const pm_manifest_entry *d = &a->delta.v[i];
-        bool is_live = hit ? hit[i] : pm_manifest_ident_set_has(&live_set, d);
+        const delta_ref *d = &a->delta.v[i];
+        bool is_live;
+        if (hit) {
+            is_live = hit[i];
+        } else {
+            pm_manifest_entry v;
+            delta_view(d, &v);
+            is_live = pm_manifest_ident_set_has(&live_set, &v);
+        }
         if (d->kind == PM_FILE_DELETE && !is_live)
             e = pm_error_new(PM_ECONFLICT, "file %s (bucket %d) is not live in %s%lld; it was removed by a "
-                             "concurrent commit", d->file.file_name, (int)d->bucket,
+                             "concurrent commit", d->file->file_name, (int)d->bucket,
                              a->latest ? "snapshot " : "an empty table",
                              a->latest ? (long long)a->latest->id : 0LL);
     }
@@ -553,7 +662,8 @@ static pm_error *assign_row_tracking(attempt *a, int64_t snapshot_id)
 {
     int64_t start = a->latest && a->latest->next_row_id.has ? a->latest->next_row_id.v : 0;
     /* partitions in first-appearance order */
-    pm_manifest_entry *v = a->delta.v;
+    PM_TRY(delta_materialize(&a->delta));
+    pm_manifest_entry *v = a->delta.entries.v;
     size_t n = a->delta.n;
     bool *done = NULL;
     PM_TRY(pm_calloc(&done, n ? n : 1, sizeof *done));
@@ -642,7 +752,7 @@ static pm_error *write_files(commit_ctx *c, attempt *a)
     pm_error *e = NULL;
     PM_TRY_GOTO(e, pm_manifest_file_merger_merge(&mc, a->base, a->nbase, &merged, &nmerged), out);
     PM_TRY_GOTO(e, write_list(c, merged, nmerged, &a->base_list, &a->base_size), out);
-    PM_TRY_GOTO(e, write_manifests(c, a->delta.v, a->delta.n, &dmetas, &ndmetas), out);
+    PM_TRY_GOTO(e, write_delta_manifests(c, &a->delta, &dmetas, &ndmetas), out);
     PM_TRY_GOTO(e, write_list(c, dmetas, ndmetas, &a->delta_list, &a->delta_size), out);
     if (a->changelog.n) {
         PM_TRY_GOTO(e, write_manifests(c, a->changelog.v, a->changelog.n, &cmetas, &ncmetas), out);
@@ -675,10 +785,12 @@ static pm_error *build_snapshot(commit_ctx *c, attempt *a, pm_snapshot **out)
     const pm_snapshot *latest = a->latest;
     int64_t added = 0, deleted = 0, cl_rows = 0;
     for (size_t i = 0; i < a->delta.n; i++) {
-        if (a->delta.v[i].kind == PM_FILE_ADD)
-            added += a->delta.v[i].file.row_count;
+        pm_manifest_entry scratch;
+        const pm_manifest_entry *d = delta_at(&a->delta, i, &scratch);
+        if (d->kind == PM_FILE_ADD)
+            added += d->file.row_count;
         else
-            deleted += a->delta.v[i].file.row_count;
+            deleted += d->file.row_count;
     }
     for (size_t i = 0; i < a->changelog.n; i++)
         cl_rows += a->changelog.v[i].file.row_count;

@@ -66,6 +66,32 @@ static void test_capacity_bound(void **state)
     pm_buf_pool_free(p);
 }
 
+static void test_trim(void **state)
+{
+    (void)state;
+    pm_buf_pool *p;
+    assert_null(pm_buf_pool_new(&p, 1 << 20));
+    pm_buf a, b;
+    filled(&a, 4000);
+    filled(&b, 5000);
+    pm_buf_pool_give(p, &a);
+    pm_buf_pool_give(p, &b);
+    assert_true(pm_buf_pool_spare(p) >= 9000);
+    pm_buf_pool_trim(p); /* every spare freed, the pool stays usable */
+    assert_int_equal(pm_buf_pool_spare(p), 0);
+    pm_buf t = {0};
+    assert_false(pm_buf_pool_take(p, 1, &t));
+    filled(&a, 3000);
+    size_t ca = a.cap;
+    pm_buf_pool_give(p, &a);
+    assert_int_equal(pm_buf_pool_spare(p), ca);
+    assert_true(pm_buf_pool_take(p, 3000, &t));
+    assert_int_equal(t.cap, ca);
+    pm_buf_free(&t);
+    pm_buf_pool_trim(NULL);
+    pm_buf_pool_free(p);
+}
+
 static void test_null_pool_and_borrowed(void **state)
 {
     (void)state;
@@ -133,6 +159,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take_smallest_fit),
         cmocka_unit_test(test_capacity_bound),
+        cmocka_unit_test(test_trim),
         cmocka_unit_test(test_null_pool_and_borrowed),
         cmocka_unit_test(test_threads_share),
     };

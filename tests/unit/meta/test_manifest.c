@@ -915,6 +915,77 @@ static void test_write_rolling_and_stats(void **state)
     pm_options_free(o);
 }
 
+/* pm_manifest_write_each: entries handed out one at a time through the
+ * scratch view make the same manifests as the array (names aside). */
+typedef struct each_ctx {
+    const pm_manifest_entry *v;
+    size_t next; /* the index asked next: calls come in order */
+    bool out_of_order;
+} each_ctx;
+
+static const pm_manifest_entry *each_at(void *arg, size_t i, pm_manifest_entry *scratch)
+{
+    each_ctx *c = arg;
+    if (i != c->next)
+        c->out_of_order = true;
+    c->next = i + 1;
+    *scratch = c->v[i]; /* a view */
+    return scratch;
+}
+
+static void test_write_each(void **state)
+{
+    (void)state;
+    pm_options *o;
+    PM_OK_OR_FAIL(pm_options_new(&o));
+    PM_OK_OR_FAIL(pm_options_set(o, "manifest.target-file-size", "1 b"));
+    pm_type *ptype;
+    PM_OK_OR_FAIL(pm_type_parse(&ptype, "ROW<p INT>"));
+    pm_path_factory *pf;
+    PM_OK_OR_FAIL(pm_path_factory_new(&pf, tmp, ptype, o));
+    size_t n = 2100;
+    pm_manifest_entry *e = calloc(n, sizeof *e);
+    for (size_t i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "each-%zu.parquet", i);
+        make_entry(&e[i], i % 3 ? PM_FILE_ADD : PM_FILE_DELETE, name, (int32_t)(i % 2), (int32_t)(i % 5),
+                   (int32_t)(i % 9) - 4);
+        /* the identifier of a file in (partition, bucket) is the entry's */
+        assert_true(pm_manifest_file_ident_hash(&e[i].partition, e[i].bucket, &e[i].file) ==
+                    pm_manifest_entry_ident_hash(&e[i]));
+        assert_true(pm_manifest_file_ident_eq(&e[i].partition, e[i].bucket, &e[i].file, &e[i].partition,
+                                              e[i].bucket, &e[i].file));
+    }
+    assert_false(pm_manifest_file_ident_eq(&e[0].partition, e[0].bucket, &e[0].file, &e[1].partition, e[1].bucket,
+                                           &e[1].file));
+    pm_manifest_file_meta *ma, *mb;
+    size_t na, nb;
+    PM_OK_OR_FAIL(pm_manifest_write(fio, pf, o, ptype, 3, e, n, &ma, &na));
+    each_ctx c = {e, 0, false};
+    PM_OK_OR_FAIL(pm_manifest_write_each(fio, pf, o, ptype, 3, each_at, &c, n, &mb, &nb));
+    assert_false(c.out_of_order);
+    assert_int_equal(c.next, n);
+    assert_int_equal(na, 3);
+    assert_int_equal(nb, na);
+    for (size_t k = 0; k < na; k++) {
+        assert_true(meta_eq_but_name(&ma[k], &mb[k]));
+        assert_int_equal(ma[k].file_size, mb[k].file_size);
+    }
+    pm_manifest_entry *back;
+    size_t nback;
+    PM_OK_OR_FAIL(pm_manifest_read_merged(fio, pf, mb, nb, &back, &nback));
+    assert_int_equal(nback, n);
+    for (size_t i = 0; i < n; i++)
+        assert_true(entry_eq(&back[i], &e[i]));
+    pm_manifest_entries_free(back, nback);
+    pm_manifest_file_metas_free(ma, na);
+    pm_manifest_file_metas_free(mb, nb);
+    pm_manifest_entries_free(e, n);
+    pm_path_factory_free(pf);
+    pm_type_free(ptype);
+    pm_options_free(o);
+}
+
 static void test_codec_options(void **state)
 {
     (void)state;
@@ -954,6 +1025,7 @@ int main(void)
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_keys_live),
         cmocka_unit_test(test_write_rolling_and_stats),
+        cmocka_unit_test(test_write_each),
         cmocka_unit_test(test_codec_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
