@@ -354,15 +354,56 @@ bool pm_manifest_entry_ident_eq(const pm_manifest_entry *a, const pm_manifest_en
     return pm_manifest_file_ident_eq(&a->partition, a->bucket, &a->file, &b->partition, b->bucket, &b->file);
 }
 
+/* The identifier fields of a set's item. */
+static void item_key(const pm_manifest_ident_set *s, const void *item, const pm_bytes **p, int32_t *b,
+                     const pm_data_file_meta **f)
+{
+    if (s->key) {
+        s->key(item, p, b, f);
+        return;
+    }
+    const pm_manifest_entry *e = item;
+    *p = &e->partition;
+    *b = e->bucket;
+    *f = &e->file;
+}
+
+static uint64_t item_hash(const pm_manifest_ident_set *s, const void *item)
+{
+    const pm_bytes *p;
+    int32_t b;
+    const pm_data_file_meta *f;
+    item_key(s, item, &p, &b, &f);
+    return pm_manifest_file_ident_hash(p, b, f);
+}
+
+/* The slot holding the identifier (p, b, f), or the empty slot where it
+ * would go (open addressing, linear probing; cap is a power of two). */
+static size_t ident_slot(const pm_manifest_ident_set *s, uint64_t h, const pm_bytes *p, int32_t b,
+                         const pm_data_file_meta *f)
+{
+    size_t k = (size_t)h & (s->cap - 1);
+    while (s->slots[k]) {
+        const pm_bytes *sp;
+        int32_t sb;
+        const pm_data_file_meta *sf;
+        item_key(s, s->slots[k], &sp, &sb, &sf);
+        if (pm_manifest_file_ident_eq(sp, sb, sf, p, b, f))
+            break;
+        k = (k + 1) & (s->cap - 1);
+    }
+    return k;
+}
+
 static pm_error *ident_set_grow(pm_manifest_ident_set *s)
 {
-    pm_manifest_ident_set n = {0};
+    pm_manifest_ident_set n = {.key = s->key};
     n.cap = s->cap ? s->cap * 2 : 64;
     PM_TRY(pm_calloc(&n.slots, n.cap, sizeof *n.slots));
     for (size_t i = 0; i < s->cap; i++) {
         if (!s->slots[i])
             continue;
-        size_t k = (size_t)pm_manifest_entry_ident_hash(s->slots[i]) & (n.cap - 1);
+        size_t k = (size_t)item_hash(s, s->slots[i]) & (n.cap - 1);
         while (n.slots[k])
             k = (k + 1) & (n.cap - 1);
         n.slots[k] = s->slots[i];
@@ -373,32 +414,38 @@ static pm_error *ident_set_grow(pm_manifest_ident_set *s)
     return NULL;
 }
 
-pm_error *pm_manifest_ident_set_add(pm_manifest_ident_set *s, const pm_manifest_entry *e)
+pm_error *pm_manifest_ident_set_add_item(pm_manifest_ident_set *s, const void *item)
 {
     if ((s->n + 1) * 2 > s->cap)
         PM_TRY(ident_set_grow(s));
-    size_t k = (size_t)pm_manifest_entry_ident_hash(e) & (s->cap - 1);
-    while (s->slots[k]) {
-        if (pm_manifest_entry_ident_eq(s->slots[k], e))
-            return NULL;
-        k = (k + 1) & (s->cap - 1);
+    const pm_bytes *p;
+    int32_t b;
+    const pm_data_file_meta *f;
+    item_key(s, item, &p, &b, &f);
+    size_t k = ident_slot(s, pm_manifest_file_ident_hash(p, b, f), p, b, f);
+    if (!s->slots[k]) {
+        s->slots[k] = item;
+        s->n++;
     }
-    s->slots[k] = e;
-    s->n++;
     return NULL;
+}
+
+const void *pm_manifest_ident_set_find_file(const pm_manifest_ident_set *s, const pm_bytes *partition,
+                                            int32_t bucket, const pm_data_file_meta *file)
+{
+    if (!s->cap)
+        return NULL;
+    return s->slots[ident_slot(s, pm_manifest_file_ident_hash(partition, bucket, file), partition, bucket, file)];
+}
+
+pm_error *pm_manifest_ident_set_add(pm_manifest_ident_set *s, const pm_manifest_entry *e)
+{
+    return pm_manifest_ident_set_add_item(s, e);
 }
 
 const pm_manifest_entry *pm_manifest_ident_set_find(const pm_manifest_ident_set *s, const pm_manifest_entry *e)
 {
-    if (!s->cap)
-        return NULL;
-    size_t k = (size_t)pm_manifest_entry_ident_hash(e) & (s->cap - 1);
-    while (s->slots[k]) {
-        if (pm_manifest_entry_ident_eq(s->slots[k], e))
-            return s->slots[k];
-        k = (k + 1) & (s->cap - 1);
-    }
-    return NULL;
+    return pm_manifest_ident_set_find_file(s, &e->partition, e->bucket, &e->file);
 }
 
 bool pm_manifest_ident_set_has(const pm_manifest_ident_set *s, const pm_manifest_entry *e)

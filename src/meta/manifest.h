@@ -92,14 +92,26 @@ uint64_t pm_manifest_file_ident_hash(const pm_bytes *partition, int32_t bucket, 
 bool pm_manifest_file_ident_eq(const pm_bytes *pa, int32_t ba, const pm_data_file_meta *a, const pm_bytes *pb,
                                int32_t bb, const pm_data_file_meta *b);
 
-/* A set of borrowed entries by identifier (they must outlive the set). */
+/* A set of borrowed items by file identifier (they must outlive the set).
+ * The items are manifest entries, or, with `key` set before the first add,
+ * any struct `key` reads (partition, bucket, file) from: one set for the
+ * entries of a manifest merge and the commit's delta references alike.  A
+ * zero-initialized set holds entries. */
+typedef void (*pm_manifest_ident_key_fn)(const void *item, const pm_bytes **partition, int32_t *bucket,
+                                         const pm_data_file_meta **file);
 typedef struct pm_manifest_ident_set {
-    const pm_manifest_entry **slots;
+    const void **slots;
     size_t cap, n;
+    pm_manifest_ident_key_fn key; /* NULL: the items are pm_manifest_entry */
 } pm_manifest_ident_set;
+/* Adds item unless an item with its identifier is in the set already. */
+pm_error *pm_manifest_ident_set_add_item(pm_manifest_ident_set *s, const void *item);
+/* The item with the identifier of `file` in (partition, bucket) (the first one added), or NULL. */
+const void *pm_manifest_ident_set_find_file(const pm_manifest_ident_set *s, const pm_bytes *partition,
+                                            int32_t bucket, const pm_data_file_meta *file);
+/* The entry forms of the two above (a set of entries). */
 pm_error *pm_manifest_ident_set_add(pm_manifest_ident_set *s, const pm_manifest_entry *e);
 bool pm_manifest_ident_set_has(const pm_manifest_ident_set *s, const pm_manifest_entry *e);
-/* The entry of the set with e's identifier (the first one added), or NULL. */
 const pm_manifest_entry *pm_manifest_ident_set_find(const pm_manifest_ident_set *s, const pm_manifest_entry *e);
 void pm_manifest_ident_set_free(pm_manifest_ident_set *s);
 

@@ -501,47 +501,37 @@ static pm_error *collect_changes(commit_ctx *c, attempt *a)
     return NULL;
 }
 
-/* The slot of key i's identifier in an open-addressing table of key
- * indexes + 1 (0 = empty): the first key with it, or an empty slot. */
-static size_t ref_slot(const size_t *slots, size_t cap, const delta_ref *keys, const pm_bytes *p, int32_t bucket,
-                       const pm_data_file_meta *f)
+/* The identifier fields of a delta reference (pm_manifest_ident_set's key). */
+static void ref_key(const void *item, const pm_bytes **p, int32_t *b, const pm_data_file_meta **f)
 {
-    size_t k = (size_t)pm_manifest_file_ident_hash(p, bucket, f) & (cap - 1);
-    while (slots[k]) {
-        const delta_ref *r = &keys[slots[k] - 1];
-        if (pm_manifest_file_ident_eq(r->partition, r->bucket, r->file, p, bucket, f))
-            break;
-        k = (k + 1) & (cap - 1);
-    }
-    return k;
+    const delta_ref *r = item;
+    *p = r->partition;
+    *b = r->bucket;
+    *f = r->file;
 }
 
 /* live[i] = keys[i]'s identifier is a file of the scan (its live files). */
 static pm_error *keys_live_in_scan(const pm_scan_result *sr, const delta_ref *keys, size_t nkeys, bool *live)
 {
     memset(live, 0, nkeys * sizeof *live);
-    size_t cap = 16;
-    while (cap < nkeys * 2 + 2)
-        cap *= 2;
-    size_t *slots;
-    PM_TRY(pm_calloc(&slots, cap, sizeof *slots));
-    for (size_t i = 0; i < nkeys; i++) {
-        size_t k = ref_slot(slots, cap, keys, keys[i].partition, keys[i].bucket, keys[i].file);
-        if (!slots[k])
-            slots[k] = i + 1;
-    }
-    for (size_t b = 0; b < sr->nbuckets; b++) {
+    pm_manifest_ident_set set = {.key = ref_key};
+    pm_error *e = NULL;
+    for (size_t i = 0; i < nkeys && !e; i++)
+        e = pm_manifest_ident_set_add_item(&set, &keys[i]);
+    /* live[] of the first key of each identifier while going through the scan */
+    for (size_t b = 0; !e && b < sr->nbuckets; b++) {
         const pm_bucket_files *bf = &sr->buckets[b];
         for (size_t k = 0; k < bf->nfiles; k++) {
-            size_t at = ref_slot(slots, cap, keys, &bf->partition, bf->bucket, &bf->files[k]);
-            if (slots[at])
-                live[slots[at] - 1] = true;
+            const delta_ref *hit = pm_manifest_ident_set_find_file(&set, &bf->partition, bf->bucket, &bf->files[k]);
+            if (hit)
+                live[hit - keys] = true;
         }
     }
-    for (size_t i = 0; i < nkeys; i++)
-        live[i] = live[slots[ref_slot(slots, cap, keys, keys[i].partition, keys[i].bucket, keys[i].file)] - 1];
-    free(slots);
-    return NULL;
+    for (size_t i = 0; i < nkeys && !e; i++)
+        live[i] = live[(const delta_ref *)pm_manifest_ident_set_find_file(&set, keys[i].partition, keys[i].bucket,
+                                                                          keys[i].file) - keys];
+    pm_manifest_ident_set_free(&set);
+    return e;
 }
 
 static bool same_name(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
