@@ -803,17 +803,26 @@ static void test_keys_live(void **state)
     pm_options_free(o);
 }
 
+/* Options that roll a manifest after every entry's block (one-byte target
+ * size; `compression` unless NULL), an INT partition type and the path
+ * factory of tmp. */
+static void rolling_setup(const char *compression, pm_options **o, pm_type **ptype, pm_path_factory **pf)
+{
+    PM_OK_OR_FAIL(pm_options_new(o));
+    PM_OK_OR_FAIL(pm_options_set(*o, "manifest.target-file-size", "1 b"));
+    if (compression)
+        PM_OK_OR_FAIL(pm_options_set(*o, "manifest.compression", compression));
+    PM_OK_OR_FAIL(pm_type_parse(ptype, "ROW<p INT>"));
+    PM_OK_OR_FAIL(pm_path_factory_new(pf, tmp, *ptype, *o));
+}
+
 static void test_write_rolling_and_stats(void **state)
 {
     (void)state;
     pm_options *o;
-    PM_OK_OR_FAIL(pm_options_new(&o));
-    PM_OK_OR_FAIL(pm_options_set(o, "manifest.target-file-size", "1 b"));
-    PM_OK_OR_FAIL(pm_options_set(o, "manifest.compression", "null"));
     pm_type *ptype;
-    PM_OK_OR_FAIL(pm_type_parse(&ptype, "ROW<p INT>"));
     pm_path_factory *pf;
-    PM_OK_OR_FAIL(pm_path_factory_new(&pf, tmp, ptype, o));
+    rolling_setup("null", &o, &ptype, &pf);
     size_t n = 2500;
     pm_manifest_entry *e = calloc(n, sizeof *e);
     for (size_t i = 0; i < n; i++) {
@@ -937,12 +946,9 @@ static void test_write_each(void **state)
 {
     (void)state;
     pm_options *o;
-    PM_OK_OR_FAIL(pm_options_new(&o));
-    PM_OK_OR_FAIL(pm_options_set(o, "manifest.target-file-size", "1 b"));
     pm_type *ptype;
-    PM_OK_OR_FAIL(pm_type_parse(&ptype, "ROW<p INT>"));
     pm_path_factory *pf;
-    PM_OK_OR_FAIL(pm_path_factory_new(&pf, tmp, ptype, o));
+    rolling_setup(NULL, &o, &ptype, &pf);
     size_t n = 2100;
     pm_manifest_entry *e = calloc(n, sizeof *e);
     for (size_t i = 0; i < n; i++) {
