@@ -286,8 +286,11 @@ def main():
     if CEILING in table:
         exact = table[CEILING]["cpu_s"]
         last = res[CEILING][-1].inner
-        at = "; ".join(f"{n} at {rounds.ratio_summary(exact, table[n]['cpu_s'], '{:.0%}')}"
-                       for n in ("paimon-c", "paimon-c baseline", "paimon-c rewrite") if n in table)
+
+        def at_ceiling(ceil):  # each paimon-c side's CPU as a share of a ceiling, per round
+            return "; ".join(f"{n} at {rounds.ratio_summary(ceil, table[n]['cpu_s'], '{:.0%}')}"
+                             for n in ("paimon-c", "paimon-c baseline", "paimon-c rewrite") if n in table)
+        at = at_ceiling(exact)
         print(f"  zstd-1 ceiling (per round, libzstd {last['zstd']} as linked): {rounds.summary(exact)} CPU-s: "
               f"decompress the {last['input_pages']} input pages ({last['input_page_bytes'] / 1e6:.0f} MB) and "
               f"compress the {last['output_pages']} pages of the {'rewrite' if a.rewrite else 'paimon-c'} outputs "
@@ -295,8 +298,7 @@ def main():
         if "ceiling_with_io_cpu_s" in last:  # a separate figure: never replaces the codec-only ceiling
             with_io = [r.inner["ceiling_with_io_cpu_s"] for r in res[CEILING]]
             io = [r.inner["io_read_cpu_s"] + r.inner["io_write_cpu_s"] for r in res[CEILING]]
-            at_io = "; ".join(f"{n} at {rounds.ratio_summary(with_io, table[n]['cpu_s'], '{:.0%}')}"
-                              for n in ("paimon-c", "paimon-c baseline", "paimon-c rewrite") if n in table)
+            at_io = at_ceiling(with_io)
             print(f"  ceiling with the unavoidable file I/O (separate figure): {rounds.summary(with_io)} CPU-s: the "
                   f"codec-only ceiling + {rounds.summary(io)} CPU-s to read the {last['input_files']} input files "
                   f"({last['input_file_bytes'] / 1e6:.0f} MB) and write the {last['output_files']} output files' "
