@@ -40,6 +40,10 @@
  *   lookup-file-write              table/lookup_file.c: a Lookup File's
  *                                  block cannot be written (a full disk;
  *                                  the build removes what it wrote)
+ *   pk-prepass-merge               compact/pk/pk_superseded.c: nothing
+ *                                  fails; the key pre-pass takes the
+ *                                  general merge where its direct scan
+ *                                  would apply (tests compare the two)
  */
 #ifndef PM_BASE_FAULT_H
 #define PM_BASE_FAULT_H

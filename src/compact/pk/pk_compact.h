@@ -104,6 +104,8 @@ typedef struct pm_compact_pk {
                                      (pk_page_copy.c; not in JSON) */
     int64_t rows_skipped;         /* result: superseded input rows passed over unread
                                      (pk_superseded.c; not in JSON) */
+    int64_t prepass_scans;        /* result: key pre-passes done by the direct scan
+                                     (pk_prepass_scan.c; not in JSON) */
 } pm_compact_pk;
 
 extern const pm_compact_mode_ops pm_compact_pk_mode;

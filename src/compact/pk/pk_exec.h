@@ -252,6 +252,18 @@ pm_error *pm_pk_output_drain(pm_pk_exec *x, pm_pk_file_writer *w);
  * the deduplicate engine in reducer mode only (the caller checks). */
 pm_error *pm_pk_superseded_find(pm_pk_exec *x, const pm_iv_section *sec, pm_pk_file_skips **out);
 void pm_pk_skips_free(pm_pk_file_skips *s, size_t n);
+/* The superseded row `pos` of file f joins its stretch (or starts one,
+ * keeping the previous one when long enough); pos = -1 ends the last. */
+pm_error *pm_pk_skips_mark(pm_pk_file_skips *f, int64_t pos);
+
+/* ---- pk_prepass_scan.c: the pre-pass's direct scan of one integer key
+ * (BIGINT when wide, else INT) over `nsrc` key-only run sources (closed
+ * here, also on failure) of the pre-pass type with layout l (_POS and
+ * _FILE at pos_col, file_col): marks every record that is not its key's
+ * winner into sk[file] (nfiles); *declined (the marks are to be
+ * discarded) on a null key or a source out of order. */
+pm_error *pm_pk_prepass_scan(const pm_kv_source *srcs, size_t nsrc, const pm_kv_layout *l, size_t pos_col,
+                             size_t file_col, bool wide, pm_pk_file_skips *sk, size_t nfiles, bool *declined);
 
 /* ---- pk_rewrite.c ---- */
 /* The record a group reduces to unchanged (reducer mode: a lone record;

@@ -12,7 +12,10 @@
  * each row takes its file's max sequence number, which orders a key's
  * records the same way),
  * merged in the merge's order (lsm/merge_reader.h, passes through the
- * spill like the real merge).  Per key group the record the deduplicate
+ * spill like the real merge; for one INT or BIGINT key with the system
+ * columns not read, the direct scan of pk_prepass_scan.c instead, which
+ * compares the key values themselves and passes over lone stretches
+ * without a merge step).  Per key group the record the deduplicate
  * engine keeps (pm_pk_pass_through: the last one, or the last that is not
  * an ignored retract) is the winner; every other record is superseded.
  * Per file, consecutive superseded rows (in file order: a run's records
@@ -37,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "base/mem.h"
 #include "compact/pk/pk_exec.h"
 
@@ -49,9 +53,7 @@ void pm_pk_skips_free(pm_pk_file_skips *s, size_t n)
     free(s);
 }
 
-/* The superseded row `pos` of file f joins its stretch (or starts one,
- * keeping the previous one when long enough). */
-static pm_error *mark(pm_pk_file_skips *f, int64_t pos)
+pm_error *pm_pk_skips_mark(pm_pk_file_skips *f, int64_t pos)
 {
     if (f->cur_end == pos && f->cur_end > f->cur_start) {
         f->cur_end++;
@@ -152,6 +154,42 @@ static bool files_order_records(const pm_iv_section *sec, size_t nfiles)
     return true;
 }
 
+/* One run source per sorted run of the section over the pre-pass type
+ * (synthesized sequence numbers when synth); *nsrc = sources opened. */
+static pm_error *open_sources(pm_pk_exec *x, const pm_iv_section *sec, const pm_type *fields, const pm_type *type,
+                              bool synth, pm_kv_source *srcs, size_t *nsrc)
+{
+    *nsrc = 0;
+    int32_t base = 0;
+    for (size_t i = 0; i < sec->nruns; i++) {
+        const pm_iv_run *run = &sec->runs[i];
+        PM_TRY(pm_pk_run_source(x, fields, (const pm_lsm_file *const *)run->files, run->nfiles, false, type, base,
+                                &srcs[*nsrc]));
+        if (synth)
+            pm_pk_run_source_synth_seq(&srcs[*nsrc]);
+        (*nsrc)++;
+        base += (int32_t)run->nfiles;
+    }
+    return NULL;
+}
+
+/* Whether the direct scan (pk_prepass_scan.c) applies: records ordered by
+ * the files' sequence ranges, no sequence field, one INT or BIGINT key, its
+ * batches (one per run) within half the budget; *wide = BIGINT. */
+static bool scan_applies(const pm_pk_exec *x, const pm_type *type, const pm_kv_layout *l, bool synth, size_t nruns,
+                         bool *wide)
+{
+    if (!synth || l->nseqf || l->nkey != 1 || pm_fault("pk-prepass-merge"))
+        return false;
+    pm_type_id id = type->fields[l->key_cols[0]].type->id;
+    if (id != PM_TYPE_BIGINT && id != PM_TYPE_INT)
+        return false;
+    *wide = id == PM_TYPE_BIGINT;
+    /* key, _SEQUENCE_NUMBER, _VALUE_KIND, _POS, _FILE per row, and slack */
+    uint64_t batch = (uint64_t)PM_PK_READ_ROWS * 40;
+    return x->budget <= 0 || batch * nruns <= (uint64_t)x->budget / 2;
+}
+
 pm_error *pm_pk_superseded_find(pm_pk_exec *x, const pm_iv_section *sec, pm_pk_file_skips **out)
 {
     *out = NULL;
@@ -175,32 +213,44 @@ pm_error *pm_pk_superseded_find(pm_pk_exec *x, const pm_iv_section *sec, pm_pk_f
      * kind: when the files' sequence ranges order the records, neither
      * system column is read */
     bool synth = !x->ignore_delete && files_order_records(sec, nfiles);
-    int32_t base = 0;
-    for (size_t i = 0; !e && i < sec->nruns; i++) {
-        const pm_iv_run *run = &sec->runs[i];
-        e = pm_pk_run_source(x, fields, (const pm_lsm_file *const *)run->files, run->nfiles, false, type, base,
-                             &srcs[nsrc]);
-        if (!e && synth)
-            pm_pk_run_source_synth_seq(&srcs[nsrc]);
-        if (!e)
-            nsrc++;
-        base += (int32_t)run->nfiles;
+    size_t pos_col = type->nfields - 2, file_col = type->nfields - 1;
+    bool wide = false, merge = true;
+    if (!e && scan_applies(x, type, &l, synth, sec->nruns, &wide)) {
+        e = open_sources(x, sec, fields, type, synth, srcs, &nsrc);
+        bool declined = false;
+        if (!e) {
+            e = pm_pk_prepass_scan(srcs, nsrc, &l, pos_col, file_col, wide, sk, nfiles, &declined);
+            nsrc = 0; /* the scan closes them, also on failure */
+            merge = declined;
+        }
+        pm_compact_pk *rp = pm_pk_part(x->r->part);
+        if (!e && !declined && rp)
+            rp->prepass_scans++;
+        if (!e && declined) {
+            /* the general merge reads again from the start (and reports
+             * what made the scan decline) */
+            for (size_t f = 0; f < nfiles; f++) {
+                free(sk[f].r);
+                memset(&sk[f], 0, sizeof sk[f]);
+            }
+        }
     }
+    if (!e && merge)
+        e = open_sources(x, sec, fields, type, synth, srcs, &nsrc);
     bool budgeted = x->budget > 0;
-    if (!e && (nsrc > PM_MERGE_MAX_FAN_IN || budgeted) && !x->spill)
+    if (!e && merge && (nsrc > PM_MERGE_MAX_FAN_IN || budgeted) && !x->spill)
         e = pm_pk_spill_new(&x->spill, NULL);
     const pm_kv_spill *spill = NULL;
-    if (!e && x->spill)
+    if (!e && merge && x->spill)
         e = pm_pk_spill_callbacks(x->spill, &spill);
-    if (!e) {
+    if (!e && merge) {
         pm_merge_options mo = {type, &l, 0, spill, PM_PK_READ_ROWS};
         e = pm_merge_reader_new(&mr, srcs, nsrc, &mo);
         nsrc = 0; /* the reader closes them, also on failure */
         if (!e && budgeted)
             pm_merge_reader_set_memory_budget(mr, (size_t)(x->budget / 2));
     }
-    size_t pos_col = type->nfields - 2, file_col = type->nfields - 1;
-    while (!e) {
+    while (!e && merge) {
         pm_kv_group g;
         bool eof = false;
         int64_t run = 0;
@@ -220,7 +270,7 @@ pm_error *pm_pk_superseded_find(pm_pk_exec *x, const pm_iv_section *sec, pm_pk_f
                 e = pm_error_new(PM_EINTERNAL, "pre-pass record of file %d outside the section's %zu", f, nfiles);
                 break;
             }
-            e = mark(&sk[f], pm_column_i64(r->batch->columns[pos_col], r->row));
+            e = pm_pk_skips_mark(&sk[f], pm_column_i64(r->batch->columns[pos_col], r->row));
         }
     }
     if (e && mr && pm_merge_reader_over_budget(mr))
@@ -231,7 +281,7 @@ pm_error *pm_pk_superseded_find(pm_pk_exec *x, const pm_iv_section *sec, pm_pk_f
         srcs[i].close(srcs[i].ctx);
     free(srcs);
     for (size_t f = 0; !e && f < nfiles; f++)
-        e = mark(&sk[f], -1); /* the last stretch */
+        e = pm_pk_skips_mark(&sk[f], -1); /* the last stretch */
     pm_kv_layout_clear(&l);
     pm_type_free(type);
     pm_type_free(fields);

@@ -40,8 +40,9 @@ static uint64_t rnd(void)
     return rs;
 }
 
-/* Rows the last compaction passed over as superseded (pk_superseded.c). */
-static int64_t last_skipped;
+/* Rows the last compaction passed over as superseded (pk_superseded.c),
+ * and its key pre-passes done by the direct scan (pk_prepass_scan.c). */
+static int64_t last_skipped, last_scans;
 
 /* Full compaction (copies and superseded skips: the defaults, else turned
  * off by dynamic options); the data pages the rewrites copied. */
@@ -64,10 +65,12 @@ static int64_t compact_full_opts(pm_table *t, bool copies, bool skips)
     pm_compact_result **r = calloc(p->ntasks, sizeof *r);
     int64_t copied = 0;
     last_skipped = 0;
+    last_scans = 0;
     for (size_t i = 0; i < p->ntasks; i++) {
         PM_OK_OR_FAIL(pm_compact_execute(&r[i], t, p->tasks[i], NULL));
         copied += pm_pk_part(r[i]->part)->pages_copied;
         last_skipped += pm_pk_part(r[i]->part)->rows_skipped;
+        last_scans += pm_pk_part(r[i]->part)->prepass_scans;
     }
     pm_compact_metrics m = PM_COMPACT_METRICS_INIT;
     PM_OK_OR_FAIL(pm_compact_commit(&m, t, NULL, r, p->ntasks));
@@ -286,6 +289,11 @@ static char *run_rows(int64_t lo, int64_t len, bool deletes, bool gapless)
  * stretches are long), compacted fully; compared.  Returns the input pages
  * found in the copied output; *skipped the rows the first table's
  * compaction passed over. */
+/* The table type of run_case_skips, and the first compaction's direct
+ * key scans. */
+static const char *case_type = "ROW<id BIGINT NOT NULL, s STRING, v BIGINT, d DOUBLE>";
+static int64_t case_scans;
+
 static size_t run_case_skips(const char *name, const char *const *extra, size_t nextra, bool deletes, int round,
                              bool gapless, int64_t *skipped)
 {
@@ -300,7 +308,7 @@ static size_t run_case_skips(const char *name, const char *const *extra, size_t 
     snprintf(na, sizeof na, "%s_%d_copy", name, round);
     snprintf(nb, sizeof nb, "%s_%d_plain", name, round);
     snprintf(nc, sizeof nc, "%s_%d_keep", name, round);
-    const char *type = "ROW<id BIGINT NOT NULL, s STRING, v BIGINT, d DOUBLE>";
+    const char *type = case_type;
     pm_table *ta = pk_create(dir, na, type, NULL, "id", opts, n);
     pm_table *tb = pk_create(dir, nb, type, NULL, "id", opts, n);
     pm_table *tc = pk_create(dir, nc, type, NULL, "id", opts, n);
@@ -317,6 +325,7 @@ static size_t run_case_skips(const char *name, const char *const *extra, size_t 
     live_files(ta, &in);
     int64_t copied = compact_full(ta, true);
     *skipped = last_skipped;
+    case_scans = last_scans;
     assert_int_equal(compact_full(tb, false), 0);
     compact_full_opts(tc, true, false);
     assert_int_equal(last_skipped, 0);
@@ -392,6 +401,52 @@ static void test_skip_superseded(void **state)
     assert_int_equal(skip_rounds("skip_fr", fr, 1, false, 2), 0);
     const char *dv[] = {"deletion-vectors.enabled=true"};
     assert_int_equal(skip_rounds("skip_dv", dv, 1, true, 2), 0);
+}
+
+/* The key pre-pass's direct scan (one INT or BIGINT key) passes over what
+ * the general merge does (PAIMON_FAULT_INJECT=pk-prepass-merge), round for
+ * round from the same runs, with and without gaps and deletes; the output
+ * equals the one that skips nothing either way (run_case_skips); other
+ * keys, a sequence field and ignore-delete never scan. */
+static void test_prepass_scan(void **state)
+{
+    (void)state;
+    static const char *types[] = {"ROW<id BIGINT NOT NULL, s STRING, v BIGINT, d DOUBLE>",
+                                  "ROW<id INT NOT NULL, s STRING, v BIGINT, d DOUBLE>"};
+    int64_t total = 0;
+    for (size_t t = 0; t < 2; t++)
+        for (int c = 0; c < 4; c++) {
+            bool deletes = c & 1, gapless = c & 2;
+            case_type = types[t];
+            for (int round = 0; round < 3; round++) {
+                uint64_t seed = rs;
+                char name[64];
+                snprintf(name, sizeof name, "scan_%zu_%d", t, c);
+                int64_t scanned = 0, merged = 0;
+                run_case_skips(name, NULL, 0, deletes, round, gapless, &scanned);
+                assert_true(case_scans > 0);
+                rs = seed;
+                snprintf(name, sizeof name, "merge_%zu_%d", t, c);
+                setenv("PAIMON_FAULT_INJECT", "pk-prepass-merge", 1);
+                run_case_skips(name, NULL, 0, deletes, round, gapless, &merged);
+                unsetenv("PAIMON_FAULT_INJECT");
+                assert_int_equal(case_scans, 0);
+                assert_int_equal(scanned, merged);
+                total += scanned;
+            }
+        }
+    assert_true(total > 0);
+    int64_t skipped = 0;
+    case_type = "ROW<id SMALLINT NOT NULL, s STRING, v BIGINT, d DOUBLE>";
+    run_case_skips("scan_small", NULL, 0, false, 0, true, &skipped);
+    assert_int_equal(case_scans, 0);
+    case_type = types[0];
+    const char *sf[] = {"sequence.field=v"};
+    run_case_skips("scan_seqf", sf, 1, false, 0, true, &skipped);
+    assert_int_equal(case_scans, 0);
+    const char *ign[] = {"ignore-delete=true"};
+    run_case_skips("scan_ign", ign, 1, true, 0, true, &skipped);
+    assert_int_equal(case_scans, 0);
 }
 
 static void test_deduplicate(void **state)
@@ -486,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_aggregation),      cmocka_unit_test(test_first_row),
         cmocka_unit_test(test_deletion_vectors), cmocka_unit_test(test_bad_option),
         cmocka_unit_test(test_skip_superseded),
+        cmocka_unit_test(test_prepass_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,227 @@
+/*
+ * compact/pk/pk_prepass_scan.c — the key pre-pass of pk_superseded.c
+ * without the general merge, where the key is one INT or BIGINT field and
+ * the files' sequence ranges order the records (synthesized sequence
+ * numbers, no `sequence.field`, no ignore-delete): the sources' key
+ * values are compared as integers, no sort key is encoded.
+ *
+ * Steps: one head per run source (its current key-only batch and row), in
+ * a binary min-heap ordered by (key, source index) as the merge orders
+ * sources of equal sort keys.
+ *   lone    while the top's next key in its batch is above its own and
+ *           below every other head's key, its rows are lone records
+ *           (nothing superseded): the head moves on without a heap step;
+ *   group   otherwise every head row of the top key is taken (a source's
+ *           equal keys one after another); the winner is the record the
+ *           merge puts last — the highest (sequence number, source index),
+ *           the later row of one source — as pm_pk_pass_through keeps it
+ *           without ignore-delete; every other record is marked
+ *           (pm_pk_skips_mark).
+ * Declines (*declined = true, the sources closed, the marks to be
+ * discarded: the caller runs the general merge, which reports what it
+ * finds) on a null key or a source out of (key, sequence) order.
+ * Memory: one batch per source (the caller checks the budget).
+ */
+#include <stdlib.h>
+
+#include "base/mem.h"
+#include "compact/pk/pk_exec.h"
+
+typedef struct scan_head {
+    pm_batch *b;
+    int64_t row, n;
+    bool wide;                    /* BIGINT keys (else INT) */
+    const void *keys;
+    const int64_t *seq, *pos;
+    const int32_t *file;
+} scan_head;
+
+typedef struct scan {
+    const pm_kv_source *srcs;
+    scan_head *h;
+    uint32_t *heap;
+    size_t nheap;
+    size_t key_col, seq_col, pos_col, file_col;
+    bool declined;
+} scan;
+
+static inline int64_t key_at(const scan_head *h, int64_t r)
+{
+    return h->wide ? ((const int64_t *)h->keys)[r] : ((const int32_t *)h->keys)[r];
+}
+
+static inline bool head_less(const scan *s, uint32_t a, uint32_t b)
+{
+    int64_t ka = key_at(&s->h[a], s->h[a].row), kb = key_at(&s->h[b], s->h[b].row);
+    return ka < kb || (ka == kb && a < b);
+}
+
+static void sift_down(scan *s, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < s->nheap && head_less(s, s->heap[l], s->heap[m]))
+            m = l;
+        if (r < s->nheap && head_less(s, s->heap[r], s->heap[m]))
+            m = r;
+        if (m == i)
+            return;
+        uint32_t t = s->heap[i];
+        s->heap[i] = s->heap[m];
+        s->heap[m] = t;
+        i = m;
+    }
+}
+
+/* The next non-empty batch of source i; *got = false at its end. */
+static pm_error *fetch(scan *s, uint32_t i, bool *got)
+{
+    scan_head *h = &s->h[i];
+    pm_batch_free(h->b);
+    h->b = NULL;
+    *got = false;
+    for (;;) {
+        pm_batch *b = NULL;
+        PM_TRY(s->srcs[i].next(s->srcs[i].ctx, &b));
+        if (!b)
+            return NULL;
+        if (b->num_rows == 0) {
+            pm_batch_free(b);
+            continue;
+        }
+        const pm_column *k = b->columns[s->key_col];
+        if (k->null_count) {
+            pm_batch_free(b);
+            s->declined = true;
+            return NULL;
+        }
+        h->b = b;
+        h->row = 0;
+        h->n = b->num_rows;
+        h->keys = k->values.data;
+        h->seq = (const int64_t *)(const void *)b->columns[s->seq_col]->values.data;
+        h->pos = (const int64_t *)(const void *)b->columns[s->pos_col]->values.data;
+        h->file = (const int32_t *)(const void *)b->columns[s->file_col]->values.data;
+        *got = true;
+        return NULL;
+    }
+}
+
+/* Move the top head (source i) one row on: re-sifted, or out of the heap
+ * at its end; declines when the source goes back in (key, sequence). */
+static pm_error *advance_top(scan *s, uint32_t i)
+{
+    scan_head *h = &s->h[i];
+    int64_t k = key_at(h, h->row), q = h->seq[h->row];
+    if (++h->row == h->n) {
+        bool got = false;
+        PM_TRY(fetch(s, i, &got));
+        if (s->declined)
+            return NULL;
+        if (!got) {
+            s->heap[0] = s->heap[--s->nheap];
+            sift_down(s, 0);
+            return NULL;
+        }
+    }
+    int64_t nk = key_at(h, h->row);
+    if (nk < k || (nk == k && h->seq[h->row] < q)) {
+        s->declined = true;
+        return NULL;
+    }
+    sift_down(s, 0);
+    return NULL;
+}
+
+typedef struct grec {
+    int64_t seq, pos;
+    int32_t file;
+    uint32_t src;
+} grec;
+
+pm_error *pm_pk_prepass_scan(const pm_kv_source *srcs, size_t nsrc, const pm_kv_layout *l, size_t pos_col,
+                             size_t file_col, bool wide, pm_pk_file_skips *sk, size_t nfiles, bool *declined)
+{
+    *declined = false;
+    scan s = {srcs, NULL, NULL, 0, l->key_cols[0], l->seq_col, pos_col, file_col, false};
+    grec *g = NULL;
+    size_t gcap = 0;
+    pm_error *e = pm_calloc(&s.h, nsrc ? nsrc : 1, sizeof *s.h);
+    if (!e)
+        e = pm_calloc(&s.heap, nsrc ? nsrc : 1, sizeof *s.heap);
+    for (uint32_t i = 0; !e && !s.declined && i < nsrc; i++) {
+        bool got = false;
+        s.h[i].wide = wide;
+        e = fetch(&s, i, &got);
+        if (!e && got)
+            s.heap[s.nheap++] = i;
+    }
+    for (size_t i = s.nheap / 2; !e && i-- > 0;)
+        sift_down(&s, i);
+    while (!e && !s.declined && s.nheap) {
+        uint32_t t = s.heap[0];
+        scan_head *h = &s.h[t];
+        /* lone rows: below every other head (the root's children hold the
+         * smallest of them) */
+        int64_t bound = INT64_MAX;
+        bool bounded = false;
+        for (size_t c = 1; c <= 2 && c < s.nheap; c++) {
+            int64_t kc = key_at(&s.h[s.heap[c]], s.h[s.heap[c]].row);
+            if (!bounded || kc < bound)
+                bound = kc;
+            bounded = true;
+        }
+        int64_t k = key_at(h, h->row);
+        if (!bounded || k < bound) {
+            int64_t r = h->row;
+            while (r + 1 < h->n) {
+                int64_t nk = key_at(h, r + 1);
+                if (nk <= key_at(h, r) || (bounded && nk >= bound))
+                    break;
+                r++;
+            }
+            h->row = r; /* row r: through the group step (it may have equal keys next) */
+        }
+        /* the group of key k */
+        size_t gn = 0, win = 0;
+        while (!e && !s.declined && s.nheap) {
+            uint32_t i = s.heap[0];
+            scan_head *x = &s.h[i];
+            if (key_at(x, x->row) != k)
+                break;
+            if (gn == gcap) {
+                gcap = gcap ? 2 * gcap : 16;
+                e = pm_realloc_array(&g, gcap, sizeof *g);
+                if (e)
+                    break;
+            }
+            g[gn] = (grec){x->seq[x->row], x->pos[x->row], x->file[x->row], i};
+            /* the merge's last: (sequence, source) highest, later rows of a
+             * source after earlier ones */
+            if (gn == 0 || g[gn].seq > g[win].seq || (g[gn].seq == g[win].seq && g[gn].src >= g[win].src))
+                win = gn;
+            gn++;
+            e = advance_top(&s, i);
+        }
+        for (size_t j = 0; !e && !s.declined && gn > 1 && j < gn; j++) {
+            if (j == win)
+                continue;
+            if (g[j].file < 0 || (size_t)g[j].file >= nfiles) {
+                e = pm_error_new(PM_EINTERNAL, "pre-pass record of file %d outside the section's %zu", g[j].file,
+                                 nfiles);
+                break;
+            }
+            e = pm_pk_skips_mark(&sk[g[j].file], g[j].pos);
+        }
+    }
+    for (size_t i = 0; s.h && i < nsrc; i++)
+        pm_batch_free(s.h[i].b);
+    for (size_t i = 0; i < nsrc; i++)
+        if (srcs[i].close)
+            srcs[i].close(srcs[i].ctx);
+    free(s.h);
+    free(s.heap);
+    free(g);
+    *declined = !e && s.declined;
+    return e;
+}
