@@ -16,7 +16,10 @@
  *           merge puts last — the highest (sequence number, source index),
  *           the later row of one source — as pm_pk_pass_through keeps it
  *           without ignore-delete; every other record is marked
- *           (pm_pk_skips_mark).
+ *           (pm_pk_skips_mark);
+ *   pairs   while the top and the second head hold the same key, below
+ *           every other head's, and neither source repeats a key next,
+ *           each pair is such a group of two, taken without a heap step.
  * Declines (*declined = true, the sources closed, the marks to be
  * discarded: the caller runs the general merge, which reports what it
  * finds) on a null key or a source out of (key, sequence) order.
@@ -133,6 +136,59 @@ static pm_error *advance_top(scan *s, uint32_t i)
     return NULL;
 }
 
+/* Mark a superseded record: row `pos` of file f. */
+static pm_error *mark_at(int32_t f, int64_t pos, pm_pk_file_skips *sk, size_t nfiles)
+{
+    if (f < 0 || (size_t)f >= nfiles)
+        return pm_error_new(PM_EINTERNAL, "pre-pass record of file %d outside the section's %zu", f, nfiles);
+    return pm_pk_skips_mark(&sk[f], pos);
+}
+
+/* Pairs: while the top and the second head hold the same key, below every
+ * other head, and each source's next key is above its own, each pair is a
+ * group of two (the second wins unless its sequence number is lower: it
+ * comes after the top in the merge's order); the heads move on without a
+ * heap step.  Stops before either batch's last row (the group step takes
+ * it, and what follows). */
+static pm_error *pair_gallop(scan *s, pm_pk_file_skips *sk, size_t nfiles)
+{
+    size_t ci = s->nheap > 2 && head_less(s, s->heap[2], s->heap[1]) ? 2 : 1;
+    scan_head *t = &s->h[s->heap[0]], *c = &s->h[s->heap[ci]];
+    int64_t rt = t->row, rc = c->row;
+    if (key_at(t, rt) != key_at(c, rc))
+        return NULL;
+    /* the third smallest: the other child or a child of the second */
+    bool bounded = false;
+    int64_t bound = INT64_MAX;
+    size_t cand[3] = {3 - ci, 2 * ci + 1, 2 * ci + 2};
+    for (size_t j = 0; j < 3; j++)
+        if (cand[j] < s->nheap) {
+            const scan_head *o = &s->h[s->heap[cand[j]]];
+            int64_t ko = key_at(o, o->row);
+            if (!bounded || ko < bound)
+                bound = ko;
+            bounded = true;
+        }
+    while (rt + 1 < t->n && rc + 1 < c->n) {
+        int64_t k = key_at(t, rt);
+        if (key_at(c, rc) != k || (bounded && k >= bound) || key_at(t, rt + 1) <= k || key_at(c, rc + 1) <= k)
+            break;
+        if (c->seq[rc] >= t->seq[rt])
+            PM_TRY(mark_at(t->file[rt], t->pos[rt], sk, nfiles));
+        else
+            PM_TRY(mark_at(c->file[rc], c->pos[rc], sk, nfiles));
+        rt++;
+        rc++;
+    }
+    if (rt == t->row)
+        return NULL;
+    t->row = rt;
+    c->row = rc;
+    sift_down(s, ci);
+    sift_down(s, 0);
+    return NULL;
+}
+
 typedef struct grec {
     int64_t seq, pos;
     int32_t file;
@@ -181,7 +237,13 @@ pm_error *pm_pk_prepass_scan(const pm_kv_source *srcs, size_t nsrc, const pm_kv_
                 r++;
             }
             h->row = r; /* row r: through the group step (it may have equal keys next) */
+        } else if (s.nheap >= 2) {
+            e = pair_gallop(&s, sk, nfiles);
         }
+        if (e)
+            break;
+        h = &s.h[s.heap[0]];
+        k = key_at(h, h->row);
         /* the group of key k */
         size_t gn = 0, win = 0;
         while (!e && !s.declined && s.nheap) {
@@ -206,12 +268,7 @@ pm_error *pm_pk_prepass_scan(const pm_kv_source *srcs, size_t nsrc, const pm_kv_
         for (size_t j = 0; !e && !s.declined && gn > 1 && j < gn; j++) {
             if (j == win)
                 continue;
-            if (g[j].file < 0 || (size_t)g[j].file >= nfiles) {
-                e = pm_error_new(PM_EINTERNAL, "pre-pass record of file %d outside the section's %zu", g[j].file,
-                                 nfiles);
-                break;
-            }
-            e = pm_pk_skips_mark(&sk[g[j].file], g[j].pos);
+            e = mark_at(g[j].file, g[j].pos, sk, nfiles);
         }
     }
     for (size_t i = 0; s.h && i < nsrc; i++)
