@@ -261,9 +261,11 @@ pm_error *pm_pk_skips_mark(pm_pk_file_skips *f, int64_t pos);
  * here, also on failure) of the pre-pass type with layout l (_POS and
  * _FILE at pos_col, file_col): marks every record that is not its key's
  * winner into sk[file] (nfiles); *declined (the marks are to be
- * discarded) on a null key or a source out of order. */
+ * discarded) on a null key, a source out of order, or the sources' first
+ * batches and buffers above `budget` bytes (0 = none). */
 pm_error *pm_pk_prepass_scan(const pm_kv_source *srcs, size_t nsrc, const pm_kv_layout *l, size_t pos_col,
-                             size_t file_col, bool wide, pm_pk_file_skips *sk, size_t nfiles, bool *declined);
+                             size_t file_col, bool wide, size_t budget, pm_pk_file_skips *sk, size_t nfiles,
+                             bool *declined);
 
 /* ---- pk_rewrite.c ---- */
 /* The record a group reduces to unchanged (reducer mode: a lone record;

@@ -22,8 +22,10 @@
  *           each pair is such a group of two, taken without a heap step.
  * Declines (*declined = true, the sources closed, the marks to be
  * discarded: the caller runs the general merge, which reports what it
- * finds) on a null key or a source out of (key, sequence) order.
- * Memory: one batch per source (the caller checks the budget).
+ * finds) on a null key or a source out of (key, sequence) order, and when
+ * the sources' first batches and reader buffers exceed `budget` (bytes;
+ * 0 = none): the merge then takes the runs in passes.
+ * Memory: one batch per source and its reader's buffers.
  */
 #include <stdlib.h>
 
@@ -195,8 +197,24 @@ typedef struct grec {
     uint32_t src;
 } grec;
 
+/* Bytes the heads hold: their batches (flat columns) and what each source
+ * holds besides (its reader's buffers). */
+static size_t held_bytes(const scan *s, size_t nsrc)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nsrc; i++) {
+        const pm_batch *b = s->h[i].b;
+        for (size_t j = 0; b && j < b->ncolumns; j++)
+            n += b->columns[j]->validity.len + b->columns[j]->values.len;
+        if (s->srcs[i].memory)
+            n += s->srcs[i].memory(s->srcs[i].ctx);
+    }
+    return n;
+}
+
 pm_error *pm_pk_prepass_scan(const pm_kv_source *srcs, size_t nsrc, const pm_kv_layout *l, size_t pos_col,
-                             size_t file_col, bool wide, pm_pk_file_skips *sk, size_t nfiles, bool *declined)
+                             size_t file_col, bool wide, size_t budget, pm_pk_file_skips *sk, size_t nfiles,
+                             bool *declined)
 {
     *declined = false;
     scan s = {srcs, NULL, NULL, 0, l->key_cols[0], l->seq_col, pos_col, file_col, false};
@@ -212,6 +230,8 @@ pm_error *pm_pk_prepass_scan(const pm_kv_source *srcs, size_t nsrc, const pm_kv_
         if (!e && got)
             s.heap[s.nheap++] = i;
     }
+    if (!e && budget && held_bytes(&s, nsrc) > budget)
+        s.declined = true; /* the general merge takes the runs in passes */
     for (size_t i = s.nheap / 2; !e && i-- > 0;)
         sift_down(&s, i);
     while (!e && !s.declined && s.nheap) {

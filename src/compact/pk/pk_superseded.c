@@ -175,11 +175,12 @@ static pm_error *open_sources(pm_pk_exec *x, const pm_iv_section *sec, const pm_
 
 /* Whether the direct scan (pk_prepass_scan.c) applies: records ordered by
  * the files' sequence ranges, no sequence field, one INT or BIGINT key, its
- * batches (one per run) within half the budget; *wide = BIGINT. */
+ * batches (one per run, at most the merge fan-in of runs) within half the
+ * budget; *wide = BIGINT. */
 static bool scan_applies(const pm_pk_exec *x, const pm_type *type, const pm_kv_layout *l, bool synth, size_t nruns,
                          bool *wide)
 {
-    if (!synth || l->nseqf || l->nkey != 1 || pm_fault("pk-prepass-merge"))
+    if (!synth || l->nseqf || l->nkey != 1 || nruns > PM_MERGE_MAX_FAN_IN || pm_fault("pk-prepass-merge"))
         return false;
     pm_type_id id = type->fields[l->key_cols[0]].type->id;
     if (id != PM_TYPE_BIGINT && id != PM_TYPE_INT)
@@ -219,7 +220,8 @@ pm_error *pm_pk_superseded_find(pm_pk_exec *x, const pm_iv_section *sec, pm_pk_f
         e = open_sources(x, sec, fields, type, synth, srcs, &nsrc);
         bool declined = false;
         if (!e) {
-            e = pm_pk_prepass_scan(srcs, nsrc, &l, pos_col, file_col, wide, sk, nfiles, &declined);
+            e = pm_pk_prepass_scan(srcs, nsrc, &l, pos_col, file_col, wide,
+                                   x->budget > 0 ? (size_t)(x->budget / 2) : 0, sk, nfiles, &declined);
             nsrc = 0; /* the scan closes them, also on failure */
             merge = declined;
         }
