@@ -108,10 +108,10 @@ static pm_error *with_positions(const pm_batch *b, const pm_type *type, int64_t 
 /* The previous file's pages go; the open file's become the previous. */
 static void pages_retire(run_src *s)
 {
-    if (s->fr && !s->handed && s->prev_pages) {
-        /* the open file closes having handed out no batch (its rows were
-         * all passed over): the file before it stays the one whose last
-         * batches the merge may still ask about */
+    if (!s->handed && s->prev_pages) {
+        /* nothing handed out since the last retire (a file passed over
+         * whole, or the close after the last file): the file before stays
+         * the one whose last batches the merge may still ask about */
         pm_pk_pages_free(s->pages);
         s->pages = NULL;
         return;
@@ -258,7 +258,8 @@ static size_t run_memory(void *ctx)
 static void run_free(run_src *s)
 {
     run_close_file(s);
-    pages_retire(s);
+    pm_pk_pages_free(s->pages);
+    pm_pk_pages_free(s->prev_pages);
     free(s->files);
     free(s);
 }
