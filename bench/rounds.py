@@ -14,7 +14,12 @@ is shared, so a single run or the best of several says little):
                        user + system CPU seconds, peak RSS) is recorded with
                        the wall time and the last JSON line the process
                        printed (inner timings, e.g. Java's measured run
-                       after its warm-ups).
+                       after its warm-ups).  Side(..., own_rss=True) runs
+                       argv under `/usr/bin/time -f %M` and takes that as
+                       the peak RSS: the process's own high-water mark
+                       (time's child is forked from a small process), for
+                       programs that do not print their VmHWM (see
+                       run_once on ru_maxrss).
   summary(values)      "median [min-max]" (never the best run alone).
   median(values)
 
@@ -36,6 +41,7 @@ class Side:
     argv: list
     prepare: object = None  # callable, untimed, before every run
     env: dict = None
+    own_rss: bool = False   # peak RSS from /usr/bin/time (the process's own)
 
 
 @dataclass
@@ -52,12 +58,25 @@ def run_once(side):
     env = dict(os.environ)
     if side.env:
         env.update(side.env)
+    argv = list(side.argv)
+    rss_file = None
+    if side.own_rss:
+        import tempfile
+        fd, rss_file = tempfile.mkstemp(prefix="rounds-rss-")
+        os.close(fd)
+        argv = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + argv
     t0 = time.monotonic()
-    p = subprocess.Popen(side.argv, stdout=subprocess.PIPE, env=env)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env)
     out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - t0
+    own_kb = None
+    if rss_file:
+        with open(rss_file) as f:
+            words = f.read().split()
+        os.unlink(rss_file)
+        own_kb = float(words[-1]) if words and p.returncode == 0 else None
     if p.returncode != 0:
         raise RuntimeError(f"{side.name}: {' '.join(map(str, side.argv))} exited {p.returncode}")
     inner = {}
@@ -74,6 +93,8 @@ def run_once(side):
     own = inner.get("peak_rss_mb") if isinstance(inner, dict) else None
     if isinstance(own, (int, float)) and 0 < own < rss:
         rss = float(own)
+    if own_kb is not None:
+        rss = own_kb / 1024.0
     return Run(ru.ru_utime + ru.ru_stime, rss, wall, inner)
 
 

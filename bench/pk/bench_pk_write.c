@@ -9,7 +9,15 @@
  * commits the new index files with the data.
  *
  *   bench_pk_write TABLE --rows N [--runs R] [--overlap F] [--seed S] [--threads T]
+ *                  [--file-rows F]
  *       one JSON line: {"engine":"paimon-c","rows":..,"wall_ms":..,"cpu_ms":..,"files":..}
+ *       --file-rows F: every run's files hold F records each (the last of
+ *       a run the rest): the table's target-file-row-num is set to F for
+ *       the writes (schema N+1) and reset after them (schema N+2), so a
+ *       later compaction sees the table's own options.  Each run is one
+ *       sorted run whatever its size (the writer merges its spilled
+ *       buffers before writing level 0), so tables of R runs have the same
+ *       shape at any N (bench/compact/scale.py --pk).
  *   bench_pk_write --dump DIR --rows N [--runs R] [--overlap F] [--seed S]
  *       the same rows as DIR/run-<r>.parquet (for bench_pypaimon_write.py)
  *
@@ -27,6 +35,7 @@
 #include "base/mem.h"
 #include "format/parquet/parquet_writer.h"
 #include "io/fileio.h"
+#include "paimon/table.h"
 #include "table/table_commit.h"
 #include "table/table_write.h"
 #include "types/column.h"
@@ -175,6 +184,7 @@ int main(int argc, char **argv)
     double overlap = 0.5;
     uint64_t seed = 1;
     size_t threads = 1;
+    const char *file_rows = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--rows") && i + 1 < argc)
             rows = strtoll(argv[++i], NULL, 10);
@@ -186,6 +196,8 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = (size_t)strtoll(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--file-rows") && i + 1 < argc)
+            file_rows = argv[++i];
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
             dir = argv[++i];
         else if (argv[i][0] != '-' && !table)
@@ -193,9 +205,10 @@ int main(int argc, char **argv)
         else
             rows = 0, i = argc;
     }
-    if ((!table) == (!dir) || rows < 1 || runs < 1 || overlap < 0 || overlap > 1) {
+    if ((!table) == (!dir) || rows < 1 || runs < 1 || overlap < 0 || overlap > 1 ||
+        (file_rows && (!table || strtoll(file_rows, NULL, 10) < 1))) {
         fprintf(stderr, "usage: bench_pk_write TABLE|--dump DIR --rows N [--runs R] [--overlap F] [--seed S] "
-                        "[--threads T]\n");
+                        "[--threads T] [--file-rows F (TABLE only, F >= 1)]\n");
         return 2;
     }
     pm_type *rt = NULL;
@@ -204,13 +217,18 @@ int main(int argc, char **argv)
     int64_t stride = stride_for(rows);
     size_t files = 0;
     double w0 = now_ms(), c0 = cpu_ms();
+    static const char *const ROW_NUM[] = {"target-file-row-num"};
     if (!e && table)
         e = pm_table_open(&t, table, NULL);
+    if (!e && file_rows)
+        e = pm_table_alter_options(t, ROW_NUM, &file_rows, 1, NULL, 0);
     for (int64_t r = 0; !e && r < runs; r++) {
         int64_t base = (int64_t)floor((double)r * (double)rows * (1.0 - overlap));
         e = dir ? dump(dir, rt, seed, r, base, rows, stride)
                 : write_run(t, rt, threads, seed, r, base, rows, stride, &files);
     }
+    if (!e && file_rows)
+        e = pm_table_alter_options(t, NULL, NULL, 0, ROW_NUM, 1);
     double wall = now_ms() - w0, cpu = cpu_ms() - c0;
     pm_table_free(t);
     pm_type_free(rt);

@@ -212,7 +212,9 @@ pm_error *pm_pk_run_source(pm_pk_exec *x, const pm_type *read_type, const pm_lsm
 
 /* Where batch b of a run source (ctx) comes from: its file's pages and
  * the file row of its first row; false when its rows are not consecutive
- * rows of a file whose pages can be copied. */
+ * rows of a file whose pages can be copied.  The batches of the file
+ * before the open one still answer (their rows can finish a page already
+ * offered), with pages->in = NULL: no page of theirs can be read. */
 bool pm_pk_run_source_where(void *ctx, const pm_batch *b, pm_pk_file_pages **pages, int64_t *row0);
 /* The superseded stretches of the source's files (one per file, in order;
  * borrowed, must outlive the source): the source passes over them. */

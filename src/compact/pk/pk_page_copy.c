@@ -260,6 +260,8 @@ pm_error *pm_pk_copy_rows(pm_pk_exec *x, uint32_t src, const pm_batch *b, int64_
         c->next_start = next_start(p, f);
     }
     if (f == c->next_start) {
+        if (!p->in)
+            return pm_pk_copy_break(x); /* its file is closed: no page of it can be read */
         PM_TRY(pm_pk_output_drain(x, c->w));
         PM_TRY(offer_at(x, p, f));
         c->next_start = next_start(p, f + 1);

@@ -36,6 +36,7 @@ typedef struct run_src {
      * file's (its batches may still be in the merge; in = NULL), and the
      * last batches handed out with their first file row, newest at ring[at] */
     pm_pk_file_pages *pages, *prev_pages;
+    bool handed;                  /* the open file handed out a batch */
     struct {
         const pm_batch *b;
         pm_pk_file_pages *pages;
@@ -107,6 +108,15 @@ static pm_error *with_positions(const pm_batch *b, const pm_type *type, int64_t 
 /* The previous file's pages go; the open file's become the previous. */
 static void pages_retire(run_src *s)
 {
+    if (!s->handed && s->prev_pages) {
+        /* nothing handed out since the last retire (a file passed over
+         * whole, or the close after the last file): the file before stays
+         * the one whose last batches the merge may still ask about */
+        pm_pk_pages_free(s->pages);
+        s->pages = NULL;
+        return;
+    }
+    s->handed = false;
     for (unsigned i = 0; i < RING; i++)
         if (s->ring[i].pages && s->ring[i].pages == s->prev_pages)
             s->ring[i].pages = NULL;
@@ -124,8 +134,8 @@ bool pm_pk_run_source_where(void *ctx, const pm_batch *b, pm_pk_file_pages **pag
         unsigned i = (s->at + RING - k) % RING;
         if (s->ring[i].b != b)
             continue;
-        if (!s->ring[i].pages || !s->ring[i].pages->in)
-            return false;
+        if (!s->ring[i].pages)
+            return false; /* its pages are not known (or retired) */
         *pages = s->ring[i].pages;
         *row0 = s->ring[i].row0;
         return true;
@@ -192,6 +202,7 @@ static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
     }
     /* the batch's rows are file rows pos.. unless the vector thinned it */
     s->at = (s->at + 1) % RING;
+    s->handed = true;
     s->ring[s->at].b = o;
     s->ring[s->at].pages = whole && !s->pos_type ? s->pages : NULL;
     s->ring[s->at].row0 = pos;
@@ -247,7 +258,8 @@ static size_t run_memory(void *ctx)
 static void run_free(run_src *s)
 {
     run_close_file(s);
-    pages_retire(s);
+    pm_pk_pages_free(s->pages);
+    pm_pk_pages_free(s->prev_pages);
     free(s->files);
     free(s);
 }
