@@ -267,7 +267,9 @@ static pm_error *build_out_type(const pm_file_read_options *o, bool sys, pm_type
     return NULL;
 }
 
-static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl)
+/* recycle: the previous file's Parquet reader, whose buffers the new one
+ * takes (pm_pq_reader_options.recycle; the caller frees it), or NULL. */
+static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl, pm_pq_reader *recycle)
 {
     PM_TRY(pm_input_open(t->fio, r->path, &r->in));
     if (r->format == FMT_PARQUET) {
@@ -278,6 +280,7 @@ static pm_error *open_format(pm_file_reader *r, pm_table *t, const phys_list *pl
         po.dict_columns = pl->dict;
         po.ndict_columns = pl->ndict;
         po.codec = r->codec;
+        po.recycle = recycle;
         if (pl->n == 0) {
             /* nothing to read but the row count: project nothing */
             po.columns = NULL;
@@ -401,7 +404,7 @@ pm_error *pm_file_reader_open_dict(pm_file_reader **out, pm_table *t, const char
             goto fail;
         }
     }
-    PM_TRY_GOTO(e, open_format(r, t, &pl), fail);
+    PM_TRY_GOTO(e, open_format(r, t, &pl, NULL), fail);
     PM_TRY_GOTO(e, plan_relabel(r), fail);
     PM_TRY_GOTO(e, pm_batch_new(&r->out, r->out_type), fail);
     PM_TRY_GOTO(e, pm_calloc(&r->pl, 1, sizeof *r->pl), fail);
@@ -440,7 +443,7 @@ pm_error *pm_file_reader_reopen(pm_file_reader **rp, pm_table *t, const char *bu
         r->out->columns[i] = NULL;
     }
     r->out->num_rows = 0;
-    pm_pq_reader_free(r->pq);
+    pm_pq_reader *old_pq = r->pq; /* its buffers go to the next file's reader, then it is freed */
     pm_avro_reader_free(r->av);
     pm_orc_reader_free(r->orc);
     r->pq = NULL;
@@ -453,7 +456,8 @@ pm_error *pm_file_reader_reopen(pm_file_reader **rp, pm_table *t, const char *bu
     r->next_pos = r->last_pos = 0;
     pm_error *e = file_path(t, bucket_dir, file, &r->path);
     if (!e)
-        e = open_format(r, t, r->pl);
+        e = open_format(r, t, r->pl, old_pq);
+    pm_pq_reader_free(old_pq);
     if (!e)
         e = plan_relabel(r);
     if (e) {

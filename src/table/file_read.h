@@ -62,8 +62,9 @@ pm_error *pm_file_reader_open_dict(pm_file_reader **out, pm_table *t, const char
  * reader opened for an earlier file, is reused when the new file has the
  * same schema id and format and neither holds a column subset
  * (_WRITE_COLS): its column plan, batch and work columns stay, only the
- * file and its format reader change; else it is freed and a new reader
- * opened.  On error *r is freed and set to NULL. */
+ * file and its format reader change (a Parquet reader hands its buffers
+ * to the next file's, pm_pq_reader_options.recycle); else it is freed and
+ * a new reader opened.  On error *r is freed and set to NULL. */
 pm_error *pm_file_reader_reopen(pm_file_reader **r, pm_table *t, const char *bucket_dir,
                                 const pm_data_file_meta *file, const pm_file_read_options *o,
                                 const char *const *dict_columns, size_t ndict_columns);

@@ -38,33 +38,40 @@ pm_error *pqd_plain_byte_array(const uint8_t **pp, const uint8_t *end, size_t n,
 {
     const uint8_t *p = *pp;
     /* the values' bytes are fewer than the page bytes left: room for all of
-     * them (and 32 bytes of slack, so short values move as one or two
-     * fixed-size copies when the input also has 32 bytes left) at once,
-     * then one pass: check each length, copy, record the offset */
+     * them (and 32 bytes of slack, so a short value moves as one fixed-size
+     * 32-byte copy when the input also has 32 bytes left after its length)
+     * at once, then one pass: check each length, copy, record the offset.
+     * The values' bytes never exceed the page's, so one test of the page
+     * size keeps every offset within int32. */
+    if ((size_t)(end - p) > INT32_MAX)
+        return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of BYTE_ARRAY data in one batch");
     PM_TRY(pm_buf_reserve(data, (size_t)(end - p) + 32));
     uint8_t *dst0 = data->data + data->len, *dst = dst0;
     offsets[0] = 0;
     for (size_t i = 0; i < n; i++) {
-        if (end - p < 4)
-            return pm_error_new(PM_ECORRUPT, "PLAIN BYTE_ARRAY value %zu: length truncated", i);
+        size_t left = (size_t)(end - p);
         uint32_t len;
+        if (left >= 36) { /* the length and 32 bytes after it are readable */
+            memcpy(&len, p, 4);
+            if (len <= 32) { /* hence within the page */
+                memcpy(dst, p + 4, 32);
+                p += 4 + (size_t)len;
+                dst += len;
+                offsets[i + 1] = (int32_t)(dst - dst0);
+                continue;
+            }
+        }
+        if (left < 4)
+            return pm_error_new(PM_ECORRUPT, "PLAIN BYTE_ARRAY value %zu: length truncated", i);
         memcpy(&len, p, 4);
         p += 4;
-        size_t left = (size_t)(end - p);
+        left -= 4;
         if (len > left)
             return pm_error_new(PM_ECORRUPT, "PLAIN BYTE_ARRAY value %zu: length %u exceeds the %zu bytes left", i,
                                 len, left);
-        if (len <= 32 && left >= 32) {
-            memcpy(dst, p, 16);
-            if (len > 16)
-                memcpy(dst + 16, p + 16, 16);
-        } else {
-            memcpy(dst, p, len);
-        }
+        memcpy(dst, p, len);
         p += len;
         dst += len;
-        if ((size_t)(dst - dst0) > INT32_MAX)
-            return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of BYTE_ARRAY data in one batch");
         offsets[i + 1] = (int32_t)(dst - dst0);
     }
     data->len += (size_t)(dst - dst0);

@@ -48,6 +48,7 @@ struct pm_pq_reader {
     pm_input *in;
     const uint8_t *mem;
     uint8_t *whole;             /* a small file's bytes (owned; mem points here) */
+    size_t whole_cap;           /* its allocated size (>= size: it may come from a recycled reader) */
     uint64_t size;
     uint64_t data_end;          /* where the footer starts */
     char *name;
@@ -200,6 +201,9 @@ static pm_error *resolve_projection(pm_pq_reader *r, const pm_pq_reader_options 
         for (uint32_t l = 0; l < f->nleaves; l++)
             pqr_chunk_init(&r->chunks[k++], &s->leaves[f->first_leaf + l], r->codec, 0);
     }
+    pm_pq_reader *old = o->recycle;
+    for (uint32_t i = 0; old && i < r->nchunks && i < old->nchunks; i++)
+        pqr_chunk_take_buffers(&r->chunks[i], &old->chunks[i]);
     return pm_batch_new(&r->batch, r->proj_type);
 }
 
@@ -303,7 +307,18 @@ pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader
         r->mem = pm_input_data(in);
     } else if (!e && !(opts && (opts->footer_only || opts->chunks_only)) && r->size >= 12 &&
                r->size <= WHOLE_FILE_MAX) {
-        r->whole = malloc((size_t)r->size);
+        pm_pq_reader *old = opts ? opts->recycle : NULL;
+        if (old && old->whole && old->whole_cap >= r->size) { /* the previous file's buffer (see the options) */
+            r->whole = old->whole;
+            r->whole_cap = old->whole_cap;
+            if (old->mem == old->whole)
+                old->mem = NULL;
+            old->whole = NULL;
+            old->whole_cap = 0;
+        } else {
+            r->whole = malloc((size_t)r->size);
+            r->whole_cap = (size_t)r->size;
+        }
         e = r->whole ? pm_input_read_at(in, 0, r->whole, (size_t)r->size) : pm_oom();
         if (!e)
             r->mem = r->whole;
@@ -341,7 +356,7 @@ pm_error *pm_pq_reader_open_memory(pm_pq_reader **out, const uint8_t *data, size
 
 size_t pm_pq_reader_memory(const pm_pq_reader *r)
 {
-    size_t n = r->whole ? (size_t)r->size : 0;
+    size_t n = r->whole ? r->whole_cap : 0;
     for (uint32_t i = 0; i < r->nchunks; i++)
         n += pqr_chunk_memory(&r->chunks[i]);
     return n + r->asmb.flags.cap + r->asmb.tmp.cap + r->asmb.rel.cap;

@@ -89,9 +89,16 @@ typedef struct pm_pq_reader_options {
     /* Never read a small file whole at open: only the projected chunks are
      * read (a caller that reads the file's other parts itself). */
     bool chunks_only;
+    /* A reader of the previous file that is done (borrowed; the caller
+     * frees it after this open, whatever its result): the new reader takes
+     * its chunk buffers and its whole-file buffer when big enough instead
+     * of allocating fresh ones, so reading many files in a row allocates
+     * them about once.  The old reader can then only be freed.  NULL =
+     * none. */
+    pm_pq_reader *recycle;
 } pm_pq_reader_options;
 
-#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false, NULL, 0, NULL, NULL, false}
+#define PM_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, 0, NULL, NULL, 0, false, NULL, 0, NULL, NULL, false, NULL}
 
 /* Open from an input (borrowed; must outlive the reader). */
 pm_error *pm_pq_reader_open(pm_pq_reader **out, pm_input *in, const pm_pq_reader_options *opts);

@@ -36,6 +36,22 @@ void pqr_chunk_free(pqr_chunk *c)
     c->dict_col = NULL;
 }
 
+void pqr_chunk_take_buffers(pqr_chunk *c, pqr_chunk *from)
+{
+    pm_buf *to[] = {&c->raw, &c->dict_fixed, &c->dict_off, &c->dict_data, &c->page, &c->def, &c->rep,
+                    &c->lens, &c->prefix, &c->prev, &c->scratch, &c->scratch_off, &c->scratch_data, &c->idx};
+    pm_buf *fr[] = {&from->raw, &from->dict_fixed, &from->dict_off, &from->dict_data, &from->page, &from->def,
+                    &from->rep, &from->lens, &from->prefix, &from->prev, &from->scratch, &from->scratch_off,
+                    &from->scratch_data, &from->idx};
+    for (size_t i = 0; i < sizeof to / sizeof to[0]; i++) {
+        if (fr[i]->cap == 0 || to[i]->cap != 0 || to[i]->data)
+            continue; /* nothing owned to give, or the slot is in use */
+        *to[i] = *fr[i];
+        to[i]->len = 0;
+        pm_buf_init(fr[i]);
+    }
+}
+
 size_t pqr_chunk_memory(const pqr_chunk *c)
 {
     const pm_buf *bufs[] = {&c->raw, &c->dict_fixed, &c->dict_off, &c->dict_data, &c->page, &c->def, &c->rep,

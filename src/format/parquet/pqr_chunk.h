@@ -93,6 +93,11 @@ typedef struct pqr_chunk {
 
 void pqr_chunk_init(pqr_chunk *c, const pqr_leaf *leaf, pm_codec_ctx *codec, size_t max_page);
 void pqr_chunk_free(pqr_chunk *c);
+/* c (just initialized) takes the storage of `from`'s buffers (window, page,
+ * levels, dictionary, scratch: capacity only, contents undefined, length
+ * 0), which become empty; `from` stays a chunk that can only be freed.  A
+ * reader of many files in a row so allocates them once, not per file. */
+void pqr_chunk_take_buffers(pqr_chunk *c, pqr_chunk *from);
 /* Bytes of the chunk's buffers (window, page, levels, dictionary, scratch). */
 size_t pqr_chunk_memory(const pqr_chunk *c);
 /* Begin reading the chunk whose bytes are at c->data / c->len (or, with

@@ -251,6 +251,68 @@ static void test_plain(void **state)
     pm_buf_free(&data);
 }
 
+/* PLAIN byte arrays long enough for the short-value fast path (a 32-byte
+ * copy while 36 bytes are left) and its edges: lengths 0-40 around 16 and
+ * 32, the tail where fewer than 36 bytes are left, a long length that
+ * overruns the page while many bytes are left. */
+static void test_plain_byte_array_long_page(void **state)
+{
+    (void)state;
+    static const uint32_t lens[] = {0, 1, 15, 16, 17, 31, 32, 33, 40, 5, 32, 0, 7, 32, 3};
+    enum { N = sizeof lens / sizeof lens[0] };
+    uint8_t page[1024];
+    size_t n = 0, total = 0;
+    for (size_t i = 0; i < N; i++) {
+        memcpy(page + n, &lens[i], 4);
+        n += 4;
+        for (uint32_t k = 0; k < lens[i]; k++)
+            page[n++] = (uint8_t)('a' + (i * 7 + k) % 26);
+        total += lens[i];
+    }
+    const uint8_t *p = page;
+    int32_t off[N + 1];
+    pm_buf data = PM_BUF_INIT;
+    PM_OK_OR_FAIL(pqd_plain_byte_array(&p, page + n, N, off, &data));
+    assert_ptr_equal(p, page + n);
+    assert_int_equal(data.len, total);
+    size_t at = 0, src = 0;
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(off[i], (int32_t)at);
+        src += 4;
+        assert_memory_equal(data.data + at, page + src, lens[i]);
+        src += lens[i];
+        at += lens[i];
+    }
+    assert_int_equal(off[N], (int32_t)total);
+    /* the same page cut inside the last value: its length now overruns */
+    p = page;
+    data.len = 0;
+    PM_EXPECT_ERR(pqd_plain_byte_array(&p, page + n - 1, N, off, &data), PM_ECORRUPT);
+    /* a length of 1000 with 60 bytes left (not a short value) */
+    uint8_t bad[64] = {0};
+    uint32_t big = 1000;
+    memcpy(bad, &big, 4);
+    p = bad;
+    PM_EXPECT_ERR(pqd_plain_byte_array(&p, bad + 64, 1, off, &data), PM_ECORRUPT);
+    /* a length of 33 with exactly 36 bytes left: 3 bytes short */
+    uint32_t l33 = 33;
+    memcpy(bad, &l33, 4);
+    p = bad;
+    PM_EXPECT_ERR(pqd_plain_byte_array(&p, bad + 36, 1, off, &data), PM_ECORRUPT);
+    /* a length of 32 with exactly 36 bytes left: the fast path, exact fit */
+    uint32_t l32 = 32;
+    memcpy(bad, &l32, 4);
+    for (int k = 0; k < 32; k++)
+        bad[4 + k] = (uint8_t)('A' + k % 26);
+    p = bad;
+    data.len = 0;
+    PM_OK_OR_FAIL(pqd_plain_byte_array(&p, bad + 36, 1, off, &data));
+    assert_ptr_equal(p, bad + 36);
+    assert_int_equal(off[1], 32);
+    assert_memory_equal(data.data, bad + 4, 32);
+    pm_buf_free(&data);
+}
+
 /* Reference DELTA_BINARY_PACKED encoder (block 128, 4 miniblocks of 32). */
 static size_t encode_delta(const int64_t *v, size_t n, bool is32, uint8_t *out)
 {
@@ -407,6 +469,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unpack_all_widths),
+        cmocka_unit_test(test_plain_byte_array_long_page),
         cmocka_unit_test(test_rle_hybrid_random),
         cmocka_unit_test(test_rle_hand_vectors),
         cmocka_unit_test(test_bitpacked_msb_levels),

@@ -9,6 +9,10 @@
  * reader given the footer already parsed (pm_pq_reader_options.meta, and
  * chunks_only: the small file not read whole), which still checks the
  * magic.
+ * A chain of readers each given the previous one to recycle
+ * (pm_pq_reader_options.recycle: its chunk and whole-file buffers), over
+ * small and large files of growing and shrinking sizes, reads the same rows
+ * as fresh readers; a failed open leaves the old reader freeable.
  */
 #include <stdio.h>
 #include <string.h>
@@ -253,11 +257,94 @@ static void test_small_file_damaged(void **state)
     pm_type_free(t);
 }
 
+/* Reader i takes the buffers of reader i - 1 (recycle), which is then
+ * freed: the rows stay those of a fresh reader. */
+static void test_recycled_buffers(void **state)
+{
+    (void)state;
+    pm_type *t = NULL;
+    PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<id BIGINT NOT NULL, s STRING>"));
+    uint64_t sz[4] = {0};
+    char *p[4];
+    p[0] = write_file("r500.parquet", t, 500, 128 * 1024, &sz[0]);
+    p[1] = write_file("r3000.parquet", t, 3000, 128 * 1024, &sz[1]);
+    p[2] = write_file("r60.parquet", t, 60, 128 * 1024, &sz[2]);
+    p[3] = write_file("r120k.parquet", t, 120000, 64 << 20, &sz[3]);
+    assert_true(sz[0] < sz[1] && sz[1] <= 256 * 1024 && sz[3] > 1536 * 1024);
+    int64_t want[4] = {500, 3000, 60, 120000};
+    /* small, bigger small (a new whole-file buffer), smaller (the buffer
+     * reused), large (windows), small, large, large */
+    const int order[] = {0, 1, 2, 0, 3, 0, 3, 3, 2};
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    pm_codec_ctx *codec;
+    PM_OK_OR_FAIL(pm_codec_ctx_new(&codec));
+    pm_pq_reader *prev = NULL;
+    pm_input *prev_in = NULL;
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        int i = order[k];
+        pm_input *in;
+        PM_OK_OR_FAIL(pm_input_open(fio, p[i], &in));
+        pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
+        o.codec = codec;
+        o.recycle = prev;
+        size_t before = prev ? pm_pq_reader_memory(prev) : 0;
+        pm_pq_reader *r;
+        PM_OK_OR_FAIL(pm_pq_reader_open(&r, in, &o));
+        if (prev) {
+            /* what the new reader took, the old one no longer holds: a
+             * small file's whole-file buffer when the new file fits, a
+             * large file's chunk buffers (window, page, levels) always */
+            int j = order[k - 1];
+            size_t after = pm_pq_reader_memory(prev);
+            assert_true(after <= before);
+            if (j == 3 || sz[i] <= sz[j])
+                assert_true(after < before);
+            if (after < before)
+                assert_true(pm_pq_reader_memory(r) >= before - after);
+            pm_pq_reader_free(prev);
+            pm_input_close(prev_in);
+        }
+        int64_t rows, mrows;
+        char *text = dump(r, &rows);
+        char *mem = read_mem(p[i], sz[i], &mrows);
+        assert_int_equal(rows, want[i]);
+        assert_int_equal(mrows, want[i]);
+        assert_string_equal(text, mem);
+        free(text);
+        free(mem);
+        prev = r;
+        prev_in = in;
+    }
+    /* a failed open (damaged magic) with a reader to recycle: both the
+     * failure and the old reader are cleaned up without a leak */
+    FILE *f = fopen(p[2], "r+b");
+    assert_non_null(f);
+    fputs("XXXX", f);
+    fclose(f);
+    pm_input *bad;
+    PM_OK_OR_FAIL(pm_input_open(fio, p[2], &bad));
+    pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
+    o.recycle = prev;
+    pm_pq_reader *r = NULL;
+    PM_EXPECT_ERR(pm_pq_reader_open(&r, bad, &o), PM_ECORRUPT);
+    assert_null(r);
+    pm_pq_reader_free(prev);
+    pm_input_close(prev_in);
+    pm_input_close(bad);
+    pm_codec_ctx_free(codec);
+    pm_fileio_free(fio);
+    for (int i = 0; i < 4; i++)
+        free(p[i]);
+    pm_type_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_codec_small_and_large),
         cmocka_unit_test(test_small_file_damaged),
+        cmocka_unit_test(test_recycled_buffers),
     };
     return cmocka_run_group_tests(tests, pm_test_dir_setup, pm_test_dir_teardown);
 }
