@@ -469,10 +469,11 @@ static pm_error *close_body(pm_rolling_file_writer *w, open_file *f, pm_pq_write
     } else if (f->pq) {
         pm_pq_writer *pq = f->pq;
         f->pq = NULL;
-        w->pages_copied += pm_pq_writer_pages_copied(pq);
         e = pm_pq_writer_close(pq, res);
-        if (!e)
+        if (!e) {
             *size = res->file_size;
+            w->pages_copied += res->pages_copied; /* counted after the last pages are placed */
+        }
     } else if (f->avro) {
         e = pm_avro_writer_finish(f->avro);
         if (!e)

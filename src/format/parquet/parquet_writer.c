@@ -822,6 +822,7 @@ pm_error *pm_pq_writer_close(pm_pq_writer *w, pm_pq_write_result *res)
     if (res) {
         res->file_size = pm_output_pos(w->out) - w->start_pos;
         res->row_count = w->total_rows;
+        res->pages_copied = pm_pq_writer_pages_copied(w);
         PM_TRY_GOTO(e, fill_stats(w, res), done);
     }
 done:

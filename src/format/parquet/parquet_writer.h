@@ -131,6 +131,8 @@ typedef struct pm_pq_write_result {
     int64_t row_count;
     size_t ncolumns;              /* top-level fields */
     pm_pq_column_stats *stats;    /* ncolumns entries; byte values owned here */
+    int64_t pages_copied;         /* offered pages copied whole (pm_pq_writer_offer_page),
+                                   * those placed when the last row group closed included */
 } pm_pq_write_result;
 
 void pm_pq_write_result_free(pm_pq_write_result *r);
