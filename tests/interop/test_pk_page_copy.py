@@ -138,14 +138,18 @@ def _struct(b, i):
             i = _skip(b, i, t)
 
 
-def data_pages(path):
-    """Every data page of the file (header + compressed body bytes)."""
+def data_pages(path, plain_chunks=False):
+    """Every data page of the file (header + compressed body bytes); with
+    plain_chunks only those of column chunks without a dictionary page
+    (the ones a page copy can take as they are)."""
     data = path.read_bytes()
     md = pq.ParquetFile(path).metadata
     out = []
     for g in range(md.num_row_groups):
         for c in range(md.num_columns):
             cc = md.row_group(g).column(c)
+            if plain_chunks and cc.has_dictionary_page:
+                continue
             pos = cc.dictionary_page_offset if cc.has_dictionary_page else cc.data_page_offset
             end = pos + cc.total_compressed_size
             while pos < end:
@@ -232,27 +236,6 @@ def test_skip_superseded_same_rows_everywhere(java, skip_tables):
     same_everywhere(java, on, keep, before)
 
 
-def plain_chunk_pages(path):
-    """The data pages of the file's column chunks that have no dictionary
-    page (the ones a page copy can take as they are)."""
-    data = path.read_bytes()
-    md = pq.ParquetFile(path).metadata
-    out = []
-    for g in range(md.num_row_groups):
-        for c in range(md.num_columns):
-            cc = md.row_group(g).column(c)
-            if cc.has_dictionary_page:
-                continue
-            pos, end = cc.data_page_offset, cc.data_page_offset + cc.total_compressed_size
-            while pos < end:
-                h, body = _struct(data, pos)
-                nxt = body + h[3]
-                if h[1] in (0, 3):
-                    out.append(data[pos:nxt])
-                pos = nxt
-    return out
-
-
 def test_runs_of_many_files_copy_every_plain_page(java, tmp_path):
     """Disjoint sorted runs that each roll into many small files (one page
     per column each): every record is alone, so every data page of a chunk
@@ -270,7 +253,7 @@ def test_runs_of_many_files_copy_every_plain_page(java, tmp_path):
     run_paimon("compact", src, "--full", "--parallelism", "1")
     run_paimon("compact", off, "--full", "--parallelism", "1", "--option", OFF)
     blobs = [f.read_bytes() for f in outputs(src)]
-    pages = [p for f in inputs for p in plain_chunk_pages(f)]
+    pages = [p for f in inputs for p in data_pages(f, plain_chunks=True)]
     missing = sum(1 for p in pages if not any(p in b for b in blobs))
     assert pages and missing == 0, (missing, len(pages))
     # the same rows both ways for us, pyarrow (checksums verified), pypaimon
