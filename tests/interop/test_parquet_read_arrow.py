@@ -19,11 +19,13 @@ LIB_PATH = os.environ.get("PAIMON_LIB", str(ROOT / "build" / "libpaimon_testing.
 
 
 class ReaderOptions(ctypes.Structure):
+    # mirrors pm_pq_reader_options (src/format/parquet/parquet_reader.h) field for field
     _fields_ = [("batch_rows", ctypes.c_int64), ("columns", ctypes.c_void_p), ("ncolumns", ctypes.c_size_t),
                 ("column_ids", ctypes.c_void_p), ("ncolumn_ids", ctypes.c_size_t), ("filter", ctypes.c_void_p),
                 ("filter_ctx", ctypes.c_void_p), ("max_page_bytes", ctypes.c_size_t),
                 ("footer_only", ctypes.c_bool), ("dict_columns", ctypes.c_void_p), ("ndict_columns", ctypes.c_size_t),
-                ("codec", ctypes.c_void_p), ("meta", ctypes.c_void_p), ("chunks_only", ctypes.c_bool)]
+                ("codec", ctypes.c_void_p), ("meta", ctypes.c_void_p), ("chunks_only", ctypes.c_bool),
+                ("recycle", ctypes.c_void_p)]
 
 
 @pytest.fixture(scope="module")
