@@ -30,10 +30,7 @@
 static uint64_t rs = 0x853c49e6748fea9bull;
 static uint64_t rnd(void)
 {
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
+    return pm_test_xorshift64(&rs);
 }
 
 /* a BIGINT NOT NULL, s STRING, d DOUBLE */

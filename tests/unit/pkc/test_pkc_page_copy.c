@@ -34,10 +34,7 @@
 static uint64_t rs = 0x2545f4914f6cdd1dull;
 static uint64_t rnd(void)
 {
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
+    return pm_test_xorshift64(&rs);
 }
 
 /* Rows the last compaction passed over as superseded (pk_superseded.c),

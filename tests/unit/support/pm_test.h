@@ -7,6 +7,8 @@
  * pm_test_expect_error also checks the message.
  * pm_test_tmpdir() makes a fresh temporary directory per test process;
  * pm_test_dir_setup / pm_test_dir_teardown do it for a cmocka group.
+ * pm_test_xorshift64(&state) is a seeded xorshift64 step for tests that
+ * draw reproducible random inputs.
  */
 #ifndef PM_TEST_H
 #define PM_TEST_H
@@ -20,6 +22,16 @@
 #include <cmocka.h>
 
 #include "paimon/error.h"
+
+/* Next value of Marsaglia's xorshift64 (13, 7, 17) from *state (non-zero). */
+static inline uint64_t pm_test_xorshift64(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
 
 #define PM_OK_OR_FAIL(expr)                                              \
     do {                                                                 \
