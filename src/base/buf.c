@@ -40,6 +40,15 @@ pm_error *pm_buf_reserve(pm_buf *b, size_t extra)
         b->cap = cap;
         return NULL;
     }
+    if (!b->len) { /* nothing to keep: no copy of the old capacity's stale bytes */
+        uint8_t *p = malloc(cap);
+        if (!p)
+            return pm_oom();
+        free(b->data);
+        b->data = p;
+        b->cap = cap;
+        return NULL;
+    }
     uint8_t *p = realloc(b->data, cap);
     if (!p)
         return pm_oom();

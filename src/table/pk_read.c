@@ -843,7 +843,7 @@ static pm_error *merge_next(pm_pk_reader *r, bool *got)
     size_t nf = r->out_type->nfields;
     for (size_t i = 0; i < nf; i++)
         PM_TRY(fresh_work(&r->work[i], r->out_type->fields[i].type));
-    pm_batch emit = {r->out_type, 0, nf, r->work};
+    pm_batch emit = {.type = r->out_type, .num_rows = 0, .ncolumns = nf, .columns = r->work};
     int64_t rows = 0;
     pm_error *e = NULL;
     while (rows < r->batch_rows) {

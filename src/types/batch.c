@@ -2,7 +2,13 @@
  * types/batch.c — pm_batch: one column per field of a ROW type, all with
  * num_rows rows.  The batch holds one reference on each column; Arrow
  * exports take their own, so resetting a batch whose columns are still
- * exported swaps in fresh columns instead of clearing shared buffers.
+ * exported swaps in other columns instead of clearing shared buffers.
+ * Spares (pm_batch_keep_spares): the columns swapped out stay in a few
+ * slots per column; a later reset takes back one whose other holders have
+ * all released it (its reference count is the slot's alone) and clears
+ * it, keeping its buffers, so a consumer that holds batches for a while
+ * costs no allocation per batch once as many are in flight as there are
+ * slots.
  */
 #include <stdlib.h>
 
@@ -50,9 +56,63 @@ void pm_batch_free(pm_batch *b)
         return;
     for (size_t i = 0; i < b->ncolumns; i++)
         pm_column_release(b->columns[i]);
+    for (size_t i = 0; i < b->ncolumns * b->nspares; i++)
+        pm_column_release(b->spares[i]);
+    free(b->spares);
     free(b->columns);
     pm_type_free(b->type);
     free(b);
+}
+
+pm_error *pm_batch_keep_spares(pm_batch *b, size_t per_column)
+{
+    if (b->num_rows)
+        return pm_error_new(PM_EINVALID, "pm_batch_keep_spares on a batch with %lld rows", (long long)b->num_rows);
+    pm_column **s = NULL;
+    if (per_column && b->ncolumns) {
+        if (per_column > SIZE_MAX / sizeof *s / b->ncolumns)
+            return pm_error_new(PM_EINVALID, "pm_batch_keep_spares: %zu spares per column", per_column);
+        PM_TRY(pm_calloc(&s, b->ncolumns * per_column, sizeof *s));
+    }
+    for (size_t i = 0; i < b->ncolumns * b->nspares; i++)
+        pm_column_release(b->spares[i]);
+    free(b->spares);
+    b->spares = s;
+    b->nspares = s ? per_column : 0;
+    return NULL;
+}
+
+/* Column i is held elsewhere: put in its place a spare nobody else holds
+ * (the held one takes its slot), else a fresh column (the held one takes
+ * an empty slot, or is released when every slot is busy). */
+static pm_error *replace_held(pm_batch *b, size_t i)
+{
+    pm_column *c = b->columns[i];
+    pm_column **slot = b->spares ? b->spares + i * b->nspares : NULL;
+    pm_column **empty = NULL;
+    for (size_t j = 0; j < b->nspares; j++) {
+        if (!slot[j]) {
+            if (!empty)
+                empty = &slot[j];
+        } else if (atomic_load(&slot[j]->refs) == 1) {
+            /* only the slot holds it: no one else can retain it any more */
+            pm_column *s = slot[j];
+            pm_column_reset(s);
+            slot[j] = c;
+            b->columns[i] = s;
+            b->columns_reused++;
+            return NULL;
+        }
+    }
+    pm_column *fresh;
+    PM_TRY(pm_column_new(&fresh, c->type));
+    if (empty)
+        *empty = c; /* the batch's reference moves to the slot */
+    else
+        pm_column_release(c);
+    b->columns[i] = fresh;
+    b->columns_fresh++;
+    return NULL;
 }
 
 int64_t pm_batch_num_rows(const pm_batch *b) { return b->num_rows; }
@@ -64,10 +124,7 @@ pm_error *pm_batch_reset(pm_batch *b)
     for (size_t i = 0; i < b->ncolumns; i++) {
         pm_column *c = b->columns[i];
         if (atomic_load(&c->refs) > 1) {
-            pm_column *fresh;
-            PM_TRY(pm_column_new(&fresh, c->type));
-            pm_column_release(c);
-            b->columns[i] = fresh;
+            PM_TRY(replace_held(b, i));
         } else {
             pm_column_reset(c);
         }

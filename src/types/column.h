@@ -71,6 +71,14 @@ struct pm_batch {
     int64_t num_rows;
     size_t ncolumns;
     pm_column **columns; /* one per field of `type`, each holds one reference */
+    /* pm_batch_keep_spares: per column `nspares` slots (column i's at
+     * spares[i * nspares]), each NULL or one reference on a column this
+     * batch handed out before; a slot whose column nobody else holds any
+     * more is taken back by pm_batch_reset with its buffers. */
+    size_t nspares;
+    pm_column **spares;
+    uint64_t columns_fresh; /* columns pm_batch_reset allocated (a held column, no spare free) */
+    uint64_t columns_reused; /* columns pm_batch_reset took back from a spare slot */
 };
 
 /* Bytes per value in `values` for fixed-width types; 0 for BOOLEAN (bits),
@@ -173,9 +181,18 @@ static inline const uint8_t *pm_column_bytes(const pm_column *c, int64_t i, size
 pm_error *pm_column_decode(pm_column **out, pm_column *c);
 
 /* Batch helpers. */
-/* Drop all rows (columns reset; a column still referenced by an export is
- * replaced by a fresh one). */
+/* Drop all rows (columns reset; a column still referenced elsewhere, e.g.
+ * by an export or a consumer that keeps the last batch's columns, is
+ * replaced: by a spare no one holds any more (pm_batch_keep_spares), else
+ * by a fresh one). */
 pm_error *pm_batch_reset(pm_batch *b);
+/* Let pm_batch_reset keep up to `per_column` replaced columns per column
+ * and take them back, buffers and all, once their other holders released
+ * them: a reader whose consumer holds each batch's columns for a while
+ * then allocates (and faults in) no new buffers per batch.  The spares
+ * cost at most `per_column` batches of memory beyond what the holders
+ * keep.  Call on a batch without rows; 0 = none (the default). */
+pm_error *pm_batch_keep_spares(pm_batch *b, size_t per_column);
 /* Set num_rows after filling columns directly; checks every column has it. */
 pm_error *pm_batch_finish(pm_batch *b, int64_t num_rows);
 static inline pm_column *pm_batch_column(const pm_batch *b, size_t i) { return b->columns[i]; }

@@ -116,7 +116,7 @@ static pm_error *replay_file(pm_table *t, const pm_bucket_files *bf, const pm_da
         for (size_t c = 0; c < rt->nfields; c++)
             cols[c] = b->columns[c + 2];
         cols[rt->nfields] = b->columns[1];
-        pm_batch view = {(pm_type *)in, b->num_rows, rt->nfields + 1, cols};
+        pm_batch view = {.type = (pm_type *)in, .num_rows = b->num_rows, .ncolumns = rt->nfields + 1, .columns = cols};
         e = pm_pk_writer_write(w, &view);
         free(cols);
         m->rows_read += b->num_rows;

@@ -1,8 +1,9 @@
 /*
  * compact/pk/pk_source.c — a sorted run as a merge source (pk_exec.h): the
- * run's files opened one after another through the file reader (the
- * task's schema, system columns prepended), each batch shared with the
- * reader, the file's deletion vector applied (a copy: the maintainer's
+ * run's files opened one after another through one file reader
+ * (pm_file_reader_reopen: its batch, the spare columns the merge gave back
+ * and its buffers carry over to the next file; the task's schema, system
+ * columns prepended), each batch shared with the reader, the file's deletion vector applied (a copy: the maintainer's
  * vector changes while the task marks rows), and for lookups the row
  * positions (_POS) and the file's index (_FILE) appended.  The source's
  * `memory` is its open file reader's buffers (pm_file_reader_memory), so
@@ -28,6 +29,7 @@ typedef struct run_src {
     const pm_lsm_file **files;    /* owned array, borrowed files */
     size_t nfiles, next;
     pm_file_reader *fr;
+    bool fr_done;                 /* fr's file is read to its end (reopened for the next) */
     pm_dv *dv;                    /* the current file's deletion vector (a copy) */
     bool count;                   /* count rows/bytes read (task inputs) */
     const pm_type *pos_type;      /* with positions: the batch type (+ _POS, _FILE) */
@@ -143,13 +145,23 @@ bool pm_pk_run_source_where(void *ctx, const pm_batch *b, pm_pk_file_pages **pag
     return false;
 }
 
-static void run_close_file(run_src *s)
+/* The open file is read to its end; its reader stays for the next file
+ * (pm_file_reader_reopen: its batch, spare columns and buffers are kept). */
+static void run_end_file(run_src *s)
 {
     pages_retire(s);
-    pm_file_reader_free(s->fr);
-    s->fr = NULL;
+    s->fr_done = true;
     pm_dv_free(s->dv);
     s->dv = NULL;
+}
+
+static void run_close_file(run_src *s)
+{
+    if (!s->fr_done)
+        run_end_file(s);
+    pm_file_reader_free(s->fr);
+    s->fr = NULL;
+    s->fr_done = false;
 }
 
 /* The next batch of the open file, positions added and its vector applied
@@ -216,12 +228,13 @@ static pm_error *run_next(void *ctx, pm_batch **out)
     run_src *s = ctx;
     *out = NULL;
     for (;;) {
-        if (!s->fr) {
+        if (!s->fr || s->fr_done) {
             if (s->next >= s->nfiles)
                 return NULL;
             const pm_data_file_meta *f = &s->files[s->next++]->meta;
             pm_file_read_options fo = {s->read_type, PM_PK_READ_ROWS, !s->synth_seq, s->x->codec};
-            PM_TRY(pm_error_wrap(pm_file_reader_open(&s->fr, s->x->t, s->x->dir, f, &fo), 0, "input %s",
+            s->fr_done = false;
+            PM_TRY(pm_error_wrap(pm_file_reader_reopen(&s->fr, s->x->t, s->x->dir, f, &fo, NULL, 0), 0, "input %s",
                                  f->file_name));
             s->file_row = 0;
             const pm_dv *dv = s->x->dv.m ? pm_dv_maintainer_get(s->x->dv.m, f->file_name) : NULL;
@@ -237,7 +250,9 @@ static pm_error *run_next(void *ctx, pm_batch **out)
         pm_error *e = file_next(s, &o, &end);
         if (e)
             return pm_error_wrap(e, 0, "input %s", s->files[s->next - 1]->meta.file_name);
-        if (end) {
+        if (end && s->next < s->nfiles) {
+            run_end_file(s); /* its reader opens the next file */
+        } else if (end) {
             run_close_file(s);
         } else if (o && o->num_rows) {
             *out = o;

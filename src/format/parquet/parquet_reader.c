@@ -43,6 +43,14 @@
  * least one whole page): a merge holds one reader per sorted run, each
  * about a window and a decompressed page per projected column. */
 #define CHUNK_WINDOW ((size_t)1 << 18)
+/* Batch columns a consumer still holds when the next batch is read are
+ * replaced by spares it has released since (pm_batch_keep_spares): this
+ * many per column, so a merge that keeps a run's last batch or two
+ * re-uses their buffers instead of allocating (and faulting in) new ones
+ * per batch. */
+#ifndef SPARE_BATCHES
+#define SPARE_BATCHES 1
+#endif
 
 struct pm_pq_reader {
     pm_input *in;
@@ -204,7 +212,18 @@ static pm_error *resolve_projection(pm_pq_reader *r, const pm_pq_reader_options 
     pm_pq_reader *old = o->recycle;
     for (uint32_t i = 0; old && i < r->nchunks && i < old->nchunks; i++)
         pqr_chunk_take_buffers(&r->chunks[i], &old->chunks[i]);
-    return pm_batch_new(&r->batch, r->proj_type);
+    if (old && old->batch && pm_type_equals(pm_batch_type(old->batch), r->proj_type)) {
+        /* its columns (and spares) with their buffers: no fresh columns per file */
+        r->batch = old->batch;
+        old->batch = NULL;
+        if (r->nproj == old->nproj && old->data_hint) {
+            r->data_hint = old->data_hint;
+            old->data_hint = NULL;
+        }
+        return NULL;
+    }
+    PM_TRY(pm_batch_new(&r->batch, r->proj_type));
+    return pm_batch_keep_spares(r->batch, SPARE_BATCHES);
 }
 
 /* dict_columns: the projected flat byte-string fields whose every row

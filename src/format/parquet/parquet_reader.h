@@ -91,7 +91,8 @@ typedef struct pm_pq_reader_options {
     bool chunks_only;
     /* A reader of the previous file that is done (borrowed; the caller
      * frees it after this open, whatever its result): the new reader takes
-     * its chunk buffers and its whole-file buffer when big enough instead
+     * its chunk buffers, its whole-file buffer when big enough and its
+     * batch (columns and spares) when of the same type instead
      * of allocating fresh ones, so reading many files in a row allocates
      * them about once.  The old reader can then only be freed.  NULL =
      * none. */

@@ -12,7 +12,9 @@
  * A chain of readers each given the previous one to recycle
  * (pm_pq_reader_options.recycle: its chunk and whole-file buffers), over
  * small and large files of growing and shrinking sizes, reads the same rows
- * as fresh readers; a failed open leaves the old reader freeable.
+ * as fresh readers; a failed open leaves the old reader freeable.  Of the
+ * same projection, the new reader takes the old one's batch (its spare
+ * columns come back); of another, it makes its own.
  */
 #include <stdio.h>
 #include <string.h>
@@ -339,12 +341,76 @@ static void test_recycled_buffers(void **state)
     pm_type_free(t);
 }
 
+/* A recycled reader of the same projection hands its batch (columns and
+ * spare columns, pm_batch_keep_spares) to the next file's reader: the
+ * next reader's batches are the old reader's batch, its column buffers
+ * reused; another projection gets a batch of its own. */
+static void test_recycled_batch(void **state)
+{
+    (void)state;
+    pm_type *t = NULL;
+    PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<id BIGINT NOT NULL, s STRING>"));
+    uint64_t sz[2];
+    char *p[2];
+    p[0] = write_file("b3000.parquet", t, 3000, 128 * 1024, &sz[0]);
+    p[1] = write_file("b120k.parquet", t, 120000, 64 << 20, &sz[1]);
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    pm_input *in0, *in1, *in2;
+    PM_OK_OR_FAIL(pm_input_open(fio, p[1], &in0));
+    PM_OK_OR_FAIL(pm_input_open(fio, p[0], &in1));
+    PM_OK_OR_FAIL(pm_input_open(fio, p[1], &in2));
+    pm_pq_reader_options o = PM_PQ_READER_OPTIONS_INIT;
+    pm_pq_reader *r0, *r1, *r2;
+    PM_OK_OR_FAIL(pm_pq_reader_open(&r0, in0, &o));
+    pm_batch *b0, *b;
+    PM_OK_OR_FAIL(pm_pq_reader_next_batch(r0, &b0));
+    assert_non_null(b0);
+    /* a consumer holds the last batch's string column: the next batch
+     * replaces it by a fresh one, which becomes the spare */
+    pm_column *held = pm_column_retain(pm_batch_column(b0, 1));
+    PM_OK_OR_FAIL(pm_pq_reader_next_batch(r0, &b));
+    assert_ptr_equal(b, b0);
+    assert_int_equal(b0->columns_fresh, 1);
+    pm_column_release(held);
+    held = pm_column_retain(pm_batch_column(b0, 1));
+    o.recycle = r0;
+    PM_OK_OR_FAIL(pm_pq_reader_open(&r1, in1, &o)); /* r0 stays alive: its batch must move */
+    PM_OK_OR_FAIL(pm_pq_reader_next_batch(r1, &b));
+    assert_ptr_equal(b, b0);
+    assert_int_equal(b->columns_reused, 1); /* the spare released before came back */
+    assert_int_equal(b->num_rows, 3000);
+    assert_int_equal(pm_column_i64(pm_batch_column(b, 0), 2999), 2999);
+    pm_column_release(held);
+    pm_pq_reader_free(r0);
+    /* another projection: a batch of its own */
+    const char *only_id[] = {"id"};
+    pm_pq_reader_options o2 = PM_PQ_READER_OPTIONS_INIT;
+    o2.columns = only_id;
+    o2.ncolumns = 1;
+    o2.recycle = r1;
+    PM_OK_OR_FAIL(pm_pq_reader_open(&r2, in2, &o2));
+    PM_OK_OR_FAIL(pm_pq_reader_next_batch(r2, &b));
+    assert_ptr_not_equal(b, b0);
+    assert_int_equal(b->ncolumns, 1);
+    pm_pq_reader_free(r1);
+    pm_pq_reader_free(r2);
+    pm_input_close(in0);
+    pm_input_close(in1);
+    pm_input_close(in2);
+    pm_fileio_free(fio);
+    for (int i = 0; i < 2; i++)
+        free(p[i]);
+    pm_type_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_codec_small_and_large),
         cmocka_unit_test(test_small_file_damaged),
         cmocka_unit_test(test_recycled_buffers),
+        cmocka_unit_test(test_recycled_batch),
     };
     return cmocka_run_group_tests(tests, pm_test_dir_setup, pm_test_dir_teardown);
 }

@@ -68,7 +68,7 @@ static char *changelog_rows_below(pm_table *t, const pm_compact_result *r, int32
             if (!b)
                 break;
             /* [_SEQUENCE_NUMBER, _VALUE_KIND, fields...]: a view of the fields */
-            pm_batch view = {(pm_type *)rt, b->num_rows, b->ncolumns - 2, b->columns + 2};
+            pm_batch view = {.type = (pm_type *)rt, .num_rows = b->num_rows, .ncolumns = b->ncolumns - 2, .columns = b->columns + 2};
             for (int64_t k = 0; k < b->num_rows; k++) {
                 if (pm_column_i32(b->columns[2], k) >= below)
                     continue;

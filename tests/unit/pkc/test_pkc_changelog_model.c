@@ -96,7 +96,7 @@ static void replay(model *m, pm_table *t, int64_t from, int64_t to)
         if (!b)
             break;
         assert_int_equal(b->ncolumns, rt->nfields + 1);
-        pm_batch view = {(pm_type *)rt, b->num_rows, rt->nfields, b->columns};
+        pm_batch view = {.type = (pm_type *)rt, .num_rows = b->num_rows, .ncolumns = rt->nfields, .columns = b->columns};
         const pm_column *kc = b->columns[rt->nfields];
         for (int64_t i = 0; i < b->num_rows; i++) {
             pm_buf_clear(&line);

@@ -515,7 +515,7 @@ static char *changelog_of(pm_table *t, int64_t from, int64_t to)
         PM_OK_OR_FAIL(pm_reader_next(&b, r));
         if (!b)
             break;
-        pm_batch view = {(pm_type *)rt, b->num_rows, rt->nfields, b->columns};
+        pm_batch view = {.type = (pm_type *)rt, .num_rows = b->num_rows, .ncolumns = rt->nfields, .columns = b->columns};
         for (int64_t i = 0; i < b->num_rows; i++) {
             pm_buf_clear(&line);
             PM_OK_OR_FAIL(pm_batch_format_row_json(&view, i, &line));

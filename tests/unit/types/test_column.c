@@ -308,6 +308,74 @@ static void test_batch(void **state)
     pm_type_free(t);
 }
 
+/* pm_batch_keep_spares: a column a consumer held comes back, buffers and
+ * all, once the consumer released it; while it is still held the batch
+ * takes a fresh one and lets the held one go. */
+static void test_batch_spares(void **state)
+{
+    (void)state;
+    pm_type *t = parse("ROW<id BIGINT NOT NULL, name STRING>");
+    pm_batch *b;
+    PM_OK_OR_FAIL(pm_batch_new(&b, t));
+    PM_OK_OR_FAIL(pm_batch_keep_spares(b, 1));
+    PM_OK_OR_FAIL(pm_column_append_bytes(pm_batch_column(b, 1), "seven", 5));
+    PM_OK_OR_FAIL(pm_column_append_i64(pm_batch_column(b, 0), 7));
+    PM_OK_OR_FAIL(pm_batch_finish(b, 1));
+    PM_EXPECT_ERR(pm_batch_keep_spares(b, 2), PM_EINVALID); /* not on a batch with rows */
+
+    /* batch 1 held: replaced by a fresh column, the held one kept as a spare */
+    pm_column *first = pm_column_retain(pm_batch_column(b, 1));
+    uint8_t *first_data = first->data.data;
+    size_t first_cap = first->data.cap;
+    pm_column *id = pm_batch_column(b, 0);
+    PM_OK_OR_FAIL(pm_batch_reset(b));
+    pm_column *second = pm_batch_column(b, 1);
+    assert_ptr_not_equal(second, first);
+    assert_ptr_equal(pm_batch_column(b, 0), id); /* not held: cleared in place */
+    assert_int_equal(b->columns_fresh, 1);
+    assert_int_equal(b->columns_reused, 0);
+    assert_int_equal(atomic_load(&first->refs), 2); /* the consumer's and the spare slot's */
+    size_t n;
+    assert_memory_equal(pm_column_bytes(first, 0, &n), "seven", 5);
+    PM_OK_OR_FAIL(pm_column_append_bytes(second, "eight", 5));
+    PM_OK_OR_FAIL(pm_column_append_i64(id, 8));
+    PM_OK_OR_FAIL(pm_batch_finish(b, 1));
+
+    /* the consumer lets batch 1 go and holds batch 2: batch 1's column
+     * comes back cleared, with its buffer */
+    pm_column_release(first);
+    pm_column *held2 = pm_column_retain(second);
+    PM_OK_OR_FAIL(pm_batch_reset(b));
+    assert_ptr_equal(pm_batch_column(b, 1), first);
+    assert_int_equal(first->length, 0);
+    assert_ptr_equal(first->data.data, first_data);
+    assert_int_equal(first->data.cap, first_cap);
+    assert_int_equal(b->columns_fresh, 1);
+    assert_int_equal(b->columns_reused, 1);
+    assert_memory_equal(pm_column_bytes(held2, 0, &n), "eight", 5); /* the held one is untouched */
+    PM_OK_OR_FAIL(pm_column_append_bytes(first, "nine", 4));
+    PM_OK_OR_FAIL(pm_column_append_i64(id, 9));
+    PM_OK_OR_FAIL(pm_batch_finish(b, 1));
+
+    /* both held (the spare slot's too): a fresh column, the held one is
+     * not kept (only its holder's reference is left) */
+    pm_column *held3 = pm_column_retain(first);
+    PM_OK_OR_FAIL(pm_batch_reset(b));
+    pm_column *third = pm_batch_column(b, 1);
+    assert_ptr_not_equal(third, first);
+    assert_ptr_not_equal(third, second);
+    assert_int_equal(b->columns_fresh, 2);
+    assert_int_equal(b->columns_reused, 1);
+    assert_int_equal(atomic_load(&held3->refs), 1);
+    assert_memory_equal(pm_column_bytes(held3, 0, &n), "nine", 4);
+    pm_column_release(held3);
+    /* the spare slot still holds batch 2's column: it outlives its holder's release */
+    assert_int_equal(atomic_load(&held2->refs), 2);
+    pm_column_release(held2);
+    pm_batch_free(b); /* frees the spare (ASan: no leak) */
+    pm_type_free(t);
+}
+
 static void test_reserve(void **state)
 {
     (void)state;
@@ -327,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_nested),
         cmocka_unit_test(test_multiset_layout),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_batch_spares),
         cmocka_unit_test(test_reserve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
