@@ -84,6 +84,17 @@ static inline uint64_t pq_stats_prefix8(const uint8_t *p, size_t n)
     return __builtin_bswap64(v);
 }
 
+/* pq_stats_prefix8 of p[0, n) when 8 bytes at p are readable: one load,
+ * the bytes past n masked off. */
+static inline uint64_t pq_stats_prefix8_at(const uint8_t *p, size_t n)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    if (n < 8)
+        v &= (UINT64_C(1) << (8 * n)) - 1;
+    return __builtin_bswap64(v);
+}
+
 /* Whether byte string p[0, len) leaves min/max as they are because its
  * prefix lies strictly between the cached ones (most values of a page: one
  * load and two compares, no call); when false, pq_stats_update_bytes. */
