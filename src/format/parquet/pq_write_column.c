@@ -348,13 +348,16 @@ static pm_error *mark_entry(pq_colw *cw, uint32_t id, const uint8_t *v, uint32_t
 }
 
 /* PLAIN byte strings of contiguous rows from offsets op (up to oend), the
- * common case in a loop of its own: a short value (a source at or below
- * `safe` has 32 readable bytes) whose prefix lies strictly inside the
- * cached min/max (one 8-byte load) moves behind its length by one or two
- * 16-byte copies.  Returns where it stopped (oend, or the first other
- * value, left for the general step); *dstp advanced. */
-__attribute__((noinline)) static const int32_t *bytes_run(const int32_t *op, const int32_t *oend, const uint8_t *data, uintptr_t safe,
-                                const pq_stats *st, uint8_t **dstp)
+ * common case in a loop of its own: a value whose prefix lies strictly
+ * inside the cached min/max (one 8-byte load) moves behind its length, a
+ * short one (its source at or below `safe`: 32 readable bytes) by one or
+ * two 16-byte copies, a longer one by memcpy.  Returns where it stopped
+ * (oend, or the first other value, left for the general step: a new min or
+ * max, a short value near the end of the data); *dstp advanced. */
+/* (out of line: inside put_values its values would live on the stack) */
+__attribute__((noinline)) static const int32_t *bytes_run(const int32_t *op, const int32_t *oend,
+                                                          const uint8_t *data, uintptr_t safe,
+                                                          const pq_stats *st, uint8_t **dstp)
 {
     if (!st->has_minmax)
         return op;
@@ -363,15 +366,23 @@ __attribute__((noinline)) static const int32_t *bytes_run(const int32_t *op, con
     for (; op < oend; op++) {
         const uint8_t *src = data + op[0];
         uint32_t len = (uint32_t)(op[1] - op[0]);
-        if (len > 32 || (uintptr_t)src > safe)
-            break;
-        uint64_t pp = pq_stats_prefix8_at(src, len);
-        if (pp <= lo || pp >= hi)
-            break;
-        memcpy(dst, &len, 4); /* little-endian, as decode_plain.c reads it */
-        memcpy(dst + 4, src, 16);
-        if (len > 16)
-            memcpy(dst + 20, src + 16, 16);
+        if (len > 32) {
+            uint64_t pp = pq_stats_prefix8_at(src, 8);
+            if (pp <= lo || pp >= hi)
+                break;
+            memcpy(dst, &len, 4); /* little-endian, as decode_plain.c reads it */
+            memcpy(dst + 4, src, len);
+        } else {
+            if ((uintptr_t)src > safe)
+                break;
+            uint64_t pp = pq_stats_prefix8_at(src, len);
+            if (pp <= lo || pp >= hi)
+                break;
+            memcpy(dst, &len, 4);
+            memcpy(dst + 4, src, 16);
+            if (len > 16)
+                memcpy(dst + 20, src + 16, 16);
+        }
         dst += 4 + (size_t)len;
     }
     *dstp = dst;
@@ -424,10 +435,10 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
     PM_TRY(pm_buf_reserve(&cw->vals, total + 32));
     uint8_t *dst = cw->vals.data + cw->vals.len;
     size_t readable = col->data.len;
-    /* contiguous rows: bytes_run first (a source at or below `safe` has 32
-     * readable bytes; 0: none has) */
-    bool fast = !pos && !cw->bytes_generic;
-    uintptr_t safe = fast && readable >= 32 ? (uintptr_t)(data + readable - 32) : 0;
+    /* contiguous rows (with at least 32 bytes of data): bytes_run first, a
+     * source at or below `safe` has 32 readable bytes */
+    bool fast = !pos && !cw->bytes_generic && readable >= 32;
+    uintptr_t safe = fast ? (uintptr_t)(data + readable - 32) : 0;
     for (; i < n; i++) {
         if (fast) {
             const int32_t *op = bytes_run(off + start + i, off + start + n, data, safe, st, &dst);

@@ -550,7 +550,8 @@ static void test_parallel_columns_same_bytes(void **state)
  * fault point pq-bytes-generic sends every value through the general step.
  * Both give the same file bytes (values, page cuts, statistics): lengths
  * 0..70 around the 8/16/32-byte edges, shared prefixes (ties with the
- * cached min/max prefixes), values at the end of the column's data, a
+ * cached min/max prefixes; a column whose values share 7 bytes, so the
+ * 8th decides), values at the end of the column's data, a
  * nullable column (positions: general step), batches in slices, PLAIN
  * throughout and a dictionary falling back in the middle of a batch. */
 static uint8_t *write_strings(const pm_type *t, pm_batch **bs, int nb, bool dict, size_t *len)
@@ -581,7 +582,7 @@ static uint8_t *write_strings(const pm_type *t, pm_batch **bs, int nb, bool dict
 static void test_plain_strings_inner_loop_same_bytes(void **state)
 {
     (void)state;
-    pm_type *t = parse_type("ROW<s STRING NOT NULL, u STRING>");
+    pm_type *t = parse_type("ROW<s STRING NOT NULL, u STRING, v STRING NOT NULL>");
     enum { NB = 4, N = 2500 };
     pm_batch *bs[NB];
     uint64_t rng = 0x2545f4914f6cdd1dull;
@@ -601,6 +602,12 @@ static void test_plain_strings_inner_loop_same_bytes(void **state)
             PM_OK_OR_FAIL(pm_column_append_bytes(bs[k]->columns[0], (const uint8_t *)buf, n));
             PM_OK_OR_FAIL((r >> 40) % 13 == 0 ? pm_column_append_null(bs[k]->columns[1])
                                               : pm_column_append_bytes(bs[k]->columns[1], (const uint8_t *)buf, n));
+            /* v: seven shared bytes, then the 8th decides against the cached
+             * min/max prefixes (short and long values) */
+            size_t vn = r & 2 ? 28 : 40;
+            for (size_t c = 0; c < vn; c++)
+                buf[c] = c < 7 ? 'q' : (char)('a' + (r >> (c % 40)) % 26);
+            PM_OK_OR_FAIL(pm_column_append_bytes(bs[k]->columns[2], (const uint8_t *)buf, vn));
         }
         PM_OK_OR_FAIL(pm_batch_finish(bs[k], N));
     }
