@@ -44,6 +44,11 @@
  *                                  fails; the key pre-pass takes the
  *                                  general merge where its direct scan
  *                                  would apply (tests compare the two)
+ *   pq-bytes-generic               format/parquet/pq_write_column.c:
+ *                                  nothing fails; PLAIN byte strings of
+ *                                  contiguous rows skip their inner loop
+ *                                  and take the general step (tests
+ *                                  compare the bytes of the two)
  */
 #ifndef PM_BASE_FAULT_H
 #define PM_BASE_FAULT_H

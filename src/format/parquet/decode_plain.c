@@ -48,19 +48,26 @@ pm_error *pqd_plain_byte_array(const uint8_t **pp, const uint8_t *end, size_t n,
     PM_TRY(pm_buf_reserve(data, (size_t)(end - p) + 32));
     uint8_t *dst0 = data->data + data->len, *dst = dst0;
     offsets[0] = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t left = (size_t)(end - p);
-        uint32_t len;
-        if (left >= 36) { /* the length and 32 bytes after it are readable */
+    /* p at or below `safe`: the length and 32 bytes after it are readable
+     * (0 when the page has fewer than 36 bytes: never) */
+    uintptr_t safe = (size_t)(end - p) >= 36 ? (uintptr_t)end - 36 : 0;
+    int32_t *op = offsets + 1, *oend = offsets + 1 + n;
+    while (op < oend) {
+        /* the common case in a loop of its own (nothing else live) */
+        for (; op < oend && (uintptr_t)p <= safe; op++) {
+            uint32_t len;
             memcpy(&len, p, 4);
-            if (len <= 32) { /* hence within the page */
-                memcpy(dst, p + 4, 32);
-                p += 4 + (size_t)len;
-                dst += len;
-                offsets[i + 1] = (int32_t)(dst - dst0);
-                continue;
-            }
+            if (len > 32)
+                break;
+            memcpy(dst, p + 4, 32); /* len <= 32: within the page */
+            p += 4 + (size_t)len;
+            dst += len;
+            *op = (int32_t)(dst - dst0);
         }
+        if (op == oend)
+            break;
+        size_t i = (size_t)(op - offsets - 1), left = (size_t)(end - p);
+        uint32_t len;
         if (left < 4)
             return pm_error_new(PM_ECORRUPT, "PLAIN BYTE_ARRAY value %zu: length truncated", i);
         memcpy(&len, p, 4);
@@ -72,7 +79,7 @@ pm_error *pqd_plain_byte_array(const uint8_t **pp, const uint8_t *end, size_t n,
         memcpy(dst, p, len);
         p += len;
         dst += len;
-        offsets[i + 1] = (int32_t)(dst - dst0);
+        *op++ = (int32_t)(dst - dst0);
     }
     data->len += (size_t)(dst - dst0);
     *pp = p;

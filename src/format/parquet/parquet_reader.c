@@ -254,6 +254,11 @@ static void choose_dict_columns(pm_pq_reader *r, const pm_pq_reader_options *o)
     }
 }
 
+uint64_t pm_pq_reader_offsets_in_place(const pm_pq_reader *r)
+{
+    return r ? r->asmb.offsets_in_place : 0;
+}
+
 bool pm_pq_reader_column_encoded(const pm_pq_reader *r, size_t i)
 {
     if (!r->chunks || i >= r->nproj)

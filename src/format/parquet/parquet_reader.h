@@ -126,6 +126,11 @@ const pm_type *pm_pq_reader_leaf_type(const pm_pq_reader *r, uint32_t leaf);
  * first batch it is about the steady state. */
 size_t pm_pq_reader_memory(const pm_pq_reader *r);
 
+/* Byte-string values so far whose offsets the page decoder wrote straight
+ * into the batch column (a column's first page of a batch, without nulls;
+ * the other pages go through a scratch array): for tests. */
+uint64_t pm_pq_reader_offsets_in_place(const pm_pq_reader *r);
+
 /* Whether batch column i comes dictionary-encoded (dict_columns). */
 bool pm_pq_reader_column_encoded(const pm_pq_reader *r, size_t i);
 /* Whether batch column i was written without a dictionary: in every row

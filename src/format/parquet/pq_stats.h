@@ -50,6 +50,8 @@ typedef struct pq_stats {
     pq_stat_value min, max;      /* fixed-width kinds */
     pm_buf min_bytes, max_bytes; /* PQS_BYTES */
     uint64_t min_pfx, max_pfx;   /* their first 8 bytes, big-endian, zero padded */
+    bool portable;               /* tests: the scalar min/max loops only, never the vector ones */
+    uint64_t vector_values;      /* values whose min/max the vector loops took (tests) */
 } pq_stats;
 
 void pq_stats_init(pq_stats *s, pq_stats_kind kind);
@@ -57,7 +59,11 @@ void pq_stats_free(pq_stats *s);
 /* Forget values and nulls (keeps buffers). */
 void pq_stats_reset(pq_stats *s);
 
-/* Bulk updates with non-null values. */
+/* Bulk updates with non-null values.  INT32/INT64/FLOAT/DOUBLE: on x86-64
+ * CPUs with AVX2 the whole 16-value (INT32/FLOAT) or 8-value (INT64/DOUBLE)
+ * groups go through vector min/max (same results as the scalar loops: the
+ * lane order does not matter for integers, and a float's NaN is skipped
+ * and zeros normalized either way), the rest through scalar loops. */
 void pq_stats_update_i32(pq_stats *s, const int32_t *v, size_t n);
 void pq_stats_update_i64(pq_stats *s, const int64_t *v, size_t n);
 void pq_stats_update_f32(pq_stats *s, const float *v, size_t n);
@@ -75,6 +81,17 @@ static inline uint64_t pq_stats_prefix8(const uint8_t *p, size_t n)
         memcpy(&v, p, 8);
     else if (n)
         memcpy(&v, p, n);
+    return __builtin_bswap64(v);
+}
+
+/* pq_stats_prefix8 of p[0, n) when 8 bytes at p are readable: one load,
+ * the bytes past n masked off. */
+static inline uint64_t pq_stats_prefix8_at(const uint8_t *p, size_t n)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    if (n < 8)
+        v &= (UINT64_C(1) << (8 * n)) - 1;
     return __builtin_bswap64(v);
 }
 

@@ -9,7 +9,10 @@
  *      bits become RLE runs); nested leaves go through pq_levels;
  *   3. values: gathered in blocks of PQ_BLOCK from the column buffers (or
  *      used in place when contiguous and already in physical form),
- *      statistics updated per block, then dictionary ids or PLAIN bytes;
+ *      statistics updated per block, then dictionary ids or PLAIN bytes
+ *      (byte strings of contiguous rows: short values whose prefix lies
+ *      inside the cached min/max copied in an inner loop of their own,
+ *      every other value through the general step);
  *   4. a full page is closed: levels + values assembled, compressed
  *      straight into the chunk's page blocks behind room for its page
  *      header (with CRC32 of the compressed bytes), which goes in front.
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 
 #include "base/cursor.h"
+#include "base/fault.h"
 #include "base/mem.h"
 
 #define PQ_BLOCK 1024
@@ -104,6 +108,7 @@ pm_error *pq_colw_init(pq_colw *cw, const pq_leaf *leaf, const pm_pq_writer_opti
         PM_TRY(pq_dict_init(&cw->dict, dict_width(leaf->phys)));
     cw->dict_on = chunk_dict_on(cw);
     cw->first_page = true;
+    cw->bytes_generic = pm_fault("pq-bytes-generic");
     pq_stats_init(&cw->stats, leaf->stats);
     pq_stats_init(&cw->total, leaf->stats);
     pq_stats_init(&cw->pstats, leaf->stats);
@@ -342,6 +347,48 @@ static pm_error *mark_entry(pq_colw *cw, uint32_t id, const uint8_t *v, uint32_t
     return pq_stats_update_bytes(&cw->pstats, v, len);
 }
 
+/* PLAIN byte strings of contiguous rows from offsets op (up to oend), the
+ * common case in a loop of its own: a value whose prefix lies strictly
+ * inside the cached min/max (one 8-byte load) moves behind its length, a
+ * short one (its source at or below `safe`: 32 readable bytes) by one or
+ * two 16-byte copies, a longer one by memcpy.  Returns where it stopped
+ * (oend, or the first other value, left for the general step: a new min or
+ * max, a short value near the end of the data); *dstp advanced. */
+/* (out of line: inside put_values its values would live on the stack) */
+__attribute__((noinline)) static const int32_t *bytes_run(const int32_t *op, const int32_t *oend,
+                                                          const uint8_t *data, uintptr_t safe,
+                                                          const pq_stats *st, uint8_t **dstp)
+{
+    if (!st->has_minmax)
+        return op;
+    uint64_t lo = st->min_pfx, hi = st->max_pfx;
+    uint8_t *dst = *dstp;
+    for (; op < oend; op++) {
+        const uint8_t *src = data + op[0];
+        uint32_t len = (uint32_t)(op[1] - op[0]);
+        if (len > 32) {
+            uint64_t pp = pq_stats_prefix8_at(src, 8);
+            if (pp <= lo || pp >= hi)
+                break;
+            memcpy(dst, &len, 4); /* little-endian, as decode_plain.c reads it */
+            memcpy(dst + 4, src, len);
+        } else {
+            if ((uintptr_t)src > safe)
+                break;
+            uint64_t pp = pq_stats_prefix8_at(src, len);
+            if (pp <= lo || pp >= hi)
+                break;
+            memcpy(dst, &len, 4);
+            memcpy(dst + 4, src, 16);
+            if (len > 16)
+                memcpy(dst + 20, src + 16, 16);
+        }
+        dst += 4 + (size_t)len;
+    }
+    *dstp = dst;
+    return op;
+}
+
 static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64_t *pos,
                                   int64_t start, int64_t n)
 {
@@ -388,7 +435,17 @@ static pm_error *put_bytes_values(pq_colw *cw, const pm_column *col, const int64
     PM_TRY(pm_buf_reserve(&cw->vals, total + 32));
     uint8_t *dst = cw->vals.data + cw->vals.len;
     size_t readable = col->data.len;
+    /* contiguous rows (with at least 32 bytes of data): bytes_run first, a
+     * source at or below `safe` has 32 readable bytes */
+    bool fast = !pos && !cw->bytes_generic && readable >= 32;
+    uintptr_t safe = fast ? (uintptr_t)(data + readable - 32) : 0;
     for (; i < n; i++) {
+        if (fast) {
+            const int32_t *op = bytes_run(off + start + i, off + start + n, data, safe, st, &dst);
+            i = (int64_t)(op - off) - start;
+            if (i == n)
+                break;
+        }
         int64_t p = POS(i);
         size_t o = (size_t)off[p];
         uint32_t len = (uint32_t)(off[p + 1] - off[p]);

@@ -126,6 +126,7 @@ typedef struct pq_colw {
     bool dict_on;                 /* values currently go through the dictionary */
     bool plain_source;            /* hint: the values come from a chunk without dictionary */
     bool first_page;              /* no page written yet in this chunk */
+    bool bytes_generic;           /* fault point pq-bytes-generic: PLAIN byte strings only through the general step */
     uint32_t dict_used;           /* entries used by written pages */
     pq_dict dict;
     pm_column *fwd_dict;          /* the adopted input dictionary of this chunk (a reference), or NULL */

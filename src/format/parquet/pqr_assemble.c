@@ -11,7 +11,10 @@
  *  2. Flat leaf (the field itself is the leaf): each entry is one row,
  *     valid iff its definition level is the maximum.  The page's values are
  *     decoded straight into the column's value buffer and spread backwards
- *     over the null slots; no per-value function calls.
+ *     over the null slots; no per-value function calls.  Byte strings: the
+ *     decoder's offsets (relative to the page's first value) go into the
+ *     column directly when the column is still empty and the page has no
+ *     nulls, else through a scratch array, rebased and spread.
  *  3. Nested leaf: each entry walks the leaf's node path top-down (see
  *     pqr_schema.h for the thresholds).  At node N an entry with repetition
  *     level r <= N.rep_begin starts a new instance of N: null when
@@ -277,6 +280,20 @@ static pm_error *leaf_append(pqr_assembler *a, pqr_chunk *c, pm_column *col, con
         int32_t data_base = last_offset(col);
         if ((size_t)data_base != col->data.len)
             return pm_error_new(PM_EINTERNAL, "column data buffer out of step");
+        if (!flags && data_base == 0) {
+            /* the column's first values, none null: the decoder's relative
+             * offsets are the column's own, written in place from its
+             * leading 0 (no second pass) */
+            PM_TRY(pm_buf_reserve(&col->offsets, nslots * 4));
+            int32_t *at = (int32_t *)(void *)(col->offsets.data + col->offsets.len - 4);
+            pqr_dest d = {NULL, at, &col->data, NULL};
+            PM_TRY(pqr_chunk_values(c, nvalid, &d));
+            if (col->data.len > INT32_MAX)
+                return pm_error_new(PM_EUNSUPPORTED, "more than 2 GiB of byte data in one batch column");
+            col->offsets.len += nslots * 4;
+            a->offsets_in_place += nslots;
+            break;
+        }
         PM_TRY(pm_buf_set_len(&a->rel, (nvalid + 1) * 4));
         int32_t *rel = (int32_t *)(void *)a->rel.data;
         pqr_dest d = {NULL, rel, &col->data, NULL};
@@ -398,6 +415,7 @@ void pqr_assembler_init(pqr_assembler *a)
     pm_buf_init(&a->flags);
     pm_buf_init(&a->tmp);
     pm_buf_init(&a->rel);
+    a->offsets_in_place = 0;
 }
 
 void pqr_assembler_free(pqr_assembler *a)

@@ -15,6 +15,7 @@ typedef struct pqr_assembler {
     pm_buf flags;   /* per-slot validity of the leaf being assembled */
     pm_buf tmp;     /* boolean values */
     pm_buf rel;     /* relative offsets of var values */
+    uint64_t offsets_in_place; /* var values whose offsets the decoder wrote into the column (tests) */
 } pqr_assembler;
 
 void pqr_assembler_init(pqr_assembler *a);

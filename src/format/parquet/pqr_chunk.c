@@ -441,15 +441,34 @@ static pm_error *gather(pqr_chunk *c, const uint32_t *idx, size_t n, const pqr_d
         break;
     }
     case 4: {
+        /* four a step: one loop test per four values */
         const uint32_t *s = (const uint32_t *)(const void *)dict;
-        for (size_t i = 0; i < n; i++)
-            memcpy(d->fixed + 4 * i, &s[idx[i]], 4);
+        uint8_t *o = d->fixed;
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4, o += 16) {
+            uint32_t a = s[idx[i]], b = s[idx[i + 1]], e = s[idx[i + 2]], f = s[idx[i + 3]];
+            memcpy(o, &a, 4);
+            memcpy(o + 4, &b, 4);
+            memcpy(o + 8, &e, 4);
+            memcpy(o + 12, &f, 4);
+        }
+        for (; i < n; i++, o += 4)
+            memcpy(o, &s[idx[i]], 4);
         break;
     }
     case 8: {
         const uint64_t *s = (const uint64_t *)(const void *)dict;
-        for (size_t i = 0; i < n; i++)
-            memcpy(d->fixed + 8 * i, &s[idx[i]], 8);
+        uint8_t *o = d->fixed;
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4, o += 32) {
+            uint64_t a = s[idx[i]], b = s[idx[i + 1]], e = s[idx[i + 2]], f = s[idx[i + 3]];
+            memcpy(o, &a, 8);
+            memcpy(o + 8, &b, 8);
+            memcpy(o + 16, &e, 8);
+            memcpy(o + 24, &f, 8);
+        }
+        for (; i < n; i++, o += 8)
+            memcpy(o, &s[idx[i]], 8);
         break;
     }
     default:

@@ -15,6 +15,9 @@
  * as fresh readers; a failed open leaves the old reader freeable.  Of the
  * same projection, the new reader takes the old one's batch (its spare
  * columns come back); of another, it makes its own.
+ * Byte strings read with their offsets written in place (a batch column's
+ * first page without nulls) and through the rebasing copy give the same
+ * values, batches of any size.
  */
 #include <stdio.h>
 #include <string.h>
@@ -404,6 +407,87 @@ static void test_recycled_batch(void **state)
     pm_type_free(t);
 }
 
+/* Byte strings whose offsets the reader writes straight into the batch
+ * column (pm_pq_reader_offsets_in_place: a column's first page of a batch,
+ * no nulls) and those going through the rebasing copy (later pages of a
+ * batch, pages with nulls) read the same values: PLAIN pages of 700 rows,
+ * empty, short and long strings, batches of several sizes cutting pages
+ * anywhere. */
+static void offsets_row(int64_t i, char *buf, size_t *len, bool *null)
+{
+    uint64_t h = mix((uint64_t)i);
+    *null = h % 11 == 0;
+    size_t n = (size_t)(h >> 8) % 5 == 0 ? 0 : (size_t)(h >> 16) % 70;
+    for (size_t k = 0; k < n; k++)
+        buf[k] = (char)('a' + (k + (size_t)i) % 26);
+    *len = n;
+}
+
+static void test_offsets_in_place(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    pm_type *t;
+    PM_OK_OR_FAIL(pm_type_parse(&t, "ROW<s STRING NOT NULL, u STRING>"));
+    pm_batch *b;
+    PM_OK_OR_FAIL(pm_batch_new(&b, t));
+    char buf[80];
+    for (int64_t i = 0; i < N; i++) {
+        size_t n;
+        bool null;
+        offsets_row(i, buf, &n, &null);
+        PM_OK_OR_FAIL(pm_column_append_bytes(b->columns[0], (const uint8_t *)buf, n));
+        PM_OK_OR_FAIL(null ? pm_column_append_null(b->columns[1])
+                           : pm_column_append_bytes(b->columns[1], (const uint8_t *)buf, n));
+    }
+    PM_OK_OR_FAIL(pm_batch_finish(b, N));
+    pm_pq_writer_options o;
+    pm_pq_writer_options_default(&o);
+    o.dictionary = false;
+    o.page_row_limit = 700;
+    char *path = pm_test_path("offsets.parquet");
+    pm_test_pq_write(path, b, &o, NULL);
+    pm_batch_free(b);
+    const int64_t sizes[] = {1, 333, 700, 1000, 4096, 10000};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        pm_pq_reader_options ro = PM_PQ_READER_OPTIONS_INIT;
+        ro.batch_rows = sizes[si];
+        pm_test_pq_file f;
+        pm_test_pq_open_path(&f, path, &ro);
+        int64_t row = 0;
+        for (;;) {
+            pm_batch *got;
+            PM_OK_OR_FAIL(pm_pq_reader_next_batch(f.r, &got));
+            if (!got)
+                break;
+            for (int64_t i = 0; i < got->num_rows; i++, row++) {
+                size_t n, gn;
+                bool null;
+                offsets_row(row, buf, &n, &null);
+                const uint8_t *g = pm_column_bytes(got->columns[0], i, &gn);
+                assert_int_equal(gn, n);
+                assert_memory_equal(g, buf, n);
+                assert_int_equal(pm_column_is_null(got->columns[1], i), null);
+                if (!null) {
+                    g = pm_column_bytes(got->columns[1], i, &gn);
+                    assert_int_equal(gn, n);
+                    assert_memory_equal(g, buf, n);
+                }
+            }
+        }
+        assert_int_equal(row, N);
+        uint64_t in_place = pm_pq_reader_offsets_in_place(f.r);
+        /* every batch's first piece of `s` at least (all of it in batches
+         * of one row); never all of `u` (nulls) */
+        int64_t batches = (N + sizes[si] - 1) / sizes[si];
+        assert_true(in_place >= (uint64_t)(sizes[si] == 1 ? N : batches));
+        assert_true(in_place < 2 * (uint64_t)N);
+        pm_test_pq_close(&f);
+    }
+    free(path);
+    pm_type_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_small_file_damaged),
         cmocka_unit_test(test_recycled_buffers),
         cmocka_unit_test(test_recycled_batch),
+        cmocka_unit_test(test_offsets_in_place),
     };
     return cmocka_run_group_tests(tests, pm_test_dir_setup, pm_test_dir_teardown);
 }

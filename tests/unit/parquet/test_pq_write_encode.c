@@ -599,6 +599,105 @@ static void test_stats_numbers(void **state)
 
 /* Min/max over arrays longer than one 4-wide step, with the extremes at
  * every position of a step and in the tail, against a plain scan. */
+/* The vector min/max (pq_stats.c) against the scalar loops (s.portable) on
+ * random blocks of every length up to 300 at odd offsets, in random pieces,
+ * with NaN, infinities, signed zeros and the integer extremes mixed in:
+ * the same has_minmax / has_nan and the same min/max bytes; vector_values
+ * shows the vector loops ran (on CPUs with AVX2) and the scalar side never. */
+static void stats_pair(pq_stats *vec, pq_stats *sca, pq_stats_kind k)
+{
+    pq_stats_init(vec, k);
+    pq_stats_init(sca, k);
+    sca->portable = true;
+}
+
+static void stats_same(const pq_stats *a, const pq_stats *b)
+{
+    assert_int_equal(a->has_minmax, b->has_minmax);
+    assert_int_equal(a->has_nan, b->has_nan);
+    if (!a->has_minmax)
+        return;
+    for (int w = 0; w < 2; w++) {
+        uint8_t ba[16], bb[16];
+        const uint8_t *pa = NULL, *pb = NULL;
+        size_t la = pq_stats_value_bytes(a, w, 0, ba, &pa);
+        size_t lb = pq_stats_value_bytes(b, w, 0, bb, &pb);
+        assert_int_equal(la, lb);
+        assert_memory_equal(pa ? pa : ba, pb ? pb : bb, la);
+    }
+}
+
+static void test_stats_vector_equals_scalar(void **state)
+{
+    (void)state;
+    enum { MAXN = 300 };
+    static int32_t v32[MAXN + 1];
+    static int64_t v64[MAXN + 1];
+    static float f32[MAXN + 1];
+    static double f64[MAXN + 1];
+    uint64_t rng = 0x9e3779b97f4a7c15ull, vec_values = 0;
+    for (int round = 0; round < 4 * MAXN; round++) {
+        size_t n = (size_t)(pm_test_xorshift64(&rng) % (MAXN + 1));
+        size_t off = (size_t)(pm_test_xorshift64(&rng) & 1);
+        int special = (int)(pm_test_xorshift64(&rng) % 4);   /* 0: none; else that many in 16 */
+        for (size_t i = 0; i < MAXN + 1; i++) {
+            uint64_t r = pm_test_xorshift64(&rng);
+            int64_t x = (int64_t)(r >> 1) - (int64_t)(UINT64_C(1) << 62);
+            if (round & 1)
+                x %= 1000;   /* narrow values: many ties */
+            v32[i] = (int32_t)x;
+            v64[i] = x;
+            f32[i] = (float)x / 7.0f;
+            f64[i] = (double)x / 3.0;
+            if (special && (r & 15) < (uint64_t)special) {
+                switch ((r >> 8) % 6) {
+                case 0: v32[i] = INT32_MIN; v64[i] = INT64_MIN; f32[i] = NAN; f64[i] = NAN; break;
+                case 1: v32[i] = INT32_MAX; v64[i] = INT64_MAX; f32[i] = INFINITY; f64[i] = -INFINITY; break;
+                case 2: f32[i] = -0.0f; f64[i] = 0.0; break;
+                case 3: f32[i] = 0.0f; f64[i] = -0.0; break;
+                case 4: f32[i] = -INFINITY; f64[i] = INFINITY; break;
+                default: f32[i] = NAN; f64[i] = -NAN; break;
+                }
+            }
+        }
+        if (round % 7 == 0)   /* all NaN */
+            for (size_t i = 0; i < MAXN + 1; i++)
+                f32[i] = f64[i] = NAN;
+        pq_stats a, b;
+        /* in pieces: the running values carry from one call to the next */
+        for (int kind = 0; kind < 4; kind++) {
+            static const pq_stats_kind kinds[4] = {PQS_I32, PQS_I64, PQS_F32, PQS_F64};
+            stats_pair(&a, &b, kinds[kind]);
+            size_t at = 0;
+            uint64_t cut = pm_test_xorshift64(&rng);
+            while (at < n) {
+                size_t piece = (cut & 1) ? n - at : 1 + (size_t)(cut % (n - at));
+                cut = pm_test_xorshift64(&rng);
+                for (pq_stats *s = &a;; s = &b) {
+                    switch (kind) {
+                    case 0: pq_stats_update_i32(s, v32 + off + at, piece); break;
+                    case 1: pq_stats_update_i64(s, v64 + off + at, piece); break;
+                    case 2: pq_stats_update_f32(s, f32 + off + at, piece); break;
+                    default: pq_stats_update_f64(s, f64 + off + at, piece); break;
+                    }
+                    if (s == &b)
+                        break;
+                }
+                at += piece;
+            }
+            stats_same(&a, &b);
+            assert_int_equal(b.vector_values, 0);
+            vec_values += a.vector_values;
+            pq_stats_free(&a);
+            pq_stats_free(&b);
+        }
+    }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (__builtin_cpu_supports("avx2"))
+        assert_true(vec_values > 100000);
+#endif
+}
+
 static void test_stats_blocks(void **state)
 {
     (void)state;
@@ -761,6 +860,7 @@ int main(void)
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_stats_numbers),
         cmocka_unit_test(test_stats_blocks),
+        cmocka_unit_test(test_stats_vector_equals_scalar),
         cmocka_unit_test(test_stats_binary_and_decimal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,9 @@
  * writer, checked with the footer parser and a small independent page
  * decoder in this file: values and nulls round-trip, page row limits,
  * dictionary pages and fallback to PLAIN, row groups by size, statistics
- * (footer and merged), nested levels, errors and option mapping.
+ * (footer and merged), nested levels, errors and option mapping; PLAIN
+ * byte strings through their inner loop and through the general step
+ * (fault point pq-bytes-generic) give the same bytes.
  */
 #include <math.h>
 #include <string.h>
@@ -543,6 +545,94 @@ static void test_parallel_columns_same_bytes(void **state)
     pm_type_free(t);
 }
 
+/* PLAIN byte strings of contiguous rows take an inner loop for short values
+ * inside the cached min/max prefixes (pq_write_column.c, bytes_run); the
+ * fault point pq-bytes-generic sends every value through the general step.
+ * Both give the same file bytes (values, page cuts, statistics): lengths
+ * 0..70 around the 8/16/32-byte edges, shared prefixes (ties with the
+ * cached min/max prefixes; a column whose values share 7 bytes, so the
+ * 8th decides), values at the end of the column's data, a
+ * nullable column (positions: general step), batches in slices, PLAIN
+ * throughout and a dictionary falling back in the middle of a batch. */
+static uint8_t *write_strings(const pm_type *t, pm_batch **bs, int nb, bool dict, size_t *len)
+{
+    pm_pq_writer_options o;
+    pm_pq_writer_options_default(&o);
+    o.codec = PM_CODEC_ZSTD;
+    o.dictionary = dict;
+    o.dictionary_page_size = 4096;
+    o.page_row_limit = 900;
+    char *path = pm_test_path("strings.parquet");
+    pm_fileio *fio;
+    PM_OK_OR_FAIL(pm_fileio_local_new(&fio));
+    pm_output *out;
+    PM_OK_OR_FAIL(pm_output_create(fio, path, true, &out));
+    pm_pq_writer *w;
+    PM_OK_OR_FAIL(pm_pq_writer_new(&w, out, t, &o));
+    for (int k = 0; k < nb; k++)
+        PM_OK_OR_FAIL(pm_pq_writer_write(w, bs[k]));
+    PM_OK_OR_FAIL(pm_pq_writer_close(w, NULL));
+    PM_OK_OR_FAIL(pm_output_close(out, false));
+    pm_fileio_free(fio);
+    uint8_t *bytes = slurp(path, len);
+    free(path);
+    return bytes;
+}
+
+static void test_plain_strings_inner_loop_same_bytes(void **state)
+{
+    (void)state;
+    pm_type *t = parse_type("ROW<s STRING NOT NULL, u STRING, v STRING NOT NULL>");
+    enum { NB = 4, N = 2500 };
+    pm_batch *bs[NB];
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    for (int k = 0; k < NB; k++) {
+        PM_OK_OR_FAIL(pm_batch_new(&bs[k], t));
+        for (int64_t i = 0; i < N; i++) {
+            uint64_t r = pm_test_xorshift64(&rng);
+            static const size_t edges[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 70};
+            size_t n = r & 1 ? edges[(r >> 1) % 12] : (size_t)((r >> 8) % 71);
+            char buf[72];
+            /* a common prefix of 0..9 'm's, then letters */
+            size_t common = (size_t)((r >> 16) % 10);
+            for (size_t c = 0; c < n; c++)
+                buf[c] = c < common ? 'm' : (char)('a' + (r >> (24 + c % 32)) % 26);
+            if (k == 2 && i >= 2000)   /* a dictionary of this batch's values overflows here */
+                buf[0] = (char)('A' + i % 26);
+            PM_OK_OR_FAIL(pm_column_append_bytes(bs[k]->columns[0], (const uint8_t *)buf, n));
+            PM_OK_OR_FAIL((r >> 40) % 13 == 0 ? pm_column_append_null(bs[k]->columns[1])
+                                              : pm_column_append_bytes(bs[k]->columns[1], (const uint8_t *)buf, n));
+            /* v: seven shared bytes, then the 8th decides against the cached
+             * min/max prefixes (short and long values) */
+            size_t vn = r & 2 ? 28 : 40;
+            for (size_t c = 0; c < vn; c++)
+                buf[c] = c < 7 ? 'q' : (char)('a' + (r >> (c % 40)) % 26);
+            PM_OK_OR_FAIL(pm_column_append_bytes(bs[k]->columns[2], (const uint8_t *)buf, vn));
+        }
+        PM_OK_OR_FAIL(pm_batch_finish(bs[k], N));
+    }
+    for (int dict = 0; dict < 2; dict++) {
+        size_t lens[2];
+        uint8_t *bytes[2];
+        for (int generic = 0; generic < 2; generic++) {
+            if (generic)
+                setenv("PAIMON_FAULT_INJECT", "pq-bytes-generic", 1);
+            bytes[generic] = write_strings(t, bs, NB, dict, &lens[generic]);
+            unsetenv("PAIMON_FAULT_INJECT");
+        }
+        assert_int_equal(lens[0], lens[1]);
+        assert_memory_equal(bytes[0], bytes[1], lens[0]);
+        pm_pq_file_meta *m = footer(bytes[0], lens[0]);
+        assert_int_equal(m->num_rows, NB * N);
+        pm_pq_file_meta_free(m);
+        free(bytes[0]);
+        free(bytes[1]);
+    }
+    for (int k = 0; k < NB; k++)
+        pm_batch_free(bs[k]);
+    pm_type_free(t);
+}
+
 static void test_row_groups_and_codecs(void **state)
 {
     (void)state;
@@ -869,6 +959,7 @@ int main(void)
         cmocka_unit_test(test_flat_roundtrip_pages_and_fallback),
         cmocka_unit_test(test_row_groups_and_codecs),
         cmocka_unit_test(test_parallel_columns_same_bytes),
+        cmocka_unit_test(test_plain_strings_inner_loop_same_bytes),
         cmocka_unit_test(test_nested_levels),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_null_map_key),
