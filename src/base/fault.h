@@ -44,6 +44,11 @@
  *                                  fails; the key pre-pass takes the
  *                                  general merge where its direct scan
  *                                  would apply (tests compare the two)
+ *   pk-lazy-pages-off              compact/pk/pk_execute.c: nothing
+ *                                  fails; page copies offer every page
+ *                                  with its values (no lazy offers, no
+ *                                  value columns read on demand: tests
+ *                                  compare the two)
  */
 #ifndef PM_BASE_FAULT_H
 #define PM_BASE_FAULT_H

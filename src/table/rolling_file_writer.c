@@ -246,6 +246,7 @@ struct pm_rolling_file_writer {
     pm_rolling_raw_body raw;
     body_kind body;
     int64_t pages_copied;         /* offered pages copied into closed files */
+    int64_t pages_lazy;           /* of them offered lazily */
     size_t fncols;
     pm_stats_mode *modes;
     bool stats_disabled, dense;
@@ -473,6 +474,7 @@ static pm_error *close_body(pm_rolling_file_writer *w, open_file *f, pm_pq_write
         if (!e) {
             *size = res->file_size;
             w->pages_copied += res->pages_copied; /* counted after the last pages are placed */
+            w->pages_lazy += res->pages_lazy;
         }
     } else if (f->avro) {
         e = pm_avro_writer_finish(f->avro);
@@ -830,7 +832,7 @@ void pm_rolling_file_writer_set_pool(pm_rolling_file_writer *w, pm_pool *pool, s
 
 pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t col, const pq_schema_element *elem,
                                            const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
-                                           bool *taken)
+                                           const pq_page_facts *facts, bool *taken)
 {
     *taken = false;
     if (w->body != BODY_PARQUET || col >= w->fncols)
@@ -839,7 +841,7 @@ pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t co
         PM_TRY(file_open(w)); /* the offered rows follow: the file they go to */
     if (!w->cur.pq)
         return NULL;
-    return pm_pq_writer_offer_page(w->cur.pq, col, elem, page, len, codec, rows, taken);
+    return pm_pq_writer_offer_lazy(w->cur.pq, col, elem, page, len, codec, rows, facts, taken);
 }
 
 int64_t pm_rolling_file_writer_pages_copied(const pm_rolling_file_writer *w)
@@ -847,10 +849,16 @@ int64_t pm_rolling_file_writer_pages_copied(const pm_rolling_file_writer *w)
     return w->pages_copied + (w->open && w->cur.pq ? pm_pq_writer_pages_copied(w->cur.pq) : 0);
 }
 
-void pm_rolling_file_writer_cancel_pages(pm_rolling_file_writer *w)
+int64_t pm_rolling_file_writer_pages_lazy(const pm_rolling_file_writer *w)
+{
+    return w->pages_lazy + (w->open && w->cur.pq ? pm_pq_writer_pages_lazy(w->cur.pq) : 0);
+}
+
+pm_error *pm_rolling_file_writer_cancel_pages(pm_rolling_file_writer *w)
 {
     if (w->open && w->cur.pq)
-        pm_pq_writer_cancel_pages(w->cur.pq);
+        return pm_pq_writer_cancel_pages(w->cur.pq);
+    return NULL;
 }
 
 pm_error *pm_rolling_file_writer_set_plain_sources(pm_rolling_file_writer *w, const bool *plain)

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "codec/codec.h"
 #include "compact/pk/pk_compact.h"
@@ -84,6 +85,12 @@ typedef struct pm_pk_page {
     int64_t first_row, rows;      /* within the file */
     int64_t offset;               /* of its header in the file */
     int32_t size;                 /* header + compressed body */
+    /* its statistics from the input's page index (facts: known; a lazy
+     * offer, pq_page_copy.h) */
+    bool facts, all_null;
+    uint32_t min_len, max_len;
+    const uint8_t *min, *max;     /* in the file pages' arena */
+    int64_t nulls, unencoded;
 } pm_pk_page;
 
 typedef struct pm_pk_col_pages {
@@ -95,6 +102,7 @@ typedef struct pm_pk_col_pages {
 
 typedef struct pm_pk_file_pages {
     uint64_t serial;              /* unique in the task (x->cp.serials) */
+    pm_arena arena;               /* page statistics */
     pm_input *in;                 /* the file reader's (borrowed; NULL once it closed) */
     size_t ncols;                 /* input batch columns */
     pm_pk_col_pages *cols;
@@ -102,6 +110,8 @@ typedef struct pm_pk_file_pages {
 
 typedef struct pm_pk_copy {
     bool enabled;                 /* compaction.parquet.page-passthrough */
+    bool lazy;                    /* offers with the input's page statistics, whose
+                                     rows carry no values (pq_page_copy.h) */
     bool on;                      /* in the section being merged */
     const pm_kv_source *srcs;     /* the section's run sources */
     size_t nsrcs;
@@ -236,7 +246,7 @@ pm_error *pm_pk_pages_open(pm_pk_exec *x, const pm_file_reader *fr, pm_pk_file_p
 void pm_pk_pages_free(pm_pk_file_pages *p);
 /* A section starts (w NULL or !x->cp.enabled: no copies) / ends. */
 void pm_pk_copy_begin(pm_pk_exec *x, const pm_kv_source *srcs, size_t n, pm_pk_file_writer *w);
-void pm_pk_copy_end(pm_pk_exec *x);
+pm_error *pm_pk_copy_end(pm_pk_exec *x);
 /* Before `*n` rows from `row` of batch b of source `src` join the output
  * (the output batch's counts up to date): follows the stretch, and at a
  * page start drains the output and offers the pages starting there;

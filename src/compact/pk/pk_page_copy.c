@@ -44,14 +44,78 @@ void pm_pk_pages_free(pm_pk_file_pages *p)
     for (size_t j = 0; j < p->ncols; j++)
         free(p->cols[j].pages);
     free(p->cols);
+    pm_arena_free(&p->arena);
     free(p);
+}
+
+/* Whether the file's page indexes follow the rules of ours
+ * (format/parquet/pq_write_index.h: parquet-java 1.16's), so that their
+ * statistics are those its writer would compute from the values. */
+static bool trusted_index(const pm_pq_file_meta *m)
+{
+    const char *cb = m->created_by;
+    return cb && (strncmp(cb, "parquet-mr version 1.16.", 24) == 0 || strncmp(cb, "paimon-c version ", 17) == 0);
+}
+
+/* The statistics of the n pages from `first` on from the chunk's
+ * ColumnIndex (and the OffsetIndex's value bytes), copied into the arena;
+ * pages without them keep facts = false. */
+static pm_error *page_facts(pm_pk_exec *x, pm_input *in, const pq_column_chunk *cc, const pq_offset_index *oi,
+                            pm_pk_page *first, uint32_t n, pm_arena *keep)
+{
+    uint64_t fsize = pm_input_size(in);
+    if (!cc->has_column_index || cc->column_index_length <= 0 || cc->column_index_offset < 0 ||
+        (uint64_t)cc->column_index_offset > fsize ||
+        (uint64_t)cc->column_index_length > fsize - (uint64_t)cc->column_index_offset)
+        return NULL;
+    pm_arena a;
+    pm_arena_init(&a, 0);
+    x->cp.page.len = 0;
+    pm_error *e = pm_buf_reserve(&x->cp.page, (size_t)cc->column_index_length);
+    if (!e)
+        e = pm_input_read_at(in, (uint64_t)cc->column_index_offset, x->cp.page.data, (size_t)cc->column_index_length);
+    pq_column_index ci;
+    if (!e)
+        e = pq_column_index_parse(&ci, x->cp.page.data, (size_t)cc->column_index_length, &a);
+    if (e) {
+        pm_arena_free(&a);
+        pm_error_free(e); /* no facts: its pages are offered with their values */
+        return NULL;
+    }
+    bool bytes = cc->meta_data.type == PQ_BYTE_ARRAY;
+    for (uint32_t i = 0; !e && ci.n == n && ci.has_null_counts && i < n; i++) {
+        pm_pk_page *pg = &first[i];
+        if (bytes && !oi->has_unencoded)
+            break;
+        pg->all_null = ci.null_pages[i];
+        pg->nulls = ci.null_counts[i];
+        pg->unencoded = bytes ? oi->unencoded[i] : -1;
+        pg->min_len = ci.min_len[i];
+        pg->max_len = ci.max_len[i];
+        uint8_t *mn = NULL, *mx = NULL;
+        if (!pg->all_null) {
+            mn = pm_arena_alloc(keep, pg->min_len + 1, 1);
+            mx = pm_arena_alloc(keep, pg->max_len + 1, 1);
+            if (!mn || !mx) {
+                e = pm_oom();
+                break;
+            }
+            memcpy(mn, ci.min[i], pg->min_len);
+            memcpy(mx, ci.max[i], pg->max_len);
+        }
+        pg->min = mn;
+        pg->max = mx;
+        pg->facts = true;
+    }
+    pm_arena_free(&a);
+    return e;
 }
 
 /* The pages of leaf `leaf` over every row group; false (and nothing kept)
  * when a chunk has no offset index, another codec, or locations outside
  * the chunk. */
 static pm_error *leaf_pages(pm_pk_exec *x, pm_input *in, const pm_pq_file_meta *m, uint32_t leaf,
-                            pm_pk_col_pages *c, bool *ok)
+                            pm_pk_col_pages *c, pm_arena *keep, bool *ok)
 {
     *ok = false;
     pm_arena a;
@@ -102,8 +166,15 @@ static pm_error *leaf_pages(pm_pk_exec *x, pm_input *in, const pm_pq_file_meta *
                 good = false;
                 break;
             }
-            pages[n++] = (pm_pk_page){base + l->first_row, next - l->first_row, l->offset, l->size};
+            memset(&pages[n], 0, sizeof pages[n]);
+            pages[n].first_row = base + l->first_row;
+            pages[n].rows = next - l->first_row;
+            pages[n].offset = l->offset;
+            pages[n].size = l->size;
+            n++;
         }
+        if (good && x->cp.lazy && trusted_index(m))
+            e = page_facts(x, in, cc, &oi, pages + n - oi.n, oi.n, keep);
         base += rg->num_rows;
     }
     pm_arena_free(&a);
@@ -126,6 +197,7 @@ pm_error *pm_pk_pages_open(pm_pk_exec *x, const pm_file_reader *fr, pm_pk_file_p
     size_t nc = x->in_type->nfields;
     pm_pk_file_pages *p;
     PM_TRY(pm_calloc(&p, 1, sizeof *p));
+    pm_arena_init(&p->arena, 0);
     pm_error *e = pm_calloc(&p->cols, nc ? nc : 1, sizeof *p->cols);
     p->ncols = nc;
     bool any = false;
@@ -143,7 +215,7 @@ pm_error *pm_pk_pages_open(pm_pk_exec *x, const pm_file_reader *fr, pm_pk_file_p
         if (!el || el->has_num_children)
             continue;
         bool ok = false;
-        e = leaf_pages(x, in, m, leaf, &p->cols[j], &ok);
+        e = leaf_pages(x, in, m, leaf, &p->cols[j], &p->arena, &ok);
         if (ok) {
             p->cols[j].elem = el;
             p->in = in;
@@ -170,14 +242,16 @@ void pm_pk_copy_begin(pm_pk_exec *x, const pm_kv_source *srcs, size_t n, pm_pk_f
     c->offered = false;
 }
 
-void pm_pk_copy_end(pm_pk_exec *x)
+pm_error *pm_pk_copy_end(pm_pk_exec *x)
 {
     pm_pk_copy *c = &x->cp;
+    pm_error *e = NULL;
     if (c->offered && c->w)
-        pm_pk_file_writer_cancel_pages(c->w);
+        e = pm_pk_file_writer_cancel_pages(c->w);
     c->on = false;
     c->offered = false;
     c->spages = NULL;
+    return e;
 }
 
 pm_error *pm_pk_copy_break(pm_pk_exec *x)
@@ -186,8 +260,8 @@ pm_error *pm_pk_copy_break(pm_pk_exec *x)
     if (c->offered) {
         /* the offered pages' rows so far complete theirs first */
         PM_TRY(pm_pk_output_drain(x, c->w));
-        pm_pk_file_writer_cancel_pages(c->w);
         c->offered = false;
+        PM_TRY(pm_pk_file_writer_cancel_pages(c->w));
     }
     c->spages = NULL;
     return NULL;
@@ -232,8 +306,14 @@ static pm_error *offer_at(pm_pk_exec *x, pm_pk_file_pages *p, int64_t f)
                 read = true;
             }
             bool taken = false;
-            PM_TRY(pm_pk_file_writer_offer_page(c->w, i, cp->elem, c->page.data, c->page.len, cp->codec, pg->rows,
-                                                &taken));
+            if (pg->facts && c->lazy) {
+                pq_page_facts f = {pg->nulls, pg->all_null, pg->min, pg->max, pg->min_len, pg->max_len, pg->unencoded};
+                PM_TRY(pm_pk_file_writer_offer_page(c->w, i, cp->elem, c->page.data, c->page.len, cp->codec, pg->rows,
+                                                    &f, &taken));
+            }
+            if (!taken)
+                PM_TRY(pm_pk_file_writer_offer_page(c->w, i, cp->elem, c->page.data, c->page.len, cp->codec, pg->rows,
+                                                    NULL, &taken));
             if (taken) {
                 c->offered = true;
                 c->offers++;

@@ -541,7 +541,9 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
         if (e || eof)
             break;
         if (first && pm_merge_reader_passes(m.mr) > 0)
-            pm_pk_copy_end(x); /* records come from intermediate runs, not the sources */
+            e = pm_pk_copy_end(x); /* records come from intermediate runs, not the sources */
+        if (e)
+            break;
         first = false;
         if (run) {
             e = group_lone_run(x, &m, &g.recs[0], run);
@@ -559,7 +561,11 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     }
     if (!e && w)
         e = drain(x, w);
-    pm_pk_copy_end(x);
+    pm_error *ce = pm_pk_copy_end(x);
+    if (e)
+        pm_error_free(ce);
+    else
+        e = ce;
     pins_release(&x->o);
     close_merge(&m);
     pm_pk_skips_free(skips, nfiles);
@@ -598,6 +604,8 @@ pm_error *pm_pk_rewrite(pm_pk_exec *x, const pm_iv_section *secs, size_t nsec, b
     pm_compact_pk *rp = pm_pk_part(x->r->part);
     if (!e && rp)
         rp->pages_copied += pm_pk_file_writer_pages_copied(w);
+    if (!e && rp)
+        rp->pages_lazy += pm_pk_file_writer_pages_lazy(w);
     if (e) {
         pm_pk_file_writer_abort(w);
         return e;
