@@ -15,7 +15,10 @@
  * (raw bytes of the input, doubled, would reach it), stops at the next
  * 1000th record; the range goes to the format writer as a zero-copy view
  * or a copy; the key-value layout first takes its first / last key and
- * sequence / kind counts from the input columns; then the roll check.
+ * sequence / kind counts from the input columns; then the roll check
+ * (the size check waits while a Parquet file has rows of a lazy page
+ * offer to come: pm_pq_writer_lazy_pending; such offers are not taken when
+ * the page's rows would pass target_rows).
  */
 #include "table/rolling_file_writer.h"
 
@@ -752,7 +755,11 @@ pm_error *pm_rolling_file_writer_write(pm_rolling_file_writer *w, const pm_batch
         PM_TRY(pm_error_wrap(file_write(w, in, &fb, r, r + len), 0, "write %s", f->path));
         r += len;
         bool roll = f->rows >= target_rows;
-        if (!roll && (!every_1000 || w->records % ROLL_CHECK_ROWS == 0))
+        /* rows of a lazy page offer still to come end the file after them
+         * (they have no values but their page's; the offer is not taken
+         * when the page's rows exceed target_rows) */
+        bool lazy = f->pq && pm_pq_writer_lazy_pending(f->pq);
+        if (!roll && !lazy && (!every_1000 || w->records % ROLL_CHECK_ROWS == 0))
             roll = (int64_t)file_size_now(w) >= target_size;
         if (roll)
             PM_TRY(file_close(w));
@@ -839,7 +846,7 @@ pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t co
         return NULL;
     if (!w->open)
         PM_TRY(file_open(w)); /* the offered rows follow: the file they go to */
-    if (!w->cur.pq)
+    if (!w->cur.pq || (facts && w->cur.rows + rows > w->o.target_rows))
         return NULL;
     return pm_pq_writer_offer_lazy(w->cur.pq, col, elem, page, len, codec, rows, facts, taken);
 }

@@ -304,6 +304,7 @@ static void exec_clear(pm_pk_exec *x)
     pm_pk_changelog_clear(&x->cl);
     pm_pk_dv_clear(&x->dv);
     pm_buf_free(&x->cp.page);
+    pm_pk_copy_free(&x->cp);
     pm_codec_ctx_free(x->codec);
 }
 

@@ -166,6 +166,8 @@ static pm_error *drain(pm_pk_exec *x, pm_pk_file_writer *w)
 
 pm_error *pm_pk_output_drain(pm_pk_exec *x, pm_pk_file_writer *w) { return drain(x, w); }
 
+pm_error *pm_pk_output_flush(pm_pk_exec *x) { return gather_flush(x); }
+
 /* A folded merge result into the output (none without a writer, nor a
  * dropped retract). */
 static pm_error *emit_merged(pm_pk_exec *x, pm_merge_fn *mf, pm_pk_file_writer *w, const pm_merge_result *res,
@@ -198,6 +200,7 @@ typedef struct section_merge {
     pm_merge_fn *mf;
     pm_kv_source *srcs;
     int32_t *run_level;           /* level of source i */
+    bool lazy;                    /* sources read value columns on demand (pk_source.c) */
     size_t nr;
     size_t nopen;                 /* sources still ours (not handed to the reader) */
     const uint8_t *lo, *hi;
@@ -226,6 +229,14 @@ static pm_error *add_source(pm_pk_exec *x, section_merge *m, const pm_lsm_file *
 {
     PM_TRY(pm_pk_run_source(x, x->schema->row_type, files, n, true, NULL, 0, &m->srcs[m->nr]));
     pm_pk_run_source_defer(&m->srcs[m->nr]); /* page copies ask it about its batches to the end */
+    if (m->lazy) {
+        pm_error *e = pm_pk_run_source_lazy(&m->srcs[m->nr]);
+        if (e) {
+            m->nr++; /* freed with the others */
+            m->nopen = m->nr;
+            return e;
+        }
+    }
     m->run_level[m->nr++] = level;
     m->nopen = m->nr;
     return NULL;
@@ -519,6 +530,9 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     pm_error *e = NULL;
     if (runs && x->dedup && x->skip_superseded && !m.per_level)
         e = pm_pk_superseded_find(x, sec, &skips);
+    /* ... and values only pass unchanged: value columns are read where no
+     * lazy offer takes their page (pk_source.c, pk_page_copy.c) */
+    m.lazy = runs && x->dedup && !m.per_level && x->cp.enabled && x->cp.lazy && !x->dv.m;
     if (!e)
         e = make_sources(x, &m);
     for (size_t i = 0, base = 0; !e && skips && i < sec->nruns && i < m.nr; base += sec->runs[i].nfiles, i++)
@@ -542,6 +556,11 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
             break;
         if (first && pm_merge_reader_passes(m.mr) > 0)
             e = pm_pk_copy_end(x); /* records come from intermediate runs, not the sources */
+        else if (first && m.lazy && x->cp.on) {
+            for (size_t i = 0; i < m.nr; i++)
+                pm_pk_run_source_lazy_on(&m.srcs[i]); /* the merge reads from the sources themselves */
+            x->cp.lazy_srcs = true;
+        }
         if (e)
             break;
         first = false;

@@ -419,7 +419,7 @@ static pm_error *flush_row_group(pm_pq_writer *w)
         if (w->mirror[i] >= 0)
             PM_TRY(pq_stats_merge(&w->cols[i].total, &w->cols[w->mirror[i]].stats));
     for (uint32_t i = 0; i < w->ncols; i++) {
-        PM_TRY(pq_colw_cancel_page(&w->cols[i])); /* an offered page never spans row groups (closed above) */
+        PM_TRY(pq_colw_offer_ends(&w->cols[i])); /* an offered page never spans row groups (closed above) */
         if (w->mirror[i] < 0)
             PM_TRY(pq_colw_reset_chunk(&w->cols[i]));
     }
@@ -489,6 +489,14 @@ pm_error *pm_pq_writer_cancel_pages(pm_pq_writer *w)
         }
     }
     return NULL;
+}
+
+bool pm_pq_writer_lazy_pending(const pm_pq_writer *w)
+{
+    for (uint32_t c = 0; c < w->ncols; c++)
+        if (pq_colw_lazy_pending(&w->cols[c]))
+            return true;
+    return false;
 }
 
 int64_t pm_pq_writer_pages_lazy(const pm_pq_writer *w)

@@ -190,6 +190,9 @@ pm_error *pm_pq_writer_cancel_pages(pm_pq_writer *w);
 /* Offered pages copied into the file so far; of them offered lazily. */
 int64_t pm_pq_writer_pages_copied(const pm_pq_writer *w);
 int64_t pm_pq_writer_pages_lazy(const pm_pq_writer *w);
+/* Whether rows of a lazy offer are still to come (the file cannot end
+ * before them: they have no values but the offered page's). */
+bool pm_pq_writer_lazy_pending(const pm_pq_writer *w);
 /* Bytes written so far plus the buffered row group (for rolling files). */
 uint64_t pm_pq_writer_estimated_size(const pm_pq_writer *w);
 int64_t pm_pq_writer_num_rows(const pm_pq_writer *w);

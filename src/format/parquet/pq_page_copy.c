@@ -153,6 +153,8 @@ pm_error *pq_colw_offer_page(pq_colw *cw, const uint8_t *page, size_t len, pm_co
         cw->lazy_all_null = facts->all_null;
         cw->lazy_unencoded = facts->unencoded;
         cw->lazy_body = h.uncompressed_page_size;
+        cw->lazy_total = rows;
+        cw->subst_left = 0;
         cw->lazy_min.len = cw->lazy_max.len = 0;
         if (!facts->all_null) {
             PM_TRY(pm_buf_append(&cw->lazy_min, facts->min, facts->min_len));
@@ -182,22 +184,10 @@ pm_error *pq_colw_lazy_rows(pq_colw *cw, int64_t n)
     return NULL;
 }
 
-/* A lazy offer's rows given so far, decoded from the offered page and
- * encoded into the open page as if given with their values; the offer
- * becomes an ordinary one (copied or not as pq_colw_put_offered decides). */
-static pm_error *lazy_values(pq_colw *cw)
+/* The first `rows` rows of the offered page decoded into lazy_col. */
+static pm_error *lazy_decode(pq_colw *cw, int64_t k)
 {
     const pq_leaf *l = cw->leaf;
-    int64_t k = cw->page_rows;
-    cw->copy_lazy = false;
-    cw->page_rows = 0;
-    cw->page_values = 0;
-    cw->page_raw = 0;
-    /* the levels counted so far (pq_colw_lazy_rows) are encoded again below */
-    pm_buf_clear(&cw->def_buf);
-    pq_rle_init(&cw->def_enc, &cw->def_buf, cw->def_width);
-    if (k == 0)
-        return NULL;
     pq_page_header h;
     size_t hl = 0;
     PM_TRY(pm_pq_page_header_parse(&h, cw->copy.data, cw->copy.len, &hl));
@@ -218,7 +208,7 @@ static pm_error *lazy_values(pq_colw *cw)
         if (dl > (size_t)(end - p))
             return pm_error_new(PM_ECORRUPT, "offered page: definition levels past its end");
         pqd_rle rle;
-        PM_TRY(pm_calloc(&def, (size_t)k, sizeof *def));
+        PM_TRY(pm_calloc(&def, k ? (size_t)k : 1, sizeof *def));
         e = pqd_rle_init(&rle, p, dl, 1);
         if (!e)
             e = pqd_rle_get_u16(&rle, def, (size_t)k);
@@ -275,18 +265,54 @@ static pm_error *lazy_values(pq_colw *cw)
         p += n;
     }
     free(def);
-    if (!e)
-        e = pq_colw_put_rows(cw, c, 0, k);
     return e ? pm_error_wrap(e, 0, "decoding the rows of an offered page") : NULL;
+}
+
+/* A lazy offer's rows given so far, decoded from the offered page and
+ * encoded into the open page as if given with their values; the offer
+ * becomes an ordinary one (copied or not as pq_colw_put_offered decides).
+ * rest: the offer ends before its page does (a row group closes): the
+ * page's other rows are decoded too and stand in for the values of the
+ * next rows given (pq_colw_write). */
+static pm_error *lazy_values(pq_colw *cw, bool rest)
+{
+    int64_t k = cw->page_rows, total = cw->lazy_total;
+    cw->copy_lazy = false;
+    cw->page_rows = 0;
+    cw->page_values = 0;
+    cw->page_raw = 0;
+    /* the levels counted so far (pq_colw_lazy_rows) are encoded again below */
+    pm_buf_clear(&cw->def_buf);
+    pq_rle_init(&cw->def_enc, &cw->def_buf, cw->def_width);
+    int64_t n = rest ? total : k;
+    if (n == 0)
+        return NULL;
+    PM_TRY(lazy_decode(cw, n));
+    if (k)
+        PM_TRY(pq_colw_put_rows(cw, cw->lazy_col, 0, k));
+    cw->subst_at = k;
+    cw->subst_left = rest ? total - k : 0;
+    return NULL;
 }
 
 pm_error *pq_colw_cancel_page(pq_colw *cw)
 {
     if (cw->copy_lazy)
-        PM_TRY(lazy_values(cw));
+        PM_TRY(lazy_values(cw, false));
+    cw->copy_rows = 0;
+    cw->subst_left = 0; /* the rows from now on are not the page's */
+    return NULL;
+}
+
+pm_error *pq_colw_offer_ends(pq_colw *cw)
+{
+    if (cw->copy_lazy)
+        PM_TRY(lazy_values(cw, true));
     cw->copy_rows = 0;
     return NULL;
 }
+
+bool pq_colw_lazy_pending(const pq_colw *cw) { return cw->copy_lazy || cw->subst_left > 0; }
 
 /* A lazy offer's page statistics from its facts. */
 static pm_error *lazy_stats(pq_colw *cw)
@@ -341,7 +367,7 @@ pm_error *pq_colw_put_offered(pq_colw *cw, bool *done)
     bool lazy = cw->copy_lazy;
     if (lazy) {
         if (!rows || cw->page_rows != rows || cw->page_values != rows || cw->dict_on)
-            return lazy_values(cw); /* encoded as usual by the caller */
+            return lazy_values(cw, true); /* encoded as usual by the caller */
         cw->copy_lazy = false;
         PM_TRY(lazy_stats(cw));
     }

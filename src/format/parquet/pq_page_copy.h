@@ -47,7 +47,10 @@
  * all (a cancel, a row group that closes first), the offered page is
  * decompressed and the rows given so far are decoded from it and encoded
  * as usual: the same values, so the same file as the offer of those values
- * would have written.
+ * would have written.  A row group that closes first also leaves the
+ * page's other rows decoded: the next rows given (the page's, value-less
+ * still) take their values from it (pq_colw_offer_ends); a cancel ends
+ * that.
  */
 #ifndef PM_PQ_PAGE_COPY_H
 #define PM_PQ_PAGE_COPY_H
@@ -87,6 +90,12 @@ pm_error *pq_colw_offer_page(pq_colw *cw, const uint8_t *page, size_t len, pm_co
 /* Forget an offer (the rows given from now on are not the page's; a lazy
  * offer's rows given so far are decoded from its page first). */
 pm_error *pq_colw_cancel_page(pq_colw *cw);
+/* The row group ends: an offer ends with it; a lazy offer's rows still to
+ * come take their values from its page (decoded now; pq_colw_write). */
+pm_error *pq_colw_offer_ends(pq_colw *cw);
+/* Whether a lazy offer stands, or rows of one still take their values
+ * from its page. */
+bool pq_colw_lazy_pending(const pq_colw *cw);
 /* n rows of a lazy offer given (counted, not encoded). */
 pm_error *pq_colw_lazy_rows(pq_colw *cw, int64_t n);
 /* Close step (pq_write_column.c's page close): when the open page holds

@@ -795,6 +795,20 @@ pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r
             continue;
         }
         int64_t n = r1 - r0;
+        if (cw->subst_left) {
+            /* rows of a lazy offer whose page ended early: values from it */
+            if (n > cw->subst_left)
+                n = cw->subst_left;
+            if (n > o->page_row_limit - cw->page_rows)
+                n = o->page_row_limit - cw->page_rows;
+            n = rows_fitting(cw, cw->lazy_col, cw->subst_at, n);
+            PM_TRY(write_flat(cw, cw->lazy_col, cw->subst_at, n));
+            cw->page_rows += n;
+            cw->subst_at += n;
+            cw->subst_left -= n;
+            r0 += n;
+            continue;
+        }
         if (cw->copy_lazy) {
             /* a lazy offer's rows carry no values: counted, not encoded */
             if (n > cw->copy_rows - cw->page_rows)

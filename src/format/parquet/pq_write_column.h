@@ -155,7 +155,8 @@ typedef struct pq_colw {
     /* a lazy offer (pq_page_copy.h): the rows given for it carry no values */
     bool copy_lazy;
     int64_t copied_lazy;          /* of the pages copied, those offered lazily */
-    int64_t lazy_nulls, lazy_unencoded, lazy_body;
+    int64_t lazy_nulls, lazy_unencoded, lazy_body, lazy_total;
+    int64_t subst_at, subst_left; /* the next rows given are lazy_col's rows subst_at.. */
     bool lazy_all_null;
     pm_buf lazy_min, lazy_max;    /* PLAIN bytes from the input's page index */
     pm_buf lazy_page;             /* scratch: the page decompressed when its rows are needed */
