@@ -533,6 +533,12 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     /* ... and values only pass unchanged: value columns are read where no
      * lazy offer takes their page (pk_source.c, pk_page_copy.c) */
     m.lazy = runs && x->dedup && !m.per_level && x->cp.enabled && x->cp.lazy && !x->dv.m;
+    /* each value column's reader holds about a window and a page (taken
+     * as 1 MiB) per run: only where that fits the merge's half of the
+     * budget (it is not measured before the readers open) */
+    size_t nval = x->in_type->nfields > 2 + x->nkey ? x->in_type->nfields - 2 - x->nkey : 0;
+    if (m.lazy && x->budget > 0 && (uint64_t)sec->nruns * nval * ((uint64_t)1 << 20) > (uint64_t)x->budget / 2)
+        m.lazy = false;
     if (!e)
         e = make_sources(x, &m);
     for (size_t i = 0, base = 0; !e && skips && i < sec->nruns && i < m.nr; base += sec->runs[i].nfiles, i++)
