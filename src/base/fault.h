@@ -49,6 +49,11 @@
  *                                  contiguous rows skip their inner loop
  *                                  and take the general step (tests
  *                                  compare the bytes of the two)
+ *   pk-lazy-pages-off              compact/pk/pk_execute.c: nothing
+ *                                  fails; page copies offer every page
+ *                                  with its values (no lazy offers, no
+ *                                  value columns read on demand: tests
+ *                                  compare the two)
  */
 #ifndef PM_BASE_FAULT_H
 #define PM_BASE_FAULT_H

@@ -477,6 +477,14 @@ bool pm_file_reader_column_no_dict(const pm_file_reader *r, size_t i)
            pm_pq_reader_column_no_dict(r->pq, (size_t)m->phys);
 }
 
+void pm_file_reader_page_counts(const pm_file_reader *r, uint64_t *loaded, uint64_t *skipped)
+{
+    *loaded = 0;
+    *skipped = 0;
+    if (r->format == FMT_PARQUET && r->pq)
+        pm_pq_reader_page_counts(r->pq, loaded, skipped);
+}
+
 bool pm_file_reader_parquet_leaf(const pm_file_reader *r, size_t i, uint32_t *leaf, pm_input **in,
                                  const pm_pq_file_meta **meta)
 {

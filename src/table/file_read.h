@@ -79,6 +79,10 @@ bool pm_file_reader_column_no_dict(const pm_file_reader *r, size_t i);
  * copies of compaction, compact/pk/pk_page_copy.h). */
 bool pm_file_reader_parquet_leaf(const pm_file_reader *r, size_t i, uint32_t *leaf, pm_input **in,
                                  const pm_pq_file_meta **meta);
+/* Parquet files: data pages decompressed and decoded so far, and those
+ * passed over by their headers (pm_pq_reader_page_counts; 0 for other
+ * formats). */
+void pm_file_reader_page_counts(const pm_file_reader *r, uint64_t *loaded, uint64_t *skipped);
 /* *out = NULL at end of file. */
 pm_error *pm_file_reader_next(pm_file_reader *r, const pm_batch **out);
 /* Pass over the next `rows` rows of the file (*skipped of them; fewer only

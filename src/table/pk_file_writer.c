@@ -338,15 +338,18 @@ static pm_error *check_batch(const pm_pk_file_writer *w, const pm_batch *b)
 }
 
 pm_error *pm_pk_file_writer_offer_page(pm_pk_file_writer *w, size_t col, const pq_schema_element *elem,
-                                       const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows, bool *taken)
+                                       const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
+                                       const pq_page_facts *facts, bool *taken)
 {
     *taken = false;
     if (col < w->foff || col >= w->ncols)
         return NULL;
-    return pm_rolling_file_writer_offer_page(w->rw, col - w->foff, elem, page, len, codec, rows, taken);
+    return pm_rolling_file_writer_offer_page(w->rw, col - w->foff, elem, page, len, codec, rows, facts, taken);
 }
 
-void pm_pk_file_writer_cancel_pages(pm_pk_file_writer *w) { pm_rolling_file_writer_cancel_pages(w->rw); }
+pm_error *pm_pk_file_writer_cancel_pages(pm_pk_file_writer *w) { return pm_rolling_file_writer_cancel_pages(w->rw); }
+
+int64_t pm_pk_file_writer_pages_lazy(const pm_pk_file_writer *w) { return pm_rolling_file_writer_pages_lazy(w->rw); }
 
 int64_t pm_pk_file_writer_pages_copied(const pm_pk_file_writer *w)
 {

@@ -53,6 +53,8 @@
 #include "paimon/error.h"
 #include "table/table_internal.h"
 
+typedef struct pq_page_facts pq_page_facts; /* format/parquet/pq_page_copy.h */
+
 /* The KV type of a schema (new tree, caller frees) and its key count. */
 pm_error *pm_pk_kv_type(const pm_schema *s, pm_type **out, size_t *nkey);
 
@@ -85,10 +87,13 @@ pm_error *pm_pk_file_writer_write(pm_pk_file_writer *w, const pm_batch *b);
  * files that are not Parquet refuse: *taken = false).  Cancel every offer
  * before writing rows that are not the offered pages'. */
 pm_error *pm_pk_file_writer_offer_page(pm_pk_file_writer *w, size_t col, const pq_schema_element *elem,
-                                       const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows, bool *taken);
-void pm_pk_file_writer_cancel_pages(pm_pk_file_writer *w);
-/* Offered pages copied into the files so far. */
+                                       const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
+                                       const pq_page_facts *facts, bool *taken);
+pm_error *pm_pk_file_writer_cancel_pages(pm_pk_file_writer *w);
+/* Offered pages copied into the files so far; of them offered lazily
+ * (facts given: the rows written for them carried no values). */
 int64_t pm_pk_file_writer_pages_copied(const pm_pk_file_writer *w);
+int64_t pm_pk_file_writer_pages_lazy(const pm_pk_file_writer *w);
 /* Rows written so far (all files). */
 int64_t pm_pk_file_writer_rows(const pm_pk_file_writer *w);
 /* Close the open file and hand out every finished file's meta (the caller

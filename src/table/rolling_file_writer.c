@@ -15,7 +15,10 @@
  * (raw bytes of the input, doubled, would reach it), stops at the next
  * 1000th record; the range goes to the format writer as a zero-copy view
  * or a copy; the key-value layout first takes its first / last key and
- * sequence / kind counts from the input columns; then the roll check.
+ * sequence / kind counts from the input columns; then the roll check
+ * (the size check waits while a Parquet file has rows of a lazy page
+ * offer to come: pm_pq_writer_lazy_pending; such offers are not taken when
+ * the page's rows would pass target_rows).
  */
 #include "table/rolling_file_writer.h"
 
@@ -246,6 +249,7 @@ struct pm_rolling_file_writer {
     pm_rolling_raw_body raw;
     body_kind body;
     int64_t pages_copied;         /* offered pages copied into closed files */
+    int64_t pages_lazy;           /* of them offered lazily */
     size_t fncols;
     pm_stats_mode *modes;
     bool stats_disabled, dense;
@@ -473,6 +477,7 @@ static pm_error *close_body(pm_rolling_file_writer *w, open_file *f, pm_pq_write
         if (!e) {
             *size = res->file_size;
             w->pages_copied += res->pages_copied; /* counted after the last pages are placed */
+            w->pages_lazy += res->pages_lazy;
         }
     } else if (f->avro) {
         e = pm_avro_writer_finish(f->avro);
@@ -750,7 +755,11 @@ pm_error *pm_rolling_file_writer_write(pm_rolling_file_writer *w, const pm_batch
         PM_TRY(pm_error_wrap(file_write(w, in, &fb, r, r + len), 0, "write %s", f->path));
         r += len;
         bool roll = f->rows >= target_rows;
-        if (!roll && (!every_1000 || w->records % ROLL_CHECK_ROWS == 0))
+        /* rows of a lazy page offer still to come end the file after them
+         * (they have no values but their page's; the offer is not taken
+         * when the page's rows exceed target_rows) */
+        bool lazy = f->pq && pm_pq_writer_lazy_pending(f->pq);
+        if (!roll && !lazy && (!every_1000 || w->records % ROLL_CHECK_ROWS == 0))
             roll = (int64_t)file_size_now(w) >= target_size;
         if (roll)
             PM_TRY(file_close(w));
@@ -830,16 +839,16 @@ void pm_rolling_file_writer_set_pool(pm_rolling_file_writer *w, pm_pool *pool, s
 
 pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t col, const pq_schema_element *elem,
                                            const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
-                                           bool *taken)
+                                           const pq_page_facts *facts, bool *taken)
 {
     *taken = false;
     if (w->body != BODY_PARQUET || col >= w->fncols)
         return NULL;
     if (!w->open)
         PM_TRY(file_open(w)); /* the offered rows follow: the file they go to */
-    if (!w->cur.pq)
+    if (!w->cur.pq || (facts && w->cur.rows + rows > w->o.target_rows))
         return NULL;
-    return pm_pq_writer_offer_page(w->cur.pq, col, elem, page, len, codec, rows, taken);
+    return pm_pq_writer_offer_lazy(w->cur.pq, col, elem, page, len, codec, rows, facts, taken);
 }
 
 int64_t pm_rolling_file_writer_pages_copied(const pm_rolling_file_writer *w)
@@ -847,10 +856,16 @@ int64_t pm_rolling_file_writer_pages_copied(const pm_rolling_file_writer *w)
     return w->pages_copied + (w->open && w->cur.pq ? pm_pq_writer_pages_copied(w->cur.pq) : 0);
 }
 
-void pm_rolling_file_writer_cancel_pages(pm_rolling_file_writer *w)
+int64_t pm_rolling_file_writer_pages_lazy(const pm_rolling_file_writer *w)
+{
+    return w->pages_lazy + (w->open && w->cur.pq ? pm_pq_writer_pages_lazy(w->cur.pq) : 0);
+}
+
+pm_error *pm_rolling_file_writer_cancel_pages(pm_rolling_file_writer *w)
 {
     if (w->open && w->cur.pq)
-        pm_pq_writer_cancel_pages(w->cur.pq);
+        return pm_pq_writer_cancel_pages(w->cur.pq);
+    return NULL;
 }
 
 pm_error *pm_rolling_file_writer_set_plain_sources(pm_rolling_file_writer *w, const bool *plain)

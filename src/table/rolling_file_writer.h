@@ -176,10 +176,12 @@ bool pm_rolling_file_writer_is_open(const pm_rolling_file_writer *w);
  * Cancel every offer before writing rows that are not the offered pages'. */
 pm_error *pm_rolling_file_writer_offer_page(pm_rolling_file_writer *w, size_t col, const pq_schema_element *elem,
                                            const uint8_t *page, size_t len, pm_codec_id codec, int64_t rows,
-                                           bool *taken);
-void pm_rolling_file_writer_cancel_pages(pm_rolling_file_writer *w);
-/* Offered pages copied into the files so far (closed and open). */
+                                           const pq_page_facts *facts, bool *taken);
+pm_error *pm_rolling_file_writer_cancel_pages(pm_rolling_file_writer *w);
+/* Offered pages copied into the files so far (closed and open); of them
+ * offered lazily (facts given: pm_pq_writer_offer_lazy). */
 int64_t pm_rolling_file_writer_pages_copied(const pm_rolling_file_writer *w);
+int64_t pm_rolling_file_writer_pages_lazy(const pm_rolling_file_writer *w);
 /* Finished files not handed out yet. */
 size_t pm_rolling_file_writer_pending(const pm_rolling_file_writer *w);
 /* The i-th of them, in the order they were closed (NULL past the end;

@@ -106,6 +106,12 @@ typedef struct pm_compact_pk {
                                      (pk_superseded.c; not in JSON) */
     int64_t prepass_scans;        /* result: key pre-passes done by the direct scan
                                      (pk_prepass_scan.c; not in JSON) */
+    int64_t pages_lazy;           /* result: of the pages copied, those offered with
+                                     the input's statistics, their values never
+                                     encoded (pk_page_copy.c; not in JSON) */
+    int64_t pages_unread;         /* result: input data pages of value columns whose
+                                     rows no output row decoded: never decompressed
+                                     (pk_source.c; not in JSON) */
 } pm_compact_pk;
 
 extern const pm_compact_mode_ops pm_compact_pk_mode;

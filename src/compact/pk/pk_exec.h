@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "codec/codec.h"
 #include "compact/pk/pk_compact.h"
@@ -84,6 +85,12 @@ typedef struct pm_pk_page {
     int64_t first_row, rows;      /* within the file */
     int64_t offset;               /* of its header in the file */
     int32_t size;                 /* header + compressed body */
+    /* its statistics from the input's page index (facts: known; a lazy
+     * offer, pq_page_copy.h) */
+    bool facts, all_null;
+    uint32_t min_len, max_len;
+    const uint8_t *min, *max;     /* in the file pages' arena */
+    int64_t nulls, unencoded;
 } pm_pk_page;
 
 typedef struct pm_pk_col_pages {
@@ -95,6 +102,7 @@ typedef struct pm_pk_col_pages {
 
 typedef struct pm_pk_file_pages {
     uint64_t serial;              /* unique in the task (x->cp.serials) */
+    pm_arena arena;               /* page statistics */
     pm_input *in;                 /* the file reader's (borrowed; NULL once it closed) */
     size_t ncols;                 /* input batch columns */
     pm_pk_col_pages *cols;
@@ -102,6 +110,8 @@ typedef struct pm_pk_file_pages {
 
 typedef struct pm_pk_copy {
     bool enabled;                 /* compaction.parquet.page-passthrough */
+    bool lazy;                    /* offers with the input's page statistics, whose
+                                     rows carry no values (pq_page_copy.h) */
     bool on;                      /* in the section being merged */
     const pm_kv_source *srcs;     /* the section's run sources */
     size_t nsrcs;
@@ -115,6 +125,12 @@ typedef struct pm_pk_copy {
     bool offered;                 /* the writer holds offers of this stretch */
     pm_buf page;                  /* one page's bytes */
     int64_t offers;               /* pages the writer took on offer */
+    /* value columns read on demand (pk_source.c): per input batch column,
+     * the file rows [lazy_start, lazy_end) of the stretch's page that every
+     * output column of it took on a lazy offer (their values are not read) */
+    bool lazy_srcs;               /* the section's sources hand out placeholders */
+    int64_t *lazy_start, *lazy_end;
+    size_t nlazy;
 } pm_pk_copy;
 
 /* The retained levels above the output level (first-row: key fields only;
@@ -219,6 +235,20 @@ bool pm_pk_run_source_where(void *ctx, const pm_batch *b, pm_pk_file_pages **pag
 /* The superseded stretches of the source's files (one per file, in order;
  * borrowed, must outlive the source): the source passes over them. */
 void pm_pk_run_source_set_skips(const pm_kv_source *src, pm_pk_file_skips *skips);
+/* Value columns read on demand (before the source reads; deduplicate in
+ * reducer mode with page copies, no deletion vectors, no positions): every
+ * batch column that is not a key or sequence field and holds fixed-width
+ * (not BOOLEAN) or byte-string values is read by a reader of its own,
+ * behind the source's; until pm_pk_run_source_lazy_on each batch gets them
+ * read at once, after it a placeholder that pm_pk_run_source_fill
+ * replaces by the values (its rows must not be read before). */
+pm_error *pm_pk_run_source_lazy(const pm_kv_source *src);
+void pm_pk_run_source_lazy_on(const pm_kv_source *src);
+/* Batch b's (one the source handed out) column col read, unless it was
+ * (*filled = whether it was read now). */
+pm_error *pm_pk_run_source_fill(void *ctx, const pm_batch *b, size_t col, bool *filled);
+/* Whether batch b's column col is a placeholder still (read on demand). */
+bool pm_pk_run_source_unread(void *ctx, const pm_batch *b, size_t col);
 /* With positions: read no system columns; every row's _SEQUENCE_NUMBER
  * is its file's max sequence number and its _VALUE_KIND +I (for an order
  * that only needs the files' sequence ranges, pk_superseded.c). */
@@ -232,11 +262,16 @@ void pm_pk_run_source_free(const pm_kv_source *src);
  * where the output takes every row of a page unchanged and in order ---- */
 /* The pages of the open file of reader fr (NULL pages when none can be
  * copied); the batch columns' types are `in_type`'s. */
-pm_error *pm_pk_pages_open(pm_pk_exec *x, const pm_file_reader *fr, pm_pk_file_pages **out);
+/* prim: NULL, or per input batch column its column in fr's batches, -1 for
+ * a column read by a reader of its own (pk_source.c: found by name when
+ * by_name, the file being of the current schema). */
+pm_error *pm_pk_pages_open(pm_pk_exec *x, const pm_file_reader *fr, const int32_t *prim, bool by_name,
+                           pm_pk_file_pages **out);
 void pm_pk_pages_free(pm_pk_file_pages *p);
 /* A section starts (w NULL or !x->cp.enabled: no copies) / ends. */
 void pm_pk_copy_begin(pm_pk_exec *x, const pm_kv_source *srcs, size_t n, pm_pk_file_writer *w);
-void pm_pk_copy_end(pm_pk_exec *x);
+pm_error *pm_pk_copy_end(pm_pk_exec *x);
+void pm_pk_copy_free(pm_pk_copy *c);
 /* Before `*n` rows from `row` of batch b of source `src` join the output
  * (the output batch's counts up to date): follows the stretch, and at a
  * page start drains the output and offers the pages starting there;
@@ -246,6 +281,9 @@ pm_error *pm_pk_copy_rows(pm_pk_exec *x, uint32_t src, const pm_batch *b, int64_
 pm_error *pm_pk_copy_break(pm_pk_exec *x);
 /* Write the pending output rows (pk_rewrite.c). */
 pm_error *pm_pk_output_drain(pm_pk_exec *x, pm_pk_file_writer *w);
+/* The rows gathered so far copied into the output batch (their input
+ * batches no longer pinned). */
+pm_error *pm_pk_output_flush(pm_pk_exec *x);
 
 /* ---- pk_superseded.c: the superseded stretches of a section's files,
  * from a merge of the key (and sequence) fields alone ---- */

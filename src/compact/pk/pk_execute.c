@@ -166,6 +166,7 @@ static pm_error *setup(pm_pk_exec *x)
     PM_TRY(pm_pk_lookup_setup(x));
     PM_TRY(pm_pk_output_init(x));
     x->cp.enabled = x->task->output.page_passthrough; /* page copies (pk_page_copy.c) */
+    x->cp.lazy = x->cp.enabled && !pm_fault("pk-lazy-pages-off"); /* lazy offers (pk_page_copy.c) */
     return pm_pk_changelog_init(x);
 }
 
@@ -303,6 +304,7 @@ static void exec_clear(pm_pk_exec *x)
     pm_pk_changelog_clear(&x->cl);
     pm_pk_dv_clear(&x->dv);
     pm_buf_free(&x->cp.page);
+    pm_pk_copy_free(&x->cp);
     pm_codec_ctx_free(x->codec);
 }
 

@@ -166,6 +166,8 @@ static pm_error *drain(pm_pk_exec *x, pm_pk_file_writer *w)
 
 pm_error *pm_pk_output_drain(pm_pk_exec *x, pm_pk_file_writer *w) { return drain(x, w); }
 
+pm_error *pm_pk_output_flush(pm_pk_exec *x) { return gather_flush(x); }
+
 /* A folded merge result into the output (none without a writer, nor a
  * dropped retract). */
 static pm_error *emit_merged(pm_pk_exec *x, pm_merge_fn *mf, pm_pk_file_writer *w, const pm_merge_result *res,
@@ -198,6 +200,7 @@ typedef struct section_merge {
     pm_merge_fn *mf;
     pm_kv_source *srcs;
     int32_t *run_level;           /* level of source i */
+    bool lazy;                    /* sources read value columns on demand (pk_source.c) */
     size_t nr;
     size_t nopen;                 /* sources still ours (not handed to the reader) */
     const uint8_t *lo, *hi;
@@ -226,6 +229,14 @@ static pm_error *add_source(pm_pk_exec *x, section_merge *m, const pm_lsm_file *
 {
     PM_TRY(pm_pk_run_source(x, x->schema->row_type, files, n, true, NULL, 0, &m->srcs[m->nr]));
     pm_pk_run_source_defer(&m->srcs[m->nr]); /* page copies ask it about its batches to the end */
+    if (m->lazy) {
+        pm_error *e = pm_pk_run_source_lazy(&m->srcs[m->nr]);
+        if (e) {
+            m->nr++; /* freed with the others */
+            m->nopen = m->nr;
+            return e;
+        }
+    }
     m->run_level[m->nr++] = level;
     m->nopen = m->nr;
     return NULL;
@@ -519,6 +530,15 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     pm_error *e = NULL;
     if (runs && x->dedup && x->skip_superseded && !m.per_level)
         e = pm_pk_superseded_find(x, sec, &skips);
+    /* ... and values only pass unchanged: value columns are read where no
+     * lazy offer takes their page (pk_source.c, pk_page_copy.c) */
+    m.lazy = runs && x->dedup && !m.per_level && x->cp.enabled && x->cp.lazy && !x->dv.m;
+    /* each value column's reader holds about a window and a page (taken
+     * as 1 MiB) per run: only where that fits the merge's half of the
+     * budget (it is not measured before the readers open) */
+    size_t nval = x->in_type->nfields > 2 + x->nkey ? x->in_type->nfields - 2 - x->nkey : 0;
+    if (m.lazy && x->budget > 0 && (uint64_t)sec->nruns * nval * ((uint64_t)1 << 20) > (uint64_t)x->budget / 2)
+        m.lazy = false;
     if (!e)
         e = make_sources(x, &m);
     for (size_t i = 0, base = 0; !e && skips && i < sec->nruns && i < m.nr; base += sec->runs[i].nfiles, i++)
@@ -541,7 +561,14 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
         if (e || eof)
             break;
         if (first && pm_merge_reader_passes(m.mr) > 0)
-            pm_pk_copy_end(x); /* records come from intermediate runs, not the sources */
+            e = pm_pk_copy_end(x); /* records come from intermediate runs, not the sources */
+        else if (first && m.lazy && x->cp.on) {
+            for (size_t i = 0; i < m.nr; i++)
+                pm_pk_run_source_lazy_on(&m.srcs[i]); /* the merge reads from the sources themselves */
+            x->cp.lazy_srcs = true;
+        }
+        if (e)
+            break;
         first = false;
         if (run) {
             e = group_lone_run(x, &m, &g.recs[0], run);
@@ -559,7 +586,11 @@ pm_error *pm_pk_merge_section(pm_pk_exec *x, const pm_iv_section *sec, bool look
     }
     if (!e && w)
         e = drain(x, w);
-    pm_pk_copy_end(x);
+    pm_error *ce = pm_pk_copy_end(x);
+    if (e)
+        pm_error_free(ce);
+    else
+        e = ce;
     pins_release(&x->o);
     close_merge(&m);
     pm_pk_skips_free(skips, nfiles);
@@ -598,6 +629,8 @@ pm_error *pm_pk_rewrite(pm_pk_exec *x, const pm_iv_section *secs, size_t nsec, b
     pm_compact_pk *rp = pm_pk_part(x->r->part);
     if (!e && rp)
         rp->pages_copied += pm_pk_file_writer_pages_copied(w);
+    if (!e && rp)
+        rp->pages_lazy += pm_pk_file_writer_pages_lazy(w);
     if (e) {
         pm_pk_file_writer_abort(w);
         return e;

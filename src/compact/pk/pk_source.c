@@ -12,6 +12,19 @@
  * stretch its reader stands in before reading the next batch (Parquet:
  * pages wholly inside are never decompressed); the skipped rows count as
  * read.
+ * Value columns on demand (pm_pk_run_source_lazy: deduplicate in reducer
+ * mode with page copies): the file reader reads the other fields; each
+ * value field of fixed-width or byte-string values (not a key or sequence
+ * field) gets a reader of its own, one file at a time, behind the
+ * source's (the merge takes a source's rows in file order, so it only
+ * moves forward: pm_file_reader_skip passes over the pages between).
+ * Each batch holds a shared placeholder (zeros, one per batch length) in
+ * those columns, read at once until pm_pk_run_source_lazy_on (the merge
+ * reads the sources themselves, not intermediate runs) and then only when
+ * pk_page_copy.c asks (pm_pk_run_source_fill: rows that are gathered and
+ * no lazy offer covers).  A page whose rows are all copied whole or
+ * superseded is so never decompressed (pages_unread counts them: the lazy
+ * columns' pages less those their readers decoded).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +35,21 @@
 #include "table/file_read.h"
 
 #define RING 8
+#define LAZY_PH 8 /* placeholder lengths kept per lazy column (batches of other lengths are read at once) */
+
+/* A value column read on demand (pm_pk_run_source_lazy): its own reader,
+ * one file at a time, behind the source's. */
+typedef struct lazy_col {
+    size_t col;                   /* batch column */
+    pm_type *type;                /* ROW of its one field */
+    pm_file_reader *fr;           /* on files[file], next row `row` */
+    size_t file;
+    int64_t row;
+    pm_column *held;              /* rows [held_row, held_row + held->length) read ahead */
+    int64_t held_row;
+    pm_column *ph[LAZY_PH];       /* placeholders (zeros) of as many lengths */
+    size_t nph;
+} lazy_col;
 
 typedef struct run_src {
     pm_pk_exec *x;
@@ -43,6 +71,8 @@ typedef struct run_src {
         const pm_batch *b;
         pm_pk_file_pages *pages;
         int64_t row0;
+        size_t file;              /* its file (index in files) */
+        bool whole;               /* its rows are the file's row0.. (no vector thinned it) */
     } ring[RING];
     unsigned at;
     bool deferred;                /* close keeps the struct (pm_pk_run_source_defer) */
@@ -50,6 +80,14 @@ typedef struct run_src {
     int64_t file_row;             /* the open file's next row */
     bool synth_seq;               /* with positions: system columns not read, but each row
                                      gets its file's max sequence number and +I */
+    /* value columns read on demand: the file reader reads prim_type (the
+     * other fields); batch column j is prim[j] of its batches, or lazy */
+    lazy_col *lz;
+    size_t nlz;
+    pm_type *prim_type;
+    int32_t *prim;
+    bool lazy_on;                 /* hand out placeholders (else the columns are read at once) */
+    uint64_t lazy_pages, lazy_loaded; /* pages of the lazy columns, those their readers decoded */
 } run_src;
 
 /* b's columns plus _POS (pos, pos + 1, ...) and _FILE (file); with
@@ -104,6 +142,124 @@ static pm_error *with_positions(const pm_batch *b, const pm_type *type, int64_t 
         return e;
     }
     *out = o;
+    return NULL;
+}
+
+/* A column of n rows of `type` that nobody reads (zero values, no nulls). */
+static pm_error *placeholder(const pm_type *type, int64_t n, pm_column **out)
+{
+    pm_column *c = NULL;
+    PM_TRY(pm_column_new(&c, type));
+    pm_error *e = NULL;
+    if (pm_type_is_varlen(type)) {
+        e = pm_buf_set_len(&c->offsets, ((size_t)n + 1) * 4);
+        if (!e)
+            memset(c->offsets.data, 0, c->offsets.len);
+    } else {
+        e = pm_buf_set_len(&c->values, (size_t)n * (size_t)pm_type_value_width(type));
+        if (!e)
+            memset(c->values.data, 0, c->values.len);
+    }
+    if (e) {
+        pm_column_release(c);
+        return e;
+    }
+    c->length = n;
+    *out = c;
+    return NULL;
+}
+
+static void lazy_close(run_src *s, lazy_col *l)
+{
+    if (l->fr) {
+        uint64_t loaded = 0, skipped = 0;
+        pm_file_reader_page_counts(l->fr, &loaded, &skipped);
+        s->lazy_loaded += loaded;
+    }
+    pm_file_reader_free(l->fr);
+    l->fr = NULL;
+    pm_column_release(l->held);
+    l->held = NULL;
+}
+
+/* Rows [row0, row0 + n) of file `file` of lazy column l, read by its own
+ * reader (moved on to that file: files are asked for in order, rows
+ * within a file in order). */
+static pm_error *lazy_read(run_src *s, lazy_col *l, size_t file, int64_t row0, int64_t n, pm_column **out)
+{
+    *out = NULL;
+    if (l->fr && l->file != file) {
+        if (file < l->file)
+            return pm_error_new(PM_EINTERNAL, "value column asked for an earlier file");
+        lazy_close(s, l);
+    }
+    if (!l->fr) {
+        const pm_data_file_meta *f = &s->files[file]->meta;
+        pm_file_read_options fo = {l->type, PM_PK_READ_ROWS, false, s->x->codec};
+        PM_TRY(pm_error_wrap(pm_file_reader_open(&l->fr, s->x->t, s->x->dir, f, &fo), 0, "input %s", f->file_name));
+        l->file = file;
+        l->row = 0;
+    }
+    int64_t held_end = l->held ? l->held_row + l->held->length : 0;
+    if (row0 < (l->held ? l->held_row : l->row))
+        return pm_error_new(PM_EINTERNAL, "value column asked for rows already passed");
+    pm_column *c = NULL;
+    PM_TRY(pm_column_new(&c, l->type->fields[0].type));
+    pm_error *e = NULL;
+    int64_t at = row0;
+    if (l->held && at < held_end) {
+        pm_column_run run = {at - l->held_row, (uint32_t)(held_end - at < n ? held_end - at : n), 0};
+        const pm_column *src = l->held;
+        e = pm_column_append_runs(c, &src, &run, 1);
+        at += run.n;
+    }
+    if (!e && l->held && at >= held_end) {
+        pm_column_release(l->held);
+        l->held = NULL;
+    }
+    if (!e && at < row0 + n && l->row < at) {
+        int64_t got = 0;
+        e = pm_file_reader_skip(l->fr, at - l->row, &got);
+        l->row += got;
+        if (!e && l->row != at)
+            e = pm_error_new(PM_ECORRUPT, "value column ends before row %lld", (long long)at);
+    }
+    while (!e && at < row0 + n) {
+        const pm_batch *b = NULL;
+        e = pm_file_reader_next(l->fr, &b);
+        if (e)
+            break;
+        if (!b || !b->num_rows) {
+            e = pm_error_new(PM_ECORRUPT, "value column ends before row %lld", (long long)at);
+            break;
+        }
+        int64_t take = b->num_rows < row0 + n - at ? b->num_rows : row0 + n - at;
+        pm_column_run run = {0, (uint32_t)take, 0};
+        const pm_column *src = b->columns[0];
+        e = pm_column_append_runs(c, &src, &run, 1);
+        if (!e && take < b->num_rows) {
+            /* read ahead: the rest is the next ask's */
+            l->held = pm_column_retain(b->columns[0]);
+            l->held_row = at;
+        }
+        at += take;
+        l->row += b->num_rows;
+    }
+    if (e) {
+        pm_column_release(c);
+        return pm_error_wrap(e, 0, "input %s", s->files[file]->meta.file_name);
+    }
+    *out = c;
+    return NULL;
+}
+
+/* Batch b's lazy column l read (its placeholder replaced). */
+static pm_error *lazy_fill(run_src *s, pm_batch *b, lazy_col *l, size_t file, int64_t row0)
+{
+    pm_column *c = NULL;
+    PM_TRY(lazy_read(s, l, file, row0, b->num_rows, &c));
+    pm_column_release(b->columns[l->col]);
+    b->columns[l->col] = c;
     return NULL;
 }
 
@@ -164,6 +320,56 @@ static void run_close_file(run_src *s)
     s->fr_done = false;
 }
 
+/* The batch handed out for the primary reader's b (file rows pos..): its
+ * columns, and a placeholder for each lazy column (read at once unless
+ * the source hands out placeholders). */
+static pm_error *lazy_batch(run_src *s, const pm_batch *b, int64_t pos, pm_batch **out)
+{
+    *out = NULL;
+    const pm_type *t = s->x->in_type;
+    pm_batch *o = NULL;
+    PM_TRY(pm_calloc(&o, 1, sizeof *o));
+    pm_error *e = NULL;
+    o->type = pm_type_clone(t);
+    if (!o->type)
+        e = pm_oom();
+    if (!e)
+        e = pm_calloc(&o->columns, t->nfields ? t->nfields : 1, sizeof *o->columns);
+    if (!e) {
+        o->ncolumns = t->nfields;
+        o->num_rows = b->num_rows;
+    }
+    for (size_t j = 0; !e && j < t->nfields; j++)
+        if (s->prim[j] >= 0)
+            o->columns[j] = pm_column_retain(b->columns[s->prim[j]]);
+    for (size_t k = 0; !e && k < s->nlz; k++) {
+        lazy_col *l = &s->lz[k];
+        /* a placeholder per batch length, shared by the batches of that
+         * length (pm_pk_run_source_unread knows them by address) */
+        pm_column *ph = NULL;
+        for (size_t i = 0; i < l->nph && !ph; i++)
+            if (l->ph[i]->length == b->num_rows)
+                ph = l->ph[i];
+        if (!ph && l->nph < LAZY_PH) {
+            e = placeholder(l->type->fields[0].type, b->num_rows, &l->ph[l->nph]);
+            if (!e)
+                ph = l->ph[l->nph++];
+        }
+        if (!e && ph)
+            o->columns[l->col] = pm_column_retain(ph);
+        else if (!e)
+            e = placeholder(l->type->fields[0].type, b->num_rows, &o->columns[l->col]);
+        if (!e && (!s->lazy_on || !ph))
+            e = lazy_fill(s, o, l, s->next - 1, pos);
+    }
+    if (e) {
+        pm_batch_free(o);
+        return e;
+    }
+    *out = o;
+    return NULL;
+}
+
 /* The next batch of the open file, positions added and its vector applied
  * (NULL for an empty one; *end at the end of the file). */
 static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
@@ -198,6 +404,8 @@ static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
     if (s->pos_type)
         PM_TRY(with_positions(b, s->pos_type, pos, s->file_base + (int32_t)(s->next - 1),
                               s->synth_seq ? s->files[s->next - 1]->meta.max_sequence_number : -1, &o));
+    else if (s->nlz)
+        PM_TRY(lazy_batch(s, b, pos, &o));
     else
         PM_TRY(pm_kv_batch_share(b, &o));
     bool whole = true;
@@ -218,6 +426,8 @@ static pm_error *file_next(run_src *s, pm_batch **out, bool *end)
     s->ring[s->at].b = o;
     s->ring[s->at].pages = whole && !s->pos_type ? s->pages : NULL;
     s->ring[s->at].row0 = pos;
+    s->ring[s->at].file = s->next - 1;
+    s->ring[s->at].whole = whole;
     *out = o;
     return NULL;
 }
@@ -232,7 +442,8 @@ static pm_error *run_next(void *ctx, pm_batch **out)
             if (s->next >= s->nfiles)
                 return NULL;
             const pm_data_file_meta *f = &s->files[s->next++]->meta;
-            pm_file_read_options fo = {s->read_type, PM_PK_READ_ROWS, !s->synth_seq, s->x->codec};
+            pm_file_read_options fo = {s->prim_type ? s->prim_type : s->read_type, PM_PK_READ_ROWS, !s->synth_seq,
+                                       s->x->codec};
             s->fr_done = false;
             PM_TRY(pm_error_wrap(pm_file_reader_reopen(&s->fr, s->x->t, s->x->dir, f, &fo, NULL, 0), 0, "input %s",
                                  f->file_name));
@@ -243,7 +454,10 @@ static pm_error *run_next(void *ctx, pm_batch **out)
             if (s->count)
                 s->x->r->counters.bytes_read += f->file_size;
             if (!s->pos_type)
-                PM_TRY(pm_pk_pages_open(s->x, s->fr, &s->pages));
+                PM_TRY(pm_pk_pages_open(s->x, s->fr, s->prim, f->schema_id == s->x->schema->id, &s->pages));
+            for (size_t j = 0; s->pages && j < s->nlz; j++)
+                if (s->pages->cols[s->lz[j].col].elem)
+                    s->lazy_pages += s->pages->cols[s->lz[j].col].n;
         }
         bool end = false;
         pm_batch *o = NULL;
@@ -267,7 +481,11 @@ static pm_error *run_next(void *ctx, pm_batch **out)
 static size_t run_memory(void *ctx)
 {
     const run_src *s = ctx;
-    return s->fr ? pm_file_reader_memory(s->fr) : 0;
+    size_t n = s->fr ? pm_file_reader_memory(s->fr) : 0;
+    for (size_t k = 0; k < s->nlz; k++)
+        if (s->lz[k].fr)
+            n += pm_file_reader_memory(s->lz[k].fr);
+    return n;
 }
 
 static void run_free(run_src *s)
@@ -275,6 +493,18 @@ static void run_free(run_src *s)
     run_close_file(s);
     pm_pk_pages_free(s->pages);
     pm_pk_pages_free(s->prev_pages);
+    for (size_t k = 0; k < s->nlz; k++) {
+        lazy_close(s, &s->lz[k]);
+        for (size_t i = 0; i < s->lz[k].nph; i++)
+            pm_column_release(s->lz[k].ph[i]);
+        pm_type_free(s->lz[k].type);
+    }
+    pm_compact_pk *rp = pm_pk_part(s->x->r->part);
+    if (rp && s->lazy_pages > s->lazy_loaded)
+        rp->pages_unread += (int64_t)(s->lazy_pages - s->lazy_loaded);
+    free(s->lz);
+    free(s->prim);
+    pm_type_free(s->prim_type);
     free(s->files);
     free(s);
 }
@@ -290,6 +520,92 @@ static void run_close(void *ctx)
     run_close_file(s);
     pages_retire(s);
     s->next = s->nfiles;
+}
+
+pm_error *pm_pk_run_source_lazy(const pm_kv_source *src)
+{
+    run_src *s = src->ctx;
+    const pm_pk_exec *x = s->x;
+    const pm_type *t = x->in_type, *rt = s->read_type;
+    if (s->pos_type || s->fr || s->nlz || t->nfields != rt->nfields + 2)
+        return NULL;
+    PM_TRY(pm_calloc(&s->prim, t->nfields, sizeof *s->prim));
+    PM_TRY(pm_calloc(&s->lz, t->nfields, sizeof *s->lz));
+    s->prim_type = pm_type_new_row(false);
+    if (!s->prim_type)
+        return pm_oom();
+    int32_t np = 2; /* the system columns come first */
+    s->prim[0] = 0;
+    s->prim[1] = 1;
+    for (size_t j = 2; j < t->nfields; j++) {
+        const pm_field *f = &rt->fields[j - 2];
+        bool lazy = pm_type_is_varlen(f->type) || pm_type_value_width(f->type) > 0;
+        for (size_t k = 0; lazy && k < x->in_layout.nkey; k++)
+            lazy = x->in_layout.key_cols[k] != j;
+        for (size_t k = 0; lazy && k < x->in_layout.nseqf; k++)
+            lazy = x->in_layout.seqf_cols[k] != j;
+        if (!lazy) {
+            s->prim[j] = np++;
+            PM_TRY(pm_pk_add_field(s->prim_type, f->id, f->name, pm_type_clone(f->type)));
+            continue;
+        }
+        s->prim[j] = -1;
+        lazy_col *l = &s->lz[s->nlz++];
+        l->col = j;
+        l->type = pm_type_new_row(false);
+        if (!l->type)
+            return pm_oom();
+        PM_TRY(pm_pk_add_field(l->type, f->id, f->name, pm_type_clone(f->type)));
+    }
+    if (s->nlz)
+        return NULL;
+    free(s->prim);
+    free(s->lz);
+    s->prim = NULL;
+    s->lz = NULL;
+    pm_type_free(s->prim_type);
+    s->prim_type = NULL;
+    return NULL;
+}
+
+void pm_pk_run_source_lazy_on(const pm_kv_source *src) { ((run_src *)src->ctx)->lazy_on = true; }
+
+pm_error *pm_pk_run_source_fill(void *ctx, const pm_batch *b, size_t col, bool *filled)
+{
+    run_src *s = ctx;
+    *filled = false;
+    lazy_col *l = NULL;
+    for (size_t k = 0; k < s->nlz && !l; k++)
+        if (s->lz[k].col == col)
+            l = &s->lz[k];
+    if (!l || !pm_pk_run_source_unread(ctx, b, col))
+        return NULL; /* read already (or never lazy) */
+    for (unsigned k = 0; k < RING; k++) {
+        unsigned i = (s->at + RING - k) % RING;
+        if (s->ring[i].b != b)
+            continue;
+        if (!s->ring[i].whole)
+            return pm_error_new(PM_EINTERNAL, "lazy value column of a thinned batch");
+        PM_TRY(lazy_fill(s, (pm_batch *)b, l, s->ring[i].file, s->ring[i].row0));
+        *filled = true;
+        return NULL;
+    }
+    return pm_error_new(PM_EINTERNAL, "lazy value column of a batch the source no longer knows");
+}
+
+bool pm_pk_run_source_unread(void *ctx, const pm_batch *b, size_t col)
+{
+    const run_src *s = ctx;
+    if (!s->nlz || col >= (size_t)s->x->in_type->nfields || s->prim[col] >= 0)
+        return false;
+    for (size_t k = 0; k < s->nlz; k++)
+        if (s->lz[k].col == col) {
+            for (size_t i = 0; i < s->lz[k].nph; i++)
+                if (b->columns[col] == s->lz[k].ph[i])
+                    return true;
+            return false;
+        }
+    return false;
 }
 
 void pm_pk_run_source_set_skips(const pm_kv_source *src, pm_pk_file_skips *skips)

@@ -419,7 +419,7 @@ static pm_error *flush_row_group(pm_pq_writer *w)
         if (w->mirror[i] >= 0)
             PM_TRY(pq_stats_merge(&w->cols[i].total, &w->cols[w->mirror[i]].stats));
     for (uint32_t i = 0; i < w->ncols; i++) {
-        pq_colw_cancel_page(&w->cols[i]); /* an offered page never spans row groups */
+        PM_TRY(pq_colw_offer_ends(&w->cols[i])); /* an offered page never spans row groups (closed above) */
         if (w->mirror[i] < 0)
             PM_TRY(pq_colw_reset_chunk(&w->cols[i]));
     }
@@ -452,6 +452,13 @@ void pm_pq_writer_set_plain_sources(pm_pq_writer *w, const bool *plain, size_t n
 pm_error *pm_pq_writer_offer_page(pm_pq_writer *w, size_t field, const pq_schema_element *elem, const uint8_t *page,
                                   size_t len, pm_codec_id codec, int64_t rows, bool *taken)
 {
+    return pm_pq_writer_offer_lazy(w, field, elem, page, len, codec, rows, NULL, taken);
+}
+
+pm_error *pm_pq_writer_offer_lazy(pm_pq_writer *w, size_t field, const pq_schema_element *elem, const uint8_t *page,
+                                  size_t len, pm_codec_id codec, int64_t rows, const pq_page_facts *facts,
+                                  bool *taken)
+{
     *taken = false;
     if (w->failed || field >= w->type->nfields || w->schema.top_nleaves[field] != 1)
         return NULL;
@@ -459,7 +466,9 @@ pm_error *pm_pq_writer_offer_page(pm_pq_writer *w, size_t field, const pq_schema
         pq_schema_top_element(w->schema.elems, w->schema.nelems, w->type->fields[field].name);
     if (!own || !pq_schema_same_storage(own, elem))
         return NULL;
-    return pq_colw_offer_page(&w->cols[w->schema.top_first_leaf[field]], page, len, codec, rows, taken);
+    if (facts && w->mirror[w->schema.top_first_leaf[field]] >= 0)
+        return NULL; /* a mirror's rows are its source's */
+    return pq_colw_offer_page(&w->cols[w->schema.top_first_leaf[field]], page, len, codec, rows, facts, taken);
 }
 
 int64_t pm_pq_writer_pages_copied(const pm_pq_writer *w)
@@ -470,10 +479,32 @@ int64_t pm_pq_writer_pages_copied(const pm_pq_writer *w)
     return n;
 }
 
-void pm_pq_writer_cancel_pages(pm_pq_writer *w)
+pm_error *pm_pq_writer_cancel_pages(pm_pq_writer *w)
+{
+    for (uint32_t c = 0; c < w->ncols; c++) {
+        pm_error *e = pq_colw_cancel_page(&w->cols[c]);
+        if (e) {
+            w->failed = true;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+bool pm_pq_writer_lazy_pending(const pm_pq_writer *w)
 {
     for (uint32_t c = 0; c < w->ncols; c++)
-        pq_colw_cancel_page(&w->cols[c]);
+        if (pq_colw_lazy_pending(&w->cols[c]))
+            return true;
+    return false;
+}
+
+int64_t pm_pq_writer_pages_lazy(const pm_pq_writer *w)
+{
+    int64_t n = 0;
+    for (uint32_t c = 0; c < w->ncols; c++)
+        n += w->cols[c].copied_lazy;
+    return n;
 }
 
 /* One slice of rows for the participants of a parallel encode. */
@@ -823,6 +854,7 @@ pm_error *pm_pq_writer_close(pm_pq_writer *w, pm_pq_write_result *res)
         res->file_size = pm_output_pos(w->out) - w->start_pos;
         res->row_count = w->total_rows;
         res->pages_copied = pm_pq_writer_pages_copied(w);
+        res->pages_lazy = pm_pq_writer_pages_lazy(w);
         PM_TRY_GOTO(e, fill_stats(w, res), done);
     }
 done:

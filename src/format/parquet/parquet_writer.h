@@ -133,6 +133,7 @@ typedef struct pm_pq_write_result {
     pm_pq_column_stats *stats;    /* ncolumns entries; byte values owned here */
     int64_t pages_copied;         /* offered pages copied whole (pm_pq_writer_offer_page),
                                    * those placed when the last row group closed included */
+    int64_t pages_lazy;           /* of them offered lazily (pm_pq_writer_offer_lazy) */
 } pm_pq_write_result;
 
 void pm_pq_write_result_free(pm_pq_write_result *r);
@@ -174,9 +175,24 @@ void pm_pq_writer_set_plain_sources(pm_pq_writer *w, const bool *plain, size_t n
  * not the offered pages'.  An offer ends with its page or the row group. */
 pm_error *pm_pq_writer_offer_page(pm_pq_writer *w, size_t field, const pq_schema_element *elem, const uint8_t *page,
                                   size_t len, pm_codec_id codec, int64_t rows, bool *taken);
-void pm_pq_writer_cancel_pages(pm_pq_writer *w);
-/* Offered pages copied into the file so far. */
+/* A lazy offer (pq_page_copy.h): as pm_pq_writer_offer_page, with the
+ * page's statistics from the input's page index; the rows then written
+ * for it carry no values (the column may hold anything there).  Not
+ * taken for a field other fields' values mirror, nor when the facts
+ * cannot stand for the values. */
+typedef struct pq_page_facts pq_page_facts;
+pm_error *pm_pq_writer_offer_lazy(pm_pq_writer *w, size_t field, const pq_schema_element *elem, const uint8_t *page,
+                                  size_t len, pm_codec_id codec, int64_t rows, const pq_page_facts *facts,
+                                  bool *taken);
+/* Forget every offer (a lazy offer's rows so far are decoded from its
+ * page; an error leaves the writer failed). */
+pm_error *pm_pq_writer_cancel_pages(pm_pq_writer *w);
+/* Offered pages copied into the file so far; of them offered lazily. */
 int64_t pm_pq_writer_pages_copied(const pm_pq_writer *w);
+int64_t pm_pq_writer_pages_lazy(const pm_pq_writer *w);
+/* Whether rows of a lazy offer are still to come (the file cannot end
+ * before them: they have no values but the offered page's). */
+bool pm_pq_writer_lazy_pending(const pm_pq_writer *w);
 /* Bytes written so far plus the buffered row group (for rolling files). */
 uint64_t pm_pq_writer_estimated_size(const pm_pq_writer *w);
 int64_t pm_pq_writer_num_rows(const pm_pq_writer *w);

@@ -174,6 +174,10 @@ void pq_colw_free(pq_colw *cw)
     pm_buf_free(&cw->comp);
     pm_buf_free(&cw->hdr);
     pm_buf_free(&cw->copy);
+    pm_buf_free(&cw->lazy_min);
+    pm_buf_free(&cw->lazy_max);
+    pm_buf_free(&cw->lazy_page);
+    pm_column_release(cw->lazy_col);
     pq_levels_free(&cw->lv);
     memset(cw, 0, sizeof *cw);
 }
@@ -848,6 +852,28 @@ pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r
             continue;
         }
         int64_t n = r1 - r0;
+        if (cw->subst_left) {
+            /* rows of a lazy offer whose page ended early: values from it */
+            if (n > cw->subst_left)
+                n = cw->subst_left;
+            if (n > o->page_row_limit - cw->page_rows)
+                n = o->page_row_limit - cw->page_rows;
+            n = rows_fitting(cw, cw->lazy_col, cw->subst_at, n);
+            PM_TRY(write_flat(cw, cw->lazy_col, cw->subst_at, n));
+            cw->page_rows += n;
+            cw->subst_at += n;
+            cw->subst_left -= n;
+            r0 += n;
+            continue;
+        }
+        if (cw->copy_lazy) {
+            /* a lazy offer's rows carry no values: counted, not encoded */
+            if (n > cw->copy_rows - cw->page_rows)
+                n = cw->copy_rows - cw->page_rows;
+            PM_TRY(pq_colw_lazy_rows(cw, n));
+            r0 += n;
+            continue;
+        }
         if (cw->copy_rows) {
             /* an offered page (pq_page_copy.h) closes at its own rows */
             if (n > cw->copy_rows - cw->page_rows)
@@ -873,6 +899,13 @@ pm_error *pq_colw_write(pq_colw *cw, const pm_column *top, int64_t r0, int64_t r
     }
     if (page_full(cw))
         PM_TRY(flush_page(cw));
+    return NULL;
+}
+
+pm_error *pq_colw_put_rows(pq_colw *cw, const pm_column *col, int64_t r0, int64_t n)
+{
+    PM_TRY(write_flat(cw, col, r0, n));
+    cw->page_rows += n;
     return NULL;
 }
 

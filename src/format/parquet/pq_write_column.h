@@ -153,6 +153,15 @@ typedef struct pq_colw {
     int64_t copy_rows;            /* > 0: the open page becomes it at this many rows */
     int64_t copy_uncompressed;    /* its header + uncompressed body */
     int64_t copied;               /* offered pages taken into chunks so far */
+    /* a lazy offer (pq_page_copy.h): the rows given for it carry no values */
+    bool copy_lazy;
+    int64_t copied_lazy;          /* of the pages copied, those offered lazily */
+    int64_t lazy_nulls, lazy_unencoded, lazy_body, lazy_total;
+    int64_t subst_at, subst_left; /* the next rows given are lazy_col's rows subst_at.. */
+    bool lazy_all_null;
+    pm_buf lazy_min, lazy_max;    /* PLAIN bytes from the input's page index */
+    pm_buf lazy_page;             /* scratch: the page decompressed when its rows are needed */
+    pm_column *lazy_col;          /* scratch: those rows */
 
     /* scratch */
     pm_buf body, comp, hdr;
@@ -176,6 +185,10 @@ int pq_raw_width(const pq_leaf *l);
 /* Raw bytes of the open page as the page limits count them (its levels
  * so far and the PLAIN-equivalent size of its values). */
 int64_t pq_colw_page_bytes(const pq_colw *cw);
+/* Rows [r0, r0 + n) of a flat leaf's column into the open page, whatever
+ * the page limits (the rows of a lazy offer whose values are needed after
+ * all, pq_page_copy.c). */
+pm_error *pq_colw_put_rows(pq_colw *cw, const pm_column *col, int64_t r0, int64_t n);
 /* Close the open page (compress it, append it to the chunk); nothing when
  * it holds no value.  (Pages merged from PLAIN input pages: pq_page_merge.h.) */
 pm_error *pq_colw_close_page(pq_colw *cw);

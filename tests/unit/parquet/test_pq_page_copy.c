@@ -4,7 +4,9 @@
  * from the same rows, with the first file's pages offered at their first
  * rows (some not offered, some cancelled part way), reads back as the rows
  * written, has the same column statistics, counts exactly the offers that
- * completed as copied, and holds those pages byte for byte; offers with
+ * completed as copied, and holds those pages byte for byte; the same
+ * offers made lazily (the input's page-index statistics, the rows given
+ * for them other values) write the same file byte for byte; offers with
  * another row count, codec, storage or a dictionary under way are refused;
  * pq_schema_top_element finds top-level fields past nested ones.
  */
@@ -135,6 +137,24 @@ static void write_rows(pm_pq_writer *w, const pm_batch *b, int64_t r0, int64_t r
     pm_batch_free(s);
 }
 
+/* As write_rows, column c's values from g where lazy[c] (a lazy offer's
+ * rows: the writer must not use them). */
+static void write_mixed(pm_pq_writer *w, const pm_batch *b, const pm_batch *g, const bool *lazy, int64_t r0,
+                        int64_t r1)
+{
+    if (r1 <= r0)
+        return;
+    pm_pq_writer_set_plain_sources(w, NULL, 0);
+    pm_batch *s;
+    PM_OK_OR_FAIL(pm_batch_new(&s, b->type));
+    for (size_t c = 0; c < b->ncolumns; c++)
+        for (int64_t r = r0; r < r1; r++)
+            PM_OK_OR_FAIL(pm_column_append_from(s->columns[c], (lazy[c] ? g : b)->columns[c], r));
+    PM_OK_OR_FAIL(pm_batch_finish(s, r1 - r0));
+    PM_OK_OR_FAIL(pm_pq_writer_write(w, s));
+    pm_batch_free(s);
+}
+
 static char *rows_text(const char *name)
 {
     pm_test_pq_file f;
@@ -162,6 +182,7 @@ typedef struct page {
     int64_t first, rows;
     const uint8_t *bytes;
     size_t len;
+    pq_page_facts facts;          /* from the file's page index */
 } page;
 
 typedef struct src_pages {
@@ -185,10 +206,16 @@ static void pages_of(const uint8_t *d, size_t len, pm_pq_reader **r, pm_arena *a
         pq_offset_index oi;
         PM_OK_OR_FAIL(pq_offset_index_parse(&oi, d + cc->offset_index_offset, (size_t)cc->offset_index_length, a));
         assert_true(oi.n > 3 && oi.n <= 4096);
+        assert_true(cc->has_column_index);
+        pq_column_index ci;
+        PM_OK_OR_FAIL(pq_column_index_parse(&ci, d + cc->column_index_offset, (size_t)cc->column_index_length, a));
+        assert_int_equal(ci.n, oi.n);
         for (uint32_t i = 0; i < oi.n; i++) {
             int64_t next = i + 1 < oi.n ? oi.pages[i + 1].first_row : m->row_groups[0].num_rows;
+            pq_page_facts f = {ci.null_counts[i], ci.null_pages[i], ci.min[i], ci.max[i], ci.min_len[i],
+                               ci.max_len[i], oi.has_unencoded ? oi.unencoded[i] : -1};
             sp->p[c][i] = (page){oi.pages[i].first_row, next - oi.pages[i].first_row, d + oi.pages[i].offset,
-                                 (size_t)oi.pages[i].size};
+                                 (size_t)oi.pages[i].size, f};
         }
         sp->n[c] = oi.n;
         sp->elem[c] = pq_schema_top_element(m->schema, m->num_schema, names[c]);
@@ -232,13 +259,25 @@ static void test_offered_pages_copied(void **state)
     static src_pages sp;
     pages_of(d, len, &rd, &a, &sp);
 
-    for (int round = 0; round < 4; round++) {
+    pm_batch *garbage = all_rows(t); /* other values, other nulls */
+    int64_t lazy_copied = 0;
+    for (int round = 0; round < 8; round++) {
+        /* odd rounds: the round before again from the same random draws,
+         * offers lazy where the facts allow (values from `garbage` for
+         * their rows): the same file byte for byte */
+        bool lazy_round = round % 2 == 1;
+        static uint64_t seed;
+        if (!lazy_round)
+            seed = rs;
+        else
+            rs = seed;
         /* the second file: a dictionary attempt on, which an offer at a
          * chunk's start turns off */
         pm_pq_writer_options o2;
-        options(&o2, round % 2 == 1);
+        options(&o2, (round / 2) % 2 == 1);
         file f2;
-        file_open(&f2, "copy.parquet", t, &o2);
+        file_open(&f2, lazy_round ? "lazy.parquet" : "copy.parquet", t, &o2);
+        bool lazy_live[NCOLS] = {false};
         size_t next[NCOLS] = {0};
         int64_t offer_end[NCOLS] = {0}; /* 0: no offer pending */
         int64_t expect = 0, cancel_at = -1, r = 0;
@@ -263,8 +302,13 @@ static void test_offered_pages_copied(void **state)
                 PM_OK_OR_FAIL(pm_pq_writer_offer_page(f2.w, (size_t)c, sp.elem[(c + 1) % NCOLS], pg->bytes,
                                                       pg->len, o.codec, pg->rows, &taken));
                 assert_false(taken);
-                PM_OK_OR_FAIL(pm_pq_writer_offer_page(f2.w, (size_t)c, sp.elem[c], pg->bytes, pg->len, o.codec,
-                                                      pg->rows, &taken));
+                if (lazy_round)
+                    PM_OK_OR_FAIL(pm_pq_writer_offer_lazy(f2.w, (size_t)c, sp.elem[c], pg->bytes, pg->len, o.codec,
+                                                          pg->rows, &pg->facts, &taken));
+                lazy_live[c] = taken;
+                if (!taken)
+                    PM_OK_OR_FAIL(pm_pq_writer_offer_page(f2.w, (size_t)c, sp.elem[c], pg->bytes, pg->len, o.codec,
+                                                          pg->rows, &taken));
                 assert_true(taken);
                 offer_end[c] = r + pg->rows;
                 first_offer[c] = r == 0;
@@ -287,19 +331,22 @@ static void test_offered_pages_copied(void **state)
                 int64_t k = 1 + (int64_t)(rnd() % 700);
                 if (k > to - r)
                     k = to - r;
-                write_rows(f2.w, b, r, r + k);
+                write_mixed(f2.w, b, garbage, lazy_live, r, r + k);
                 r += k;
             }
             for (int c = 0; c < NCOLS; c++)
                 if (offer_end[c] && offer_end[c] <= r) {
                     expect++;
                     offer_end[c] = 0;
+                    lazy_live[c] = false;
                     first_copied[c] |= first_offer[c];
                 }
             if (r == cancel_at) {
-                pm_pq_writer_cancel_pages(f2.w);
-                for (int c = 0; c < NCOLS; c++)
+                PM_OK_OR_FAIL(pm_pq_writer_cancel_pages(f2.w));
+                for (int c = 0; c < NCOLS; c++) {
                     offer_end[c] = 0;
+                    lazy_live[c] = false;
+                }
                 cancel_at = -1;
                 memset(first_offer, 0, sizeof first_offer);
             }
@@ -307,8 +354,19 @@ static void test_offered_pages_copied(void **state)
         assert_int_equal(pm_pq_writer_pages_copied(f2.w), expect);
         assert_true(expect > 0);
         file_close(&f2, &r2);
+        if (lazy_round) {
+            lazy_copied += r2.pages_lazy;
+            size_t la = 0, lb = 0;
+            uint8_t *fa = slurp("copy.parquet", &la), *fb = slurp("lazy.parquet", &lb);
+            assert_int_equal(la, lb);
+            assert_memory_equal(fa, fb, la);
+            free(fa);
+            free(fb);
+        } else {
+            assert_int_equal(r2.pages_lazy, 0);
+        }
         assert_true(r2.pages_copied >= expect); /* and those placed by the close */
-        char *want = rows_text("src.parquet"), *got = rows_text("copy.parquet");
+        char *want = rows_text("src.parquet"), *got = rows_text(lazy_round ? "lazy.parquet" : "copy.parquet");
         assert_string_equal(want, got);
         free(want);
         free(got);
@@ -316,7 +374,7 @@ static void test_offered_pages_copied(void **state)
         pm_pq_write_result_free(&r2);
         /* a chunk that starts with a copied page is PLAIN throughout */
         pm_test_pq_file pf;
-        pm_test_pq_open(&pf, "copy.parquet");
+        pm_test_pq_open(&pf, lazy_round ? "lazy.parquet" : "copy.parquet");
         const pm_pq_file_meta *m2 = pm_pq_reader_meta(pf.r);
         for (int c = 0; c < NCOLS; c++)
             if (first_copied[c])
@@ -324,7 +382,7 @@ static void test_offered_pages_copied(void **state)
         pm_test_pq_close(&pf);
         /* the copied pages are in the file as they were */
         size_t len2 = 0;
-        uint8_t *d2 = slurp("copy.parquet", &len2);
+        uint8_t *d2 = slurp(lazy_round ? "lazy.parquet" : "copy.parquet", &len2);
         size_t found = 0;
         for (int c = 0; c < NCOLS; c++)
             for (size_t i = 0; i < sp.n[c]; i++)
@@ -333,6 +391,8 @@ static void test_offered_pages_copied(void **state)
         (void)last_taken;
         free(d2);
     }
+    assert_true(lazy_copied > 0);
+    pm_batch_free(garbage);
     pm_pq_write_result_free(&r1);
     pm_pq_reader_free(rd);
     pm_arena_free(&a);
